@@ -1,0 +1,220 @@
+import type { GatewayConfig, ModelOverride } from '../config/index.js';
+import { GatewayError } from '../errors/index.js';
+import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
+import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
+import { closestIds } from './suggest.js';
+
+export interface SafePrefix {
+  prefix: string;
+  provider: string;
+  ownedBy: string;
+  mode: ModelMode;
+}
+
+/** The shipped catalog data (see default-catalog.ts). */
+export interface CatalogData {
+  models: readonly ModelSpec[];
+  legacyAliases: Readonly<Record<string, string>>;
+  serviceAliases: Readonly<Record<string, string>>;
+  defaultChatModel: string;
+  safePrefixes: readonly SafePrefix[];
+}
+
+export interface ResolveOptions {
+  /** The mode of the endpoint being called. */
+  mode: ModelMode;
+  /** Optional `provider` hint of chat requests. */
+  providerHint?: string | undefined;
+  /** Body field name for messages (`model`, `config.chatModel.modelId`, …). */
+  param?: string;
+}
+
+const SERVICE_ALIAS_OWNER = 'modelgate';
+
+function applyOverride(base: ModelSpec | undefined, override: ModelOverride, defaults: { provider: string; ownedBy: string }): ModelSpec {
+  const spec: ModelSpec = base ?? {
+    id: override.id,
+    provider: defaults.provider,
+    ownedBy: defaults.ownedBy,
+    mode: 'chat',
+    description: override.id,
+    intelligence: 'Average',
+    speed: 'Medium',
+    inputModalities: ['text'],
+    outputModalities: ['text'],
+    contextWindow: null,
+    maxOutputTokens: null,
+    tools: false,
+    pricing: null,
+  };
+  return {
+    ...spec,
+    provider: override.provider ?? spec.provider,
+    ownedBy: override.owned_by ?? (override.provider !== undefined ? override.provider : spec.ownedBy),
+    ...(override.upstreamId !== undefined ? { upstreamId: override.upstreamId } : {}),
+    mode: override.mode ?? spec.mode,
+    description: override.description ?? spec.description,
+    intelligence: override.intelligence ?? spec.intelligence,
+    speed: override.speed ?? spec.speed,
+    inputModalities: override.input_modalities ?? spec.inputModalities,
+    outputModalities: override.output_modalities ?? spec.outputModalities,
+    contextWindow: override.context_window !== undefined ? override.context_window : spec.contextWindow,
+    maxOutputTokens: override.max_output_tokens !== undefined ? override.max_output_tokens : spec.maxOutputTokens,
+    tools: override.tools ?? spec.tools,
+    ...(override.default_voice !== undefined ? { defaultVoice: override.default_voice } : {}),
+    pricing: override.pricing !== undefined ? override.pricing : spec.pricing,
+  };
+}
+
+/**
+ * The running catalog: shipped data merged with the operator's config, and model resolution
+ * (full id, service alias, legacy alias, safe-prefix future id, provider hint).
+ */
+export class Catalog {
+  private readonly models = new Map<string, CatalogModel>();
+  private readonly serviceAliases = new Map<string, string>();
+  private readonly legacyAliases: Record<string, string>;
+  private readonly safePrefixes: readonly SafePrefix[];
+  private readonly providerNames: ReadonlySet<string>;
+  readonly defaultChatModel: string;
+  private readonly publicList: PublicModelEntry[];
+
+  constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>) {
+    this.providerNames = new Set(providerNames);
+    const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
+    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }) => {
+      for (const override of overrides) {
+        if (override.disabled === true) specs.delete(override.id);
+        else specs.set(override.id, applyOverride(specs.get(override.id), override, defaults));
+      }
+    };
+    for (const provider of config.providers.compatible) applyAll(provider.models, { provider: provider.name, ownedBy: provider.name });
+    applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' });
+
+    for (const spec of specs.values()) {
+      this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
+    }
+    this.legacyAliases = { ...data.legacyAliases, ...config.catalog.aliases };
+    for (const [alias, target] of Object.entries(this.legacyAliases)) {
+      if (!this.models.has(target)) throw new GatewayError('internal_error', `catalog alias ${alias} points to unknown model ${target}`);
+    }
+    const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
+    for (const [alias, target] of Object.entries(serviceTargets)) {
+      const model = this.models.get(target);
+      if (model === undefined || model.entry.mode !== 'chat') {
+        throw new GatewayError('internal_error', `service alias ${alias} must point to a chat model of the catalog, not ${target}`);
+      }
+      this.serviceAliases.set(alias, target);
+    }
+    this.safePrefixes = [...data.safePrefixes].sort((a, b) => b.prefix.length - a.prefix.length);
+    this.defaultChatModel = config.catalog.defaultModel ?? data.defaultChatModel;
+    const defaultModel = this.models.get(this.defaultChatModel);
+    if (defaultModel === undefined || defaultModel.entry.mode !== 'chat') {
+      throw new GatewayError('internal_error', `catalog.defaultModel ${this.defaultChatModel} is not a chat model of the catalog`);
+    }
+    this.publicList = [
+      ...[...this.serviceAliases].map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
+      ...[...this.models.values()].map((model) => model.entry),
+    ];
+  }
+
+  private serviceEntry(alias: string, target: PublicModelEntry): PublicModelEntry {
+    return { ...target, id: alias, owned_by: SERVICE_ALIAS_OWNER, description: `Stable service alias; currently ${target.id}. ${target.description}` };
+  }
+
+  /** available_models of `GET /v1/models`: service aliases first, then every model. */
+  list(): readonly PublicModelEntry[] {
+    return this.publicList;
+  }
+
+  aliases(): Readonly<Record<string, string>> {
+    return this.legacyAliases;
+  }
+
+  supportedModelIds(): string[] {
+    return this.publicList.map((entry) => entry.id);
+  }
+
+  /** A catalog model by exact id (no alias resolution). */
+  get(id: string): CatalogModel | undefined {
+    return this.models.get(id);
+  }
+
+  /** Resolves a client's `model` value for an endpoint of `options.mode`, or throws the §4 400. */
+  resolve(requested: string, options: ResolveOptions): ResolvedModel {
+    const resolved = this.lookup(requested, options);
+    const mode = resolved.model.entry.mode;
+    if (mode !== options.mode) {
+      throw new GatewayError(
+        'model_mode_mismatch',
+        `The model "${requested}" is a ${mode} model; use it on ${ENDPOINT_BY_MODE[mode]}. For this endpoint pick a ${options.mode} model from GET /v1/models.`,
+        { param: options.param ?? 'model' },
+      );
+    }
+    return resolved;
+  }
+
+  private lookup(requested: string, options: ResolveOptions): ResolvedModel {
+    const hint = options.providerHint;
+    const targetId = this.serviceAliases.get(requested) ?? this.legacyAliases[requested] ?? requested;
+    const known = this.models.get(targetId);
+    if (known !== undefined) {
+      if (hint !== undefined && !this.providerMatches(hint, known.provider, known.entry.owned_by)) {
+        throw this.notFound(requested, options, `the model is served by ${known.entry.owned_by}, not "${hint}"`);
+      }
+      return { requested, id: targetId, model: known, inferred: false };
+    }
+    const prefix = this.safePrefixes.find((candidate) => requested.startsWith(candidate.prefix));
+    if (prefix !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(requested)) {
+      if (hint !== undefined && !this.providerMatches(hint, prefix.provider, prefix.ownedBy)) {
+        throw this.notFound(requested, options, `its prefix belongs to ${prefix.ownedBy}, not "${hint}"`);
+      }
+      return { requested, id: requested, model: this.inferredModel(requested, prefix.provider, prefix.ownedBy, prefix.mode), inferred: true };
+    }
+    // An operator-declared provider named explicitly may serve ids the catalog does not list.
+    if (hint !== undefined && this.providerNames.has(hint) && !this.isVendorDefault(hint) && /^[A-Za-z0-9._:/-]{1,128}$/.test(requested)) {
+      return { requested, id: requested, model: this.inferredModel(requested, hint, hint, options.mode), inferred: true };
+    }
+    throw this.notFound(requested, options);
+  }
+
+  private isVendorDefault(name: string): boolean {
+    return this.safePrefixes.some((prefix) => prefix.provider === name);
+  }
+
+  private providerMatches(hint: string, provider: string, ownedBy: string): boolean {
+    const normalised = hint.trim().toLowerCase();
+    return normalised === provider || normalised === ownedBy;
+  }
+
+  private inferredModel(id: string, provider: string, ownedBy: string, mode: ModelMode): CatalogModel {
+    const spec: ModelSpec = {
+      id,
+      provider,
+      ownedBy,
+      mode,
+      description: `Not in the catalog; inferred from its name.`,
+      intelligence: 'Average',
+      speed: 'Medium',
+      inputModalities: mode === 'chat' ? ['text', 'image'] : ['text'],
+      outputModalities: mode === 'embedding' ? ['embedding'] : mode === 'image_generation' ? ['image'] : mode === 'audio_speech' ? ['audio'] : ['text'],
+      contextWindow: null,
+      maxOutputTokens: null,
+      tools: mode === 'chat',
+      pricing: null,
+    };
+    return { entry: toPublicEntry(spec), provider, upstreamId: id };
+  }
+
+  private notFound(requested: string, options: ResolveOptions, why?: string): GatewayError {
+    const candidates = [...this.supportedModelIds(), ...Object.keys(this.legacyAliases)];
+    const suggestions = closestIds(requested, candidates, 3);
+    const suggestion = suggestions.length > 0 ? ` Did you mean ${suggestions.map((id) => `"${id}"`).join(', ')}?` : '';
+    const reason = why === undefined ? 'is not a model of this gateway' : `cannot be used: ${why}`;
+    return new GatewayError(
+      'model_not_found',
+      `The model "${requested.slice(0, 200)}" ${reason}.${suggestion} Pick an id listed by GET /v1/models (mode ${options.mode}).`,
+      { param: options.param ?? 'model' },
+    );
+  }
+}

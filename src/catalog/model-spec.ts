@@ -1,0 +1,63 @@
+import type { ModelMode, ModelPricing, PublicModelEntry } from './types.js';
+
+/** The compact form catalog entries are written in; the public entry is derived from it. */
+export interface ModelSpec {
+  id: string;
+  /** Provider registry name that serves it. */
+  provider: string;
+  /** owned_by label. */
+  ownedBy: string;
+  upstreamId?: string;
+  mode: ModelMode;
+  description: string;
+  intelligence: string;
+  speed: string;
+  inputModalities: string[];
+  outputModalities: string[];
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
+  tools: boolean;
+  defaultVoice?: string;
+  pricing: ModelPricing | null;
+}
+
+export const ENDPOINT_BY_MODE: Record<ModelMode, string> = {
+  chat: '/v1/chat/completions',
+  embedding: '/v1/embeddings',
+  image_generation: '/v1/images/generations',
+  audio_transcription: '/v1/audio/transcriptions',
+  audio_speech: '/v1/audio/speech',
+};
+
+export function toPublicEntry(spec: ModelSpec): PublicModelEntry {
+  const inputs = new Set(spec.inputModalities);
+  const outputs = new Set(spec.outputModalities);
+  const entry: PublicModelEntry = {
+    id: spec.id,
+    object: 'model',
+    mode: spec.mode,
+    endpoint: ENDPOINT_BY_MODE[spec.mode],
+    description: spec.description,
+    owned_by: spec.ownedBy,
+    intelligence: spec.intelligence,
+    speed: spec.speed,
+    input_modalities: [...spec.inputModalities],
+    output_modalities: [...spec.outputModalities],
+    context_window: spec.mode === 'chat' ? spec.contextWindow : null,
+    max_output_tokens: spec.mode === 'chat' ? spec.maxOutputTokens : null,
+    supports_streaming: spec.mode === 'chat',
+    capabilities: {
+      text: inputs.has('text') || outputs.has('text'),
+      images: inputs.has('image'),
+      files: inputs.has('file'),
+      pdf: inputs.has('pdf'),
+      audio: inputs.has('audio') || outputs.has('audio'),
+      tools: spec.tools,
+      embeddings: outputs.has('embedding'),
+      image_generation: outputs.has('image'),
+    },
+    pricing: spec.pricing === null ? null : { ...spec.pricing },
+  };
+  if (spec.defaultVoice !== undefined) entry.default_voice = spec.defaultVoice;
+  return entry;
+}

@@ -1,0 +1,38 @@
+/**
+ * Environment twins of config-file settings (decisions §2). The table is also the source of
+ * the settings list in docs/configuration.md; keep the two together.
+ */
+export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';
+
+export interface EnvironmentSetting {
+  /** Variables read in order; the first one set wins. */
+  variables: readonly string[];
+  /** Path of the setting in the config file. */
+  path: string;
+  kind: SettingKind;
+}
+
+export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
+  { variables: ['MODELGATE_HOST'], path: 'server.host', kind: 'string' },
+  { variables: ['MODELGATE_PORT', 'PORT'], path: 'server.port', kind: 'integer' },
+  { variables: ['MODELGATE_WORKERS'], path: 'server.workers', kind: 'integer' },
+  { variables: ['MODELGATE_LOG_LEVEL'], path: 'server.logLevel', kind: 'string' },
+  { variables: ['MODELGATE_DATA_DIR'], path: 'dataDir', kind: 'string' },
+  { variables: ['DATABASE_URL'], path: 'databaseUrl', kind: 'string' },
+  { variables: ['REDIS_URL'], path: 'redisUrl', kind: 'string' },
+  { variables: ['MODELGATE_ENCRYPTION_KEY'], path: 'encryptionKey', kind: 'string' },
+  { variables: ['MODELGATE_ADMIN_TOKEN'], path: 'adminToken', kind: 'string' },
+  { variables: ['MODELGATE_REQUIRE_KEYS'], path: 'requireKeys', kind: 'boolean' },
+  { variables: ['OPENAI_API_KEY'], path: 'providers.openai.apiKey', kind: 'string' },
+  { variables: ['OPENAI_BASE_URL'], path: 'providers.openai.baseUrl', kind: 'string' },
+  { variables: ['GEMINI_API_KEY'], path: 'providers.gemini.apiKey', kind: 'string' },
+  { variables: ['GEMINI_BASE_URL'], path: 'providers.gemini.baseUrl', kind: 'string' },
+  { variables: ['ANTHROPIC_API_KEY'], path: 'providers.anthropic.apiKey', kind: 'string' },
+  { variables: ['ANTHROPIC_BASE_URL'], path: 'providers.anthropic.baseUrl', kind: 'string' },
+  { variables: ['MODELGATE_AGENT_HTTP_ALLOWLIST'], path: 'agents.httpAllowlist', kind: 'list' },
+  { variables: ['MODELGATE_AGENT_HTTP_ALLOW_ADDRESSES'], path: 'agents.httpAllowAddresses', kind: 'list' },
+  { variables: ['MODELGATE_LOG_PAYLOADS'], path: 'logs.payloads', kind: 'boolean' },
+  { variables: ['MODELGATE_LOG_RETENTION_DAYS'], path: 'logs.retentionDays', kind: 'integer' },
+  { variables: ['MODELGATE_UPSTREAM_TIMEOUT_MS'], path: 'upstream.timeoutMs', kind: 'integer' },
+  { variables: ['MODELGATE_STREAM_IDLE_TIMEOUT_MS'], path: 'upstream.streamIdleTimeoutMs', kind: 'integer' },
+];

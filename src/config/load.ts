@@ -1,0 +1,138 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { ConfigSchema, type GatewayConfig } from './schema.js';
+import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
+
+/** Raised for any invalid setting; start-up prints its message (one line naming the field) and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Settings given on the command line (they win over everything else). */
+export interface CommandLineSettings {
+  configPath?: string;
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  workers?: number;
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  flags?: CommandLineSettings;
+}
+
+type Tree = Record<string, unknown>;
+
+function setPath(tree: Tree, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = tree;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+function convert(kind: SettingKind, raw: string, name: string): unknown {
+  switch (kind) {
+    case 'string':
+      return raw;
+    case 'integer': {
+      if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+      return Number(raw.trim());
+    }
+    case 'boolean': {
+      const value = raw.trim().toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(value)) return true;
+      if (['false', '0', 'no', 'off'].includes(value)) return false;
+      throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+    }
+    case 'list':
+      return raw.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  }
+}
+
+function readConfigFile(path: string, explicit: boolean): Tree {
+  if (!existsSync(path)) {
+    if (explicit) throw new ConfigError(`config file ${path} does not exist`);
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a mapping of settings at the top level`);
+  }
+  return parsed as Tree;
+}
+
+/**
+ * Builds the configuration once at start-up: defaults < config file < environment < flags.
+ * The result is validated against ConfigSchema and frozen; any bad value stops start-up with
+ * one message naming the field and where it came from. Secret values never appear in messages.
+ */
+export function loadConfig(options: LoadOptions = {}): GatewayConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const flags = options.flags ?? {};
+
+  const explicitPath = flags.configPath ?? env.MODELGATE_CONFIG;
+  const configPath = resolve(cwd, explicitPath ?? 'modelgate.yaml');
+  const tree = readConfigFile(configPath, explicitPath !== undefined);
+  const sources = new Map<string, string>();
+
+  for (const setting of ENVIRONMENT_SETTINGS) {
+    const name = setting.variables.find((variable) => env[variable] !== undefined && env[variable] !== '');
+    if (name === undefined) continue;
+    setPath(tree, setting.path, convert(setting.kind, env[name]!, name));
+    sources.set(setting.path, `environment variable ${name}`);
+  }
+
+  const flagSettings: [string, unknown, string][] = [
+    ['server.host', flags.host, '--host'],
+    ['server.port', flags.port, '--port'],
+    ['dataDir', flags.dataDir, '--data-dir'],
+    ['server.workers', flags.workers, '--workers'],
+  ];
+  for (const [path, value, flag] of flagSettings) {
+    if (value === undefined) continue;
+    setPath(tree, path, value);
+    sources.set(path, `flag ${flag}`);
+  }
+
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(tree));
+  const firstError = Value.Errors(ConfigSchema, withDefaults).First();
+  if (firstError !== undefined) {
+    const field = firstError.path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+    const topField = [...sources.keys()].find((path) => field === path || field.startsWith(`${path}.`));
+    const origin = topField !== undefined ? sources.get(topField) : `config file ${configPath}`;
+    const unknownField = firstError.message.includes('additional') || firstError.message.includes('Unexpected property');
+    const reason = unknownField ? 'is not a known setting' : firstError.message.toLowerCase();
+    throw new ConfigError(`invalid setting ${field} (from ${origin}): ${reason}`);
+  }
+  const config = withDefaults as GatewayConfig;
+  config.dataDir = resolve(cwd, config.dataDir);
+  if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
+    throw new ConfigError(
+      'invalid setting encryptionKey: MODELGATE_ENCRYPTION_KEY is required with DATABASE_URL (every instance must share one key)',
+    );
+  }
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,191 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The whole configuration, one schema. Every setting has a config-file name (the path in
+ * this schema) and, where decisions §2 gives one, an environment twin (see env.ts).
+ */
+const PositiveInt = (def: number, description: string) =>
+  Type.Integer({ minimum: 1, default: def, description });
+
+const ModelPricingSchema = Type.Object(
+  {
+    input_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
+    output_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
+    cached_input_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
+    image_per_unit: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
+    audio_per_minute: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
+    status: Type.Union(
+      [Type.Literal('documented'), Type.Literal('short_context'), Type.Literal('docs_inferred'), Type.Literal('starts_at')],
+      { default: 'documented' },
+    ),
+    note: Type.Union([Type.String(), Type.Null()], { default: null }),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelModeSchema = Type.Union([
+  Type.Literal('chat'),
+  Type.Literal('embedding'),
+  Type.Literal('image_generation'),
+  Type.Literal('audio_transcription'),
+  Type.Literal('audio_speech'),
+]);
+
+/** A model declared or overridden in the config file (merged over the shipped catalog by id). */
+export const ModelOverrideSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    provider: Type.Optional(Type.String({ minLength: 1, description: 'provider name that serves it' })),
+    upstreamId: Type.Optional(Type.String({ minLength: 1, description: 'the id sent upstream, when it differs' })),
+    mode: Type.Optional(ModelModeSchema),
+    description: Type.Optional(Type.String()),
+    owned_by: Type.Optional(Type.String()),
+    intelligence: Type.Optional(Type.String()),
+    speed: Type.Optional(Type.String()),
+    input_modalities: Type.Optional(Type.Array(Type.String())),
+    output_modalities: Type.Optional(Type.Array(Type.String())),
+    context_window: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    tools: Type.Optional(Type.Boolean()),
+    default_voice: Type.Optional(Type.String()),
+    pricing: Type.Optional(Type.Union([ModelPricingSchema, Type.Null()])),
+    disabled: Type.Optional(Type.Boolean({ description: 'remove a shipped model from the catalog' })),
+  },
+  { additionalProperties: false },
+);
+
+const VendorSchema = (defaultBaseUrl: string) =>
+  Type.Object(
+    {
+      apiKey: Type.Optional(Type.String({ minLength: 1 })),
+      baseUrl: Type.String({ pattern: '^https?://', default: defaultBaseUrl }),
+    },
+    { additionalProperties: false, default: {} },
+  );
+
+/** An operator-declared OpenAI-compatible provider (Ollama, vLLM, Groq, …). */
+export const CompatibleProviderSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', description: 'lowercase name, used as owned_by' }),
+    baseUrl: Type.String({ pattern: '^https?://' }),
+    apiKey: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Array(ModelOverrideSchema, { default: [] }),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        host: Type.String({ minLength: 1, default: '127.0.0.1' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+        workers: Type.Integer({ minimum: 0, default: 1, description: '0 = one per core' }),
+        bodyLimitBytes: PositiveInt(20 * 1024 * 1024, 'largest JSON body on model endpoints'),
+        shutdownGraceMs: PositiveInt(10_000, 'how long a graceful shutdown waits for in-flight requests'),
+        trustProxy: Type.Boolean({ default: false }),
+        logLevel: Type.Union(
+          ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+          { default: 'info' },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    dataDir: Type.String({ minLength: 1, default: './.modelgate' }),
+    databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    encryptionKey: Type.Optional(Type.String({ minLength: 1 })),
+    /** Keys of earlier rotations: `{ keyId: base64 }`; old `enc::` values keep decrypting. */
+    previousEncryptionKeys: Type.Record(Type.String(), Type.String(), { default: {} }),
+    adminToken: Type.Optional(Type.String({ minLength: 16 })),
+    requireKeys: Type.Boolean({ default: true }),
+    providers: Type.Object(
+      {
+        openai: VendorSchema('https://api.openai.com/v1'),
+        gemini: VendorSchema('https://generativelanguage.googleapis.com'),
+        anthropic: VendorSchema('https://api.anthropic.com'),
+        compatible: Type.Array(CompatibleProviderSchema, { default: [] }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    upstream: Type.Object(
+      {
+        timeoutMs: PositiveInt(60_000, 'longest wait for response headers / first stream frame'),
+        streamIdleTimeoutMs: PositiveInt(60_000, 'longest gap between two frames of a provider stream'),
+        connectionsPerOrigin: PositiveInt(128, 'pooled keep-alive connections per upstream origin'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    catalog: Type.Object(
+      {
+        defaultModel: Type.Optional(Type.String({ minLength: 1 })),
+        models: Type.Array(ModelOverrideSchema, { default: [] }),
+        aliases: Type.Record(Type.String(), Type.String(), { default: {} }),
+        serviceAliases: Type.Record(Type.String({ pattern: '^service-[1-5]$' }), Type.String(), { default: {} }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    keys: Type.Object(
+      {
+        cacheRefreshMs: PositiveInt(1000, 'how often an instance re-reads changed keys (pause/revoke propagation)'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    logs: Type.Object(
+      {
+        payloads: Type.Boolean({ default: true }),
+        retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }),
+        queueSize: PositiveInt(10_000, 'records waiting to be written before new ones are dropped'),
+        batchSize: PositiveInt(500, 'records written per batch'),
+        flushIntervalMs: PositiveInt(200, 'longest time a record waits in the queue'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    vetting: Type.Object(
+      {
+        verificationModel: Type.Optional(Type.String({ minLength: 1 })),
+        defaultModel: Type.Optional(Type.String({ minLength: 1 })),
+        maxAttemptsLimit: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
+        fallbackMessage: Type.String({
+          minLength: 1,
+          default:
+            "I'm not able to give a reply I can stand behind right now. Let's take it one step at a time: tell me what you have tried so far.",
+        }),
+        chatSystemPrompt: Type.Optional(Type.String({ minLength: 1 })),
+        verificationSystemPrompt: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    agents: Type.Object(
+      {
+        httpAllowlist: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        httpAllowAddresses: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        maxNodeExecutions: PositiveInt(200, 'node executions per run'),
+        maxLoopIterations: PositiveInt(50, 'iterations of any one loop'),
+        maxModelCalls: PositiveInt(25, 'model calls per run'),
+        maxValueBytes: PositiveInt(1024 * 1024, 'size of any one value'),
+        runTimeoutMs: PositiveInt(120_000, 'wall-clock time of a run'),
+        httpTimeoutMs: PositiveInt(10_000, 'total time of one http node call'),
+        httpMaxResponseBytes: PositiveInt(1024 * 1024, 'http node response size after decompression'),
+        mediaStore: Type.Object(
+          {
+            kind: Type.Union([Type.Literal('filesystem'), Type.Literal('s3')], { default: 'filesystem' }),
+            s3Endpoint: Type.Optional(Type.String()),
+            s3Bucket: Type.Optional(Type.String()),
+            s3Region: Type.Optional(Type.String()),
+            s3AccessKeyId: Type.Optional(Type.String()),
+            s3SecretAccessKey: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type GatewayConfig = Static<typeof ConfigSchema>;
+export type ModelOverride = Static<typeof ModelOverrideSchema>;
+export type CompatibleProviderConfig = Static<typeof CompatibleProviderSchema>;
+export type ModelMode = Static<typeof ModelModeSchema>;

@@ -1,0 +1,130 @@
+/**
+ * The one error family of the gateway (decisions §4). Every failure a caller can see is a
+ * GatewayError with a code from this closed union; status and type follow from the code,
+ * checked exhaustively by the compiler, so no route can invent its own shape.
+ */
+export type ErrorCode =
+  | 'model_not_found'
+  | 'model_mode_mismatch'
+  | 'unsupported_input_modality'
+  | 'invalid_image_url'
+  | 'invalid_agent_graph'
+  | 'invalid_body'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'key_paused'
+  | 'key_revoked'
+  | 'insufficient_scope'
+  | 'model_not_allowed'
+  | 'agent_access_denied'
+  | 'agent_not_found'
+  | 'agent_conversation_error'
+  | 'not_found'
+  | 'conflict'
+  | 'request_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limit_exceeded'
+  | 'daily_token_cap_exceeded'
+  | 'monthly_cost_cap_exceeded'
+  | 'provider_error'
+  | 'provider_timeout'
+  | 'internal_error';
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+interface ErrorClass {
+  readonly status: number;
+  readonly type: ErrorType;
+}
+
+const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
+  model_not_found: { status: 400, type: 'invalid_request_error' },
+  model_mode_mismatch: { status: 400, type: 'invalid_request_error' },
+  unsupported_input_modality: { status: 400, type: 'invalid_request_error' },
+  invalid_image_url: { status: 400, type: 'invalid_request_error' },
+  invalid_agent_graph: { status: 400, type: 'invalid_request_error' },
+  invalid_body: { status: 400, type: 'invalid_request_error' },
+  missing_api_key: { status: 401, type: 'authentication_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  key_paused: { status: 403, type: 'permission_error' },
+  key_revoked: { status: 403, type: 'permission_error' },
+  insufficient_scope: { status: 403, type: 'permission_error' },
+  model_not_allowed: { status: 403, type: 'permission_error' },
+  agent_access_denied: { status: 403, type: 'permission_error' },
+  agent_not_found: { status: 404, type: 'invalid_request_error' },
+  agent_conversation_error: { status: 404, type: 'invalid_request_error' },
+  not_found: { status: 404, type: 'invalid_request_error' },
+  conflict: { status: 409, type: 'invalid_request_error' },
+  request_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  daily_token_cap_exceeded: { status: 429, type: 'rate_limit_error' },
+  monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error' },
+  provider_error: { status: 502, type: 'api_error' },
+  provider_timeout: { status: 504, type: 'api_error' },
+  internal_error: { status: 500, type: 'api_error' },
+};
+
+export interface GatewayErrorOptions {
+  /** The request field at fault, as OpenAI's `param`. */
+  param?: string | null;
+  /** Seconds for a `Retry-After` header (429s). */
+  retryAfterSeconds?: number;
+  /** Extra response headers the error carries (rate-limit headers). */
+  headers?: Record<string, string>;
+  /** Detail kept for the log and the admin API only, never sent to the caller. */
+  logDetail?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string> | undefined;
+  readonly logDetail: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    const errorClass = ERROR_CLASSES[code];
+    this.code = code;
+    this.status = errorClass.status;
+    this.type = errorClass.type;
+    this.param = options.param ?? null;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers;
+    this.logDetail = options.logDetail;
+  }
+
+  /** The OpenAI-shaped body of decisions §4. */
+  toBody(requestId: string): ErrorBody {
+    return {
+      error: { message: this.message, type: this.type, code: this.code, param: this.param, request_id: requestId },
+    };
+  }
+}
+
+export interface ErrorBody {
+  error: { message: string; type: ErrorType; code: ErrorCode; param: string | null; request_id: string };
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CLASSES[code].status;
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}
+
+/** Shorthand for the most common client mistake: a bad field in the body. */
+export function invalidBody(message: string, param: string | null = null): GatewayError {
+  return new GatewayError('invalid_body', message, { param });
+}

@@ -1,0 +1,90 @@
+import { GatewayError } from '../errors/index.js';
+import type { KeyCache } from './key-cache.js';
+import type { KeyRow } from './key-store.js';
+import { fingerprintOf, hashSecret } from './secret.js';
+import type { Principal, Scope } from './types.js';
+
+export interface CredentialHeaders {
+  authorization?: string | undefined;
+  'x-api-key'?: string | string[] | undefined;
+}
+
+/** The secret from `Authorization: Bearer …` or `X-API-Key: …`, if any. */
+export function extractSecret(headers: CredentialHeaders): string | undefined {
+  const authorization = headers.authorization;
+  if (authorization !== undefined && authorization.length > 0) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match?.[1] ?? '';
+  }
+  const apiKey = headers['x-api-key'];
+  const value = Array.isArray(apiKey) ? apiKey[0] : apiKey;
+  return value === undefined ? undefined : value.trim();
+}
+
+const principalCache = new WeakMap<KeyRow, Principal & { kind: 'key' }>();
+
+function toPrincipal(row: KeyRow): Principal & { kind: 'key' } {
+  // Rows are replaced, never mutated, so a principal derived from one stays valid with it.
+  let principal = principalCache.get(row);
+  if (principal === undefined) {
+    principal = {
+      kind: 'key',
+      keyId: row.id,
+      projectId: row.project_id,
+      fingerprint: fingerprintOf(row.id, row.last4),
+      scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+      limits: { rpm: row.rpm_limit, dailyTokens: row.daily_token_cap, monthlyCostUsd: row.monthly_cost_cap_usd },
+      allowedModels: row.allowed_models === null ? null : new Set(JSON.parse(row.allowed_models) as string[]),
+    };
+    principalCache.set(row, principal);
+  }
+  return principal;
+}
+
+export interface AuthenticatorOptions {
+  /** false = migration window: calls without any key are let in as anonymous. */
+  requireKeys: boolean;
+}
+
+/** Decides who a request is and whether it may use a scope. In memory only. */
+export class Authenticator {
+  constructor(
+    private readonly cache: KeyCache,
+    private readonly options: AuthenticatorOptions,
+  ) {}
+
+  authenticate(headers: CredentialHeaders, scope: Scope): Principal {
+    const secret = extractSecret(headers);
+    if (secret === undefined) {
+      if (!this.options.requireKeys) return { kind: 'anonymous', fingerprint: 'anonymous' };
+      throw new GatewayError(
+        'missing_api_key',
+        'No API key was sent. Send it as "Authorization: Bearer sk-mg-…" or "X-API-Key: sk-mg-…".',
+      );
+    }
+    const row = secret.length > 0 ? this.cache.findByHash(hashSecret(secret)) : undefined;
+    if (row === undefined) {
+      throw new GatewayError('invalid_api_key', 'The API key is not valid. Check it was copied whole, or create a new key.');
+    }
+    if (row.status === 'revoked') {
+      throw new GatewayError('key_revoked', 'This API key was revoked and can no longer be used; create a new key.');
+    }
+    if (row.status === 'paused') {
+      throw new GatewayError('key_paused', 'This API key is paused. An administrator can resume it.');
+    }
+    const principal = toPrincipal(row);
+    if (!principal.scopes.has(scope)) {
+      throw new GatewayError('insufficient_scope', `This API key lacks the scope "${scope}" that this endpoint needs.`);
+    }
+    return principal;
+  }
+}
+
+/** allowedModels check: the key may use the model if it lists the requested value or its resolved id. */
+export function assertModelAllowed(principal: Principal, requested: string, resolvedId: string): void {
+  if (principal.kind !== 'key' || principal.allowedModels === null) return;
+  if (principal.allowedModels.has(requested) || principal.allowedModels.has(resolvedId)) return;
+  throw new GatewayError('model_not_allowed', `This API key may not use the model "${requested}". Ask an administrator to allow it.`, {
+    param: 'model',
+  });
+}

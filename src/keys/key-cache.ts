@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { KeyRow, KeyStore } from './key-store.js';
+
+/** How far back each refresh looks, so a row committed late with an older timestamp is not missed. */
+const REFRESH_OVERLAP_MS = 5_000;
+
+/**
+ * All keys in memory, by secret hash, so authenticating never touches the database.
+ * Every instance re-reads recently changed rows on a short interval: a pause, revoke or new
+ * key made on any instance (or by the CLI against another one) takes effect everywhere within
+ * one interval plus the query time. Local changes apply at once through `put`.
+ */
+export class KeyCache {
+  private readonly byHash = new Map<string, KeyRow>();
+  private readonly hashById = new Map<string, string>();
+  private lastRefreshStartedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: KeyStore,
+    private readonly logger: Logger,
+  ) {}
+
+  async load(): Promise<void> {
+    const startedAt = Date.now();
+    for (const row of await this.store.list()) this.put(row);
+    this.lastRefreshStartedAt = startedAt;
+  }
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => void this.refresh(), intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.refreshing;
+  }
+
+  /** Re-reads rows changed since the last refresh (with overlap). One refresh at a time. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.runRefresh().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async runRefresh(): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      const rows = await this.store.changedSince(this.lastRefreshStartedAt - REFRESH_OVERLAP_MS);
+      for (const row of rows) this.put(row);
+      this.lastRefreshStartedAt = startedAt;
+    } catch (error) {
+      // Keep serving from the cache; the next tick retries.
+      this.logger.warn({ err: error }, 'key cache refresh failed');
+    }
+  }
+
+  put(row: KeyRow): void {
+    const previousHash = this.hashById.get(row.id);
+    if (previousHash !== undefined && previousHash !== row.secret_hash) this.byHash.delete(previousHash);
+    this.byHash.set(row.secret_hash, row);
+    this.hashById.set(row.id, row.secret_hash);
+  }
+
+  findByHash(hash: string): KeyRow | undefined {
+    return this.byHash.get(hash);
+  }
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { GatewayError } from '../errors/index.js';
+import type { ApiKeysTable, Database } from '../storage/index.js';
+import { fingerprintOf, generateSecret, hashSecret } from './secret.js';
+import { nextStatus, type KeyAction } from './state-machine.js';
+import type { ApiKeyView, KeyLimits, Scope } from './types.js';
+
+export type KeyRow = Selectable<ApiKeysTable>;
+
+export interface NewKey {
+  name: string;
+  projectId: string;
+  scopes: Scope[];
+  limits: KeyLimits;
+  allowedModels: string[] | null;
+}
+
+export interface KeyChanges {
+  name?: string;
+  scopes?: Scope[];
+  limits?: Partial<KeyLimits>;
+  allowedModels?: string[] | null;
+}
+
+export function toKeyView(row: KeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    project_id: row.project_id,
+    status: row.status,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    fingerprint: fingerprintOf(row.id, row.last4),
+    limits: { rpm: row.rpm_limit, daily_tokens: row.daily_token_cap, monthly_cost_usd: row.monthly_cost_cap_usd },
+    allowed_models: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Key records in the database. Every change bumps updated_at so other instances' caches see it. */
+export class KeyStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(input: NewKey): Promise<{ row: KeyRow; secret: string }> {
+    await this.ensureProject(input.projectId);
+    const secret = generateSecret();
+    const now = Date.now();
+    const row: KeyRow = {
+      id: `key_${randomBytes(8).toString('hex')}`,
+      project_id: input.projectId,
+      name: input.name,
+      secret_hash: hashSecret(secret),
+      last4: secret.slice(-4),
+      scopes: JSON.stringify([...new Set(input.scopes)]),
+      status: 'active',
+      rpm_limit: input.limits.rpm,
+      daily_token_cap: input.limits.dailyTokens,
+      monthly_cost_cap_usd: input.limits.monthlyCostUsd,
+      allowed_models: input.allowedModels === null ? null : JSON.stringify(input.allowedModels),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return { row, secret };
+  }
+
+  async list(projectId?: string): Promise<KeyRow[]> {
+    let query = this.db.selectFrom('api_keys').selectAll().orderBy('created_at', 'asc');
+    if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+    return query.execute();
+  }
+
+  async get(id: string): Promise<KeyRow> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    if (row === undefined) throw new GatewayError('not_found', `There is no key with id ${id}.`);
+    return row;
+  }
+
+  async changedSince(since: number): Promise<KeyRow[]> {
+    return this.db.selectFrom('api_keys').selectAll().where('updated_at', '>=', since).execute();
+  }
+
+  async transition(id: string, action: KeyAction): Promise<KeyRow> {
+    const row = await this.get(id);
+    const status = nextStatus(row.status, action);
+    // The status guard makes a racing transition (e.g. resume after revoke) lose, never win.
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ status, updated_at: Date.now() })
+      .where('id', '=', id)
+      .where('status', '=', row.status)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      throw new GatewayError('conflict', `The key ${id} changed while it was being updated; try again.`);
+    }
+    return this.get(id);
+  }
+
+  async update(id: string, changes: KeyChanges): Promise<KeyRow> {
+    const row = await this.get(id);
+    if (row.status === 'revoked') throw new GatewayError('conflict', `The key ${id} is revoked and can no longer change.`);
+    const limits = changes.limits ?? {};
+    await this.db
+      .updateTable('api_keys')
+      .set({
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.scopes !== undefined ? { scopes: JSON.stringify([...new Set(changes.scopes)]) } : {}),
+        ...(limits.rpm !== undefined ? { rpm_limit: limits.rpm } : {}),
+        ...(limits.dailyTokens !== undefined ? { daily_token_cap: limits.dailyTokens } : {}),
+        ...(limits.monthlyCostUsd !== undefined ? { monthly_cost_cap_usd: limits.monthlyCostUsd } : {}),
+        ...(changes.allowedModels !== undefined
+          ? { allowed_models: changes.allowedModels === null ? null : JSON.stringify(changes.allowedModels) }
+          : {}),
+        updated_at: Date.now(),
+      })
+      .where('id', '=', id)
+      .execute();
+    return this.get(id);
+  }
+
+  private async ensureProject(projectId: string): Promise<void> {
+    await this.db
+      .insertInto('projects')
+      .values({ id: projectId, name: projectId, created_at: Date.now() })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+  }
+}

@@ -1,0 +1,19 @@
+import { GatewayError } from '../errors/index.js';
+import type { KeyStatus } from './types.js';
+
+export type KeyAction = 'pause' | 'resume' | 'revoke';
+
+const TRANSITIONS: Record<KeyAction, { from: readonly KeyStatus[]; to: KeyStatus }> = {
+  pause: { from: ['active'], to: 'paused' },
+  resume: { from: ['paused'], to: 'active' },
+  revoke: { from: ['active', 'paused'], to: 'revoked' },
+};
+
+/** The key lifecycle of the spec: revoked is final; pause/resume never rotate the secret. */
+export function nextStatus(current: KeyStatus, action: KeyAction): KeyStatus {
+  const transition = TRANSITIONS[action];
+  if (!transition.from.includes(current)) {
+    throw new GatewayError('conflict', `Cannot ${action} a key that is ${current}.`);
+  }
+  return transition.to;
+}

@@ -1,0 +1,42 @@
+export const SCOPES = ['model:request', 'utils:crypto', 'agents:execute'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export type KeyStatus = 'active' | 'paused' | 'revoked';
+
+export interface KeyLimits {
+  /** Requests per minute, or null for none. */
+  rpm: number | null;
+  /** Tokens per UTC day, or null. */
+  dailyTokens: number | null;
+  /** USD per UTC calendar month, or null. */
+  monthlyCostUsd: number | null;
+}
+
+/** A key as the admin API shows it: never the secret, never its hash. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  project_id: string;
+  status: KeyStatus;
+  scopes: Scope[];
+  fingerprint: string;
+  limits: { rpm: number | null; daily_tokens: number | null; monthly_cost_usd: number | null };
+  allowed_models: string[] | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Who is calling: a key, or an anonymous caller during the migration window. */
+export type Principal =
+  | {
+      kind: 'key';
+      keyId: string;
+      projectId: string;
+      /** key id plus last 4 chars of the secret; what logs carry. */
+      fingerprint: string;
+      scopes: ReadonlySet<Scope>;
+      limits: KeyLimits;
+      /** Exact model ids or aliases this key may use; null = any. */
+      allowedModels: ReadonlySet<string> | null;
+    }
+  | { kind: 'anonymous'; fingerprint: 'anonymous' };

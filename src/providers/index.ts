@@ -1,0 +1,3 @@
+export type * from './types.js';
+export { ProviderRegistry } from './registry.js';
+export { createProviders } from './create.js';

@@ -1,0 +1,145 @@
+/**
+ * The provider contract the core owns. Routes, VETTING and agents talk only to these
+ * interfaces; each vendor adapter implements them in its own module under providers/.
+ *
+ * The gateway's own request/response language is the OpenAI shape (the public API is
+ * OpenAI-compatible): OpenAI-compatible adapters pass it through, other adapters translate
+ * it to and from their native wire format.
+ */
+
+/** An OpenAI-shaped JSON object. Kept open: pass-through adapters forward unknown fields. */
+export type JsonObject = Record<string, unknown>;
+
+/** Token usage as reported by the provider. `null` everywhere means "not reported", never zero. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** Prompt tokens served from the provider's cache, when reported. */
+  cachedPromptTokens: number | null;
+}
+
+export interface CallContext {
+  /** Aborts the upstream call: client disconnect, run budget or shutdown. */
+  signal: AbortSignal;
+  requestId: string;
+}
+
+export interface ChatCall extends CallContext {
+  /** Model id as the provider knows it. */
+  upstreamModel: string;
+  /**
+   * The OpenAI chat-completions request body (messages, temperature, tools,
+   * response_format, …) without `model`, `stream` and `provider`.
+   */
+  body: JsonObject;
+}
+
+export interface ChatCompletionResult {
+  /** OpenAI `chat.completion` object; its `model` is the upstream model. */
+  completion: JsonObject;
+  usage: TokenUsage | null;
+}
+
+/** Events of a chat stream, noun-verb names as everywhere in the code. */
+export type ChatStreamEvent =
+  /** An OpenAI `chat.completion.chunk` object (without usage). */
+  | { type: 'chunk-received'; chunk: JsonObject }
+  /** Usage as soon as a frame carries it (may come on any chunk). */
+  | { type: 'usage-reported'; usage: TokenUsage }
+  /** The provider failed after the stream started: the client gets an error chunk. */
+  | { type: 'stream-failed'; message: string; logDetail?: Record<string, unknown> };
+
+export interface ChatStream {
+  /** Yields events until the provider ends the stream; never throws after the first frame. */
+  events: AsyncIterable<ChatStreamEvent>;
+}
+
+export interface ChatModelProvider {
+  complete(call: ChatCall): Promise<ChatCompletionResult>;
+  /**
+   * Starts a stream and resolves once the provider's first frame arrived, so failures before
+   * it reject with a GatewayError and the client still gets a proper status.
+   */
+  stream(call: ChatCall): Promise<ChatStream>;
+}
+
+export interface EmbeddingCall extends CallContext {
+  upstreamModel: string;
+  /** OpenAI embeddings body without `model`: `input`, `dimensions`, `encoding_format`, … */
+  body: JsonObject;
+}
+
+export interface EmbeddingResult {
+  /** OpenAI embeddings response (`object: list`, `data`, `usage`). */
+  response: JsonObject;
+  usage: TokenUsage | null;
+}
+
+export interface EmbeddingProvider {
+  embed(call: EmbeddingCall): Promise<EmbeddingResult>;
+}
+
+export interface ImageCall extends CallContext {
+  upstreamModel: string;
+  /** OpenAI images body without `model`: `prompt`, `n`, `size`, `response_format`, … */
+  body: JsonObject;
+}
+
+export interface ImageResult {
+  /** OpenAI images response (`created`, `data[]` with `b64_json` or `url`). */
+  response: JsonObject;
+  imageCount: number;
+  usage: TokenUsage | null;
+}
+
+export interface ImageProvider {
+  generate(call: ImageCall): Promise<ImageResult>;
+}
+
+export interface SpeechCall extends CallContext {
+  upstreamModel: string;
+  /** OpenAI speech body without `model`: `input`, `voice`, `response_format`, `speed`, … */
+  body: JsonObject;
+}
+
+export interface SpeechResult {
+  audio: Buffer;
+  contentType: string;
+}
+
+export interface SpeechProvider {
+  speak(call: SpeechCall): Promise<SpeechResult>;
+}
+
+export interface TranscriptionCall extends CallContext {
+  upstreamModel: string;
+  file: { data: Buffer; filename: string; contentType: string };
+  /** Other form fields, forwarded as they came (language, prompt, response_format, …). */
+  fields: Record<string, string>;
+}
+
+export interface TranscriptionResult {
+  /** Body to return and its content type (JSON for json formats, text otherwise). */
+  body: Buffer;
+  contentType: string;
+  /** Audio duration when the provider reports it. */
+  durationSeconds: number | null;
+  usage: TokenUsage | null;
+}
+
+export interface TranscriptionProvider {
+  transcribe(call: TranscriptionCall): Promise<TranscriptionResult>;
+}
+
+/** One configured provider: a name and the capabilities it serves. */
+export interface Provider {
+  readonly name: string;
+  /** Whether a remote (http/https) image URL can be passed to its chat models. */
+  readonly acceptsRemoteImageUrls: boolean;
+  readonly chat?: ChatModelProvider;
+  readonly embeddings?: EmbeddingProvider;
+  readonly images?: ImageProvider;
+  readonly speech?: SpeechProvider;
+  readonly transcription?: TranscriptionProvider;
+}

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig, GatewaySecrets } from '../config/index.js';
+import type { Storage } from '../storage/index.js';
+import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
+import type { Catalog } from '../catalog/index.js';
+import type { ProviderRegistry } from '../providers/index.js';
+
+/**
+ * Everything a route needs, built once at start-up and passed in (no module-level state).
+ * Domains add their services here as they are built.
+ */
+export interface GatewayContext {
+  readonly config: GatewayConfig;
+  readonly secrets: GatewaySecrets;
+  readonly storage: Storage;
+  readonly logger: Logger;
+  readonly catalog: Catalog;
+  readonly providers: ProviderRegistry;
+  readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
+  /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */
+  readonly onShutdown: (task: () => Promise<void>) => void;
+}

@@ -1,0 +1,88 @@
+import type { FastifyError } from 'fastify';
+import { GatewayError } from '../errors/index.js';
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function fieldName(context: string | undefined, instancePath: string, extra?: string): string {
+  const path = instancePath
+    .split('/')
+    .filter((part) => part.length > 0)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('');
+  const base = `${context ?? 'body'}${path}`;
+  return extra === undefined ? base : `${base}.${extra}`;
+}
+
+/** Turns a schema failure into a message that names the field and says what to send. */
+function describeValidation(issue: ValidationIssue, context: string | undefined): GatewayError {
+  const { keyword, params } = issue;
+  if (keyword === 'required') {
+    const field = fieldName(context, issue.instancePath, String(params.missingProperty));
+    return new GatewayError('invalid_body', `${field} is required.`, { param: field.replace(/^body\./, '') });
+  }
+  if (keyword === 'additionalProperties') {
+    const field = fieldName(context, issue.instancePath, String(params.additionalProperty));
+    return new GatewayError('invalid_body', `${field} is not a recognised field; remove it.`, {
+      param: field.replace(/^body\./, ''),
+    });
+  }
+  const field = fieldName(context, issue.instancePath);
+  const detail =
+    keyword === 'enum' && Array.isArray(params.allowedValues)
+      ? `must be one of ${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')}`
+      : (issue.message ?? 'is invalid');
+  return new GatewayError('invalid_body', `${field} ${detail}.`, { param: field.replace(/^body\.?/, '') || null });
+}
+
+/**
+ * Maps framework errors (parsing, validation, limits) to the §4 family. Anything unknown
+ * becomes internal_error; its details go to the process log only.
+ */
+export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (Array.isArray(fastifyError.validation) && fastifyError.validation.length > 0) {
+    return describeValidation(fastifyError.validation[0]!, fastifyError.validationContext);
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new GatewayError(
+        'request_too_large',
+        `The request body is larger than the limit of ${formatBytes(bodyLimitBytes)}. Send a smaller body.`,
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new GatewayError(
+        'unsupported_media_type',
+        'This endpoint accepts Content-Type: application/json (transcriptions: multipart/form-data).',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_body', 'The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_body', 'Content-Length does not match the body that was sent.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new GatewayError('invalid_body', 'The request body is not valid JSON.');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return new GatewayError('invalid_body', 'The request body is not valid JSON.');
+  }
+  if (fastifyError.statusCode === 400 && typeof fastifyError.message === 'string' && fastifyError.message.includes('__proto__')) {
+    return new GatewayError('invalid_body', 'The request body contains a forbidden "__proto__" or "constructor" key.');
+  }
+  return new GatewayError('internal_error', 'The gateway failed to process the request. Quote the request id when reporting it.', {
+    cause: error,
+  });
+}
+
+export function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+}

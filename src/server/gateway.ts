@@ -1,0 +1,86 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { resolveSecrets, type GatewayConfig } from '../config/index.js';
+import { openStorage } from '../storage/index.js';
+import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
+import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
+import { createProviders, ProviderRegistry } from '../providers/index.js';
+import { buildApp, type GatewayApp, type RouteModule } from './app.js';
+import { registerAuthHook } from './auth-hook.js';
+import type { GatewayContext } from './context.js';
+import { createProcessLogger } from './process-logger.js';
+import { ROUTE_MODULES } from './routes/index.js';
+
+export interface RunningGateway {
+  readonly app: GatewayApp;
+  readonly context: GatewayContext;
+  /** Base URL it listens on, e.g. http://127.0.0.1:8080 */
+  readonly url: string;
+  /** Graceful shutdown: stop accepting, finish in-flight requests, flush pending writes. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Route modules to serve (default: all). */
+  routes?: readonly RouteModule[];
+  /** Do not listen (tests that use inject). */
+  listen?: boolean;
+}
+
+/** Builds every service from the config and starts serving. */
+export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const logger = options.logger ?? createProcessLogger(config.server.logLevel);
+  const secrets = resolveSecrets(config);
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const shutdownTasks: (() => Promise<void>)[] = [];
+  try {
+    const keyStore = new KeyStore(storage.db);
+    const keyCache = new KeyCache(keyStore, logger);
+    await keyCache.load();
+    keyCache.start(config.keys.cacheRefreshMs);
+    shutdownTasks.push(() => keyCache.stop());
+
+    const providers = new ProviderRegistry(createProviders(config));
+    const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names());
+    const context: GatewayContext = {
+      config,
+      secrets,
+      storage,
+      logger,
+      catalog,
+      providers,
+      keys: { store: keyStore, cache: keyCache, authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }) },
+      onShutdown: (task) => shutdownTasks.push(task),
+    };
+    const app = await buildApp(context, [registerAuthHook, ...(options.routes ?? ROUTE_MODULES)]);
+    let url = '';
+    if (options.listen !== false) {
+      await app.listen({ host: config.server.host, port: config.server.port });
+      const address = app.server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      url = `http://${host}:${address.port}`;
+    } else {
+      await app.ready();
+    }
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        const grace = setTimeout(() => app.server.closeAllConnections?.(), config.server.shutdownGraceMs);
+        grace.unref();
+        await app.close();
+        clearTimeout(grace);
+        // Later-registered tasks depend on earlier services (log writer before storage), so run in reverse.
+        for (const task of shutdownTasks.reverse()) await task();
+        await storage.close();
+      })();
+      return closing;
+    };
+    return { app, context, url, close };
+  } catch (error) {
+    for (const task of shutdownTasks.reverse()) await task().catch(() => undefined);
+    await storage.close();
+    throw error;
+  }
+}
