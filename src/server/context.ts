@@ -4,6 +4,7 @@ import type { Storage } from '../storage/index.js';
 import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
+import type { Limiter } from '../limits/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -17,6 +18,7 @@ export interface GatewayContext {
   readonly catalog: Catalog;
   readonly providers: ProviderRegistry;
   readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
+  readonly limits: Limiter;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */
   readonly onShutdown: (task: () => Promise<void>) => void;
 }

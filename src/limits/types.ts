@@ -1,0 +1,31 @@
+import type { Principal } from '../keys/index.js';
+
+/** What a request is expected to use, reserved before the provider is called. */
+export interface UsageEstimate {
+  tokens: number;
+  /** null when the model has no pricing (it then counts nothing against the cost cap). */
+  costUsd: number | null;
+}
+
+export interface ActualUsage {
+  tokens: number;
+  costUsd: number | null;
+}
+
+/** An admitted request's hold on its key's caps; settled once with what it really used. */
+export interface Admission {
+  /** OpenAI-style x-ratelimit-* headers for the response (empty without an rpm limit). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Replaces the reservation with the real usage. Idempotent: only the first call counts. */
+  settle(actual: ActualUsage): Promise<void>;
+}
+
+/**
+ * Per-key limits: requests per minute, daily tokens (UTC day), monthly cost (UTC month).
+ * `admit` checks and reserves in one atomic step, so concurrent requests cannot overshoot
+ * a cap; it throws the §4 429 GatewayError when the request does not fit.
+ */
+export interface Limiter {
+  admit(principal: Principal, estimate: UsageEstimate): Promise<Admission>;
+  close(): Promise<void>;
+}

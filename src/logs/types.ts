@@ -1,0 +1,44 @@
+import type { ModelMode } from '../catalog/index.js';
+import type { TokenUsage } from '../providers/index.js';
+import type { Admission } from '../limits/types.js';
+
+/** Metadata about media a request carried (never the bytes). */
+export interface MediaSummary {
+  images: number;
+  files: number;
+  mimeTypes: string[];
+  bytes: number;
+  /** Archived asset ids (agents). */
+  assetIds?: string[];
+}
+
+/**
+ * What the gateway knows about one request, filled in by the route as it goes and written
+ * to the request log when the response has ended (streams included).
+ */
+export interface RequestRecord {
+  requestId: string;
+  startedAt: number;
+  endpoint: string;
+  platform: string | null;
+  mode: ModelMode | 'vetting' | 'agent' | 'utility' | null;
+  requestedModel: string | null;
+  resolvedModel: string | null;
+  provider: string | null;
+  streaming: boolean;
+  usage: TokenUsage | null;
+  imageCount: number | null;
+  audioSeconds: number | null;
+  media: MediaSummary | null;
+  /** The request body as the route saw it, before redaction. */
+  requestPayload: unknown;
+  responsePayload: unknown;
+  /** Upstream details (status of a credential rejection, …) for the admin API only. */
+  logDetail: Record<string, unknown> | null;
+  errorCode: string | null;
+  upstreamLatencyMs: number | null;
+  /** Set when the limiter admitted the request; settled when the response ends. */
+  admission: Admission | null;
+  /** Whether this is an agent test run (authoring), run id, agent version, … */
+  extra: Record<string, unknown> | null;
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
+import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
+import type { Scope } from '../../src/keys/index.js';
+
+export const TEST_ADMIN_TOKEN = 'mg-admin-test-token-0123456789abcdef';
+
+export interface TestGatewayOptions {
+  /** Environment variables on top of the test defaults. */
+  env?: Record<string, string>;
+  /** Config file contents (written as modelgate.yaml in the temp dir). */
+  configFile?: Record<string, unknown>;
+  /** Reuse a data dir (restart tests). */
+  dataDir?: string;
+}
+
+export interface TestGateway {
+  readonly url: string;
+  readonly gateway: RunningGateway;
+  readonly config: GatewayConfig;
+  readonly dataDir: string;
+  /** Creates a key directly through the key store and returns its secret. */
+  createKey(options?: KeyOptions): Promise<string>;
+  /** Sends an admin API request with the admin token. */
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export interface KeyOptions {
+  scopes?: Scope[];
+  projectId?: string;
+  rpm?: number | null;
+  dailyTokens?: number | null;
+  monthlyCostUsd?: number | null;
+  allowedModels?: string[] | null;
+}
+
+/** Starts a real gateway on 127.0.0.1:<random port> with a temp data dir and silent logs. */
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-test-'));
+  const dataDir = options.dataDir ?? join(dir, 'data');
+  const env: Record<string, string> = {
+    MODELGATE_PORT: '0',
+    MODELGATE_DATA_DIR: dataDir,
+    MODELGATE_LOG_LEVEL: 'silent',
+    MODELGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    ...options.env,
+  };
+  if (options.configFile !== undefined) {
+    const path = join(dir, 'modelgate.yaml');
+    writeFileSync(path, toYaml(options.configFile));
+    env.MODELGATE_CONFIG = path;
+  }
+  const config = loadConfig({ env, cwd: dir });
+  const gateway = await startGateway(config);
+  const url = gateway.url;
+  return {
+    url,
+    gateway,
+    config,
+    dataDir,
+    async createKey(keyOptions: KeyOptions = {}) {
+      const { row, secret } = await gateway.context.keys.store.create({
+        name: 'test',
+        projectId: keyOptions.projectId ?? 'default',
+        scopes: keyOptions.scopes ?? ['model:request', 'utils:crypto', 'agents:execute'],
+        limits: {
+          rpm: keyOptions.rpm ?? null,
+          dailyTokens: keyOptions.dailyTokens ?? null,
+          monthlyCostUsd: keyOptions.monthlyCostUsd ?? null,
+        },
+        allowedModels: keyOptions.allowedModels ?? null,
+      });
+      gateway.context.keys.cache.put(row);
+      return secret;
+    },
+    async admin(method: string, path: string, body?: unknown) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null };
+    },
+    async close() {
+      await gateway.close();
+      if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
