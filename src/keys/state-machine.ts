@@ -12,8 +12,9 @@ const TRANSITIONS: Record<KeyAction, { from: readonly KeyStatus[]; to: KeyStatus
 /** The key lifecycle of the spec: revoked is final; pause/resume never rotate the secret. */
 export function nextStatus(current: KeyStatus, action: KeyAction): KeyStatus {
   const transition = TRANSITIONS[action];
-  if (!transition.from.includes(current)) {
-    throw new GatewayError('conflict', `Cannot ${action} a key that is ${current}.`);
+  if (transition.from.includes(current)) return transition.to;
+  if (current === 'revoked') {
+    throw new GatewayError('conflict', `Cannot ${action} this key: it is revoked, and revocation is final. Create a new key instead.`);
   }
-  return transition.to;
+  throw new GatewayError('conflict', `Cannot ${action} this key: it is already ${transition.to}.`);
 }

@@ -1,0 +1,65 @@
+import type { Kysely, Selectable } from 'kysely';
+import { GatewayError } from '../errors/index.js';
+import type { Database, ProjectsTable } from '../storage/index.js';
+
+export type ProjectRow = Selectable<ProjectsTable>;
+
+/** Project ids as they appear in URLs, flags and logs. */
+export const PROJECT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
+
+export interface ProjectView {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export function toProjectView(row: ProjectRow): ProjectView {
+  return { id: row.id, name: row.name, created_at: new Date(row.created_at).toISOString() };
+}
+
+/** Projects own keys (and agents). The `default` project is created by the first migration. */
+export class ProjectStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async list(): Promise<ProjectRow[]> {
+    return this.db.selectFrom('projects').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  }
+
+  async find(id: string): Promise<ProjectRow | undefined> {
+    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async create(id: string, name: string = id): Promise<ProjectRow> {
+    const row: ProjectRow = { id, name, created_at: Date.now() };
+    // DO NOTHING on either unique column (id, name) keeps a duplicate a 409, never a driver error.
+    const result = await this.db
+      .insertInto('projects')
+      .values(row)
+      .onConflict((conflict) => conflict.doNothing())
+      .executeTakeFirst();
+    if (Number(result.numInsertedRows ?? 0n) === 0) {
+      const taken = await this.find(id);
+      throw new GatewayError(
+        'conflict',
+        taken !== undefined ? `A project with id "${id}" already exists.` : `Another project is already named "${name}"; choose another name.`,
+      );
+    }
+    return row;
+  }
+
+  /** Creates the project on first use (keys created with a new `--project`). */
+  async ensure(id: string): Promise<void> {
+    await this.db
+      .insertInto('projects')
+      .values({ id, name: id, created_at: Date.now() })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+    // The insert is skipped also when another project already uses this id as its name.
+    if ((await this.find(id)) === undefined) {
+      throw new GatewayError(
+        'conflict',
+        `There is no project "${id}", and it cannot be created because another project is named "${id}". Use that project's id.`,
+      );
+    }
+  }
+}

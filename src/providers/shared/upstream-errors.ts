@@ -1,0 +1,55 @@
+import { GatewayError } from '../../errors/index.js';
+
+export interface UpstreamFailure {
+  provider: string;
+  status: number;
+  /** The provider's own error message, already extracted from its error body format. */
+  upstreamMessage: string | null;
+  /** Seconds from the provider's Retry-After, when sent. */
+  retryAfterSeconds?: number;
+}
+
+const SECRET_PATTERN = /(sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|Bearer\s+\S+)/g;
+
+function clean(message: string): string {
+  return message.replace(SECRET_PATTERN, '[redacted]').slice(0, 500);
+}
+
+/**
+ * Maps an upstream HTTP error status to the §4 family. A rejection of the gateway's own
+ * credential (401/403) is provider-neutral for the caller: the status and message are kept
+ * only in logDetail, which only the admin API shows.
+ */
+export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
+  const logDetail = { provider: failure.provider, upstreamStatus: failure.status, upstreamMessage: failure.upstreamMessage };
+  const { status } = failure;
+  if (status === 401 || status === 403) {
+    return new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
+      logDetail,
+    });
+  }
+  if (status === 408 || status === 504) {
+    return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', { logDetail });
+  }
+  if (status === 429) {
+    return new GatewayError('rate_limit_exceeded', 'The model provider is rate limiting requests for this model. Retry later.', {
+      logDetail,
+      retryAfterSeconds: failure.retryAfterSeconds ?? 1,
+    });
+  }
+  if (status === 413) {
+    return new GatewayError('request_too_large', 'The model provider rejected the request as too large. Send less content.', { logDetail });
+  }
+  if (status >= 400 && status < 500) {
+    const detail = failure.upstreamMessage !== null ? `: ${clean(failure.upstreamMessage)}` : '.';
+    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { logDetail });
+  }
+  return new GatewayError('provider_error', 'The model provider failed to answer. Try again later.', { logDetail });
+}
+
+export function retryAfterOf(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
+}

@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request the fake upstream received, kept for assertions. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  rawBody: Buffer;
+  /** Parsed JSON body, or undefined when the body is not JSON. */
+  json: any;
+}
+
+export type FakeHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+
+export interface FakeServer {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Handles the next requests to `METHOD /path` (path without query; prefix match when it ends with '*'). */
+  on(route: string, handler: FakeHandler): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback HTTP server that plays a vendor API: tests script its answers per route and
+ * assert what it received. Vendor-specific helpers (openai.ts, gemini.ts, anthropic.ts) build
+ * the documented bodies and SSE framing on top of it.
+ */
+export async function startFakeServer(): Promise<FakeServer> {
+  const routes = new Map<string, FakeHandler>();
+  const requests: RecordedRequest[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks);
+    let json: unknown;
+    try {
+      json = rawBody.length > 0 && String(req.headers['content-type'] ?? '').includes('json') ? JSON.parse(rawBody.toString('utf8')) : undefined;
+    } catch {
+      json = undefined;
+    }
+    const path = (req.url ?? '/').split('?')[0]!;
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, rawBody, json };
+    requests.push(recorded);
+    const key = `${req.method} ${path}`;
+    const handler =
+      routes.get(key) ??
+      [...routes.entries()].find(([route]) => route.endsWith('*') && key.startsWith(route.slice(0, -1)))?.[1];
+    if (handler === undefined) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `fake upstream has no handler for ${key}` } }));
+      return;
+    }
+    try {
+      await handler(recorded, res);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    on(route, handler) {
+      routes.set(route, handler);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Writes one SSE frame exactly as `data: …\n\n` (with an optional `event:` line). */
+export function writeSse(response: ServerResponse, data: string, event?: string): void {
+  response.write(`${event !== undefined ? `event: ${event}\n` : ''}data: ${data}\n\n`);
+}
