@@ -1,0 +1,128 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, resolveSecrets } from '../src/config/index.js';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'modelgate-config-'));
+}
+
+describe('configuration', () => {
+  test('defaults match decisions §2', () => {
+    const cwd = tempDir();
+    const config = loadConfig({ env: {}, cwd });
+    assert.equal(config.server.host, '127.0.0.1');
+    assert.equal(config.server.port, 8080);
+    assert.equal(config.dataDir, join(cwd, '.modelgate'));
+    assert.equal(config.requireKeys, true);
+    assert.equal(config.logs.payloads, true);
+    assert.equal(config.upstream.timeoutMs, 60000);
+    assert.equal(config.providers.openai.baseUrl, 'https://api.openai.com/v1');
+    assert.equal(config.providers.gemini.baseUrl, 'https://generativelanguage.googleapis.com');
+    assert.equal(config.providers.anthropic.baseUrl, 'https://api.anthropic.com');
+    assert.deepEqual(config.agents.httpAllowlist, []);
+    assert.ok(Object.isFrozen(config) && Object.isFrozen(config.server));
+  });
+
+  test('precedence: flags > environment > config file > defaults', () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'server:\n  port: 7000\n  host: 0.0.0.0\nlogs:\n  payloads: false\n');
+    const fromFile = loadConfig({ env: {}, cwd });
+    assert.equal(fromFile.server.port, 7000);
+    assert.equal(fromFile.server.host, '0.0.0.0');
+    assert.equal(fromFile.logs.payloads, false);
+
+    const fromEnv = loadConfig({ env: { MODELGATE_PORT: '7100', MODELGATE_LOG_PAYLOADS: 'true' }, cwd });
+    assert.equal(fromEnv.server.port, 7100);
+    assert.equal(fromEnv.server.host, '0.0.0.0');
+    assert.equal(fromEnv.logs.payloads, true);
+
+    const fromFlags = loadConfig({ env: { MODELGATE_PORT: '7100' }, cwd, flags: { port: 7200 } });
+    assert.equal(fromFlags.server.port, 7200);
+  });
+
+  test('PORT is honoured when MODELGATE_PORT is not set', () => {
+    assert.equal(loadConfig({ env: { PORT: '9001' }, cwd: tempDir() }).server.port, 9001);
+    assert.equal(loadConfig({ env: { PORT: '9001', MODELGATE_PORT: '9002' }, cwd: tempDir() }).server.port, 9002);
+  });
+
+  test('--config / MODELGATE_CONFIG choose the file; a missing explicit file is an error', () => {
+    const cwd = tempDir();
+    const path = join(cwd, 'other.yaml');
+    writeFileSync(path, 'requireKeys: false\n');
+    assert.equal(loadConfig({ env: { MODELGATE_CONFIG: path }, cwd }).requireKeys, false);
+    assert.equal(loadConfig({ env: {}, cwd, flags: { configPath: path } }).requireKeys, false);
+    assert.throws(() => loadConfig({ env: { MODELGATE_CONFIG: join(cwd, 'nope.yaml') }, cwd }), /does not exist/);
+  });
+
+  test('lists come from comma-separated environment values', () => {
+    const config = loadConfig({ env: { MODELGATE_AGENT_HTTP_ALLOWLIST: 'api.example.com, tools.example.com:8443' }, cwd: tempDir() });
+    assert.deepEqual(config.agents.httpAllowlist, ['api.example.com', 'tools.example.com:8443']);
+  });
+
+  test('bad values stop start-up with one message naming the field and its source', () => {
+    const cwd = tempDir();
+    assert.throws(() => loadConfig({ env: { MODELGATE_PORT: 'eighty' }, cwd }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /MODELGATE_PORT must be a whole number/);
+      return true;
+    });
+    assert.throws(() => loadConfig({ env: { MODELGATE_REQUIRE_KEYS: 'maybe' }, cwd }), /MODELGATE_REQUIRE_KEYS must be true or false/);
+    assert.throws(() => loadConfig({ env: { MODELGATE_PORT: '70000' }, cwd }), /invalid setting server\.port \(from environment variable MODELGATE_PORT\)/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'upstream:\n  timeoutMs: -5\n');
+    assert.throws(() => loadConfig({ env: {}, cwd }), /invalid setting upstream\.timeoutMs \(from config file .*modelgate\.yaml\)/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'server:\n  prot: 1\n');
+    assert.throws(() => loadConfig({ env: {}, cwd }), /server\.prot.*not a known setting/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'server: [1, 2\n');
+    assert.throws(() => loadConfig({ env: {}, cwd }), /not valid YAML/);
+  });
+
+  test('a secret with a bad value is named without printing the secret', () => {
+    const cwd = tempDir();
+    const secretValue = 'postgres://user:SuperSecretPassword@db/x';
+    try {
+      loadConfig({ env: { DATABASE_URL: secretValue.replace('postgres', 'mysql') }, cwd });
+      assert.fail('expected an error');
+    } catch (error) {
+      assert.match((error as Error).message, /databaseUrl/);
+      assert.doesNotMatch((error as Error).message, /SuperSecretPassword/);
+    }
+  });
+
+  test('PostgreSQL mode requires MODELGATE_ENCRYPTION_KEY', () => {
+    assert.throws(
+      () => loadConfig({ env: { DATABASE_URL: 'postgres://postgres@127.0.0.1/test' }, cwd: tempDir() }),
+      /MODELGATE_ENCRYPTION_KEY is required/,
+    );
+  });
+
+  test('embedded mode generates the encryption key and admin token once, mode 0600', () => {
+    const cwd = tempDir();
+    const config = loadConfig({ env: {}, cwd });
+    const first = resolveSecrets(config);
+    const second = resolveSecrets(config);
+    assert.equal(first.encryptionKey.length, 32);
+    assert.deepEqual(first.encryptionKey, second.encryptionKey);
+    assert.equal(first.adminToken, second.adminToken);
+    assert.ok(first.adminTokenFile !== undefined);
+    assert.equal(statSync(first.adminTokenFile).mode & 0o777, 0o600);
+    assert.equal(statSync(join(config.dataDir, 'encryption.key')).mode & 0o777, 0o600);
+  });
+
+  test('an admin token given by the operator is never written to disk', () => {
+    const cwd = tempDir();
+    const token = 'operator-token-0123456789abcdef';
+    const config = loadConfig({ env: { MODELGATE_ADMIN_TOKEN: token }, cwd });
+    const secrets = resolveSecrets(config);
+    assert.equal(secrets.adminToken, token);
+    assert.equal(secrets.adminTokenFile, undefined);
+    assert.throws(() => readFileSync(join(config.dataDir, 'admin-token')), /ENOENT/);
+  });
+
+  test('an encryption key that is not 32 bytes of base64 is refused', () => {
+    const config = loadConfig({ env: { MODELGATE_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, cwd: tempDir() });
+    assert.throws(() => resolveSecrets(config), /encryptionKey: must be 32 bytes/);
+  });
+});
