@@ -80,7 +80,7 @@ export const ConfigSchema = Type.Object(
       {
         host: Type.String({ minLength: 1, default: '127.0.0.1' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-        workers: Type.Integer({ minimum: 0, default: 1, description: '0 = one per core' }),
+        workers: Type.Integer({ minimum: 0, default: 0, description: '0 = one per core with Redis, else 1' }),
         bodyLimitBytes: PositiveInt(20 * 1024 * 1024, 'largest JSON body on model endpoints'),
         shutdownGraceMs: PositiveInt(10_000, 'how long a graceful shutdown waits for in-flight requests'),
         trustProxy: Type.Boolean({ default: false }),
@@ -138,6 +138,14 @@ export const ConfigSchema = Type.Object(
         queueSize: PositiveInt(10_000, 'records waiting to be written before new ones are dropped'),
         batchSize: PositiveInt(500, 'records written per batch'),
         flushIntervalMs: PositiveInt(200, 'longest time a record waits in the queue'),
+        maxPayloadBytes: PositiveInt(256 * 1024, 'largest request or response payload kept per record; larger ones keep a preview'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    limits: Type.Object(
+      {
+        redisKeyPrefix: Type.String({ minLength: 1, default: 'modelgate:limits:', description: 'prefix of the counters in Redis' }),
+        redisCommandTimeoutMs: PositiveInt(500, 'longest wait for Redis before this instance enforces limits on its own'),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,0 +1,56 @@
+// A minimal, fast fake OpenAI upstream for the benchmark: plain node:http, fixed bodies.
+// POST /v1/chat/completions (JSON, or SSE when "stream": true), POST /v1/embeddings.
+// With HOLD_STREAMS=1 streamed responses send one frame and then stay open (for the
+// open-streams memory measurement) until the client goes away.
+import { createServer } from 'node:http';
+
+const port = Number(process.env.PORT ?? 0);
+const holdStreams = process.env.HOLD_STREAMS === '1';
+const created = Math.floor(Date.now() / 1000);
+
+const completion = JSON.stringify({
+  id: 'chatcmpl-bench', object: 'chat.completion', created, model: 'gpt-4o-mini-2024-07-18', system_fingerprint: 'fp_bench',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
+});
+const chunk = (delta, finish) => `data: ${JSON.stringify({
+  id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'gpt-4o-mini-2024-07-18', system_fingerprint: 'fp_bench',
+  choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+})}\n\n`;
+const words = ['Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?'];
+const streamFrames = [chunk({ role: 'assistant', content: '' }, null), ...words.map((word) => chunk({ content: word }, null)), chunk({}, 'stop')];
+const usageFrame = `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'gpt-4o-mini-2024-07-18', choices: [], usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 } })}\n\n`;
+const embedding = JSON.stringify({
+  object: 'list', model: 'text-embedding-3-small',
+  data: [{ object: 'embedding', index: 0, embedding: Array.from({ length: 256 }, (_, i) => Math.sin(i) / 10) }],
+  usage: { prompt_tokens: 8, total_tokens: 8 },
+});
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    if (req.url === '/v1/embeddings') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(embedding) });
+      res.end(embedding);
+      return;
+    }
+    const body = Buffer.concat(chunks);
+    // Cheap stream detection: the benchmark bodies put "stream":true near the start.
+    const streaming = body.subarray(0, 256).includes('"stream":true');
+    if (!streaming) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
+      res.end(completion);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (holdStreams) {
+      res.write(streamFrames[0]);
+      return; // held open until the client disconnects
+    }
+    const wantsUsage = body.includes('"include_usage":true');
+    res.end(streamFrames.join('') + (wantsUsage ? usageFrame : '') + 'data: [DONE]\n\n');
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(port, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
