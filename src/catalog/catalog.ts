@@ -1,4 +1,4 @@
-import type { GatewayConfig, ModelOverride } from '../config/index.js';
+import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
@@ -73,7 +73,9 @@ function applyOverride(base: ModelSpec | undefined, override: ModelOverride, def
 export class Catalog {
   private readonly models = new Map<string, CatalogModel>();
   private readonly serviceAliases = new Map<string, string>();
-  private readonly legacyAliases: Record<string, string>;
+  private readonly legacyAliases = new Map<string, string>();
+  /** Ids the operator disabled: refused, not re-admitted through their safe prefix. */
+  private readonly disabledIds = new Set<string>();
   private readonly safePrefixes: readonly SafePrefix[];
   private readonly providerNames: ReadonlySet<string>;
   readonly defaultChatModel: string;
@@ -84,25 +86,39 @@ export class Catalog {
     const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
     const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }) => {
       for (const override of overrides) {
-        if (override.disabled === true) specs.delete(override.id);
-        else specs.set(override.id, applyOverride(specs.get(override.id), override, defaults));
+        if (override.disabled === true) {
+          specs.delete(override.id);
+          this.disabledIds.add(override.id);
+        } else {
+          specs.set(override.id, applyOverride(specs.get(override.id), override, defaults));
+          this.disabledIds.delete(override.id);
+        }
       }
     };
-    for (const provider of config.providers.compatible) applyAll(provider.models, { provider: provider.name, ownedBy: provider.name });
+    // A model declared under a compatible provider is served by that provider, even when it shadows a shipped id.
+    for (const provider of config.providers.compatible) {
+      applyAll(provider.models.map((model) => ({ ...model, provider: model.provider ?? provider.name })), { provider: provider.name, ownedBy: provider.name });
+    }
     applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' });
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
     }
-    this.legacyAliases = { ...data.legacyAliases, ...config.catalog.aliases };
-    for (const [alias, target] of Object.entries(this.legacyAliases)) {
-      if (!this.models.has(target)) throw new GatewayError('internal_error', `catalog alias ${alias} points to unknown model ${target}`);
+    // A shipped alias whose model the operator disabled goes with it; the operator's own must resolve.
+    for (const [alias, target] of Object.entries(data.legacyAliases)) {
+      if (this.models.has(target)) this.legacyAliases.set(alias, target);
+    }
+    for (const [alias, target] of Object.entries(config.catalog.aliases)) {
+      if (!this.models.has(target)) {
+        throw new ConfigError(`catalog.aliases.${alias}: "${target}" is not a model of the catalog; name a model id (see catalog.models)`);
+      }
+      this.legacyAliases.set(alias, target);
     }
     const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
     for (const [alias, target] of Object.entries(serviceTargets)) {
       const model = this.models.get(target);
       if (model === undefined || model.entry.mode !== 'chat') {
-        throw new GatewayError('internal_error', `service alias ${alias} must point to a chat model of the catalog, not ${target}`);
+        throw new ConfigError(`catalog.serviceAliases.${alias}: "${target}" is not a chat model of the catalog; set catalog.serviceAliases.${alias} to one`);
       }
       this.serviceAliases.set(alias, target);
     }
@@ -110,7 +126,7 @@ export class Catalog {
     this.defaultChatModel = config.catalog.defaultModel ?? data.defaultChatModel;
     const defaultModel = this.models.get(this.defaultChatModel);
     if (defaultModel === undefined || defaultModel.entry.mode !== 'chat') {
-      throw new GatewayError('internal_error', `catalog.defaultModel ${this.defaultChatModel} is not a chat model of the catalog`);
+      throw new ConfigError(`catalog.defaultModel: "${this.defaultChatModel}" is not a chat model of the catalog; set catalog.defaultModel to one`);
     }
     this.publicList = [
       ...[...this.serviceAliases].map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
@@ -127,8 +143,9 @@ export class Catalog {
     return this.publicList;
   }
 
-  aliases(): Readonly<Record<string, string>> {
-    return this.legacyAliases;
+  /** The `aliases` map of `GET /v1/models`: legacy short name → full model id. */
+  aliases(): Record<string, string> {
+    return Object.fromEntries(this.legacyAliases);
   }
 
   supportedModelIds(): string[] {
@@ -156,7 +173,8 @@ export class Catalog {
 
   private lookup(requested: string, options: ResolveOptions): ResolvedModel {
     const hint = options.providerHint;
-    const targetId = this.serviceAliases.get(requested) ?? this.legacyAliases[requested] ?? requested;
+    const targetId = this.serviceAliases.get(requested) ?? this.legacyAliases.get(requested) ?? requested;
+    if (this.disabledIds.has(targetId)) throw this.notFound(requested, options, 'it is disabled on this gateway');
     const known = this.models.get(targetId);
     if (known !== undefined) {
       if (hint !== undefined && !this.providerMatches(hint, known.provider, known.entry.owned_by)) {
@@ -207,7 +225,11 @@ export class Catalog {
   }
 
   private notFound(requested: string, options: ResolveOptions, why?: string): GatewayError {
-    const candidates = [...this.supportedModelIds(), ...Object.keys(this.legacyAliases)];
+    // Only ids this endpoint can serve are worth suggesting.
+    const candidates = [
+      ...this.publicList.filter((entry) => entry.mode === options.mode).map((entry) => entry.id),
+      ...[...this.legacyAliases].filter(([, target]) => this.models.get(target)?.entry.mode === options.mode).map(([alias]) => alias),
+    ];
     const suggestions = closestIds(requested, candidates, 3);
     const suggestion = suggestions.length > 0 ? ` Did you mean ${suggestions.map((id) => `"${id}"`).join(', ')}?` : '';
     const reason = why === undefined ? 'is not a model of this gateway' : `cannot be used: ${why}`;

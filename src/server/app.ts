@@ -14,11 +14,20 @@ export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, Serv
 /** A route module: adds its routes to the app using the shared context. */
 export type RouteModule = (app: GatewayApp, context: GatewayContext) => void | Promise<void>;
 
+export interface AppModules {
+  /**
+   * Request decorations and hooks. They run before any plugin is registered: a plugin
+   * registered earlier (the API reference page) would not see decorations added later.
+   */
+  hooks: readonly RouteModule[];
+  routes: readonly RouteModule[];
+}
+
 /**
  * Builds the HTTP app: framework set-up, the one error mapping, request ids, OpenAPI, and
- * the route modules given. Listening is left to the caller (tests use inject or port 0).
+ * the hooks and route modules given. Listening is left to the caller (tests use port 0).
  */
-export async function buildApp(context: GatewayContext, routes: readonly RouteModule[]): Promise<GatewayApp> {
+export async function buildApp(context: GatewayContext, modules: AppModules): Promise<GatewayApp> {
   const { config } = context;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -57,6 +66,8 @@ export async function buildApp(context: GatewayContext, routes: readonly RouteMo
     );
   });
 
+  for (const hook of modules.hooks) await hook(app, context);
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -73,9 +84,18 @@ export async function buildApp(context: GatewayContext, routes: readonly RouteMo
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  // Own CSP instead of the plugin's: its upgrade-insecure-requests blanks the page on a plain-HTTP
+  // gateway reached by any non-loopback name, and Swagger UI injects inline styles. Everything is self-hosted.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
+      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: 'modelgate API reference' },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  for (const route of routes) await route(app, context);
+  for (const route of modules.routes) await route(app, context);
   return app;
 }

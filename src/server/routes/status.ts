@@ -1,0 +1,76 @@
+import type { FastifyRequest } from 'fastify';
+import type { RouteModule } from '../app.js';
+import { buildDocsMetadata } from './docs-metadata.js';
+import { DocsMetadataResponseSchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
+
+const METADATA_PATH = '/v1/docs/metadata';
+
+// A Host header is reflected into URLs we hand out, so only a plain host[:port] is trusted.
+const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The status and catalog routes (no key needed): `GET /`, `GET /v1/models` and
+ * `GET /v1/docs/metadata`.
+ */
+export const statusRoutes: RouteModule = (app, context) => {
+  const { catalog, config } = context;
+
+  /** The gateway's base URL as this caller reached it (honours X-Forwarded-* only with trustProxy). */
+  const baseUrlOf = (request: FastifyRequest): string => {
+    if (PLAIN_HOST.test(request.host)) return `${request.protocol}://${request.host}`;
+    // No usable Host: name the address the connection reached.
+    const { localAddress, localPort } = request.socket;
+    const address = localAddress === undefined ? config.server.host : localAddress.includes(':') ? `[${localAddress}]` : localAddress;
+    return `${request.protocol}://${address}:${localPort ?? config.server.port}`;
+  };
+
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'Service status',
+        description: 'Whether the gateway runs, where its documentation is, and the model ids it serves.',
+        tags: ['status'],
+        response: { 200: StatusResponseSchema },
+      },
+    },
+    async (request) => ({
+      status: 'ok' as const,
+      message: 'modelgate is running. Pick a model from GET /v1/models; call model endpoints with an API key.',
+      documentation: `${baseUrlOf(request)}/docs`,
+      metadata: METADATA_PATH,
+      default_model: catalog.defaultChatModel,
+      supported_models: catalog.supportedModelIds(),
+      upcoming_models: [],
+    }),
+  );
+
+  app.get(
+    '/v1/models',
+    {
+      schema: {
+        summary: 'List models',
+        description: 'The live catalog: every model and service alias with its mode, endpoint, limits and prices, plus legacy aliases.',
+        tags: ['status'],
+        response: { 200: ModelListResponseSchema },
+      },
+    },
+    async () => {
+      const models = [...catalog.list()];
+      return { object: 'list' as const, default_model: catalog.defaultChatModel, aliases: catalog.aliases(), available_models: models, data: models };
+    },
+  );
+
+  app.get(
+    METADATA_PATH,
+    {
+      schema: {
+        summary: 'Docs metadata',
+        description: 'Model catalog, endpoint list, quickstarts for this gateway, playground examples and pricing notes.',
+        tags: ['status'],
+        response: { 200: DocsMetadataResponseSchema },
+      },
+    },
+    async (request) => buildDocsMetadata(catalog, baseUrlOf(request)),
+  );
+};

@@ -1,0 +1,103 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+interface Operation {
+  summary?: string;
+  responses: Record<string, { content: Record<string, { schema?: { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } }> }>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation | undefined> | undefined>;
+}
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // A non-loopback name for the gateway: browsers treat loopback specially (for example when
+  // upgrading insecure requests), and operators reach the docs by a host name.
+  '--host-resolver-rules=MAP gateway.test 127.0.0.1',
+];
+
+describe('OpenAPI document and API reference', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway();
+  });
+  after(async () => {
+    await gateway.close();
+  });
+
+  test('/openapi.json is a valid OpenAPI 3.1 document, version 1.4.2, without admin routes', async () => {
+    const response = await fetch(`${gateway.url}/openapi.json`);
+    assert.equal(response.status, 200);
+    const document = (await response.json()) as OpenApiDocument & Record<string, unknown>;
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+    assert.equal(validator.version, '3.1');
+    assert.equal(document.openapi, '3.1.0');
+    assert.equal(document.info.version, '1.4.2');
+
+    const paths = Object.keys(document.paths);
+    assert.deepEqual(paths.filter((path) => path.startsWith('/admin')), [], 'admin routes are not public');
+    assert.ok(!paths.some((path) => path.startsWith('/docs') || path === '/openapi.json'), 'the reference pages document nothing');
+    for (const path of ['/', '/v1/models', '/v1/docs/metadata']) {
+      const operation = document.paths[path]?.get;
+      assert.ok(operation !== undefined, `GET ${path} is documented`);
+      assert.equal(typeof operation.summary, 'string', path);
+      assert.ok(operation.responses['200']?.content['application/json']?.schema !== undefined, `${path} documents its response`);
+    }
+    const listSchema = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema;
+    assert.ok(listSchema?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+  });
+
+  test(
+    '/docs renders the operations in a real browser, from the gateway alone',
+    { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` },
+    async () => {
+      const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      try {
+        const port = new URL(gateway.url).port;
+        for (const origin of [gateway.url, `http://gateway.test:${port}`]) {
+          const page = await browser.newPage();
+          const requested: string[] = [];
+          const problems: string[] = [];
+          page.on('request', (request) => requested.push(request.url()));
+          page.on('requestfailed', (request) => problems.push(`failed ${request.url()}: ${request.failure()?.errorText}`));
+          page.on('console', (message) => {
+            if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+          });
+          page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+
+          const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
+          assert.equal(response?.status(), 200);
+          const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/v1/models"]') });
+          await operation.waitFor({ state: 'visible', timeout: 15_000 });
+          assert.match(await operation.innerText(), /GET\s+\/v1\/models/);
+          assert.ok((await page.locator('.opblock').count()) >= 3, `${origin}: every operation is rendered`);
+          assert.match(await page.locator('.info .title').innerText(), /modelgate/);
+
+          assert.ok(requested.length > 1, 'the page loaded its assets');
+          const foreign = requested.filter((url) => new URL(url).origin !== origin);
+          assert.deepEqual(foreign, [], `${origin}: every request goes to the gateway itself`);
+          assert.deepEqual(problems, [], `${origin}: the page works under its Content-Security-Policy`);
+          await page.close();
+        }
+      } finally {
+        await browser.close();
+      }
+    },
+  );
+});

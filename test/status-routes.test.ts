@@ -1,0 +1,248 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import OpenAI from 'openai';
+import type { Static } from '@sinclair/typebox';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { ErrorBody } from '../src/errors/index.js';
+import type {
+  DocsMetadataResponseSchema,
+  ModelListResponseSchema,
+  StatusResponseSchema,
+} from '../src/server/routes/status-schemas.js';
+
+type StatusBody = Static<typeof StatusResponseSchema>;
+type ModelListBody = Static<typeof ModelListResponseSchema>;
+type MetadataBody = Static<typeof DocsMetadataResponseSchema>;
+
+const ENTRY_FIELDS = [
+  'id', 'object', 'mode', 'endpoint', 'description', 'owned_by', 'intelligence', 'speed', 'input_modalities',
+  'output_modalities', 'context_window', 'max_output_tokens', 'supports_streaming', 'capabilities', 'pricing',
+];
+const CAPABILITY_KEYS = ['text', 'images', 'files', 'pdf', 'audio', 'tools', 'embeddings', 'image_generation'];
+const PRICING_KEYS = ['input_per_million', 'output_per_million', 'cached_input_per_million', 'image_per_unit', 'audio_per_minute', 'status', 'note'];
+
+async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(url, { headers });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** GET with a raw Host header (fetch does not let a caller set Host). */
+function getWithHost(url: string, host: string, extraHeaders: Record<string, string> = {}): Promise<StatusBody> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { headers: { host, ...extraHeaders } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve(JSON.parse(text) as StatusBody));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('status routes', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway();
+  });
+  after(async () => {
+    await gateway.close();
+  });
+
+  test('GET / reports status, documentation, metadata and the models, without a key', async () => {
+    const { status, body } = await getJson<StatusBody>(`${gateway.url}/`);
+    assert.equal(status, 200);
+    assert.deepEqual(Object.keys(body).sort(), ['default_model', 'documentation', 'message', 'metadata', 'status', 'supported_models', 'upcoming_models']);
+    assert.equal(body.status, 'ok');
+    assert.equal(typeof body.message, 'string');
+    assert.equal(body.documentation, `${gateway.url}/docs`);
+    assert.equal(body.metadata, '/v1/docs/metadata');
+    assert.equal(body.default_model, gateway.gateway.context.catalog.defaultChatModel);
+    assert.deepEqual(body.upcoming_models, []);
+    const models = await getJson<ModelListBody>(`${gateway.url}/v1/models`);
+    assert.deepEqual(body.supported_models, models.body.available_models.map((entry) => entry.id));
+    assert.ok(body.supported_models.includes(body.default_model));
+
+    const docs = await fetch(body.documentation);
+    assert.equal(docs.status, 200);
+    assert.match(docs.headers.get('content-type') ?? '', /text\/html/);
+    await docs.body?.cancel();
+  });
+
+  test('the documentation link follows the host the caller used, and ignores a malformed Host', async () => {
+    const port = new URL(gateway.url).port;
+    const named = await getWithHost(`${gateway.url}/`, `gateway.internal:${port}`);
+    assert.equal(named.documentation, `http://gateway.internal:${port}/docs`);
+    const malformed = await getWithHost(`${gateway.url}/`, 'evil.example/phish?x=');
+    assert.equal(malformed.documentation, `${gateway.url}/docs`, 'falls back to the address the connection reached');
+    const forwarded = await getWithHost(`${gateway.url}/`, `gateway.internal:${port}`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+    assert.equal(forwarded.documentation, `http://gateway.internal:${port}/docs`, 'X-Forwarded-* is ignored without server.trustProxy');
+  });
+
+  test('public routes answer even with a wrong key', async () => {
+    for (const path of ['/', '/v1/models', '/v1/docs/metadata']) {
+      const { status } = await getJson<unknown>(`${gateway.url}${path}`, { authorization: 'Bearer sk-mg-not-a-real-key' });
+      assert.equal(status, 200, path);
+    }
+  });
+
+  test('GET /v1/models lists every entry with the fields of the spec', async () => {
+    const { status, body } = await getJson<ModelListBody>(`${gateway.url}/v1/models`);
+    assert.equal(status, 200);
+    assert.equal(body.object, 'list');
+    assert.equal(body.default_model, gateway.gateway.context.catalog.defaultChatModel);
+    assert.deepEqual(body.data, body.available_models);
+    const ids = new Set(body.available_models.map((entry) => entry.id));
+    for (const [alias, target] of Object.entries(body.aliases)) {
+      assert.ok(ids.has(target as string), `alias ${alias} points to listed ${String(target)}`);
+      assert.ok(!ids.has(alias), `legacy alias ${alias} is not a model entry`);
+    }
+    for (const entry of body.available_models) {
+      const expected = entry.default_voice === undefined ? ENTRY_FIELDS : [...ENTRY_FIELDS, 'default_voice'];
+      assert.deepEqual(Object.keys(entry).sort(), [...expected].sort(), entry.id);
+      assert.equal(entry.object, 'model');
+      assert.deepEqual(Object.keys(entry.capabilities).sort(), [...CAPABILITY_KEYS].sort(), entry.id);
+      if (entry.pricing !== null) assert.deepEqual(Object.keys(entry.pricing).sort(), [...PRICING_KEYS].sort(), entry.id);
+    }
+    const services = body.available_models.filter((entry) => entry.owned_by === 'modelgate');
+    assert.deepEqual(services.map((entry) => entry.id), ['service-1', 'service-2', 'service-3', 'service-4', 'service-5']);
+    const owners = new Set(body.available_models.map((entry) => entry.owned_by));
+    for (const owner of ['openai', 'google', 'anthropic']) assert.ok(owners.has(owner), owner);
+    const speech = body.available_models.find((entry) => entry.id === 'tts-1')!;
+    assert.equal(speech.default_voice, 'alloy');
+    assert.equal(speech.context_window, null);
+  });
+
+  test('the openai SDK lists the models', async () => {
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused-for-public-routes' });
+    const ids: string[] = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    assert.ok(ids.includes('service-1'));
+    assert.ok(ids.includes(gateway.gateway.context.catalog.defaultChatModel));
+  });
+
+  test('GET /v1/docs/metadata holds the catalog, endpoints, quickstarts, examples and pricing notes', async () => {
+    const { status, body } = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`);
+    assert.equal(status, 200);
+    assert.deepEqual(Object.keys(body).sort(), ['endpoints', 'models', 'playground_examples', 'pricing_notes', 'quickstarts', 'version']);
+    assert.equal(body.version, '1.4.2');
+    const models = await getJson<ModelListBody>(`${gateway.url}/v1/models`);
+    assert.deepEqual(body.models, models.body.available_models);
+
+    const endpoint = (method: string, path: string) =>
+      body.endpoints.find((candidate) => candidate.method === method && candidate.path === path);
+    for (const path of ['/', '/v1/models', '/v1/docs/metadata']) assert.equal(endpoint('GET', path)?.auth, 'none', path);
+    const keyed: [string, string][] = [
+      ['/v1/chat/completions', 'model:request'],
+      ['/v1/chat/vetting', 'model:request'],
+      ['/v1/vetting/full', 'model:request'],
+      ['/v1/embeddings', 'model:request'],
+      ['/v1/images/generations', 'model:request'],
+      ['/v1/audio/speech', 'model:request'],
+      ['/v1/audio/transcriptions', 'model:request'],
+      ['/v1/agents/{slug}/runs', 'agents:execute'],
+      ['/v1/utils/encrypt', 'utils:crypto'],
+      ['/v1/utils/decrypt', 'utils:crypto'],
+    ];
+    for (const [path, scope] of keyed) {
+      const found = endpoint('POST', path);
+      assert.ok(found !== undefined, path);
+      assert.equal(found.auth, 'api_key', path);
+      assert.equal(found.scope, scope, path);
+      assert.ok(found.description.length > 0, path);
+    }
+    assert.ok(!body.endpoints.some((candidate) => candidate.path.startsWith('/admin')));
+
+    const defaultModel = models.body.default_model;
+    const byId = new Map(body.quickstarts.map((quickstart) => [quickstart.id, quickstart]));
+    for (const id of ['chat-curl', 'chat-python', 'chat-node']) {
+      const quickstart = byId.get(id) as { code: string } | undefined;
+      assert.ok(quickstart !== undefined, id);
+      assert.ok(quickstart.code.includes(gateway.url), `${id} uses the running base URL`);
+      assert.ok(quickstart.code.includes(defaultModel), `${id} uses the default model`);
+    }
+    assert.match((byId.get('chat-python') as { code: string }).code, new RegExp(`base_url="${gateway.url}/v1"`));
+
+    const supported = new Set(models.body.available_models.map((entry) => entry.id));
+    assert.ok(body.playground_examples.length >= 3);
+    for (const example of body.playground_examples) {
+      assert.ok(endpoint(example.method, example.path) !== undefined, `${example.id} targets a listed endpoint`);
+      assert.ok(supported.has(String(example.body.model)), `${example.id} uses a listed model`);
+    }
+    assert.ok(body.pricing_notes.length > 0);
+    for (const note of body.pricing_notes) assert.equal(typeof note, 'string');
+    assert.ok(body.pricing_notes.some((note: string) => note.includes('starts_at')));
+  });
+
+  test('every response carries x-request-id, and an unknown route is a §4 404', async () => {
+    for (const path of ['/', '/v1/models', '/v1/docs/metadata', '/openapi.json', '/docs']) {
+      const response = await fetch(`${gateway.url}${path}`);
+      assert.match(response.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/, path);
+      await response.body?.cancel();
+    }
+    const ids = new Set<string>();
+    for (const [method, path] of [['GET', '/v1/nothing'], ['POST', '/v2/chat/completions'], ['DELETE', '/v1/models']] as const) {
+      const response = await fetch(`${gateway.url}${path}`, {
+        method,
+        ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+      });
+      assert.equal(response.status, 404, `${method} ${path}`);
+      const requestId = response.headers.get('x-request-id')!;
+      ids.add(requestId);
+      const body = (await response.json()) as ErrorBody;
+      assert.deepEqual(Object.keys(body), ['error']);
+      assert.equal(body.error.type, 'invalid_request_error');
+      assert.equal(body.error.code, 'not_found');
+      assert.equal(body.error.param, null);
+      assert.equal(body.error.request_id, requestId);
+      assert.ok(body.error.message.includes(path), 'the message names the route');
+    }
+    assert.equal(ids.size, 3, 'each request gets its own id');
+  });
+});
+
+describe('status routes with operator settings', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway({
+      configFile: {
+        server: { trustProxy: true },
+        catalog: {
+          defaultModel: 'claude-haiku-4-5',
+          aliases: { fast: 'gemini-2.5-flash' },
+          models: [{ id: 'gpt-4o', disabled: true }],
+        },
+        providers: {
+          compatible: [{ name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: [{ id: 'llama3.2', context_window: 131072 }] }],
+        },
+      },
+    });
+  });
+  after(async () => {
+    await gateway.close();
+  });
+
+  test('the catalog shown is the configured one', async () => {
+    const { body } = await getJson<ModelListBody>(`${gateway.url}/v1/models`);
+    assert.equal(body.default_model, 'claude-haiku-4-5');
+    assert.equal(body.aliases.fast, 'gemini-2.5-flash');
+    assert.equal(body.aliases.gpt4o, undefined);
+    const ids = body.available_models.map((entry) => entry.id);
+    assert.ok(!ids.includes('gpt-4o'));
+    const llama = body.available_models.find((entry) => entry.id === 'llama3.2')!;
+    assert.equal(llama.owned_by, 'ollama');
+    assert.equal(llama.context_window, 131072);
+    assert.equal(llama.pricing, null);
+    const status = await getJson<StatusBody>(`${gateway.url}/`);
+    assert.equal(status.body.default_model, 'claude-haiku-4-5');
+  });
+
+  test('behind a trusted proxy the documentation link uses the forwarded scheme and host', async () => {
+    const { body } = await getJson<StatusBody>(`${gateway.url}/`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+    assert.equal(body.documentation, 'https://api.example.com/docs');
+    const metadata = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+    const curl = metadata.body.quickstarts.find((quickstart) => quickstart.id === 'chat-curl')!;
+    assert.match(curl.code, /^curl https:\/\/api\.example\.com\/v1\/chat\/completions/);
+  });
+});
