@@ -1,0 +1,1 @@
+export { Keyring, keyIdOf, isEncryptedValue, ENCRYPTED_PREFIX } from './keyring.js';

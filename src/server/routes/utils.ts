@@ -1,0 +1,66 @@
+import { Type } from '@sinclair/typebox';
+import { Keyring } from '../../crypto/index.js';
+import type { RouteModule } from '../app.js';
+
+const EncryptBody = Type.Object(
+  { text: Type.String({ description: 'Plain text to encrypt (e.g. a VETTING system prompt).' }) },
+  { additionalProperties: false },
+);
+const EncryptResponse = Type.Object({
+  encryptedText: Type.String({ description: 'An enc:: value: AES-256-GCM, tagged with the id of the key that sealed it.' }),
+});
+const DecryptBody = Type.Object(
+  { encryptedText: Type.String({ description: 'An enc:: value returned by POST /v1/utils/encrypt.' }) },
+  { additionalProperties: false },
+);
+const DecryptResponse = Type.Object({ text: Type.String() });
+
+// Spec logging rule 5: standalone encryption-utility payloads are never stored as raw content.
+const REDACTED = '[redacted: encryption utility payload]';
+
+/** POST /v1/utils/encrypt and /v1/utils/decrypt (scope utils:crypto). */
+export const utilsRoutes: RouteModule = (app, context) => {
+  const keyring = new Keyring(context.secrets.encryptionKey, context.secrets.previousEncryptionKeys);
+
+  app.post(
+    '/v1/utils/encrypt',
+    {
+      config: { scope: 'utils:crypto' },
+      schema: {
+        summary: 'Encrypt text into an enc:: value',
+        description: 'The value can be sent in the VETTING prompt fields that accept enc:: values; the gateway decrypts it there.',
+        tags: ['utilities'],
+        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        body: EncryptBody,
+        response: { 200: EncryptResponse },
+      },
+    },
+    async (request) => {
+      request.record.mode = 'utility';
+      request.record.requestPayload = { text: REDACTED };
+      request.record.responsePayload = { encryptedText: REDACTED };
+      return { encryptedText: keyring.encrypt(request.body.text) };
+    },
+  );
+
+  app.post(
+    '/v1/utils/decrypt',
+    {
+      config: { scope: 'utils:crypto' },
+      schema: {
+        summary: 'Decrypt an enc:: value',
+        description: 'Values sealed with the current key or a previous key (previousEncryptionKeys) decrypt; altered or foreign values are a 400.',
+        tags: ['utilities'],
+        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        body: DecryptBody,
+        response: { 200: DecryptResponse },
+      },
+    },
+    async (request) => {
+      request.record.mode = 'utility';
+      request.record.requestPayload = { encryptedText: REDACTED };
+      request.record.responsePayload = { text: REDACTED };
+      return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText') };
+    },
+  );
+};

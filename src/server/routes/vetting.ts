@@ -1,0 +1,243 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Catalog, ResolvedModel } from '../../catalog/index.js';
+import { ConfigError } from '../../config/index.js';
+import { Keyring } from '../../crypto/index.js';
+import { invalidBody, isGatewayError } from '../../errors/index.js';
+import {
+  DEFAULT_TUTOR_PROMPT,
+  DEFAULT_VERIFIER_INSTRUCTIONS,
+  FullVettingBody,
+  FullVettingResponse,
+  LightweightVettingBody,
+  LightweightVettingResponse,
+  addUsage,
+  assertInputsSupported,
+  chatCallerFor,
+  estimateVettingUsage,
+  fullResponse,
+  lightweightResponse,
+  planFull,
+  planLightweight,
+  resolveVettingModel,
+  runChatOnly,
+  runVettingLoop,
+  type LoopOutcome,
+} from '../../vetting/index.js';
+import type { TokenUsage } from '../../providers/index.js';
+import type { RouteModule } from '../app.js';
+
+/** A configured default model must be a chat model of the catalog: checked at start-up, not on the first request. */
+function checkConfiguredModel(catalog: Catalog, id: string | undefined, setting: string): void {
+  if (id === undefined) return;
+  try {
+    catalog.resolve(id, { mode: 'chat', param: setting });
+  } catch (error) {
+    if (isGatewayError(error)) throw new ConfigError(`invalid setting ${setting}: "${id}" is not a chat model of the catalog`);
+    throw error;
+  }
+}
+
+/** Aborts provider calls when the client goes away before its answer was sent. */
+function abortSignalOf(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+function rejectStreaming(stream: boolean | undefined): void {
+  if (stream === true) throw invalidBody('VETTING replies are never streamed; remove stream or set it to false.', 'stream');
+}
+
+const SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+
+/** POST /v1/chat/vetting and POST /v1/vetting/full (scope model:request). */
+export const vettingRoutes: RouteModule = (app, context) => {
+  const { catalog, config } = context;
+  checkConfiguredModel(catalog, config.vetting.defaultModel, 'vetting.defaultModel');
+  checkConfiguredModel(catalog, config.vetting.verificationModel, 'vetting.verificationModel');
+  const keyring = new Keyring(context.secrets.encryptionKey, context.secrets.previousEncryptionKeys);
+  const verifierInstructions = config.vetting.verificationSystemPrompt ?? DEFAULT_VERIFIER_INSTRUCTIONS;
+  const internalVerificationModel = config.vetting.verificationModel ?? catalog.defaultChatModel;
+
+  /** Reserves the request's estimated usage before the first provider call (the log hook settles it and sends the headers). */
+  const admit = async (
+    request: FastifyRequest,
+    models: readonly ResolvedModel[],
+    plan: { draftBody: { messages: unknown[] }; maxTokens: number | undefined },
+    attempts: number,
+  ) => {
+    const estimate = estimateVettingUsage({
+      promptCharacters: JSON.stringify(plan.draftBody.messages).length,
+      maxTokens: plan.maxTokens,
+      attempts,
+      pricing: models.map((model) => model.model.entry.pricing),
+    });
+    request.record.admission = await context.limits.admit(request.principal, estimate);
+  };
+
+  const callerFor = (request: FastifyRequest, model: ResolvedModel, signal: AbortSignal) =>
+    chatCallerFor(context.providers, model, { signal, requestId: request.id });
+
+  const recordOutcome = (request: FastifyRequest, usage: { chatUsage: TokenUsage; verificationUsage: TokenUsage | null }, extra: Record<string, unknown>) => {
+    request.record.usage = addUsage(usage.chatUsage, usage.verificationUsage);
+    request.record.extra = extra;
+  };
+
+  app.post(
+    '/v1/chat/vetting',
+    {
+      config: { scope: 'model:request' },
+      schema: {
+        summary: 'Chat with a verification pass (lightweight VETTING)',
+        description:
+          'Drafts a reply with `model`, has the internal verification model check it against vettingConfig, and redrafts with feedback until it passes or maxAttempts is used. Fails closed: without a pass the reply is the configured fallback message. Never streams.',
+        tags: ['vetting'],
+        security: SECURITY,
+        body: LightweightVettingBody,
+        response: { 200: LightweightVettingResponse },
+      },
+    },
+    async (request, reply) => {
+      const { body, record } = request;
+      record.mode = 'vetting';
+      record.requestPayload = body;
+      rejectStreaming(body.stream);
+      const requested = body.model ?? config.vetting.defaultModel ?? catalog.defaultChatModel;
+      record.requestedModel = requested;
+      const draftModel = resolveVettingModel(catalog, request.principal, {
+        requested,
+        param: 'model',
+        providerHint: body.provider,
+        checkKeyAllows: true,
+      });
+      record.resolvedModel = draftModel.id;
+      record.provider = draftModel.model.provider;
+      const verificationModel = resolveVettingModel(catalog, request.principal, {
+        requested: internalVerificationModel,
+        param: 'vetting.verificationModel',
+        checkKeyAllows: false,
+      });
+      assertInputsSupported(draftModel, body.messages);
+      const plan = planLightweight(body, { keyring, verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
+      record.requestPayload = plan.loggedRequest;
+      await admit(request, [draftModel, verificationModel], plan, plan.maxAttempts);
+
+      const signal = abortSignalOf(reply);
+      const outcome = await runVettingLoop({
+        draft: callerFor(request, draftModel, signal),
+        verify: callerFor(request, verificationModel, signal),
+        draftBody: plan.draftBody,
+        verificationMessages: plan.verificationMessages,
+        maxAttempts: plan.maxAttempts,
+        fallbackMessage: config.vetting.fallbackMessage,
+        answerKey: null,
+        signal,
+      });
+      recordOutcome(request, outcome, vettingExtra(outcome, draftModel, verificationModel));
+      const response = lightweightResponse(outcome, { requestId: request.id, model: draftModel.id, createdAt: record.startedAt });
+      record.responsePayload = response;
+      return response;
+    },
+  );
+
+  app.post(
+    '/v1/vetting/full',
+    {
+      config: { scope: 'model:request' },
+      schema: {
+        summary: 'Answer-key VETTING',
+        description:
+          'mode "vetting": drafts with config.chatModel, checks every draft against context.items (answer keys) locally and with config.verificationModel, and redrafts until a draft passes; fails closed with the configured fallback. mode "chat": one draft, no verification. Never streams.',
+        tags: ['vetting'],
+        security: SECURITY,
+        body: FullVettingBody,
+        response: { 200: FullVettingResponse },
+      },
+    },
+    async (request, reply) => {
+      const { body, record } = request;
+      record.mode = 'vetting';
+      record.requestPayload = body;
+      rejectStreaming(body.stream);
+      record.requestedModel = body.config.chatModel.modelId;
+      const draftModel = resolveVettingModel(catalog, request.principal, {
+        requested: body.config.chatModel.modelId,
+        param: 'config.chatModel.modelId',
+        checkKeyAllows: true,
+      });
+      record.resolvedModel = draftModel.id;
+      record.provider = draftModel.model.provider;
+      assertInputsSupported(draftModel, body.messages);
+      const plan = planFull(body, {
+        keyring,
+        defaultChatPrompt: config.vetting.chatSystemPrompt ?? DEFAULT_TUTOR_PROMPT,
+        verifierInstructions,
+        maxAttemptsLimit: config.vetting.maxAttemptsLimit,
+      });
+      record.requestPayload = plan.loggedRequest;
+      const signal = abortSignalOf(reply);
+      const meta = { mode: plan.mode, startedAt: record.startedAt, body };
+
+      if (plan.mode === 'chat') {
+        await admit(request, [draftModel], plan, 1);
+        const outcome = await runChatOnly(callerFor(request, draftModel, signal), plan.draftBody, config.vetting.fallbackMessage);
+        recordOutcome(request, { chatUsage: outcome.chatUsage, verificationUsage: null }, { vettingMode: 'chat', chatModel: draftModel.id });
+        const response = fullResponse({ ...outcome, verificationUsage: null, verification: null }, meta);
+        record.responsePayload = response;
+        return response;
+      }
+
+      const verificationModel = resolveVettingModel(catalog, request.principal, {
+        requested: plan.verificationModelId,
+        param: 'config.verificationModel.modelId',
+        checkKeyAllows: true,
+      });
+      await admit(request, [draftModel, verificationModel], plan, plan.maxAttempts);
+      const outcome = await runVettingLoop({
+        draft: callerFor(request, draftModel, signal),
+        verify: callerFor(request, verificationModel, signal),
+        draftBody: plan.draftBody,
+        verificationMessages: plan.verificationMessages,
+        maxAttempts: plan.maxAttempts,
+        fallbackMessage: config.vetting.fallbackMessage,
+        answerKey: plan.answerKey,
+        signal,
+      });
+      recordOutcome(request, outcome, vettingExtra(outcome, draftModel, verificationModel));
+      const response = fullResponse(
+        {
+          content: outcome.content,
+          requiresAttention: outcome.requiresAttention,
+          chatUsage: outcome.chatUsage,
+          verificationUsage: outcome.verificationUsage,
+          verification: {
+            stopReason: outcome.stopReason,
+            attemptCount: outcome.chatCalls,
+            attempts: outcome.attempts,
+            lastFailureReason: outcome.lastFailureReason,
+          },
+        },
+        meta,
+      );
+      record.responsePayload = response;
+      return response;
+    },
+  );
+};
+
+/** What the request log keeps about a loop beyond usage: who drafted, who verified, how it ended. */
+function vettingExtra(outcome: LoopOutcome, draftModel: ResolvedModel, verificationModel: ResolvedModel): Record<string, unknown> {
+  return {
+    vettingMode: 'vetting',
+    chatModel: draftModel.id,
+    verificationModel: verificationModel.id,
+    verificationProvider: verificationModel.model.provider,
+    stopReason: outcome.stopReason,
+    attemptCount: outcome.chatCalls,
+    verificationCalls: outcome.verificationCalls,
+    chatUsage: outcome.chatUsage,
+    verificationUsage: outcome.verificationUsage,
+  };
+}

@@ -1,0 +1,17 @@
+export { runVettingLoop, runChatOnly } from './loop.js';
+export type { VettingLoopInput, ChatOnlyOutcome } from './loop.js';
+export { planLightweight, lightweightResponse } from './lightweight.js';
+export type { LightweightPlan, LightweightOptions } from './lightweight.js';
+export { planFull, fullResponse } from './full.js';
+export type { FullPlan, FullOptions, FullResult } from './full.js';
+export { resolveVettingModel, assertInputsSupported, chatCallerFor } from './models.js';
+export { estimateVettingUsage } from './estimate.js';
+export { addUsage, emptyUsage } from './usage.js';
+export { AnswerKeyGuard } from './answer-key.js';
+export { readVerdict, VERDICT_RESPONSE_FORMAT, VERDICT_SCHEMA } from './verdict.js';
+export { DEFAULT_TUTOR_PROMPT, DEFAULT_VERIFIER_INSTRUCTIONS } from './prompts.js';
+export { LightweightVettingBody, FullVettingBody } from './request-schema.js';
+export type { LightweightVettingRequest, FullVettingRequest } from './request-schema.js';
+export type * from './types.js';
+export { LightweightVettingResponse, FullVettingResponse } from './response-schema.js';
+export type { LightweightVettingReply, FullVettingReply } from './response-schema.js';

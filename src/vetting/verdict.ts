@@ -1,0 +1,43 @@
+import type { JsonObject } from '../providers/index.js';
+import type { Verdict } from './types.js';
+
+/** JSON schema of the verdict; adapters map it to each vendor's structured output (decisions §6). */
+export const VERDICT_SCHEMA: JsonObject = {
+  type: 'object',
+  properties: {
+    passed: { type: 'boolean', description: 'true only when the draft follows every rule' },
+    reason: { type: 'string', description: 'why, in one or two sentences, without quoting protected content' },
+    requires_attention: { type: 'boolean', description: 'true when the conversation needs a human to look at it' },
+  },
+  required: ['passed', 'reason', 'requires_attention'],
+  additionalProperties: false,
+};
+
+export const VERDICT_RESPONSE_FORMAT: JsonObject = {
+  type: 'json_schema',
+  json_schema: { name: 'vetting_verdict', strict: true, schema: VERDICT_SCHEMA },
+};
+
+// The whole output is one fenced block, or one bare object; JSON found inside other text is not
+// a verdict (it could be the draft or the student echoed back).
+const FENCED = /^```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/i;
+
+/**
+ * Reads a verdict from the verifier's structured output, or null when it is not exactly a
+ * verdict object. Never searches free text: "verdict: pass" in prose is not a verdict.
+ */
+export function readVerdict(output: string): Verdict | null {
+  const trimmed = output.trim();
+  const json = FENCED.exec(trimmed)?.[1]?.trim() ?? trimmed;
+  if (!json.startsWith('{')) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { passed, reason, requires_attention: requiresAttention } = value as Record<string, unknown>;
+  if (typeof passed !== 'boolean' || typeof reason !== 'string' || typeof requiresAttention !== 'boolean') return null;
+  return { passed, reason, requires_attention: requiresAttention };
+}
