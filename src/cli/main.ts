@@ -1,9 +1,32 @@
-import { Command, InvalidArgumentError } from 'commander';
-import { serve } from './serve.js';
+import { Command } from 'commander';
+import { parseWholeNumber } from './arguments.js';
+import { registerKeysCommand } from './keys-command.js';
 
-export function parseInteger(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
+/**
+ * The `modelgate` CLI (decisions §5). Each command group lives in its own file and adds
+ * itself with one `register…Command(program)` call below.
+ */
+
+function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the gateway (embedded storage in ./.modelgate unless DATABASE_URL is set)')
+    .option('--port <n>', 'listen port (default 8080)', parseWholeNumber)
+    .option('--host <h>', 'listen address (default 127.0.0.1)')
+    .option('--data-dir <d>', 'data directory (default ./.modelgate)')
+    .option('--config <f>', 'YAML config file (default ./modelgate.yaml)')
+    .option('--workers <n>', 'worker processes (default 1)', parseWholeNumber)
+    .action(async (options: { port?: number; host?: string; dataDir?: string; config?: string; workers?: number }) => {
+      // Loaded on use: the server's modules take seconds to load, which every other command would pay.
+      const { serve } = await import('./serve.js');
+      await serve({
+        ...(options.port !== undefined ? { port: options.port } : {}),
+        ...(options.host !== undefined ? { host: options.host } : {}),
+        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+        ...(options.config !== undefined ? { configPath: options.config } : {}),
+        ...(options.workers !== undefined ? { workers: options.workers } : {}),
+      });
+    });
 }
 
 const program = new Command('modelgate')
@@ -11,25 +34,11 @@ const program = new Command('modelgate')
   .showHelpAfterError()
   .enablePositionalOptions();
 
-program
-  .command('serve')
-  .description('serve the gateway (embedded storage in ./.modelgate unless DATABASE_URL is set)')
-  .option('--port <n>', 'listen port (default 8080)', parseInteger)
-  .option('--host <h>', 'listen address (default 127.0.0.1)')
-  .option('--data-dir <d>', 'data directory (default ./.modelgate)')
-  .option('--config <f>', 'YAML config file (default ./modelgate.yaml)')
-  .option('--workers <n>', 'worker processes (default 1)', parseInteger)
-  .action(async (options: { port?: number; host?: string; dataDir?: string; config?: string; workers?: number }) => {
-    await serve({
-      ...(options.port !== undefined ? { port: options.port } : {}),
-      ...(options.host !== undefined ? { host: options.host } : {}),
-      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-      ...(options.config !== undefined ? { configPath: options.config } : {}),
-      ...(options.workers !== undefined ? { workers: options.workers } : {}),
-    });
-  });
+registerServeCommand(program);
+registerKeysCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.
   process.stderr.write(`modelgate: ${(error as Error).message}\n`);
   process.exit(1);
 });

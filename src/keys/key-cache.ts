@@ -58,7 +58,11 @@ export class KeyCache {
     }
   }
 
+  /** Stores a row unless the cache already holds a newer version of it. */
   put(row: KeyRow): void {
+    // A refresh that read the table before a local change must not undo that change.
+    const current = this.findById(row.id);
+    if (current !== undefined && current.updated_at > row.updated_at) return;
     const previousHash = this.hashById.get(row.id);
     if (previousHash !== undefined && previousHash !== row.secret_hash) this.byHash.delete(previousHash);
     this.byHash.set(row.secret_hash, row);
@@ -67,5 +71,10 @@ export class KeyCache {
 
   findByHash(hash: string): KeyRow | undefined {
     return this.byHash.get(hash);
+  }
+
+  private findById(id: string): KeyRow | undefined {
+    const hash = this.hashById.get(id);
+    return hash === undefined ? undefined : this.byHash.get(hash);
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../errors/index.js';
 import type { ApiKeysTable, Database } from '../storage/index.js';
+import { ProjectStore } from './project-store.js';
 import { fingerprintOf, generateSecret, hashSecret } from './secret.js';
 import { nextStatus, type KeyAction } from './state-machine.js';
 import type { ApiKeyView, KeyLimits, Scope } from './types.js';
@@ -40,10 +41,14 @@ export function toKeyView(row: KeyRow): ApiKeyView {
 
 /** Key records in the database. Every change bumps updated_at so other instances' caches see it. */
 export class KeyStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly projects: ProjectStore;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.projects = new ProjectStore(db);
+  }
 
   async create(input: NewKey): Promise<{ row: KeyRow; secret: string }> {
-    await this.ensureProject(input.projectId);
+    await this.projects.ensure(input.projectId);
     const secret = generateSecret();
     const now = Date.now();
     const row: KeyRow = {
@@ -73,7 +78,7 @@ export class KeyStore {
 
   async get(id: string): Promise<KeyRow> {
     const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-    if (row === undefined) throw new GatewayError('not_found', `There is no key with id ${id}.`);
+    if (row === undefined) throw new GatewayError('not_found', `There is no key with id "${id}". List keys with GET /admin/v1/keys.`);
     return row;
   }
 
@@ -87,7 +92,7 @@ export class KeyStore {
     // The status guard makes a racing transition (e.g. resume after revoke) lose, never win.
     const result = await this.db
       .updateTable('api_keys')
-      .set({ status, updated_at: Date.now() })
+      .set({ status, updated_at: nextVersion(row) })
       .where('id', '=', id)
       .where('status', '=', row.status)
       .executeTakeFirst();
@@ -99,9 +104,9 @@ export class KeyStore {
 
   async update(id: string, changes: KeyChanges): Promise<KeyRow> {
     const row = await this.get(id);
-    if (row.status === 'revoked') throw new GatewayError('conflict', `The key ${id} is revoked and can no longer change.`);
+    if (row.status === 'revoked') throw revokedIsFinal(id);
     const limits = changes.limits ?? {};
-    await this.db
+    const result = await this.db
       .updateTable('api_keys')
       .set({
         ...(changes.name !== undefined ? { name: changes.name } : {}),
@@ -112,18 +117,25 @@ export class KeyStore {
         ...(changes.allowedModels !== undefined
           ? { allowed_models: changes.allowedModels === null ? null : JSON.stringify(changes.allowedModels) }
           : {}),
-        updated_at: Date.now(),
+        updated_at: nextVersion(row),
       })
       .where('id', '=', id)
-      .execute();
+      // A revoke that lands between the read and this write wins.
+      .where('status', '!=', 'revoked')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw revokedIsFinal(id);
     return this.get(id);
   }
+}
 
-  private async ensureProject(projectId: string): Promise<void> {
-    await this.db
-      .insertInto('projects')
-      .values({ id: projectId, name: projectId, created_at: Date.now() })
-      .onConflict((conflict) => conflict.doNothing())
-      .execute();
-  }
+/**
+ * updated_at of a changed row: now, but always later than the version it replaces, so caches
+ * can tell versions apart even when two changes fall in the same millisecond.
+ */
+function nextVersion(row: KeyRow): number {
+  return Math.max(Date.now(), row.updated_at + 1);
+}
+
+function revokedIsFinal(id: string): GatewayError {
+  return new GatewayError('conflict', `The key "${id}" is revoked, and revocation is final; it can no longer change. Create a new key instead.`);
 }

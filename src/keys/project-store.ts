@@ -37,7 +37,7 @@ export class ProjectStore {
       .values(row)
       .onConflict((conflict) => conflict.doNothing())
       .executeTakeFirst();
-    if (Number(result.numInsertedRows ?? 0n) === 0) {
+    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
       const taken = await this.find(id);
       throw new GatewayError(
         'conflict',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
+import type { RouteModule } from '../../src/server/app.js';
 import type { Scope } from '../../src/keys/index.js';
 
 export const TEST_ADMIN_TOKEN = 'mg-admin-test-token-0123456789abcdef';
@@ -15,6 +16,8 @@ export interface TestGatewayOptions {
   configFile?: Record<string, unknown>;
   /** Reuse a data dir (restart tests). */
   dataDir?: string;
+  /** Route modules to serve instead of all of them (tests of one concern). */
+  routes?: readonly RouteModule[];
 }
 
 export interface TestGateway {
@@ -25,6 +28,7 @@ export interface TestGateway {
   /** Creates a key directly through the key store and returns its secret. */
   createKey(options?: KeyOptions): Promise<string>;
   /** Sends an admin API request with the admin token. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many response shapes; each asserts what it reads
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
@@ -55,7 +59,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     env.MODELGATE_CONFIG = path;
   }
   const config = loadConfig({ env, cwd: dir });
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, options.routes !== undefined ? { routes: options.routes } : {});
   const url = gateway.url;
   return {
     url,

@@ -1,0 +1,217 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { invalidBody } from '../../errors/index.js';
+import {
+  PROJECT_ID_PATTERN,
+  ProjectStore,
+  SCOPES,
+  toKeyView,
+  toProjectView,
+  type KeyAction,
+  type KeyLimits,
+  type KeyRow,
+  type Scope,
+} from '../../keys/index.js';
+import { adminAuthHook } from '../admin-auth.js';
+import type { RouteModule } from '../app.js';
+
+/**
+ * The admin API of decisions §5: projects and keys. Authorised by the admin token only, and
+ * kept out of the public OpenAPI document (`hide`). Every change is put into this instance's
+ * key cache at once; other instances see it on their next cache refresh.
+ */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+// A plain enum (not a union of literals) so a bad value's message lists the allowed scopes.
+const ScopeSchema = Type.Unsafe<Scope>({ type: 'string', enum: [...SCOPES] });
+const ProjectIdSchema = Type.String({ pattern: PROJECT_ID_PATTERN, description: 'lowercase letters, digits, "_" and "-"' });
+const NameSchema = Type.String({ minLength: 1, maxLength: 200 });
+
+const LimitsSchema = Type.Object(
+  {
+    rpm: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'requests per minute' }))),
+    daily_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'tokens per UTC day' }))),
+    monthly_cost_usd: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, description: 'USD per UTC calendar month' }))),
+  },
+  { additionalProperties: false, description: 'null clears a limit' },
+);
+
+const KeyFields = {
+  name: NameSchema,
+  scopes: Type.Array(ScopeSchema, { minItems: 1 }),
+  limits: LimitsSchema,
+  allowed_models: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 1000 })),
+};
+
+const CreateKeyBody = Type.Object(
+  {
+    name: KeyFields.name,
+    project: Type.Optional(ProjectIdSchema),
+    scopes: KeyFields.scopes,
+    limits: Type.Optional(KeyFields.limits),
+    allowed_models: Type.Optional(KeyFields.allowed_models),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateKeyBody = Type.Object(
+  {
+    name: Type.Optional(KeyFields.name),
+    scopes: Type.Optional(KeyFields.scopes),
+    limits: Type.Optional(KeyFields.limits),
+    allowed_models: Type.Optional(KeyFields.allowed_models),
+  },
+  { additionalProperties: false },
+);
+
+const CreateProjectBody = Type.Object(
+  { id: ProjectIdSchema, name: Type.Optional(NameSchema) },
+  { additionalProperties: false },
+);
+
+const KeyView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  project_id: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('revoked')]),
+  scopes: Type.Array(ScopeSchema),
+  fingerprint: Type.String(),
+  limits: Type.Object({
+    rpm: Nullable(Type.Integer()),
+    daily_tokens: Nullable(Type.Integer()),
+    monthly_cost_usd: Nullable(Type.Number()),
+  }),
+  allowed_models: Nullable(Type.Array(Type.String())),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+const CreatedKeyView = Type.Composite([KeyView, Type.Object({ secret: Type.String({ description: 'shown once' }) })]);
+const ProjectView = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
+const listOf = <T extends TSchema>(item: T) => Type.Object({ object: Type.Literal('list'), data: Type.Array(item) });
+
+const KeyIdParams = Type.Object({ id: Type.String() });
+
+type LimitsBody = Static<typeof LimitsSchema>;
+
+function limitChanges(limits: LimitsBody | undefined): Partial<KeyLimits> {
+  if (limits === undefined) return {};
+  return {
+    ...(limits.rpm !== undefined ? { rpm: limits.rpm } : {}),
+    ...(limits.daily_tokens !== undefined ? { dailyTokens: limits.daily_tokens } : {}),
+    ...(limits.monthly_cost_usd !== undefined ? { monthlyCostUsd: limits.monthly_cost_usd } : {}),
+  };
+}
+
+const ACTIONS: readonly (readonly [KeyAction, string])[] = [
+  ['pause', 'paused'],
+  ['resume', 'resumed'],
+  ['revoke', 'revoked'],
+];
+
+export const adminKeysRoutes: RouteModule = async (app, context) => {
+  const { store, cache } = context.keys;
+  const projects = new ProjectStore(context.storage.db);
+
+  /** Applies a changed row on this instance at once and returns its view. */
+  const applied = (row: KeyRow) => {
+    cache.put(row);
+    return toKeyView(row);
+  };
+
+  await app.register(
+    async (scope) => {
+      const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
+      admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken));
+      const schema = { hide: true, tags: ['admin'] };
+
+      admin.post(
+        '/keys',
+        { schema: { ...schema, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
+        async (request, reply) => {
+          const { body } = request;
+          const { row, secret } = await store.create({
+            name: body.name,
+            projectId: body.project ?? 'default',
+            scopes: body.scopes,
+            limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null, ...limitChanges(body.limits) },
+            allowedModels: body.allowed_models ?? null,
+          });
+          request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
+          reply.code(201);
+          return { ...applied(row), secret };
+        },
+      );
+
+      admin.get(
+        '/keys',
+        {
+          schema: {
+            ...schema,
+            summary: 'List keys',
+            querystring: Type.Object({ project: Type.Optional(ProjectIdSchema) }, { additionalProperties: false }),
+            response: { 200: listOf(KeyView) },
+          },
+        },
+        async (request) => ({ object: 'list' as const, data: (await store.list(request.query.project)).map(toKeyView) }),
+      );
+
+      admin.get(
+        '/keys/:id',
+        { schema: { ...schema, summary: 'Show a key', params: KeyIdParams, response: { 200: KeyView } } },
+        async (request) => toKeyView(await store.get(request.params.id)),
+      );
+
+      admin.patch(
+        '/keys/:id',
+        {
+          schema: { ...schema, summary: 'Change a key: name, scopes, limits, allowed models', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
+        },
+        async (request) => {
+          const { body } = request;
+          if (Object.keys(body).length === 0) {
+            throw invalidBody('Send at least one of name, scopes, limits, allowed_models.');
+          }
+          const row = await store.update(request.params.id, {
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
+            limits: limitChanges(body.limits),
+            ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
+          });
+          request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
+          return applied(row);
+        },
+      );
+
+      for (const [action, done] of ACTIONS) {
+        admin.post(
+          `/keys/:id/${action}`,
+          { schema: { ...schema, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
+          async (request) => {
+            const row = await store.transition(request.params.id, action);
+            request.log.info({ keyId: row.id, status: row.status }, `admin: key ${done}`);
+            return applied(row);
+          },
+        );
+      }
+
+      admin.get(
+        '/projects',
+        { schema: { ...schema, summary: 'List projects', response: { 200: listOf(ProjectView) } } },
+        async () => ({ object: 'list' as const, data: (await projects.list()).map(toProjectView) }),
+      );
+
+      admin.post(
+        '/projects',
+        { schema: { ...schema, summary: 'Create a project', body: CreateProjectBody, response: { 201: ProjectView } } },
+        async (request, reply) => {
+          const row = await projects.create(request.body.id, request.body.name);
+          request.log.info({ projectId: row.id }, 'admin: project created');
+          reply.code(201);
+          return toProjectView(row);
+        },
+      );
+    },
+    { prefix: '/admin/v1' },
+  );
+};

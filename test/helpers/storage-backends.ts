@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { POSTGRES_URL, createPostgresDatabase } from './databases.js';
+
+/** A fixed 32-byte key (base64): PostgreSQL mode requires MODELGATE_ENCRYPTION_KEY. */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/** Where gateways under test keep their data: pass `env` and `dataDir` to every gateway that should share it. */
+export interface SharedStorage {
+  env: Record<string, string>;
+  dataDir: string;
+  dispose(): Promise<void>;
+}
+
+export interface StorageBackend {
+  name: string;
+  /** A reason to skip, or false. */
+  skip: string | false;
+  create(): Promise<SharedStorage>;
+}
+
+function temporaryDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'modelgate-storage-'));
+}
+
+/** SQLite always; PostgreSQL (a fresh database per call) when TEST_DATABASE_URL is set. */
+export const STORAGE_BACKENDS: readonly StorageBackend[] = [
+  {
+    name: 'SQLite',
+    skip: false,
+    async create() {
+      const dataDir = temporaryDataDir();
+      return { env: {}, dataDir, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: POSTGRES_URL === undefined ? 'TEST_DATABASE_URL is not set' : false,
+    async create() {
+      const database = await createPostgresDatabase();
+      const dataDir = temporaryDataDir();
+      return {
+        env: { DATABASE_URL: database.url, MODELGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY },
+        dataDir,
+        async dispose() {
+          await database.drop();
+          rmSync(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
