@@ -31,6 +31,9 @@ function describeValidation(issue: ValidationIssue, context: string | undefined)
       param: field.replace(/^body\./, ''),
     });
   }
+  if (keyword === 'type' && issue.instancePath === '' && (context ?? 'body') === 'body') {
+    return new GatewayError('invalid_body', 'The request body must be a JSON object.');
+  }
   const field = fieldName(context, issue.instancePath);
   const detail =
     keyword === 'enum' && Array.isArray(params.allowedValues)

@@ -1,0 +1,85 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Type } from '@sinclair/typebox';
+import type { RouteModule } from '../src/server/app.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/** Test-only routes: one that fails unexpectedly, one with a strict schema. */
+const faultyRoutes: RouteModule = (app) => {
+  app.post('/test/explode', { schema: { hide: true } }, async () => {
+    throw new Error('database password=hunter2 exploded at /srv/app/src/secret.ts:12');
+  });
+  app.post(
+    '/test/strict',
+    { schema: { hide: true, body: Type.Object({ name: Type.String(), count: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }) } },
+    async () => ({ ok: true }),
+  );
+};
+
+describe('framework errors get the §4 body', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway({ routes: [faultyRoutes], configFile: { server: { bodyLimitBytes: 1024 * 1024 } } });
+  });
+  after(() => gateway.close());
+
+  async function post(path: string, body: string | Buffer, contentType = 'application/json') {
+    const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+    const json = (await response.json()) as { error: { message: string; type: string; code: string; param: string | null; request_id: string } };
+    assert.equal(json.error.request_id, response.headers.get('x-request-id'));
+    return { status: response.status, error: json.error };
+  }
+
+  test('malformed JSON is a 400 invalid_body', async () => {
+    const { status, error } = await post('/test/strict', '{"name": ');
+    assert.equal(status, 400);
+    assert.equal(error.code, 'invalid_body');
+    assert.match(error.message, /not valid JSON/);
+  });
+
+  test('a body that is not an object says to send a JSON object', async () => {
+    const { status, error } = await post('/test/strict', '[1, 2]');
+    assert.equal(status, 400);
+    assert.equal(error.message, 'The request body must be a JSON object.');
+  });
+
+  test('schema errors name the field', async () => {
+    const missing = await post('/test/strict', JSON.stringify({ count: 1 }));
+    assert.equal(missing.status, 400);
+    assert.match(missing.error.message, /body\.name is required/);
+    assert.equal(missing.error.param, 'name');
+    const wrongType = await post('/test/strict', JSON.stringify({ name: 'x', count: 'many' }));
+    assert.match(wrongType.error.message, /body\.count must be integer/);
+    const unknown = await post('/test/strict', JSON.stringify({ name: 'x', count: 1, colour: 'red' }));
+    assert.match(unknown.error.message, /body\.colour is not a recognised field/);
+  });
+
+  test('a __proto__ key is refused, not merged', async () => {
+    const { status, error } = await post('/test/strict', '{"name":"x","count":1,"__proto__":{"admin":true}}');
+    assert.equal(status, 400);
+    assert.equal(error.code, 'invalid_body');
+  });
+
+  test('a non-JSON content type is a 415', async () => {
+    const { status, error } = await post('/test/strict', 'name=x', 'application/x-www-form-urlencoded');
+    assert.equal(status, 415);
+    assert.equal(error.code, 'unsupported_media_type');
+    const text = await post('/test/strict', 'hello', 'text/plain');
+    assert.equal(text.status, 415);
+  });
+
+  test('an oversized body is a 413 naming the limit', async () => {
+    const { status, error } = await post('/test/strict', JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), count: 1 }));
+    assert.equal(status, 413);
+    assert.equal(error.code, 'request_too_large');
+    assert.match(error.message, /1 MiB/);
+  });
+
+  test('an unexpected failure is a 500 internal_error without internals', async () => {
+    const { status, error } = await post('/test/explode', '{}');
+    assert.equal(status, 500);
+    assert.equal(error.code, 'internal_error');
+    assert.equal(error.type, 'api_error');
+    assert.doesNotMatch(error.message, /hunter2|secret\.ts|exploded/);
+  });
+});
