@@ -1,0 +1,1 @@
+export { createGeminiProvider, type GeminiProviderOptions } from './provider.js';

@@ -1,0 +1,130 @@
+import { invalidBody } from '../../errors/index.js';
+import type { GeminiSchema } from './wire.js';
+
+/**
+ * Converts a JSON Schema (OpenAI `response_format.json_schema.schema`, tool `parameters`) to
+ * Gemini's OpenAPI-subset Schema: local `$ref`s inlined, `type: [x, "null"]` and null branches
+ * turned into `nullable`, `oneOf` read as `anyOf`, `const` as a one-value `enum`, and keywords
+ * Gemini rejects (additionalProperties, $schema, patternProperties, …) dropped.
+ */
+
+type JsonSchema = Record<string, unknown>;
+
+/** Keywords Gemini's Schema accepts as they are. */
+const KEPT_KEYWORDS = [
+  'title',
+  'description',
+  'enum',
+  'default',
+  'example',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minProperties',
+  'maxProperties',
+  'propertyOrdering',
+] as const;
+
+/** Formats Gemini accepts, per type; others are dropped (the description still carries intent). */
+const KEPT_FORMATS: Record<string, readonly string[]> = {
+  STRING: ['enum', 'date-time'],
+  NUMBER: ['float', 'double'],
+  INTEGER: ['int32', 'int64'],
+};
+
+const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+class SchemaConverter {
+  private readonly expanding = new Set<string>();
+
+  constructor(
+    private readonly root: JsonSchema,
+    private readonly param: string,
+  ) {}
+
+  convert(node: unknown): GeminiSchema {
+    if (node === true || (isObject(node) && Object.keys(node).length === 0)) return {};
+    if (!isObject(node)) throw invalidBody(`${this.param} is not a valid JSON Schema (a schema must be an object).`, this.param);
+    if (typeof node.$ref === 'string') return this.convertReference(node);
+
+    const result: GeminiSchema = {};
+    for (const keyword of KEPT_KEYWORDS) if (node[keyword] !== undefined) (result as Record<string, unknown>)[keyword] = node[keyword];
+    if (node.const !== undefined) result.enum = [node.const];
+
+    const types = (Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type]).map(String);
+    const nonNull = types.filter((type) => type !== 'null');
+    if (types.includes('null')) result.nullable = true;
+    if (nonNull.length === 1) result.type = nonNull[0]!.toUpperCase();
+    if (nonNull.length > 1) result.anyOf = nonNull.map((type) => ({ type: type.toUpperCase() }));
+    if (result.type === undefined && result.enum !== undefined && result.enum.every((value) => typeof value === 'string')) {
+      result.type = 'STRING';
+    }
+
+    const format = node.format;
+    if (typeof format === 'string' && result.type !== undefined && KEPT_FORMATS[result.type]?.includes(format)) result.format = format;
+
+    if (isObject(node.properties)) {
+      result.properties = Object.fromEntries(Object.entries(node.properties).map(([name, value]) => [name, this.convert(value)]));
+      result.type ??= 'OBJECT';
+    }
+    if (Array.isArray(node.required)) result.required = node.required.filter((name): name is string => typeof name === 'string');
+    if (node.items !== undefined) result.items = this.convert(Array.isArray(node.items) ? node.items[0] : node.items);
+
+    const branches = [node.anyOf, node.oneOf].find(Array.isArray);
+    if (branches !== undefined) this.addBranches(result, branches);
+    if (Array.isArray(node.allOf)) this.mergeAll(result, node.allOf);
+    return result;
+  }
+
+  /** anyOf/oneOf: a `{"type": "null"}` branch becomes `nullable`; a single branch left is inlined. */
+  private addBranches(result: GeminiSchema, branches: unknown[]): void {
+    const nonNull = branches.filter((branch) => !(isObject(branch) && branch.type === 'null')).map((branch) => this.convert(branch));
+    if (nonNull.length < branches.length) result.nullable = true;
+    if (nonNull.length === 1) Object.assign(result, { ...nonNull[0], ...withoutUndefined({ description: result.description, nullable: result.nullable }) });
+    else if (nonNull.length > 1) result.anyOf = nonNull;
+  }
+
+  /** allOf: Gemini has no intersection, so the members' properties and constraints are merged. */
+  private mergeAll(result: GeminiSchema, members: unknown[]): void {
+    for (const member of members.map((schema) => this.convert(schema))) {
+      const { properties, required, ...rest } = member;
+      Object.assign(result, { ...rest, ...withoutUndefined({ description: result.description }) });
+      if (properties !== undefined) result.properties = { ...result.properties, ...properties };
+      if (required !== undefined) result.required = [...new Set([...(result.required ?? []), ...required])];
+    }
+  }
+
+  private convertReference(node: JsonSchema): GeminiSchema {
+    const reference = node.$ref as string;
+    const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(reference);
+    const target = match === null ? undefined : (this.root[match[1]!] as JsonSchema | undefined)?.[decodeURIComponent(match[2]!)];
+    if (target === undefined) {
+      throw invalidBody(`${this.param}: the $ref "${reference}" does not point into the schema's $defs; only local definitions are supported.`, this.param);
+    }
+    if (this.expanding.has(reference)) {
+      throw invalidBody(`${this.param}: recursive schemas ($ref "${reference}") cannot be sent to this model's provider; unroll the recursion.`, this.param);
+    }
+    this.expanding.add(reference);
+    const { $ref: _reference, ...siblings } = node;
+    const resolved = { ...this.convert(target), ...this.convertSiblings(siblings) };
+    this.expanding.delete(reference);
+    return resolved;
+  }
+
+  /** Keywords next to a `$ref` (usually a description) refine the referenced schema. */
+  private convertSiblings(siblings: JsonSchema): GeminiSchema {
+    return Object.keys(siblings).length === 0 ? {} : this.convert(siblings);
+  }
+}
+
+function withoutUndefined(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
+
+export function toGeminiSchema(schema: unknown, param: string): GeminiSchema {
+  return new SchemaConverter(isObject(schema) ? schema : {}, param).convert(schema);
+}

@@ -1,0 +1,131 @@
+import { GatewayError } from '../../errors/index.js';
+import { afterFirstItem, readServerSentEvents } from '../shared/sse.js';
+import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamResponse } from '../shared/upstream-http.js';
+import type { CallContext, ChatCall, ChatStreamEvent, Provider } from '../types.js';
+import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
+import { methodUrl, type GeminiMethod } from './endpoints.js';
+import { failureOfResponse, geminiFailure, parseErrorBody } from './errors.js';
+import { toImageResult, toPredictRequest } from './images.js';
+import { toGenerateContentRequest } from './request-mapping.js';
+import { toChatCompletion } from './response-mapping.js';
+import { GeminiStreamMapper } from './stream-mapping.js';
+import {
+  checkBatchEmbedContentsResponse,
+  checkGenerateContentResponse,
+  checkPredictResponse,
+  parseJson,
+  type GenerateContentResponse,
+} from './wire.js';
+
+export interface GeminiProviderOptions {
+  /** Registry name (`gemini`). */
+  name: string;
+  /** Host of the Gemini API, e.g. https://generativelanguage.googleapis.com (the adapter adds /v1beta). */
+  baseUrl: string;
+  apiKey: string | undefined;
+  http: UpstreamHttpOptions;
+}
+
+interface ModelCall extends CallContext {
+  upstreamModel: string;
+}
+
+/**
+ * Google Gemini through its native API: chat (generateContent, streamGenerateContent),
+ * embeddings (batchEmbedContents) and Imagen image generation (predict). Gemini cannot fetch
+ * remote image URLs, so those are refused before any call.
+ */
+export function createGeminiProvider(options: GeminiProviderOptions): Provider {
+  const provider = options.name;
+  // The key goes in a header, never the query string, so it never lands in URLs or access logs.
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (options.apiKey !== undefined) headers['x-goog-api-key'] = options.apiKey;
+
+  /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
+  async function post(call: ModelCall, method: GeminiMethod, body: unknown): Promise<UpstreamResponse> {
+    const response = await sendUpstream(options.http, {
+      url: methodUrl(options.baseUrl, call.upstreamModel, method),
+      headers,
+      body: JSON.stringify(body),
+      signal: call.signal,
+      provider,
+    });
+    if (response.status < 200 || response.status >= 300) throw await failureOfResponse(response, provider);
+    return response;
+  }
+
+  async function postForJson(call: ModelCall, method: GeminiMethod, body: unknown): Promise<unknown> {
+    const response = await post(call, method, body);
+    let text: string;
+    try {
+      text = await readBodyText(response.body);
+    } catch (error) {
+      throw transportError(error, provider, call.signal);
+    }
+    return parseJson(text, provider, `${method} response`);
+  }
+
+  /** One stream frame: a GenerateContentResponse, or an error Gemini sent inside the HTTP 200. */
+  function parseFrame(data: string): GenerateContentResponse {
+    const value = parseJson(data, provider, 'stream frame');
+    const error = parseErrorBody(value);
+    if (error !== null) throw geminiFailure({ provider, status: error.code ?? 500, body: value });
+    return checkGenerateContentResponse(value, provider);
+  }
+
+  /**
+   * The chat events of a stream. Before the first event a failure is thrown (the route still
+   * answers with its status); after it, it ends the stream as a `stream-failed` event. A stream
+   * that ends before every candidate got its finishReason was cut off.
+   */
+  async function* streamEvents(response: UpstreamResponse, call: ChatCall): AsyncGenerator<ChatStreamEvent> {
+    const mapper = new GeminiStreamMapper(call.upstreamModel);
+    let started = false;
+    try {
+      for await (const message of readServerSentEvents(response.body)) {
+        for (const event of mapper.map(parseFrame(message.data))) {
+          started = true;
+          yield event;
+        }
+      }
+      if (!mapper.isComplete()) {
+        throw new GatewayError('provider_error', 'The model provider ended the stream before the answer was complete. Try again.', {
+          logDetail: { provider, reason: 'stream truncated' },
+        });
+      }
+    } catch (error) {
+      const failure = transportError(error, provider, call.signal);
+      if (!started) throw failure;
+      yield { type: 'stream-failed', message: failure.message, logDetail: failure.logDetail ?? { provider } };
+    } finally {
+      response.body.destroy();
+    }
+  }
+
+  return {
+    name: provider,
+    acceptsRemoteImageUrls: false,
+    chat: {
+      async complete(call) {
+        const value = await postForJson(call, 'generateContent', toGenerateContentRequest(call.body));
+        return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel);
+      },
+      async stream(call) {
+        const response = await post(call, 'streamGenerateContent', toGenerateContentRequest(call.body));
+        return { events: await afterFirstItem(streamEvents(response, call)) };
+      },
+    },
+    embeddings: {
+      async embed(call) {
+        const value = await postForJson(call, 'batchEmbedContents', toBatchEmbedRequest(call.body, call.upstreamModel));
+        return toEmbeddingResult(checkBatchEmbedContentsResponse(value, provider), call.body, call.upstreamModel);
+      },
+    },
+    images: {
+      async generate(call) {
+        const value = await postForJson(call, 'predict', toPredictRequest(call.body));
+        return toImageResult(checkPredictResponse(value, provider));
+      },
+    },
+  };
+}

@@ -1,0 +1,203 @@
+import { invalidBody } from '../../errors/index.js';
+import type { JsonObject } from '../types.js';
+import { isRecord, textOf, textParts, userParts } from './content-parts.js';
+import { toGeminiSchema } from './json-schema.js';
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GenerateContentRequest } from './wire.js';
+
+/*
+ * OpenAI chat-completions body → Gemini generateContent request: system messages become the
+ * systemInstruction, history roles user/assistant become user/model, assistant tool calls and
+ * tool results become functionCall/functionResponse parts, sampling fields go to
+ * generationConfig, tools and tool_choice to tools/toolConfig.
+ */
+
+export function toGenerateContentRequest(body: JsonObject): GenerateContentRequest {
+  if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidBody('messages must be a non-empty array.', 'messages');
+  const { contents, system } = mapMessages(body.messages);
+  if (contents.length === 0) throw invalidBody('messages must contain at least one user or assistant message.', 'messages');
+  const request: GenerateContentRequest = { contents };
+  if (system.length > 0) request.systemInstruction = { parts: system };
+  const generationConfig = toGenerationConfig(body);
+  if (Object.keys(generationConfig).length > 0) request.generationConfig = generationConfig;
+  const declarations = toFunctionDeclarations(body.tools);
+  if (declarations.length > 0) request.tools = [{ functionDeclarations: declarations }];
+  const toolConfig = toToolConfig(body.tool_choice);
+  if (toolConfig !== undefined) request.toolConfig = toolConfig;
+  return request;
+}
+
+function mapMessages(messages: unknown[]): { contents: GeminiContent[]; system: GeminiPart[] } {
+  const contents: GeminiContent[] = [];
+  const system: GeminiPart[] = [];
+  /** Tool call id → function name: Gemini's functionResponse is matched by name, OpenAI's by id. */
+  const toolNames = new Map<string, string>();
+  const append = (role: GeminiContent['role'], parts: GeminiPart[]) => {
+    if (parts.length === 0) return;
+    // Gemini wants the results of parallel calls in one turn, and alternating turns in general.
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+
+  messages.forEach((message, index) => {
+    const param = `messages[${index}]`;
+    if (!isRecord(message)) throw invalidBody(`${param} must be an object with a role.`, param);
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(...textParts(textOf(message.content, `${param}.content`)));
+        break;
+      case 'user':
+        append('user', userParts(message.content, `${param}.content`));
+        break;
+      case 'assistant':
+        append('model', assistantParts(message, param, toolNames));
+        break;
+      case 'tool':
+        append('user', [functionResponsePart(message, param, toolNames)]);
+        break;
+      default:
+        throw invalidBody(`${param}.role must be system, developer, user, assistant or tool.`, `${param}.role`);
+    }
+  });
+  return { contents, system };
+}
+
+function assistantParts(message: Record<string, unknown>, param: string, toolNames: Map<string, string>): GeminiPart[] {
+  const parts = textParts(textOf(message.content, `${param}.content`));
+  if (message.tool_calls === undefined || message.tool_calls === null) return parts;
+  if (!Array.isArray(message.tool_calls)) throw invalidBody(`${param}.tool_calls must be an array.`, `${param}.tool_calls`);
+  message.tool_calls.forEach((call, index) => {
+    const callParam = `${param}.tool_calls[${index}]`;
+    const fn = isRecord(call) ? call.function : undefined;
+    if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string') {
+      throw invalidBody(`${callParam} must be a function tool call with function.name and function.arguments.`, callParam);
+    }
+    if (typeof call.id === 'string') toolNames.set(call.id, fn.name);
+    const part: GeminiPart = { functionCall: { name: fn.name, args: parseArguments(fn.arguments, `${callParam}.function.arguments`) } };
+    const signature = thoughtSignatureOf(call);
+    if (signature !== undefined) part.thoughtSignature = signature;
+    parts.push(part);
+  });
+  return parts;
+}
+
+/** The signature the gateway handed out with a tool call (see response-mapping.ts), returned to Gemini. */
+function thoughtSignatureOf(call: Record<string, unknown>): string | undefined {
+  const google = isRecord(call.extra_content) ? call.extra_content.google : undefined;
+  return isRecord(google) && typeof google.thought_signature === 'string' ? google.thought_signature : undefined;
+}
+
+function parseArguments(value: unknown, param: string): Record<string, unknown> {
+  if (value === undefined || value === '') return {};
+  if (typeof value !== 'string') throw invalidBody(`${param} must be a JSON string.`, param);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw invalidBody(`${param} is not valid JSON.`, param);
+  }
+  if (!isRecord(parsed)) throw invalidBody(`${param} must be a JSON object.`, param);
+  return parsed;
+}
+
+function functionResponsePart(message: Record<string, unknown>, param: string, toolNames: Map<string, string>): GeminiPart {
+  const id = message.tool_call_id;
+  const name = typeof id === 'string' ? toolNames.get(id) : undefined;
+  if (name === undefined) {
+    throw invalidBody(`${param}.tool_call_id must be the id of a tool call in an earlier assistant message.`, `${param}.tool_call_id`);
+  }
+  const text = textOf(message.content, `${param}.content`);
+  return { functionResponse: { name, response: toolResult(text) } };
+}
+
+/** Gemini's functionResponse.response is an object: a JSON object result as is, anything else wrapped. */
+function toolResult(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed)) return parsed;
+    return { result: parsed };
+  } catch {
+    return { result: text };
+  }
+}
+
+function numberField(body: JsonObject, name: string): number | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidBody(`${name} must be a number.`, name);
+  return value;
+}
+
+function toGenerationConfig(body: JsonObject): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined) => {
+    if (value !== undefined) config[key] = value;
+  };
+  set('temperature', numberField(body, 'temperature'));
+  set('topP', numberField(body, 'top_p'));
+  set('maxOutputTokens', numberField(body, 'max_completion_tokens') ?? numberField(body, 'max_tokens'));
+  set('candidateCount', numberField(body, 'n'));
+  set('seed', numberField(body, 'seed'));
+  set('presencePenalty', numberField(body, 'presence_penalty'));
+  set('frequencyPenalty', numberField(body, 'frequency_penalty'));
+  set('stopSequences', stopSequences(body.stop));
+  Object.assign(config, responseFormat(body.response_format));
+  return config;
+}
+
+function stopSequences(stop: unknown): string[] | undefined {
+  if (stop === undefined || stop === null) return undefined;
+  if (typeof stop === 'string') return [stop];
+  if (Array.isArray(stop) && stop.every((item) => typeof item === 'string')) return stop;
+  throw invalidBody('stop must be a string or an array of strings.', 'stop');
+}
+
+function responseFormat(format: unknown): Pick<GeminiGenerationConfig, 'responseMimeType' | 'responseSchema'> {
+  if (format === undefined || format === null) return {};
+  if (!isRecord(format)) throw invalidBody('response_format must be an object with a type.', 'response_format');
+  switch (format.type) {
+    case 'text':
+      return {};
+    case 'json_object':
+      return { responseMimeType: 'application/json' };
+    case 'json_schema': {
+      const schema = isRecord(format.json_schema) ? format.json_schema.schema : undefined;
+      if (schema === undefined) return { responseMimeType: 'application/json' };
+      return { responseMimeType: 'application/json', responseSchema: toGeminiSchema(schema, 'response_format.json_schema.schema') };
+    }
+    default:
+      throw invalidBody('response_format.type must be text, json_object or json_schema.', 'response_format.type');
+  }
+}
+
+function toFunctionDeclarations(tools: unknown): GeminiFunctionDeclaration[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) throw invalidBody('tools must be an array.', 'tools');
+  return tools.map((tool, index) => {
+    const param = `tools[${index}]`;
+    const fn = isRecord(tool) ? tool.function : undefined;
+    if (!isRecord(tool) || tool.type !== 'function' || !isRecord(fn) || typeof fn.name !== 'string') {
+      throw invalidBody(`${param} must be a function tool ({"type": "function", "function": {"name", …}}); other tool types are not supported for this model.`, param);
+    }
+    const declaration: GeminiFunctionDeclaration = { name: fn.name };
+    if (typeof fn.description === 'string') declaration.description = fn.description;
+    // Gemini rejects an OBJECT schema without properties, so a function without parameters declares none.
+    if (isRecord(fn.parameters) && isRecord(fn.parameters.properties) && Object.keys(fn.parameters.properties).length > 0) {
+      declaration.parameters = toGeminiSchema(fn.parameters, `${param}.function.parameters`);
+    }
+    return declaration;
+  });
+}
+
+function toToolConfig(choice: unknown): GenerateContentRequest['toolConfig'] {
+  if (choice === undefined || choice === null) return undefined;
+  if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
+  if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
+  if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
+  const fn = isRecord(choice) ? choice.function : undefined;
+  if (isRecord(choice) && choice.type === 'function' && isRecord(fn) && typeof fn.name === 'string') {
+    return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [fn.name] } };
+  }
+  throw invalidBody('tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}.', 'tool_choice');
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, TokenUsage } from '../types.js';
+import type { GeminiCandidate, GeminiResponsePart, GeminiUsageMetadata, GenerateContentResponse } from './wire.js';
+
+/*
+ * Gemini generateContent response → OpenAI `chat.completion`: candidates become choices,
+ * text parts the message content (thought summaries left out), functionCall parts tool_calls
+ * with JSON-string arguments, finishReason the OpenAI finish_reason and usageMetadata the usage.
+ */
+
+const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
+
+/** OpenAI finish_reason of a Gemini finishReason; null while the candidate is still going. */
+export function finishReasonOf(reason: string | undefined, calledTools: boolean): string | null {
+  if (reason === undefined || reason === 'FINISH_REASON_UNSPECIFIED') return null;
+  if (calledTools && reason === 'STOP') return 'tool_calls';
+  if (reason === 'MAX_TOKENS') return 'length';
+  if (CONTENT_FILTER_REASONS.has(reason)) return 'content_filter';
+  return 'stop';
+}
+
+/** Token usage, or null when Gemini reported none ("not reported" is not zero). */
+export function usageOf(metadata: GeminiUsageMetadata | undefined): TokenUsage | null {
+  if (metadata === undefined || (metadata.promptTokenCount === undefined && metadata.totalTokenCount === undefined)) return null;
+  // Tool-use prompt tokens are input, thinking tokens are billed as output (OpenAI counts reasoning in completion_tokens).
+  const promptTokens = (metadata.promptTokenCount ?? 0) + (metadata.toolUsePromptTokenCount ?? 0);
+  const completionTokens = (metadata.candidatesTokenCount ?? 0) + (metadata.thoughtsTokenCount ?? 0);
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: metadata.totalTokenCount ?? promptTokens + completionTokens,
+    cachedPromptTokens: metadata.cachedContentTokenCount ?? null,
+  };
+}
+
+/** The OpenAI `usage` object of a TokenUsage. */
+export function openAiUsage(usage: TokenUsage, metadata: GeminiUsageMetadata | undefined): JsonObject {
+  const result: JsonObject = { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens };
+  if (usage.cachedPromptTokens !== null) result.prompt_tokens_details = { cached_tokens: usage.cachedPromptTokens };
+  if (metadata?.thoughtsTokenCount !== undefined) result.completion_tokens_details = { reasoning_tokens: metadata.thoughtsTokenCount };
+  return result;
+}
+
+export function completionId(response: GenerateContentResponse): string {
+  return `chatcmpl-${response.responseId ?? randomUUID().replaceAll('-', '')}`;
+}
+
+/** The answer text of some parts; thought summaries are not part of the answer. */
+export function answerText(parts: readonly GeminiResponsePart[]): string {
+  return parts
+    .filter((part) => part.thought !== true && typeof part.text === 'string')
+    .map((part) => part.text)
+    .join('');
+}
+
+/**
+ * An OpenAI tool call of a functionCall part. Gemini has ids only on some models, so one is
+ * made up when missing; a thought signature travels in `extra_content.google` (the field
+ * Google's own OpenAI-compatible endpoint uses) so the client can send it back.
+ */
+export function toolCallOf(part: GeminiResponsePart): JsonObject | null {
+  if (part.functionCall === undefined) return null;
+  const call: JsonObject = {
+    id: part.functionCall.id ?? `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    type: 'function',
+    function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) },
+  };
+  if (part.thoughtSignature !== undefined) call.extra_content = { google: { thought_signature: part.thoughtSignature } };
+  return call;
+}
+
+export function toolCallsOf(parts: readonly GeminiResponsePart[]): JsonObject[] {
+  return parts.map(toolCallOf).filter((call): call is JsonObject => call !== null);
+}
+
+function choiceOf(candidate: GeminiCandidate, position: number): JsonObject {
+  const parts = candidate.content?.parts ?? [];
+  const toolCalls = toolCallsOf(parts);
+  const text = answerText(parts);
+  const message: JsonObject = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text, refusal: null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    index: candidate.index ?? position,
+    message,
+    // A candidate without a finishReason in a complete response is treated as a normal end.
+    finish_reason: finishReasonOf(candidate.finishReason ?? 'STOP', toolCalls.length > 0),
+    logprobs: null,
+  };
+}
+
+/** A prompt blocked by safety has no candidates: one empty choice with finish_reason content_filter. */
+function blockedChoice(): JsonObject {
+  return { index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: 'content_filter', logprobs: null };
+}
+
+export function toChatCompletion(response: GenerateContentResponse, upstreamModel: string): { completion: JsonObject; usage: TokenUsage | null } {
+  const candidates = response.candidates ?? [];
+  const usage = usageOf(response.usageMetadata);
+  const completion: JsonObject = {
+    id: completionId(response),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: upstreamModel,
+    choices: candidates.length > 0 ? candidates.map(choiceOf) : [blockedChoice()],
+  };
+  if (usage !== null) completion.usage = openAiUsage(usage, response.usageMetadata);
+  return { completion, usage };
+}

@@ -1,0 +1,76 @@
+import type { ChatStreamEvent, JsonObject } from '../types.js';
+import { answerText, completionId, finishReasonOf, toolCallsOf, usageOf } from './response-mapping.js';
+import type { GenerateContentResponse } from './wire.js';
+
+interface CandidateState {
+  roleSent: boolean;
+  toolCalls: number;
+  finished: boolean;
+}
+
+/**
+ * Turns the frames of streamGenerateContent (each a whole GenerateContentResponse holding the
+ * next piece of every candidate) into OpenAI `chat.completion.chunk` events. Gemini sends
+ * cumulative usageMetadata on the frames; each change is reported, so the latest one counts.
+ */
+export class GeminiStreamMapper {
+  private id: string | undefined;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private readonly candidates = new Map<number, CandidateState>();
+  private lastUsage = '';
+
+  constructor(private readonly upstreamModel: string) {}
+
+  map(frame: GenerateContentResponse): ChatStreamEvent[] {
+    this.id ??= completionId(frame);
+    const events: ChatStreamEvent[] = [];
+    const frameCandidates = frame.candidates ?? [];
+    if (frameCandidates.length === 0 && frame.promptFeedback?.blockReason !== undefined) {
+      // A blocked prompt: no candidates, only the block reason (first frame only).
+      this.candidates.set(0, { roleSent: true, toolCalls: 0, finished: true });
+      events.push(this.chunk(0, { role: 'assistant', content: '' }, 'content_filter'));
+    }
+    frameCandidates.forEach((candidate, position) => {
+      const index = candidate.index ?? position;
+      const state = this.candidates.get(index) ?? { roleSent: false, toolCalls: 0, finished: false };
+      this.candidates.set(index, state);
+      const parts = candidate.content?.parts ?? [];
+      const delta: JsonObject = {};
+      if (!state.roleSent) delta.role = 'assistant';
+      const text = answerText(parts);
+      if (text.length > 0) delta.content = text;
+      const toolCalls = toolCallsOf(parts).map((call) => ({ index: state.toolCalls++, ...call }));
+      if (toolCalls.length > 0) delta.tool_calls = toolCalls;
+      const finishReason = finishReasonOf(candidate.finishReason, state.toolCalls > 0);
+      if (Object.keys(delta).length === 0 && finishReason === null) return;
+      state.roleSent = true;
+      state.finished ||= finishReason !== null;
+      events.push(this.chunk(index, delta, finishReason));
+    });
+    const usage = usageOf(frame.usageMetadata);
+    const usageKey = JSON.stringify(usage);
+    if (usage !== null && usageKey !== this.lastUsage) {
+      this.lastUsage = usageKey;
+      events.push({ type: 'usage-reported', usage });
+    }
+    return events;
+  }
+
+  /** Whether every candidate that started got its finishReason: Gemini's only end-of-stream marker. */
+  isComplete(): boolean {
+    return this.candidates.size > 0 && [...this.candidates.values()].every((state) => state.finished);
+  }
+
+  private chunk(index: number, delta: JsonObject, finishReason: string | null): ChatStreamEvent {
+    return {
+      type: 'chunk-received',
+      chunk: {
+        id: this.id,
+        object: 'chat.completion.chunk',
+        created: this.created,
+        model: this.upstreamModel,
+        choices: [{ index, delta, finish_reason: finishReason, logprobs: null }],
+      },
+    };
+  }
+}

@@ -1,0 +1,216 @@
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type OpenAI from 'openai';
+import type { RecordedRequest } from './fakes/fake-server.js';
+import {
+  blockedPromptResponse,
+  candidateResponse,
+  errorBody,
+  FAKE_GEMINI_KEY,
+  GENERATED_PNG_BASE64,
+  startFakeGemini,
+  textFrames,
+  textResponse,
+  type FakeGemini,
+  type GeminiReply,
+} from './fakes/gemini.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  openaiClient,
+  rejectsWith,
+  runProviderConformance,
+  type ChatScript,
+  type ConformanceFake,
+  type UpstreamChatView,
+} from './providers/conformance.js';
+
+/*
+ * Gemini models through a real gateway, driven by the official openai SDK: the shared
+ * conformance suite, then what is Gemini's own (tools, safety blocks, embeddings, Imagen).
+ */
+
+const MODEL = 'gemini-2.5-flash';
+const USAGE = { promptTokens: 11, completionTokens: 7 };
+
+/** The fake behind the shared conformance suite: its neutral scripts in Gemini's wire format. */
+async function startGeminiConformanceFake(): Promise<ConformanceFake> {
+  const fake = await startFakeGemini();
+  return {
+    server: fake.server,
+    scriptChat: (script) => fake.reply('chat', conformanceReply(script)),
+    chatRequests: () => fake.requests.filter((request) => /:(stream)?generateContent/i.test(request.path)).map(chatView),
+    close: () => fake.close(),
+  };
+}
+
+/** Streams the conformance suite scripts without usage still report some, as Gemini always does. */
+function conformanceReply(script: ChatScript): GeminiReply {
+  const usage = USAGE;
+  switch (script.kind) {
+    case 'reply':
+      return { response: textResponse(script.text, { usage: script.usage }) };
+    case 'stream':
+      return { frames: textFrames(script.deltas, script.usage) };
+    case 'error':
+      return { error: script.status, message: script.message };
+    case 'delay-headers':
+      return { delayMs: script.delayMs };
+    case 'stream-truncated':
+      return { frames: textFrames(script.deltas, usage, { finish: false }), end: 'drop' };
+    case 'stream-error-event':
+      return { frames: [...textFrames(script.deltas, usage, { finish: false }), errorBody(503, script.message)] };
+    case 'stream-hang':
+      return { frames: textFrames(script.deltas, usage, { finish: false }), end: 'hang', onClose: script.onClose };
+  }
+}
+
+interface WirePart {
+  text?: string;
+  inlineData?: { mimeType: string; data: string };
+  fileData?: { fileUri: string };
+}
+
+function chatView(request: RecordedRequest): UpstreamChatView {
+  const body = request.json ?? {};
+  const contents: ({ parts?: WirePart[] } | undefined)[] = [body.systemInstruction, ...(body.contents ?? [])];
+  const parts = contents.flatMap((content) => content?.parts ?? []);
+  const inline = parts.flatMap((part) => (part.inlineData !== undefined ? [{ mimeType: part.inlineData.mimeType, base64: part.inlineData.data }] : []));
+  const key = request.headers['x-goog-api-key'];
+  return {
+    credential: Array.isArray(key) ? key[0] : key,
+    text: parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])).join('\n'),
+    images: inline.filter((item) => item.mimeType.startsWith('image/')),
+    imageUrls: parts.flatMap((part) => (part.fileData !== undefined ? [part.fileData.fileUri] : [])),
+    files: inline.filter((item) => !item.mimeType.startsWith('image/')),
+    streamed: request.path.includes(':streamGenerateContent'),
+  };
+}
+
+const gatewaySetup = (fakeUrl: string) => ({ env: { GEMINI_BASE_URL: fakeUrl, GEMINI_API_KEY: FAKE_GEMINI_KEY } });
+
+runProviderConformance({
+  name: 'gemini',
+  startFake: startGeminiConformanceFake,
+  gateway: gatewaySetup,
+  chatModel: MODEL,
+  upstreamKey: FAKE_GEMINI_KEY,
+  acceptsRemoteImageUrls: false,
+});
+
+describe('Gemini models through the gateway (openai SDK)', () => {
+  let fake: FakeGemini;
+  let gateway: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    fake = await startFakeGemini();
+    gateway = await startTestGateway(gatewaySetup(fake.url));
+    client = openaiClient(gateway.url, await gateway.createKey({ scopes: ['model:request'] }));
+  });
+  after(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+  beforeEach(() => {
+    for (const method of ['generateContent', 'streamGenerateContent', 'batchEmbedContents', 'predict'] as const) fake.reply(method, null);
+  });
+
+  test('a service alias reaches Gemini under the upstream model id; the answer shows the alias', async () => {
+    fake.reply('generateContent', { response: textResponse('Hi!', { usage: USAGE }) });
+    const completion = await client.chat.completions.create({ model: 'service-3', messages: [{ role: 'user', content: 'Hello' }] });
+    assert.equal(completion.model, 'service-3');
+    assert.equal(completion.choices[0]?.message.content, 'Hi!');
+    assert.equal(fake.last('generateContent')!.path, `/v1beta/models/${MODEL}:generateContent`);
+  });
+
+  test('tool calls round-trip through the SDK, streamed and not', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    ];
+    fake.reply('chat', { response: candidateResponse([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }], { usage: USAGE }) });
+    const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools });
+    const message = completion.choices[0]!.message;
+    assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
+    const call = message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+    assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Oslo' });
+
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools, stream: true });
+    const streamedCalls: unknown[] = [];
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      streamedCalls.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    assert.equal(finish, 'tool_calls');
+    assert.equal((streamedCalls[0] as { function: { name: string } }).function.name, 'get_weather');
+
+    fake.reply('chat', { response: textResponse('It is 4 degrees.', { usage: USAGE }) });
+    const answer = await client.chat.completions.create({
+      model: MODEL,
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        message,
+        { role: 'tool', tool_call_id: call.id, content: '{"celsius":4}' },
+      ],
+    });
+    assert.equal(answer.choices[0]?.message.content, 'It is 4 degrees.');
+    assert.deepEqual(fake.last('generateContent')!.json.contents.at(-1), {
+      role: 'user',
+      parts: [{ functionResponse: { name: 'get_weather', response: { celsius: 4 } } }],
+    });
+  });
+
+  test('a safety-blocked prompt is a 200 with finish_reason content_filter and empty content', async () => {
+    fake.reply('chat', { response: blockedPromptResponse() });
+    const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Something unsafe' }] });
+    assert.equal(completion.choices[0]?.finish_reason, 'content_filter');
+    assert.equal(completion.choices[0]?.message.content, '');
+  });
+
+  test('a file-URI reference is a clear 400 and never reaches Gemini', async () => {
+    const before = fake.requests.length;
+    const error = await rejectsWith(
+      client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Read' }, { type: 'file', file: { file_data: 'gs://bucket/report.pdf', filename: 'report.pdf' } }] }],
+      }),
+      400,
+      'invalid_body',
+    );
+    assert.match(error.message, /base64/);
+    assert.equal(fake.requests.length, before);
+  });
+
+  test('upstream 403 and a rejected API key → provider-neutral 502', async () => {
+    fake.reply('generateContent', { error: 403, message: 'Permission denied on resource project 12345.' });
+    const denied = await rejectsWith(client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }), 502, 'provider_error');
+    assert.ok(!JSON.stringify(denied.error).includes('12345'));
+
+    const wrongKeyGateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'AIzaSyWrongKey' } });
+    try {
+      const wrongKeyClient = openaiClient(wrongKeyGateway.url, await wrongKeyGateway.createKey({ scopes: ['model:request'] }));
+      const rejected = await rejectsWith(wrongKeyClient.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }), 502, 'provider_error');
+      assert.ok(!JSON.stringify(rejected.error).includes('API key not valid'));
+    } finally {
+      await wrongKeyGateway.close();
+    }
+  });
+
+  test('embeddings: the SDK (base64 by default) gets Gemini\'s vectors', async () => {
+    const result = await client.embeddings.create({ model: 'gemini-embedding-001', input: ['alpha', 'beta'], dimensions: 3 });
+    assert.equal(result.object, 'list');
+    assert.equal(result.model, 'gemini-embedding-001');
+    assert.equal(result.data.length, 2);
+    const values = fake.last('batchEmbedContents')!.json.requests.map((item: { content: { parts: { text: string }[] } }) => item.content.parts[0]!.text);
+    assert.deepEqual(values, ['alpha', 'beta']);
+    assert.equal(result.data[1]!.embedding.length, 3);
+    assert.ok(Math.abs(result.data[1]!.embedding[1]! - 0.021) < 1e-6);
+  });
+
+  test('images: Imagen predictions come back as b64_json', async () => {
+    const result = await client.images.generate({ model: 'imagen-4.0-generate-001', prompt: 'A lighthouse at dusk', n: 1, size: '1024x1024' });
+    assert.equal(result.data?.[0]?.b64_json, GENERATED_PNG_BASE64);
+    assert.deepEqual(fake.last('predict')!.json.parameters, { sampleCount: 1, aspectRatio: '1:1' });
+  });
+});
