@@ -1,0 +1,2 @@
+export { createAnthropicProvider, type AnthropicProviderOptions } from './provider.js';
+export { DEFAULT_MAX_TOKENS } from './request-mapping.js';

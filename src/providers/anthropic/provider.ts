@@ -1,0 +1,90 @@
+import { afterFirstItem } from '../shared/sse.js';
+import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamResponse } from '../shared/upstream-http.js';
+import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
+import { malformedResponse, upstreamError } from './errors.js';
+import { toAnthropicRequest } from './request-mapping.js';
+import { toChatCompletion } from './response-mapping.js';
+import { readAnthropicEvents, toChatStreamEvents } from './stream-mapping.js';
+import { ANTHROPIC_VERSION, parseResponse, type AnthropicRequest } from './wire.js';
+
+export interface AnthropicProviderOptions {
+  name: string;
+  /** Without the version path, as Anthropic's SDKs take it (https://api.anthropic.com). */
+  baseUrl: string;
+  apiKey?: string;
+  http: UpstreamHttpOptions;
+}
+
+/**
+ * Anthropic through its native Messages API. Chat only: Anthropic offers no embeddings,
+ * images, speech or transcription, so those capabilities stay undefined.
+ */
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  return { name: options.name, acceptsRemoteImageUrls: true, chat: new AnthropicChat(options) };
+}
+
+class AnthropicChat implements ChatModelProvider {
+  private readonly url: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/v1/messages`;
+    this.headers = {
+      'content-type': 'application/json',
+      'anthropic-version': ANTHROPIC_VERSION,
+      ...(options.apiKey !== undefined ? { 'x-api-key': options.apiKey } : {}),
+    };
+  }
+
+  async complete(call: ChatCall): Promise<ChatCompletionResult> {
+    const plan = toAnthropicRequest(call.upstreamModel, call.body, false);
+    const response = await this.send(plan.request, call);
+    const message = parseResponse(parseJsonOrNull(await this.readText(response, call)));
+    if (message === null) throw malformedResponse(this.options.name, 'message body does not match the Messages API');
+    return toChatCompletion(message, plan.structuredOutputTool, nowSeconds());
+  }
+
+  async stream(call: ChatCall): Promise<ChatStream> {
+    const plan = toAnthropicRequest(call.upstreamModel, call.body, true);
+    const response = await this.send(plan.request, call);
+    const events = await afterFirstItem(readAnthropicEvents(response.body, this.options.name, call.signal));
+    return {
+      events: toChatStreamEvents(events, { provider: this.options.name, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() }),
+    };
+  }
+
+  /** POSTs the request; an error status becomes the mapped GatewayError. */
+  private async send(request: AnthropicRequest, call: ChatCall): Promise<UpstreamResponse> {
+    const response = await sendUpstream(this.options.http, {
+      url: this.url,
+      headers: this.headers,
+      body: JSON.stringify(request),
+      signal: call.signal,
+      provider: this.options.name,
+    });
+    if (response.status < 400) return response;
+    const text = await readBodyText(response.body).catch(() => '');
+    throw upstreamError(this.options.name, response, text);
+  }
+
+  /** The whole body; a timeout or reset while reading it is a transport failure. */
+  private async readText(response: UpstreamResponse, call: ChatCall): Promise<string> {
+    try {
+      return await readBodyText(response.body);
+    } catch (error) {
+      throw transportError(error, this.options.name, call.signal);
+    }
+  }
+}
+
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

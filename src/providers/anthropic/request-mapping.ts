@@ -1,0 +1,177 @@
+import { invalidBody } from '../../errors/index.js';
+import type { JsonObject } from '../types.js';
+import { isRecord, textBlocks, textOf, userBlocks } from './content-parts.js';
+import type { AnthropicMessage, AnthropicRequest, AnthropicRequestBlock, AnthropicTool, AnthropicToolChoice } from './wire.js';
+
+/**
+ * Anthropic requires max_tokens; the adapter does not see the catalog, so a request without
+ * max_tokens / max_completion_tokens gets this value, which every Claude model accepts.
+ */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** Anthropic has no JSON mode: `response_format` becomes a forced tool whose input is the answer. */
+const STRUCTURED_OUTPUT_DESCRIPTION = 'Give your final answer by calling this tool; its input is the answer.';
+
+export interface RequestPlan {
+  request: AnthropicRequest;
+  /** The forced tool carrying `response_format` output: its input is returned as the message content. */
+  structuredOutputTool: string | null;
+}
+
+/** Translates an OpenAI chat-completions body into an Anthropic Messages request. */
+export function toAnthropicRequest(model: string, body: JsonObject, stream: boolean): RequestPlan {
+  refuseUnsupported(body);
+  const { system, messages } = toAnthropicMessages(body.messages);
+  const structuredTool = responseFormatTool(body.response_format);
+  const tools = [...toolsOf(body.tools), ...(structuredTool !== null ? [structuredTool] : [])];
+  const request: AnthropicRequest = {
+    model,
+    max_tokens: maxTokensOf(body),
+    messages,
+    ...(system !== null ? { system } : {}),
+    ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
+    ...stopSequencesOf(body.stop),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...toolChoiceOf(body, tools.length > 0, structuredTool),
+    ...(typeof body.user === 'string' ? { metadata: { user_id: body.user } } : {}),
+    ...(stream ? { stream: true } : {}),
+  };
+  return { request, structuredOutputTool: structuredTool?.name ?? null };
+}
+
+/** Fields that change the shape of the answer and that Anthropic cannot honour. */
+function refuseUnsupported(body: JsonObject): void {
+  if (body.n !== undefined && body.n !== null && body.n !== 1) {
+    throw invalidBody('This model returns one choice per request; send n: 1 or leave n out.', 'n');
+  }
+  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
+}
+
+function maxTokensOf(body: JsonObject): number {
+  const value = body.max_completion_tokens ?? body.max_tokens;
+  return typeof value === 'number' ? value : DEFAULT_MAX_TOKENS;
+}
+
+function stopSequencesOf(stop: unknown): { stop_sequences?: string[] } {
+  if (typeof stop === 'string') return { stop_sequences: [stop] };
+  if (Array.isArray(stop) && stop.length > 0) return { stop_sequences: stop.filter((item): item is string => typeof item === 'string') };
+  return {};
+}
+
+/**
+ * System (and developer) messages, wherever they appear, are joined into the top-level
+ * `system`; consecutive messages of the same role are merged, as Anthropic requires strictly
+ * alternating user/assistant turns (tool results travel in user turns).
+ */
+function toAnthropicMessages(input: unknown): { system: string | null; messages: AnthropicMessage[] } {
+  if (!Array.isArray(input)) throw invalidBody('messages must be an array.', 'messages');
+  const systemTexts: string[] = [];
+  const messages: AnthropicMessage[] = [];
+  input.forEach((message, index) => {
+    const param = `messages[${index}]`;
+    if (!isRecord(message)) throw invalidBody(`${param} must be an object with role and content.`, param);
+    if (message.role === 'system' || message.role === 'developer') {
+      systemTexts.push(textOf(message.content, `${param}.content`));
+      return;
+    }
+    const turn = toTurn(message, param);
+    if (turn.content.length === 0) return;
+    const previous = messages.at(-1);
+    if (previous?.role === turn.role) previous.content.push(...turn.content);
+    else messages.push(turn);
+  });
+  const system = systemTexts.filter((text) => text.length > 0).join('\n\n');
+  return { system: system.length > 0 ? system : null, messages };
+}
+
+function toTurn(message: Record<string, unknown>, param: string): AnthropicMessage {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: userBlocks(message.content, `${param}.content`) };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: [...textBlocks(textOf(message.content, `${param}.content`)), ...toolUseBlocks(message.tool_calls, `${param}.tool_calls`)],
+      };
+    case 'tool': {
+      if (typeof message.tool_call_id !== 'string') throw invalidBody(`${param}.tool_call_id must name the tool call it answers.`, `${param}.tool_call_id`);
+      const result: AnthropicRequestBlock = { type: 'tool_result', tool_use_id: message.tool_call_id, content: textOf(message.content, `${param}.content`) };
+      return { role: 'user', content: [result] };
+    }
+    default:
+      throw invalidBody(`${param}.role must be one of system, developer, user, assistant or tool.`, `${param}.role`);
+  }
+}
+
+function toolUseBlocks(toolCalls: unknown, param: string): AnthropicRequestBlock[] {
+  if (toolCalls === undefined || toolCalls === null) return [];
+  if (!Array.isArray(toolCalls)) throw invalidBody(`${param} must be an array.`, param);
+  return toolCalls.map((call, index) => {
+    const at = `${param}[${index}]`;
+    const fn = isRecord(call) ? call.function : undefined;
+    if (!isRecord(call) || typeof call.id !== 'string' || !isRecord(fn) || typeof fn.name !== 'string') {
+      throw invalidBody(`${at} must have an id and a function with a name.`, at);
+    }
+    return { type: 'tool_use', id: call.id, name: fn.name, input: parseArguments(fn.arguments, `${at}.function.arguments`) };
+  });
+}
+
+function parseArguments(value: unknown, param: string): unknown {
+  if (value === undefined || value === '') return {};
+  if (typeof value !== 'string') throw invalidBody(`${param} must be a JSON string.`, param);
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw invalidBody(`${param} is not valid JSON.`, param);
+  }
+}
+
+function toolsOf(tools: unknown): AnthropicTool[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) throw invalidBody('tools must be an array.', 'tools');
+  return tools.map((tool, index) => {
+    const fn = isRecord(tool) ? tool.function : undefined;
+    if (!isRecord(tool) || tool.type !== 'function' || !isRecord(fn) || typeof fn.name !== 'string') {
+      throw invalidBody(`tools[${index}] must be a function tool: {"type": "function", "function": {"name", "parameters"}}.`, `tools[${index}]`);
+    }
+    return {
+      name: fn.name,
+      ...(typeof fn.description === 'string' ? { description: fn.description } : {}),
+      input_schema: fn.parameters ?? { type: 'object', properties: {} },
+    };
+  });
+}
+
+function responseFormatTool(format: unknown): AnthropicTool | null {
+  if (format === undefined || format === null) return null;
+  if (!isRecord(format)) throw invalidBody('response_format must be an object.', 'response_format');
+  if (format.type === 'text') return null;
+  if (format.type === 'json_object') return { name: 'json_object', description: STRUCTURED_OUTPUT_DESCRIPTION, input_schema: { type: 'object' } };
+  if (format.type === 'json_schema' && isRecord(format.json_schema)) {
+    const { name, description, schema } = format.json_schema;
+    return {
+      name: typeof name === 'string' ? name : 'structured_output',
+      description: typeof description === 'string' ? description : STRUCTURED_OUTPUT_DESCRIPTION,
+      input_schema: schema ?? { type: 'object' },
+    };
+  }
+  throw invalidBody('response_format must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "json_schema": {...}}.', 'response_format');
+}
+
+/** A `response_format` tool is always forced; otherwise OpenAI's tool_choice maps one to one. */
+function toolChoiceOf(body: JsonObject, hasTools: boolean, structuredTool: AnthropicTool | null): { tool_choice?: AnthropicToolChoice } {
+  if (!hasTools) return {};
+  const singleCall = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
+  if (structuredTool !== null) return { tool_choice: { type: 'tool', name: structuredTool.name } };
+  const choice = body.tool_choice;
+  if (choice === undefined || choice === null || choice === 'auto') {
+    return body.parallel_tool_calls === false ? { tool_choice: { type: 'auto', ...singleCall } } : {};
+  }
+  if (choice === 'none') return { tool_choice: { type: 'none' } };
+  if (choice === 'required') return { tool_choice: { type: 'any', ...singleCall } };
+  if (isRecord(choice) && isRecord(choice.function) && typeof choice.function.name === 'string') {
+    return { tool_choice: { type: 'tool', name: choice.function.name, ...singleCall } };
+  }
+  throw invalidBody('tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}.', 'tool_choice');
+}

@@ -1,0 +1,73 @@
+import type { ChatCompletionResult, JsonObject, TokenUsage } from '../types.js';
+import type { AnthropicResponse, AnthropicUsage } from './wire.js';
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+/**
+ * Anthropic stop reasons in OpenAI's terms. A refusal is the provider's own safety block
+ * (content_filter); the forced `response_format` tool finishing is a normal stop.
+ */
+export function finishReasonOf(stopReason: string | null | undefined, structuredOutputCalled: boolean): FinishReason {
+  switch (stopReason) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return structuredOutputCalled ? 'stop' : 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'stop';
+  }
+}
+
+/**
+ * Anthropic counts cache reads and cache writes apart from `input_tokens`; the prompt is all
+ * three. A usage without any count is "not reported" (null), never zero.
+ */
+export function tokenUsageOf(usage: AnthropicUsage | undefined): TokenUsage | null {
+  if (usage === undefined || (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number')) return null;
+  const cacheRead = usage.cache_read_input_tokens ?? null;
+  const promptTokens = (usage.input_tokens ?? 0) + (cacheRead ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+  const completionTokens = usage.output_tokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedPromptTokens: cacheRead };
+}
+
+/** OpenAI's `usage` object for a TokenUsage. */
+export function openAiUsage(usage: TokenUsage): JsonObject {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.totalTokens,
+    ...(usage.cachedPromptTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } } : {}),
+  };
+}
+
+/** An Anthropic message as an OpenAI `chat.completion`. */
+export function toChatCompletion(message: AnthropicResponse, structuredOutputTool: string | null, created: number): ChatCompletionResult {
+  const structured = message.content.find((block) => block.type === 'tool_use' && block.name === structuredOutputTool);
+  const text = message.content.flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : [])).join('');
+  const toolCalls = message.content.flatMap((block) =>
+    block.type === 'tool_use' && block.name !== structuredOutputTool
+      ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }]
+      : [],
+  );
+  const content = structured !== undefined ? JSON.stringify(structured.input ?? {}) : text.length > 0 ? text : null;
+  const usage = tokenUsageOf(message.usage);
+  const completion: JsonObject = {
+    id: message.id,
+    object: 'chat.completion',
+    created,
+    model: message.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        logprobs: null,
+        finish_reason: finishReasonOf(message.stop_reason, structured !== undefined),
+      },
+    ],
+    ...(usage !== null ? { usage: openAiUsage(usage) } : {}),
+  };
+  return { completion, usage };
+}

@@ -1,0 +1,161 @@
+import type { Dispatcher } from 'undici';
+import { GatewayError } from '../../errors/index.js';
+import { readServerSentEvents } from '../shared/sse.js';
+import { transportError } from '../shared/upstream-http.js';
+import type { ChatStreamEvent, JsonObject } from '../types.js';
+import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
+import { finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
+import { parseStreamEvent, type AnthropicStreamEvent, type AnthropicUsage } from './wire.js';
+
+/**
+ * The Anthropic events of one stream, validated. An `event: error` frame, a malformed frame
+ * and a body that ends without `message_stop` are thrown as GatewayErrors, so a failure
+ * before the first event still gets its HTTP status and a later one ends the client stream
+ * with an error chunk. After `message_stop` the body is read to its end to keep the pooled
+ * connection reusable.
+ */
+export async function* readAnthropicEvents(
+  body: Dispatcher.ResponseData['body'],
+  provider: string,
+  signal: AbortSignal,
+): AsyncGenerator<AnthropicStreamEvent> {
+  let stopped = false;
+  try {
+    for await (const frame of readServerSentEvents(body)) {
+      if (stopped) continue;
+      const parsed = parseStreamEvent(parseJson(frame.data, provider));
+      if (parsed.kind === 'malformed') throw malformedResponse(provider, `malformed ${frame.event ?? 'unnamed'} stream event`);
+      if (parsed.kind === 'unknown' || parsed.event.type === 'ping') continue;
+      if (parsed.event.type === 'error') throw streamErrorEvent(provider, parsed.event);
+      stopped = parsed.event.type === 'message_stop';
+      yield parsed.event;
+    }
+  } catch (error) {
+    // Once message_stop came the answer is complete: a failure while draining is not the caller's.
+    if (stopped) return;
+    throw transportError(error, provider, signal);
+  }
+  if (!stopped) throw streamEndedEarly(provider);
+}
+
+function parseJson(data: string, provider: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw malformedResponse(provider, 'stream event data is not JSON');
+  }
+}
+
+export interface StreamMappingOptions {
+  provider: string;
+  structuredOutputTool: string | null;
+  created: number;
+}
+
+/**
+ * Anthropic stream events as OpenAI `chat.completion.chunk`s: the role chunk on
+ * message_start, text and tool-argument deltas as they come, the finish reason and one
+ * usage report (message_start and message_delta counts combined, with its OpenAI usage
+ * chunk so cached tokens reach a caller that asked for usage) on message_delta. Never
+ * throws: a failure ends the events with `stream-failed`, after reporting the usage known so
+ * far if message_delta never came.
+ */
+export async function* toChatStreamEvents(events: AsyncIterable<AnthropicStreamEvent>, options: StreamMappingOptions): AsyncGenerator<ChatStreamEvent> {
+  const mapper = new StreamMapper(options);
+  try {
+    for await (const event of events) yield* mapper.map(event);
+  } catch (error) {
+    const failure = error instanceof GatewayError ? error : transportError(error, options.provider);
+    const usage = mapper.unreportedUsage();
+    if (usage !== null) yield { type: 'usage-reported', usage };
+    yield { type: 'stream-failed', message: failure.message, ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}) };
+  }
+}
+
+class StreamMapper {
+  private id = '';
+  private model = '';
+  private startUsage: AnthropicUsage | undefined;
+  private usageReported = false;
+  /** OpenAI tool_calls index of each tool_use content block, by Anthropic block index. */
+  private readonly toolCallIndexes = new Map<number, number>();
+  /** Content block index of the forced response_format tool, whose input streams as content. */
+  private structuredBlockIndex: number | null = null;
+
+  constructor(private readonly options: StreamMappingOptions) {}
+
+  *map(event: AnthropicStreamEvent): Generator<ChatStreamEvent> {
+    switch (event.type) {
+      case 'message_start':
+        this.id = event.message.id;
+        this.model = event.message.model;
+        this.startUsage = event.message.usage;
+        yield this.chunk({ role: 'assistant', content: '' });
+        return;
+      case 'content_block_start':
+        yield* this.blockStarted(event.index, event.content_block);
+        return;
+      case 'content_block_delta':
+        yield* this.blockDelta(event.index, event.delta);
+        return;
+      case 'message_delta': {
+        yield this.chunk({}, finishReasonOf(event.delta.stop_reason, this.structuredBlockIndex !== null));
+        const usage = tokenUsageOf(combineUsage(this.startUsage, event.usage));
+        if (usage !== null) {
+          this.usageReported = true;
+          yield { type: 'usage-reported', usage, chunk: { ...this.chunkFields(), choices: [], usage: openAiUsage(usage) } };
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  unreportedUsage() {
+    return this.usageReported ? null : tokenUsageOf(this.startUsage);
+  }
+
+  private *blockStarted(index: number, block: { type: string; text?: string; id?: string; name?: string }): Generator<ChatStreamEvent> {
+    if (block.type === 'text' && block.text !== undefined && block.text.length > 0) yield this.chunk({ content: block.text });
+    if (block.type !== 'tool_use') return;
+    if (block.name === this.options.structuredOutputTool) {
+      this.structuredBlockIndex = index;
+      return;
+    }
+    const toolCallIndex = this.toolCallIndexes.size;
+    this.toolCallIndexes.set(index, toolCallIndex);
+    yield this.chunk({ tool_calls: [{ index: toolCallIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
+  }
+
+  private *blockDelta(index: number, delta: { type: string; text?: string; partial_json?: string }): Generator<ChatStreamEvent> {
+    if (delta.type === 'text_delta' && delta.text !== undefined) yield this.chunk({ content: delta.text });
+    if (delta.type !== 'input_json_delta' || delta.partial_json === undefined || delta.partial_json.length === 0) return;
+    if (index === this.structuredBlockIndex) {
+      yield this.chunk({ content: delta.partial_json });
+      return;
+    }
+    const toolCallIndex = this.toolCallIndexes.get(index);
+    if (toolCallIndex !== undefined) yield this.chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: delta.partial_json } }] });
+  }
+
+  private chunk(delta: JsonObject, finishReason: FinishReason | null = null): ChatStreamEvent {
+    return { type: 'chunk-received', chunk: { ...this.chunkFields(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] } };
+  }
+
+  private chunkFields(): JsonObject {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.options.created, model: this.model };
+  }
+}
+
+/** message_delta counts are cumulative and may repeat or omit message_start's: the later count wins. */
+function combineUsage(start: AnthropicUsage | undefined, end: AnthropicUsage | undefined): AnthropicUsage | undefined {
+  if (start === undefined || end === undefined) return end ?? start;
+  const pick = (key: keyof AnthropicUsage) => (typeof end[key] === 'number' ? end[key] : start[key]);
+  return {
+    input_tokens: pick('input_tokens'),
+    output_tokens: pick('output_tokens'),
+    cache_read_input_tokens: pick('cache_read_input_tokens'),
+    cache_creation_input_tokens: pick('cache_creation_input_tokens'),
+  };
+}
