@@ -280,6 +280,7 @@ async function main() {
       // CPU is reported for the target's own process (first pid); the upstream's share is subtracted via direct.
       const row = measure(target, scenario, bodies, target.pids);
       rows.push(row);
+      process.stderr.write(`${scenario.name} / ${target.name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50_ms.toFixed(3)} ms\n`);
     }
   }
   // CPU per request of the server alone: its process only (the upstream's own CPU is the "direct" row).
