@@ -45,8 +45,13 @@ export interface ChatCompletionResult {
 export type ChatStreamEvent =
   /** An OpenAI `chat.completion.chunk` object (without usage). */
   | { type: 'chunk-received'; chunk: JsonObject }
-  /** Usage as soon as a frame carries it (may come on any chunk). */
-  | { type: 'usage-reported'; usage: TokenUsage }
+  /**
+   * Usage as soon as a frame carries it (may come on any chunk). `chunk`: the provider's own
+   * usage-only `chat.completion.chunk` (`choices: []`), shown as is to a caller that asked for
+   * `stream_options.include_usage`; without it the route builds that chunk from `usage`.
+   * Adapters that report usage in several steps send the running total each time.
+   */
+  | { type: 'usage-reported'; usage: TokenUsage; chunk?: JsonObject }
   /** The provider failed after the stream started: the client gets an error chunk. */
   | { type: 'stream-failed'; message: string; logDetail?: Record<string, unknown> };
 
@@ -115,8 +120,11 @@ export interface SpeechProvider {
 export interface TranscriptionCall extends CallContext {
   upstreamModel: string;
   file: { data: Buffer; filename: string; contentType: string };
-  /** Other form fields, forwarded as they came (language, prompt, response_format, …). */
-  fields: Record<string, string>;
+  /**
+   * Other form fields, forwarded as they came (language, prompt, response_format, …); a
+   * field sent several times (`timestamp_granularities[]`) has all its values, in order.
+   */
+  fields: Record<string, string | string[]>;
 }
 
 export interface TranscriptionResult {

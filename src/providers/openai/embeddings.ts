@@ -1,0 +1,14 @@
+import type { EmbeddingCall, EmbeddingProvider, EmbeddingResult } from '../types.js';
+import type { OpenAICompatibleClient } from './client.js';
+import { usageFromWire } from './wire.js';
+
+/** `POST /embeddings`, passed through. */
+export class OpenAICompatibleEmbeddings implements EmbeddingProvider {
+  constructor(private readonly client: OpenAICompatibleClient) {}
+
+  async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
+    const response = await this.client.postJson('/embeddings', { model: call.upstreamModel, ...call.body }, call);
+    const body = await this.client.readJson(response, call);
+    return { response: body, usage: usageFromWire(body.usage) };
+  }
+}

@@ -1,0 +1,15 @@
+import type { ImageCall, ImageProvider, ImageResult } from '../types.js';
+import type { OpenAICompatibleClient } from './client.js';
+import { usageFromWire } from './wire.js';
+
+/** `POST /images/generations`, passed through (`b64_json` or `url` data as the provider sent it). */
+export class OpenAICompatibleImages implements ImageProvider {
+  constructor(private readonly client: OpenAICompatibleClient) {}
+
+  async generate(call: ImageCall): Promise<ImageResult> {
+    const response = await this.client.postJson('/images/generations', { model: call.upstreamModel, ...call.body }, call);
+    const body = await this.client.readJson(response, call);
+    const imageCount = Array.isArray(body.data) ? body.data.length : 0;
+    return { response: body, imageCount, usage: usageFromWire(body.usage) };
+  }
+}

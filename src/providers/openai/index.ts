@@ -1,0 +1,27 @@
+import type { Provider } from '../types.js';
+import { OpenAICompatibleChat } from './chat.js';
+import { OpenAICompatibleClient, type OpenAICompatibleConfig } from './client.js';
+import { OpenAICompatibleEmbeddings } from './embeddings.js';
+import { OpenAICompatibleImages } from './images.js';
+import { OpenAICompatibleSpeech } from './speech.js';
+import { OpenAICompatibleTranscription } from './transcription.js';
+
+export type { OpenAICompatibleConfig } from './client.js';
+
+/**
+ * OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio, Groq…):
+ * a faithful pass-through of every capability. Whether a model of it can do a capability is
+ * the catalog's business (its mode); the server answers for itself.
+ */
+export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): Provider {
+  const client = new OpenAICompatibleClient(config);
+  return {
+    name: config.name,
+    acceptsRemoteImageUrls: true,
+    chat: new OpenAICompatibleChat(client),
+    embeddings: new OpenAICompatibleEmbeddings(client),
+    images: new OpenAICompatibleImages(client),
+    speech: new OpenAICompatibleSpeech(client),
+    transcription: new OpenAICompatibleTranscription(client),
+  };
+}

@@ -1,0 +1,73 @@
+import type { TokenUsage } from '../types.js';
+
+/**
+ * The OpenAI wire format as far as the adapter reads it. Lenient on purpose: compatible
+ * servers (Ollama, vLLM, llama.cpp, Groq…) add fields, omit optional ones, and sometimes
+ * name usage fields the way the newer OpenAI endpoints do (input/output tokens).
+ */
+
+/** `{"error": {"message", "type", "param", "code"}}`; some servers send a bare string. */
+export interface WireErrorBody {
+  error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } | string | null;
+  message?: unknown;
+  detail?: unknown;
+}
+
+interface WireUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  total_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  input_tokens_details?: { cached_tokens?: unknown } | null;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/**
+ * Usage of any OpenAI response (chat, embeddings, images, transcriptions). Returns null when
+ * the provider reported none, so "not reported" stays distinct from zero.
+ */
+export function usageFromWire(value: unknown): TokenUsage | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const usage = value as WireUsage;
+  const prompt = count(usage.prompt_tokens) ?? count(usage.input_tokens);
+  const completion = count(usage.completion_tokens) ?? count(usage.output_tokens);
+  const total = count(usage.total_tokens);
+  if (prompt === null && completion === null && total === null) return null;
+  const details = usage.prompt_tokens_details ?? usage.input_tokens_details;
+  return {
+    promptTokens: prompt ?? (total !== null ? total - (completion ?? 0) : 0),
+    completionTokens: completion ?? 0,
+    totalTokens: total ?? (prompt ?? 0) + (completion ?? 0),
+    cachedPromptTokens: count(details?.cached_tokens),
+  };
+}
+
+/** The provider's own error message from an error body, or null when there is none. */
+export function errorMessageOf(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const { error, message, detail } = body as WireErrorBody;
+  if (typeof error === 'string') return error;
+  if (typeof error === 'object' && error !== null && typeof error.message === 'string') return error.message;
+  if (typeof message === 'string') return message;
+  if (typeof detail === 'string') return detail;
+  return null;
+}
+
+/** `error.type` / `error.code` of an error body, kept for the log. */
+export function errorKindOf(body: unknown): { type: unknown; code: unknown } | null {
+  const error = (body as WireErrorBody | null)?.error;
+  return typeof error === 'object' && error !== null ? { type: error.type ?? null, code: error.code ?? null } : null;
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,224 @@
+import multipart, { type MultipartFile } from '@fastify/multipart';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { GatewayError, invalidBody } from '../../errors/index.js';
+import type { JsonObject } from '../../providers/index.js';
+import { SPEECH_CONTENT_TYPES } from '../../providers/shared/speech-formats.js';
+import type { RouteModule } from '../app.js';
+import { formatBytes } from '../error-mapping.js';
+import {
+  admit,
+  clientGoneSignal,
+  ERROR_RESPONSES,
+  MODEL_ROUTE_SCHEMA,
+  recordFailure,
+  resolveTarget,
+  sendBytes,
+  upstreamBody,
+} from './model-call.js';
+
+/** Largest audio upload (OpenAI's own limit is 25 MB). */
+export const TRANSCRIPTION_FILE_LIMIT_BYTES = 25 * 1024 * 1024;
+const MAX_FORM_FIELDS = 32;
+
+/** The OpenAI speech request; other fields (instructions, speed, …) pass through. */
+const SpeechRequest = Type.Object(
+  {
+    model: Type.String({ minLength: 1 }),
+    input: Type.String({ minLength: 1, maxLength: 4096 }),
+    voice: Type.Union([Type.String({ minLength: 1 }), Type.Object({ id: Type.String() }, { additionalProperties: true })]),
+    response_format: Type.Optional(Type.String({ description: 'mp3 (default), opus, aac, flac, wav or pcm' })),
+  },
+  { additionalProperties: true },
+);
+
+type SpeechBody = Static<typeof SpeechRequest> & JsonObject;
+
+/** The multipart form, documented for the OpenAPI document; the handler reads and checks it. */
+const TranscriptionForm = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: `The audio file, at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}` }),
+    model: Type.String(),
+    duration_seconds: Type.Optional(Type.Number({ minimum: 0, description: 'Audio length, for cost logging (not sent upstream)' })),
+    duration_minutes: Type.Optional(Type.Number({ minimum: 0, description: 'Audio length, for cost logging (not sent upstream)' })),
+    language: Type.Optional(Type.String()),
+    prompt: Type.Optional(Type.String()),
+    response_format: Type.Optional(Type.String({ description: 'json (default), text, srt, verbose_json or vtt' })),
+  },
+  { additionalProperties: true },
+);
+
+const AudioBytes = {
+  description: 'Audio bytes; the content type follows response_format',
+  content: Object.fromEntries(Object.values(SPEECH_CONTENT_TYPES).map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
+};
+
+/** Form fields the gateway keeps for itself: durations (cost logging) and `stream` (not honoured). */
+const GATEWAY_FIELDS = new Set(['model', 'duration_seconds', 'duration_minutes', 'stream']);
+
+interface TranscriptionForm {
+  file: { data: Buffer; filename: string; contentType: string } | null;
+  fields: Record<string, string | string[]>;
+}
+
+/** A field's value; repeated fields (`timestamp_granularities[]`) keep every value. */
+function addField(fields: Record<string, string | string[]>, name: string, value: string): void {
+  const existing = fields[name];
+  if (existing === undefined) fields[name] = value;
+  else fields[name] = [...(Array.isArray(existing) ? existing : [existing]), value];
+}
+
+/** The single value of a gateway field (the first, if it was repeated). */
+function single(fields: Record<string, string | string[]>, name: string): string | undefined {
+  const value = fields[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Reads the multipart form: one `file`, text fields. Multipart failures become §4 errors. */
+async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
+  const form: TranscriptionForm = { file: null, fields: {} };
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        addField(form.fields, part.fieldname, String(part.value));
+      } else if (part.fieldname === 'file' && form.file === null) {
+        form.file = { data: await part.toBuffer(), filename: part.filename || 'audio', contentType: part.mimetype || 'application/octet-stream' };
+      } else {
+        await (part as MultipartFile).toBuffer();
+        throw invalidBody(`Unexpected file field "${part.fieldname}"; send exactly one audio file named "file".`, part.fieldname);
+      }
+    }
+  } catch (error) {
+    throw multipartError(error);
+  }
+  return form;
+}
+
+function multipartError(error: unknown): unknown {
+  switch ((error as { code?: string }).code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new GatewayError('request_too_large', `The audio file is larger than the limit of ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}. Send a shorter or compressed file.`);
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new GatewayError('request_too_large', `The form has too many parts; send one file and at most ${MAX_FORM_FIELDS} fields.`);
+    case 'FST_PROTO_VIOLATION':
+      return invalidBody('The form contains a forbidden "__proto__" or "constructor" field name.');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new GatewayError('unsupported_media_type', 'This endpoint accepts Content-Type: multipart/form-data with the audio in a "file" field.');
+    default:
+      return error instanceof GatewayError ? error : invalidBody('The multipart form could not be read; send multipart/form-data with a "file" and a "model" field.');
+  }
+}
+
+/** `duration_seconds` or `duration_minutes`, in seconds; null when neither was sent. */
+function durationOf(fields: Record<string, string | string[]>): number | null {
+  for (const [name, factor] of [['duration_seconds', 1], ['duration_minutes', 60]] as const) {
+    const raw = single(fields, name);
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw invalidBody(`${name} must be a number of at least 0.`, name);
+    return value * factor;
+  }
+  return null;
+}
+
+export const audioRoutes: RouteModule = async (app, context) => {
+  app.post(
+    '/v1/audio/speech',
+    {
+      config: { scope: 'model:request' },
+      schema: {
+        ...MODEL_ROUTE_SCHEMA,
+        summary: 'Create speech',
+        description: 'OpenAI-compatible text-to-speech; the response is the audio bytes. `stream` is not honoured here.',
+        body: SpeechRequest,
+        response: { 200: AudioBytes, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as SpeechBody;
+      const { record } = request;
+      record.requestPayload = body;
+      try {
+        const target = resolveTarget(request, context, { mode: 'audio_speech', model: body.model, capability: 'speech' });
+        await admit(request, reply, context, { tokens: Math.ceil(body.input.length / 4), costUsd: null });
+        const started = performance.now();
+        const result = await target.capability.speak({
+          upstreamModel: target.resolved.model.upstreamId,
+          body: upstreamBody(body),
+          signal: clientGoneSignal(reply),
+          requestId: request.id,
+        });
+        record.upstreamLatencyMs = performance.now() - started;
+        record.responsePayload = { contentType: result.contentType, bytes: result.audio.length };
+        return sendBytes(reply, result.contentType, result.audio);
+      } catch (error) {
+        return recordFailure(request, error);
+      }
+    },
+  );
+
+  // Multipart is parsed only in this encapsulated context, so every other endpoint keeps
+  // answering 415 to anything but JSON.
+  await app.register(async (transcription) => {
+    await transcription.register(multipart, {
+      limits: { fileSize: TRANSCRIPTION_FILE_LIMIT_BYTES, files: 1, fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS + 1 },
+    });
+    transcription.post(
+      '/v1/audio/transcriptions',
+      {
+        config: { scope: 'model:request' },
+        schema: {
+          ...MODEL_ROUTE_SCHEMA,
+          summary: 'Create a transcription',
+          description: `OpenAI-compatible transcription of a multipart upload (audio at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}).`,
+          consumes: ['multipart/form-data'],
+          body: TranscriptionForm,
+          response: { 200: Type.Unknown({ description: 'Transcription JSON, or text for text/srt/vtt formats' }), ...ERROR_RESPONSES },
+        },
+        // The form is streamed, not parsed into request.body: readForm checks it instead.
+        validatorCompiler: () => () => true,
+      },
+      async (request, reply) => {
+        const { record } = request;
+        try {
+          const { file, fields } = await readForm(request);
+          record.requestPayload = { ...fields, file: file === null ? null : { filename: file.filename, contentType: file.contentType, bytes: file.data.length } };
+          const model = single(fields, 'model');
+          if (model === undefined || model.length === 0) throw invalidBody('model is required: a transcription model from GET /v1/models.', 'model');
+          if (file === null || file.data.length === 0) throw invalidBody('file is required: the audio to transcribe, as a multipart file field named "file".', 'file');
+          record.media = { images: 0, files: 1, mimeTypes: [file.contentType], bytes: file.data.length };
+          const suppliedSeconds = durationOf(fields);
+          record.audioSeconds = suppliedSeconds;
+
+          const target = resolveTarget(request, context, { mode: 'audio_transcription', model, capability: 'transcription' });
+          const perMinute = target.resolved.model.entry.pricing?.audio_per_minute ?? null;
+          const costUsd = perMinute !== null && suppliedSeconds !== null ? (perMinute * suppliedSeconds) / 60 : null;
+          await admit(request, reply, context, { tokens: 0, costUsd });
+          const started = performance.now();
+          const result = await target.capability.transcribe({
+            upstreamModel: target.resolved.model.upstreamId,
+            file,
+            fields: upstreamFields(fields),
+            signal: clientGoneSignal(reply),
+            requestId: request.id,
+          });
+          record.upstreamLatencyMs = performance.now() - started;
+          record.usage = result.usage;
+          record.audioSeconds = suppliedSeconds ?? result.durationSeconds;
+          record.responsePayload = result.body.toString('utf8');
+          return sendBytes(reply, result.contentType, result.body);
+        } catch (error) {
+          return recordFailure(request, error);
+        }
+      },
+    );
+  });
+};
+
+function upstreamFields(fields: Record<string, string | string[]>): Record<string, string | string[]> {
+  const forwarded: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(fields)) if (!GATEWAY_FIELDS.has(name)) forwarded[name] = value;
+  return forwarded;
+}

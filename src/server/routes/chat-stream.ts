@@ -1,0 +1,131 @@
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { GatewayError } from '../../errors/index.js';
+import type { RequestRecord } from '../../logs/types.js';
+import type { ChatStream, JsonObject, TokenUsage } from '../../providers/index.js';
+
+export interface ChatStreamOptions {
+  requestId: string;
+  /** The model the caller asked for: every chunk shows it. */
+  requestedModel: string;
+  /** `stream_options.include_usage`: the caller sees the usage chunk only when it asked. */
+  includeUsage: boolean;
+  /** Fires when the client went away. */
+  signal: AbortSignal;
+  record: RequestRecord;
+}
+
+/** Text and finish reasons of a streamed answer, kept for the request log. */
+class StreamTranscript {
+  private readonly choices = new Map<number, { content: string; finishReason: unknown }>();
+
+  add(chunk: JsonObject): void {
+    if (!Array.isArray(chunk.choices)) return;
+    for (const choice of chunk.choices as { index?: number; delta?: { content?: unknown }; finish_reason?: unknown }[]) {
+      const index = choice.index ?? 0;
+      let entry = this.choices.get(index);
+      if (entry === undefined) this.choices.set(index, (entry = { content: '', finishReason: null }));
+      if (typeof choice.delta?.content === 'string') entry.content += choice.delta.content;
+      if (choice.finish_reason !== undefined && choice.finish_reason !== null) entry.finishReason = choice.finish_reason;
+    }
+  }
+
+  payload(usage: TokenUsage | null, failed: boolean): JsonObject {
+    const choices = [...this.choices].map(([index, entry]) => ({ index, content: entry.content, finish_reason: entry.finishReason }));
+    return { object: 'chat.completion.stream', choices, usage, complete: !failed };
+  }
+}
+
+function frame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+/**
+ * Sends a provider's chat stream to the client as OpenAI server-sent events. Called once the
+ * provider's first frame arrived (so the 200 is committed only then). Each chunk is written
+ * as soon as it comes; the stream ends with `data: [DONE]`, or with one error chunk (no
+ * [DONE]) when the provider failed mid-stream: OpenAI's own API and SDKs report a mid-stream
+ * failure as a `data: {"error": …}` frame, which the SDKs raise as an APIError. The reply
+ * body is a PassThrough, so Fastify's onResponse hooks run when it ends.
+ */
+export function sendChatStream(reply: FastifyReply, stream: ChatStream, options: ChatStreamOptions): FastifyReply {
+  const output = new PassThrough();
+  reply
+    .header('content-type', 'text/event-stream; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('x-accel-buffering', 'no');
+  // The request log waits for the pump when the client goes away, so late usage still counts.
+  options.record.pendingWork = pump(stream, output, options);
+  return reply.send(output);
+}
+
+async function pump(stream: ChatStream, output: PassThrough, options: ChatStreamOptions): Promise<void> {
+  const { record, signal, requestedModel } = options;
+  const transcript = new StreamTranscript();
+  let template: JsonObject | null = null;
+  let usageChunk: JsonObject | null = null;
+  let failure: { message: string; logDetail?: Record<string, unknown> | undefined } | null = null;
+
+  const write = async (data: string) => {
+    if (output.destroyed || signal.aborted) return;
+    // A client that goes away while the buffer is full ends the wait (the loop then stops).
+    if (!output.write(frame(data))) await once(output, 'drain', { signal }).catch(() => undefined);
+  };
+
+  try {
+    for await (const event of stream.events) {
+      if (signal.aborted) break;
+      if (event.type === 'chunk-received') {
+        event.chunk.model = requestedModel;
+        template ??= event.chunk;
+        transcript.add(event.chunk);
+        await write(JSON.stringify(event.chunk));
+      } else if (event.type === 'usage-reported') {
+        record.usage = event.usage;
+        usageChunk = event.chunk ?? null;
+      } else {
+        failure = event;
+        break;
+      }
+    }
+  } catch (error) {
+    // The contract says events never throw after the first frame; a client abort can still surface here.
+    if (!signal.aborted) failure = { message: 'The model provider stream failed.', logDetail: { reason: (error as Error).name } };
+  }
+
+  record.responsePayload = transcript.payload(record.usage, failure !== null || signal.aborted);
+  if (signal.aborted) {
+    record.errorCode = 'client_closed';
+    output.destroy();
+    return;
+  }
+  if (failure !== null) {
+    record.errorCode = 'provider_error';
+    record.logDetail = failure.logDetail ?? null;
+    const error = new GatewayError('provider_error', failure.message);
+    await write(JSON.stringify(error.toBody(options.requestId)));
+  } else {
+    if (options.includeUsage && record.usage !== null) await write(JSON.stringify(usageChunkOf(usageChunk, template, record.usage, requestedModel)));
+    await write('[DONE]');
+  }
+  output.end();
+}
+
+/** The provider's own usage chunk, or one built like OpenAI's (`choices: []`). */
+function usageChunkOf(own: JsonObject | null, template: JsonObject | null, usage: TokenUsage, model: string): JsonObject {
+  if (own !== null) return { ...own, model };
+  return {
+    id: template?.id ?? null,
+    object: 'chat.completion.chunk',
+    created: template?.created ?? Math.floor(Date.now() / 1000),
+    model,
+    choices: [],
+    usage: {
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.totalTokens,
+      ...(usage.cachedPromptTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } } : {}),
+    },
+  };
+}

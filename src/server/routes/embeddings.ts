@@ -1,0 +1,88 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { invalidBody } from '../../errors/index.js';
+import type { JsonObject } from '../../providers/index.js';
+import type { RouteModule } from '../app.js';
+import {
+  admit,
+  bodyBytes,
+  clientGoneSignal,
+  defaultModelOf,
+  ERROR_RESPONSES,
+  estimateTokens,
+  MODEL_ROUTE_SCHEMA,
+  recordFailure,
+  resolveTarget,
+  sendJsonText,
+  showRequestedModel,
+  upstreamBody,
+} from './model-call.js';
+
+/** The OpenAI embeddings request; other fields (dimensions, encoding_format, user, …) pass through. */
+const EmbeddingsRequest = Type.Object(
+  {
+    model: Type.Optional(Type.String({ minLength: 1, description: 'Default: the catalog\'s embedding model' })),
+    input: Type.Unknown({ description: 'A string, an array of strings, or token arrays' }),
+    dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
+    encoding_format: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['float', 'base64'] })),
+  },
+  { additionalProperties: true },
+);
+
+type EmbeddingsBody = Static<typeof EmbeddingsRequest> & JsonObject;
+
+const EmbeddingsResponse = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Type.Object({}, { additionalProperties: true })), model: Type.String(), usage: Type.Optional(Type.Object({}, { additionalProperties: true })) },
+  { additionalProperties: true },
+);
+
+function checkInput(input: unknown): void {
+  const valid = (typeof input === 'string' && input.length > 0) || (Array.isArray(input) && input.length > 0);
+  if (!valid) throw invalidBody('input must be a non-empty string or a non-empty array of strings (or token arrays).', 'input');
+}
+
+/** The embeddings kept in the log: their count and size, not the vectors. */
+function logSummary(response: JsonObject): JsonObject {
+  const data = Array.isArray(response.data) ? (response.data as { embedding?: unknown }[]) : [];
+  const first = data[0]?.embedding;
+  return { object: response.object, embeddings: data.length, dimensions: Array.isArray(first) ? first.length : null, model: response.model, usage: response.usage };
+}
+
+export const embeddingsRoutes: RouteModule = (app, context) => {
+  app.post(
+    '/v1/embeddings',
+    {
+      config: { scope: 'model:request' },
+      schema: {
+        ...MODEL_ROUTE_SCHEMA,
+        summary: 'Create embeddings',
+        description: 'OpenAI-compatible embeddings. `stream` is not honoured here.',
+        body: EmbeddingsRequest,
+        response: { 200: EmbeddingsResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as EmbeddingsBody;
+      request.record.requestPayload = body;
+      try {
+        checkInput(body.input);
+        const model = body.model ?? defaultModelOf(context, 'embedding');
+        const target = resolveTarget(request, context, { mode: 'embedding', model, capability: 'embeddings' });
+        await admit(request, reply, context, estimateTokens(target.resolved.model, bodyBytes(request), 0));
+        const started = performance.now();
+        const result = await target.capability.embed({
+          upstreamModel: target.resolved.model.upstreamId,
+          body: upstreamBody(body),
+          signal: clientGoneSignal(reply),
+          requestId: request.id,
+        });
+        request.record.upstreamLatencyMs = performance.now() - started;
+        request.record.usage = result.usage;
+        showRequestedModel(result.response, model);
+        request.record.responsePayload = logSummary(result.response);
+        return sendJsonText(reply, result.response);
+      } catch (error) {
+        return recordFailure(request, error);
+      }
+    },
+  );
+};

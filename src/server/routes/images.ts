@@ -1,0 +1,86 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { JsonObject } from '../../providers/index.js';
+import type { RouteModule } from '../app.js';
+import {
+  admit,
+  clientGoneSignal,
+  defaultModelOf,
+  ERROR_RESPONSES,
+  MODEL_ROUTE_SCHEMA,
+  recordFailure,
+  resolveTarget,
+  sendJsonText,
+  showRequestedModel,
+  upstreamBody,
+} from './model-call.js';
+
+/** The OpenAI image generation request; other fields (quality, style, background, user, …) pass through. */
+const ImageRequest = Type.Object(
+  {
+    model: Type.Optional(Type.String({ minLength: 1, description: 'Default: the catalog\'s image model' })),
+    prompt: Type.String({ minLength: 1 }),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+    size: Type.Optional(Type.String({ pattern: '^([0-9]+x[0-9]+|auto)$', description: '<width>x<height>, e.g. 1024x1024' })),
+    response_format: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['url', 'b64_json'] })),
+  },
+  { additionalProperties: true },
+);
+
+type ImageBody = Static<typeof ImageRequest> & JsonObject;
+
+const ImageResponse = Type.Object(
+  { created: Type.Integer(), data: Type.Array(Type.Object({ url: Type.Optional(Type.String()), b64_json: Type.Optional(Type.String()) }, { additionalProperties: true })) },
+  { additionalProperties: true },
+);
+
+/** The response as logged: generated image data is replaced by its size (never stored raw). */
+function logCopy(response: JsonObject): JsonObject {
+  if (!Array.isArray(response.data)) return response;
+  const data = (response.data as JsonObject[]).map((image) =>
+    typeof image.b64_json === 'string' ? { ...image, b64_json: `[base64 image, ${Math.floor((image.b64_json.length * 3) / 4)} bytes]` } : image,
+  );
+  return { ...response, data };
+}
+
+export const imagesRoutes: RouteModule = (app, context) => {
+  app.post(
+    '/v1/images/generations',
+    {
+      config: { scope: 'model:request' },
+      schema: {
+        ...MODEL_ROUTE_SCHEMA,
+        summary: 'Generate images',
+        description: 'OpenAI Images-compatible generation. `stream` is not honoured here.',
+        body: ImageRequest,
+        response: { 200: ImageResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as ImageBody;
+      const { record } = request;
+      record.requestPayload = body;
+      try {
+        const model = body.model ?? defaultModelOf(context, 'image_generation');
+        const target = resolveTarget(request, context, { mode: 'image_generation', model, capability: 'images' });
+        const count = body.n ?? 1;
+        const price = target.resolved.model.entry.pricing?.image_per_unit ?? null;
+        await admit(request, reply, context, { tokens: Math.ceil(body.prompt.length / 4), costUsd: price === null ? null : price * count });
+        const started = performance.now();
+        const result = await target.capability.generate({
+          upstreamModel: target.resolved.model.upstreamId,
+          body: upstreamBody(body),
+          signal: clientGoneSignal(reply),
+          requestId: request.id,
+        });
+        record.upstreamLatencyMs = performance.now() - started;
+        record.usage = result.usage;
+        record.imageCount = result.imageCount;
+        showRequestedModel(result.response, model);
+        record.responsePayload = logCopy(result.response);
+        return sendJsonText(reply, result.response);
+      } catch (error) {
+        return recordFailure(request, error);
+      }
+    },
+  );
+};

@@ -1,0 +1,159 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { CatalogModel, ModelMode, ResolvedModel } from '../../catalog/index.js';
+import { GatewayError } from '../../errors/index.js';
+import { assertModelAllowed } from '../../keys/index.js';
+import type { UsageEstimate } from '../../limits/index.js';
+import type { JsonObject, Provider } from '../../providers/index.js';
+import type { GatewayContext } from '../context.js';
+
+/**
+ * The steps every model endpoint shares: resolve the model for the endpoint's mode, check the
+ * key may use it, find its provider's capability, reserve against the key's limits, and tie
+ * the upstream call to the client connection. Routes never name a vendor.
+ */
+
+type Capability = 'chat' | 'embeddings' | 'images' | 'speech' | 'transcription';
+
+export interface ModelTarget<C extends Capability> {
+  resolved: ResolvedModel;
+  provider: Provider;
+  capability: NonNullable<Provider[C]>;
+}
+
+/** Security and tags every model endpoint declares in the OpenAPI document. */
+export const MODEL_ROUTE_SCHEMA = {
+  tags: ['models'],
+  security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+} as const;
+
+/** Error body of decisions §4, for the OpenAPI document. */
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String(),
+      type: Type.String(),
+      code: Type.String(),
+      param: Type.Union([Type.String(), Type.Null()]),
+      request_id: Type.String(),
+    }),
+  },
+  { description: 'OpenAI-shaped error (see docs/errors.md)' },
+);
+
+export const ERROR_RESPONSES = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
+
+/** Resolves `model` for an endpoint of `mode` and finds the provider capability that serves it. */
+export function resolveTarget<C extends Capability>(
+  request: FastifyRequest,
+  context: GatewayContext,
+  options: { mode: ModelMode; model: string; capability: C; providerHint?: string | undefined },
+): ModelTarget<C> {
+  const { record } = request;
+  record.mode = options.mode;
+  record.requestedModel = options.model;
+  const resolved = context.catalog.resolve(options.model, { mode: options.mode, providerHint: options.providerHint });
+  assertModelAllowed(request.principal, resolved.requested, resolved.id);
+  record.resolvedModel = resolved.id;
+  record.provider = resolved.model.provider;
+  const provider = context.providers.get(resolved.model.provider);
+  const capability = provider[options.capability];
+  if (capability === undefined) {
+    throw new GatewayError(
+      'model_mode_mismatch',
+      `The model "${options.model}" cannot be used on this endpoint: its provider does not offer it. Pick a ${options.mode} model from GET /v1/models.`,
+      { param: 'model' },
+    );
+  }
+  return { resolved, provider, capability: capability as NonNullable<Provider[C]> };
+}
+
+/** Reserves the estimate against the key's limits and sets the rate-limit headers. */
+export async function admit(request: FastifyRequest, reply: FastifyReply, context: GatewayContext, estimate: UsageEstimate): Promise<void> {
+  const admission = await context.limits.admit(request.principal, estimate);
+  request.record.admission = admission;
+  reply.headers(admission.headers);
+}
+
+/** Reply budget assumed when the caller sets no max_tokens. */
+const ASSUMED_REPLY_TOKENS = 1024;
+
+/**
+ * What a token-priced call is expected to use: the prompt at ≈ 4 bytes a token, plus the
+ * reply budget, priced with the model's catalog prices (null when it has none).
+ */
+export function estimateTokens(model: CatalogModel, promptBytes: number, replyTokens: number | null): UsageEstimate {
+  const prompt = Math.ceil(Math.max(0, promptBytes) / 4);
+  const reply = replyTokens ?? ASSUMED_REPLY_TOKENS;
+  const pricing = model.entry.pricing;
+  const input = pricing?.input_per_million ?? null;
+  const output = pricing?.output_per_million ?? null;
+  const costUsd = input === null ? null : (prompt * input + reply * (output ?? 0)) / 1_000_000;
+  return { tokens: prompt + reply, costUsd };
+}
+
+/** Size of the JSON body as received (no re-serialisation); 0 when unknown. */
+export function bodyBytes(request: FastifyRequest): number {
+  const length = Number(request.headers['content-length']);
+  return Number.isFinite(length) ? length : 0;
+}
+
+/** The caller's body without the gateway's own fields: what goes to the provider. */
+export function upstreamBody(body: JsonObject): JsonObject {
+  const { model: _model, provider: _provider, stream: _stream, ...rest } = body;
+  return rest;
+}
+
+/**
+ * An AbortSignal that fires when the client goes away before the response finished, so the
+ * upstream call is cancelled. The response's 'close' is used (not the request's, which also
+ * fires once the body has been read).
+ */
+export function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
+  });
+  return controller.signal;
+}
+
+/** Keeps a failure's code and upstream detail in the request record, then rethrows it. */
+export function recordFailure(request: FastifyRequest, error: unknown): never {
+  const { record } = request;
+  if (error instanceof GatewayError) {
+    record.errorCode = error.code;
+    record.logDetail = error.logDetail ?? null;
+  } else {
+    record.errorCode = 'internal_error';
+  }
+  throw error;
+}
+
+/** Shows the caller the model it asked for (the provider reports its own id). */
+export function showRequestedModel(body: JsonObject, requested: string): JsonObject {
+  if ('model' in body) body.model = requested;
+  return body;
+}
+
+/**
+ * The model of an endpoint whose `model` the caller may omit (embeddings, images): the
+ * catalog's first model of that mode (spec: the registered embedding / image model).
+ */
+export function defaultModelOf(context: GatewayContext, mode: ModelMode): string {
+  const entry = context.catalog.list().find((candidate) => candidate.mode === mode);
+  if (entry === undefined) throw new GatewayError('invalid_body', `model is required: this gateway has no default ${mode} model.`, { param: 'model' });
+  return entry.id;
+}
+
+/**
+ * Sends JSON text as is. Provider responses are serialised once here, not re-serialised
+ * through the documented response schema (which would drop the fields it does not list).
+ */
+export function sendJsonText(reply: FastifyReply, json: JsonObject): FastifyReply {
+  return reply.type('application/json').send(JSON.stringify(json));
+}
+
+/** Sends a provider's bytes (audio, transcription text) with their content type, untouched. */
+export function sendBytes(reply: FastifyReply, contentType: string, bytes: Buffer): FastifyReply {
+  return reply.type(contentType).send(bytes);
+}

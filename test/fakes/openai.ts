@@ -1,0 +1,331 @@
+/**
+ * A fake OpenAI API (and so of any OpenAI-compatible server), following OpenAI's published
+ * API reference: `chat.completion` JSON, `chat.completion.chunk` SSE frames ending with
+ * `data: [DONE]`, the usage-only chunk (`choices: []`) of `stream_options.include_usage`,
+ * embeddings lists, image data (`b64_json` / `url`), speech bytes, transcription JSON/text,
+ * and error bodies `{"error": {"message", "type", "param", "code"}}` with their statuses.
+ */
+import type { ServerResponse } from 'node:http';
+import { startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
+import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } from '../providers/conformance.js';
+
+/** OpenAI-only scripts on top of the conformance ones. */
+export type OpenAIChatScript =
+  | ChatScript
+  /** This exact `chat.completion` body (tool calls, logprobs, n > 1, …). */
+  | { kind: 'completion'; body: Record<string, unknown> }
+  /** These exact SSE `data:` payloads, then the connection ends (malformed frames, usage on a content chunk…). */
+  | { kind: 'frames'; frames: string[] };
+
+export interface OpenAIFake extends ConformanceFake {
+  scriptChat(script: OpenAIChatScript): void;
+  /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`. */
+  failNext(path: string, status: 400 | 401 | 429 | 500, message: string): void;
+}
+
+export interface OpenAIFakeOptions {
+  /** Path prefix of the API (OpenAI: /v1). */
+  basePath?: string;
+}
+
+const FINGERPRINT = 'fp_fake0001';
+/** OpenAI answers with the dated snapshot of the model asked for. */
+const snapshotOf = (model: unknown) => `${String(model)}-2024-07-18`;
+export const FAKE_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+/** Bytes the fake "speaks": an ID3 header, so the body is recognisably audio. */
+export const FAKE_AUDIO = Buffer.from('ID3\u0004\u0000\u0000\u0000\u0000\u0000\u0000fake-audio-frames', 'latin1');
+export const FAKE_TRANSCRIPT = 'The quick brown fox jumped over the lazy dog.';
+
+const SPEECH_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
+
+/** OpenAI's documented error bodies. */
+export function openaiErrorBody(status: number, message: string): { error: { message: string; type: string; param: null; code: string | null } } {
+  switch (status) {
+    case 401:
+      return { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
+    case 429:
+      return { error: { message, type: 'requests', param: null, code: 'rate_limit_exceeded' } };
+    case 500:
+      return { error: { message, type: 'server_error', param: null, code: null } };
+    default:
+      return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'openai-processing-ms': '12', 'x-request-id': 'req_fake', ...headers });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, status: number, message: string): void {
+  sendJson(response, status, openaiErrorBody(status, message), status === 429 ? { 'retry-after': '2' } : {});
+}
+
+function wireUsage(usage: ScriptedUsage) {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function completionBody(model: unknown, text: string, usage: ScriptedUsage) {
+  return {
+    id: 'chatcmpl-fake123',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: snapshotOf(model),
+    choices: [
+      { index: 0, message: { role: 'assistant', content: text, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' },
+    ],
+    usage: wireUsage(usage),
+    service_tier: 'default',
+    system_fingerprint: FINGERPRINT,
+  };
+}
+
+/** Writes `chat.completion.chunk` frames as OpenAI streams them. */
+class ChunkWriter {
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly model: unknown,
+    /** With include_usage every chunk carries `"usage": null`, and a usage-only chunk comes last. */
+    private readonly includeUsage: boolean,
+  ) {
+    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  }
+
+  private write(choices: unknown[], usage?: unknown): void {
+    const chunk: Record<string, unknown> = {
+      id: 'chatcmpl-fake123',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: snapshotOf(this.model),
+      service_tier: 'default',
+      system_fingerprint: FINGERPRINT,
+      choices,
+    };
+    if (this.includeUsage) chunk.usage = usage ?? null;
+    writeSse(this.response, JSON.stringify(chunk));
+  }
+
+  deltas(deltas: string[]): void {
+    this.write([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
+    for (const content of deltas) this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
+  }
+
+  finish(usage: ScriptedUsage): void {
+    this.write([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
+    if (this.includeUsage) this.write([], wireUsage(usage));
+    writeSse(this.response, '[DONE]');
+    this.response.end();
+  }
+}
+
+function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response: ServerResponse): void {
+  const body = request.json as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const streamed = body.stream === true;
+  const stream = () => new ChunkWriter(response, body.model, body.stream_options?.include_usage === true);
+  switch (script.kind) {
+    case 'reply':
+    case 'stream': {
+      const deltas = script.kind === 'reply' ? [script.text] : script.deltas;
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, deltas.join(''), script.usage));
+      const writer = stream();
+      writer.deltas(deltas);
+      writer.finish(script.usage);
+      return;
+    }
+    case 'completion':
+      return sendJson(response, 200, script.body);
+    case 'frames':
+      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      for (const frame of script.frames) writeSse(response, frame);
+      response.end();
+      return;
+    case 'error':
+      return sendError(response, script.status, script.message);
+    case 'delay-headers': {
+      const timer = setTimeout(() => {
+        if (!response.destroyed) sendJson(response, 200, completionBody(body.model, 'late', { promptTokens: 1, completionTokens: 1 }));
+      }, script.delayMs);
+      timer.unref();
+      return;
+    }
+    case 'stream-truncated':
+      stream().deltas(script.deltas);
+      response.end();
+      return;
+    case 'stream-error-event':
+      stream().deltas(script.deltas);
+      writeSse(response, JSON.stringify(openaiErrorBody(500, script.message)));
+      response.end();
+      return;
+    case 'stream-hang':
+      response.on('close', script.onClose);
+      stream().deltas(script.deltas);
+      return;
+  }
+}
+
+/** "data:<mime>;base64,<data>" → its parts, or null for anything else. */
+function dataUri(value: unknown): { mimeType: string; base64: string } | null {
+  if (typeof value !== 'string') return null;
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(value);
+  return match === null ? null : { mimeType: match[1]!, base64: match[2]! };
+}
+
+interface WirePart {
+  type: string;
+  text?: string;
+  image_url?: { url: string };
+  file?: { file_data?: string };
+}
+
+/** What a chat request carried, vendor-neutral (see UpstreamChatView). */
+export function viewOfChatRequest(request: RecordedRequest): UpstreamChatView {
+  const body = request.json as { messages?: { content?: unknown }[]; stream?: unknown };
+  const view: UpstreamChatView = {
+    credential: request.headers.authorization?.replace(/^Bearer /, ''),
+    text: '',
+    images: [],
+    imageUrls: [],
+    files: [],
+    streamed: body.stream === true,
+  };
+  const texts: string[] = [];
+  for (const message of body.messages ?? []) {
+    if (typeof message.content === 'string') texts.push(message.content);
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as WirePart[]) {
+      if (part.type === 'text' && part.text !== undefined) texts.push(part.text);
+      if (part.type === 'image_url') {
+        const image = dataUri(part.image_url?.url);
+        if (image !== null) view.images.push(image);
+        else if (part.image_url !== undefined) view.imageUrls.push(part.image_url.url);
+      }
+      if (part.type === 'file') {
+        const file = dataUri(part.file?.file_data);
+        if (file !== null) view.files.push(file);
+      }
+    }
+  }
+  view.text = texts.join('\n');
+  return view;
+}
+
+function embeddingsAnswer(request: RecordedRequest, response: ServerResponse): void {
+  const body = request.json as { model: string; input: unknown; dimensions?: number; encoding_format?: string };
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  const dimensions = body.dimensions ?? 4;
+  const data = inputs.map((_input, index) => {
+    const vector = Array.from({ length: dimensions }, (_, position) => (index + 1) * 0.001 * (position + 1));
+    const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  const tokens = inputs.reduce<number>((sum, input) => sum + String(input).split(/\s+/).length, 0);
+  sendJson(response, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+}
+
+function imagesAnswer(request: RecordedRequest, response: ServerResponse): void {
+  const body = request.json as { model: string; n?: number; response_format?: string };
+  const count = body.n ?? 1;
+  // gpt-image models always return base64; dall-e models return URLs unless asked for b64_json.
+  const base64 = body.response_format === 'b64_json' || body.model.startsWith('gpt-image');
+  const data = Array.from({ length: count }, (_, index) =>
+    base64 ? { b64_json: FAKE_PNG_BASE64, revised_prompt: 'A revised prompt.' } : { url: `https://images.example/generated-${index}.png`, revised_prompt: 'A revised prompt.' },
+  );
+  const usage = body.model.startsWith('gpt-image')
+    ? { input_tokens: 9, output_tokens: 272 * count, total_tokens: 9 + 272 * count, input_tokens_details: { text_tokens: 9, image_tokens: 0 } }
+    : undefined;
+  sendJson(response, 200, { created: 1_700_000_000, data, ...(usage !== undefined ? { usage } : {}) });
+}
+
+function speechAnswer(request: RecordedRequest, response: ServerResponse): void {
+  const format = (request.json as { response_format?: string }).response_format ?? 'mp3';
+  response.writeHead(200, { 'content-type': SPEECH_TYPES[format] ?? 'application/octet-stream', 'transfer-encoding': 'chunked' });
+  response.end(FAKE_AUDIO);
+}
+
+/** The fields of a multipart/form-data body (a repeated field gives an array) and its files. */
+export function formFields(request: RecordedRequest): { fields: Record<string, string | string[]>; files: { name: string; filename: string; contentType: string; bytes: Buffer }[] } {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(String(request.headers['content-type']));
+  const fields: Record<string, string | string[]> = {};
+  const files: { name: string; filename: string; contentType: string; bytes: Buffer }[] = [];
+  if (boundary === null) return { fields, files };
+  const delimiter = `--${boundary[1] ?? boundary[2]}`;
+  const raw = request.rawBody.toString('latin1');
+  for (const section of raw.split(delimiter).slice(1, -1)) {
+    const headerEnd = section.indexOf('\r\n\r\n');
+    const headers = section.slice(0, headerEnd);
+    const content = section.slice(headerEnd + 4, -2);
+    const name = /name="([^"]*)"/.exec(headers)?.[1] ?? '';
+    const filename = /filename="([^"]*)"/.exec(headers)?.[1];
+    const value = Buffer.from(content, 'latin1').toString('utf8');
+    const existing = fields[name];
+    if (filename === undefined) fields[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+    else files.push({ name, filename, contentType: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1] ?? '', bytes: Buffer.from(content, 'latin1') });
+  }
+  return { fields, files };
+}
+
+function transcriptionAnswer(request: RecordedRequest, response: ServerResponse): void {
+  const { fields } = formFields(request);
+  const format = String(fields.response_format ?? 'json');
+  if (format === 'text' || format === 'srt' || format === 'vtt') {
+    response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end(`${FAKE_TRANSCRIPT}\n`);
+    return;
+  }
+  if (format === 'verbose_json') {
+    sendJson(response, 200, { task: 'transcribe', language: 'english', duration: 8.47, text: FAKE_TRANSCRIPT, segments: [], usage: { type: 'duration', seconds: 9 } });
+    return;
+  }
+  sendJson(response, 200, {
+    text: FAKE_TRANSCRIPT,
+    usage: { type: 'tokens', input_tokens: 14, input_token_details: { text_tokens: 0, audio_tokens: 14 }, output_tokens: 45, total_tokens: 59 },
+  });
+}
+
+/** Starts the fake on loopback; point the gateway at `${fake.server.url}/v1`. */
+export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<OpenAIFake> {
+  const base = options.basePath ?? '/v1';
+  const server: FakeServer = await startFakeServer();
+  let chatScript: OpenAIChatScript = { kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } };
+  const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string }>();
+  const route = (path: string, answer: (request: RecordedRequest, response: ServerResponse) => void) =>
+    server.on(`POST ${base}${path}`, (request, response) => {
+      const failure = failures.get(`${base}${path}`);
+      if (failure !== undefined) {
+        failures.delete(`${base}${path}`);
+        return sendError(response, failure.status, failure.message);
+      }
+      answer(request, response);
+    });
+  route('/chat/completions', (request, response) => chatAnswer(chatScript, request, response));
+  route('/embeddings', embeddingsAnswer);
+  route('/images/generations', imagesAnswer);
+  route('/audio/speech', speechAnswer);
+  route('/audio/transcriptions', transcriptionAnswer);
+  return {
+    server,
+    scriptChat(script) {
+      chatScript = script;
+    },
+    failNext(path, status, message) {
+      failures.set(path, { status, message });
+    },
+    chatRequests: () => server.requests.filter((request) => request.path.startsWith(`${base}/chat/completions`)).map(viewOfChatRequest),
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,508 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI, { toFile } from 'openai';
+import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { RecordTap } from './helpers/records.js';
+import { openaiClient, postRawStream, rejectsWith, runProviderConformance } from './providers/conformance.js';
+import { ROUTE_MODULES } from '../src/server/routes/index.js';
+
+/*
+ * The OpenAI-compatible adapter: the shared conformance suite for OpenAI and for an
+ * operator-declared compatible provider, then OpenAI's own surface through a real gateway
+ * driven by the official SDK: pass-through, every endpoint, and what reached the fake.
+ */
+
+const UPSTREAM_KEY = 'sk-test-fake-openai-0123456789';
+const OLLAMA_KEY = 'ollama-local-key';
+
+runProviderConformance({
+  name: 'openai',
+  startFake: startOpenAIFake,
+  gateway: (fakeUrl) => ({ env: { OPENAI_BASE_URL: `${fakeUrl}/v1`, OPENAI_API_KEY: UPSTREAM_KEY } }),
+  chatModel: 'gpt-4o-mini',
+  upstreamKey: UPSTREAM_KEY,
+  acceptsRemoteImageUrls: true,
+});
+
+runProviderConformance({
+  name: 'ollama',
+  startFake: startOpenAIFake,
+  gateway: (fakeUrl) => ({
+    configFile: {
+      providers: {
+        compatible: [
+          {
+            name: 'ollama',
+            baseUrl: `${fakeUrl}/v1`,
+            apiKey: OLLAMA_KEY,
+            models: [{ id: 'llama3.2-vision', upstreamId: 'llama3.2-vision:11b', input_modalities: ['text', 'image', 'file'] }],
+          },
+        ],
+      },
+    },
+  }),
+  chatModel: 'llama3.2-vision',
+  upstreamKey: OLLAMA_KEY,
+  acceptsRemoteImageUrls: true,
+});
+
+const TEXT_BODY_LIMIT = 256 * 1024;
+
+describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
+  let fake: OpenAIFake;
+  let localFake: OpenAIFake;
+  let gateway: TestGateway;
+  let client: OpenAI;
+  let key: string;
+  const records = new RecordTap();
+
+  before(async () => {
+    fake = await startOpenAIFake();
+    localFake = await startOpenAIFake();
+    gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
+      configFile: {
+        server: { bodyLimitBytes: TEXT_BODY_LIMIT },
+        // A keyless local server, as Ollama usually runs.
+        providers: { compatible: [{ name: 'local', baseUrl: `${localFake.server.url}/v1`, models: [{ id: 'qwen2.5' }] }] },
+      },
+      routes: [...ROUTE_MODULES, records.routes],
+    });
+    key = await gateway.createKey({ scopes: ['model:request'] });
+    // Node's own fetch here: the SDK uploads files only with its FormData (no aborts in this suite).
+    client = openaiClient(gateway.url, key);
+  });
+  after(async () => {
+    await gateway?.close();
+    await fake?.close();
+    await localFake?.close();
+  });
+
+  const lastRequest = (server: OpenAIFake, path: string) => {
+    const found = server.server.requests.filter((request) => request.path === path).at(-1);
+    assert.ok(found !== undefined, `the fake received ${path}`);
+    return found;
+  };
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      body: typeof body === 'string' || body instanceof FormData ? body : JSON.stringify(body),
+    });
+
+  describe('chat pass-through', () => {
+    test('every request field reaches OpenAI unchanged; only provider and stream are dropped, model is the upstream id', async () => {
+      const body = {
+        model: 'gpt4o-mini',
+        messages: [{ role: 'developer', content: 'Use tools.' }, { role: 'user', content: 'Weather in Paris?', name: 'ana' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true } }],
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
+        logprobs: true,
+        top_logprobs: 2,
+        n: 2,
+        seed: 42,
+        stop: ['\n\n', 'END'],
+        temperature: 0.3,
+        max_completion_tokens: 100,
+        parallel_tool_calls: false,
+        user: 'user-123',
+        metadata: { team: 'a' },
+        a_field_from_the_future: { nested: [1, 2, 3] },
+        provider: 'openai',
+        stream: false,
+      };
+      const response = await post('/v1/chat/completions', body);
+      assert.equal(response.status, 200);
+      const { provider: _provider, stream: _stream, ...expected } = body;
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json, { ...expected, model: 'gpt-4o-mini' });
+    });
+
+    test('every response field comes back unchanged, except model which shows what the caller asked for', async () => {
+      const completion = {
+        id: 'chatcmpl-tools',
+        object: 'chat.completion',
+        created: 1_700_000_123,
+        model: 'gpt-4o-mini-2024-07-18',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              refusal: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+              annotations: [],
+            },
+            logprobs: { content: [{ token: 'x', logprob: -0.1, bytes: [120], top_logprobs: [] }], refusal: null },
+            finish_reason: 'tool_calls',
+          },
+          { index: 1, message: { role: 'assistant', content: 'Sunny.', refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' },
+        ],
+        usage: {
+          prompt_tokens: 40,
+          completion_tokens: 12,
+          total_tokens: 52,
+          prompt_tokens_details: { cached_tokens: 32, audio_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        },
+        service_tier: 'default',
+        system_fingerprint: 'fp_abc',
+        an_unknown_vendor_field: { kept: true },
+      };
+      fake.scriptChat({ kind: 'completion', body: completion });
+      const { data, response } = await client.chat.completions
+        .create({ model: 'service-1', messages: [{ role: 'user', content: 'Weather?' }], n: 2 })
+        .withResponse();
+      assert.deepEqual(JSON.parse(JSON.stringify(data)), { ...completion, model: 'service-1' });
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.equal(record.requestedModel, 'service-1');
+      assert.equal(record.usage?.cachedPromptTokens, 32);
+      assert.equal(typeof record.upstreamLatencyMs, 'number');
+    });
+
+    test('streaming: the caller\'s stream_options reach OpenAI with include_usage forced on', async () => {
+      fake.scriptChat({ kind: 'stream', deltas: ['a', 'b'], usage: { promptTokens: 3, completionTokens: 2 } });
+      const result = await postRawStream(gateway.url, key, {
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream_options: { include_obfuscation: false },
+        logprobs: true,
+      });
+      assert.equal(result.data.at(-1), '[DONE]');
+      const upstream = lastRequest(fake, '/v1/chat/completions').json;
+      assert.equal(upstream.stream, true);
+      assert.deepEqual(upstream.stream_options, { include_obfuscation: false, include_usage: true });
+      assert.equal(upstream.logprobs, true);
+      const chunk = JSON.parse(result.data[0]!);
+      assert.equal(chunk.system_fingerprint, 'fp_fake0001', 'chunk fields pass through');
+      assert.equal(chunk.service_tier, 'default');
+    });
+
+    test('usage on a content chunk is accepted, and shown as a usage chunk when asked', async () => {
+      const chunk = (content: string, extra: object = {}) =>
+        JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra });
+      fake.scriptChat({
+        kind: 'frames',
+        frames: [chunk('Hi'), chunk('!', { usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } }), '[DONE]'],
+      });
+      const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream_options: { include_usage: true } });
+      const chunks = result.data.slice(0, -1).map((data) => JSON.parse(data));
+      assert.equal(chunks.map((item) => item.choices[0]?.delta.content ?? '').join(''), 'Hi!');
+      assert.deepEqual(chunks.at(-1).choices, []);
+      assert.deepEqual(chunks.at(-1).usage, { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 });
+      assert.equal(chunks.at(-1).model, 'gpt-4o-mini');
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.equal(record.usage?.totalTokens, 6);
+    });
+
+    test('a stream without usage keeps "not reported" (null), never zero', async () => {
+      const chunk = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] });
+      fake.scriptChat({ kind: 'frames', frames: [chunk, '[DONE]'] });
+      const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(result.data.at(-1), '[DONE]');
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.equal(record.usage, null);
+    });
+
+    test('a malformed JSON frame after the first ends the stream with an error chunk', async () => {
+      const chunk = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] });
+      fake.scriptChat({ kind: 'frames', frames: [chunk, '{"id": "broken', '[DONE]'] });
+      const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+      const last = JSON.parse(result.data.at(-1)!);
+      assert.equal(last.error.code, 'provider_error');
+      assert.ok(!result.data.includes('[DONE]'));
+    });
+
+    test('a malformed first frame is a 502 before anything was streamed', async () => {
+      fake.scriptChat({ kind: 'frames', frames: ['not json', '[DONE]'] });
+      const response = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      assert.equal(response.status, 502);
+      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'provider_error');
+    });
+
+    test('only the configured credential goes upstream: never the caller\'s sk-mg- key or other headers', async () => {
+      fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+      await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }, { 'content-type': 'application/json', cookie: 'session=abc', 'x-platform-id': 'web' });
+      const upstream = lastRequest(fake, '/v1/chat/completions');
+      assert.equal(upstream.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
+      assert.equal(upstream.headers.cookie, undefined);
+      assert.equal(upstream.headers['x-platform-id'], undefined);
+      assert.ok(!JSON.stringify(upstream.headers).includes('sk-mg-'));
+    });
+  });
+
+  describe('operator-declared compatible providers', () => {
+    test('a declared model goes to its provider; a keyless provider gets no Authorization header', async () => {
+      localFake.scriptChat({ kind: 'reply', text: 'local answer', usage: { promptTokens: 2, completionTokens: 2 } });
+      const completion = await client.chat.completions.create({ model: 'qwen2.5', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(completion.choices[0]?.message.content, 'local answer');
+      assert.equal(completion.model, 'qwen2.5');
+      const upstream = lastRequest(localFake, '/v1/chat/completions');
+      assert.equal(upstream.json.model, 'qwen2.5');
+      assert.equal(upstream.headers.authorization, undefined);
+    });
+
+    test('with provider named, a model id the catalog does not list reaches that provider', async () => {
+      const response = await post('/v1/chat/completions', { model: 'mistral:7b', provider: 'local', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(response.status, 200);
+      assert.equal(((await response.json()) as { model: string }).model, 'mistral:7b');
+      const upstream = lastRequest(localFake, '/v1/chat/completions').json;
+      assert.equal(upstream.model, 'mistral:7b');
+      assert.equal(upstream.provider, undefined);
+    });
+  });
+
+  describe('embeddings', () => {
+    test('SDK embeddings (base64 encoding by default) pass through; model shows what was asked', async () => {
+      const { data, response } = await client.embeddings
+        .create({ model: 'text-embedding-3-small', input: ['first text', 'second'], dimensions: 4 })
+        .withResponse();
+      assert.equal(data.object, 'list');
+      assert.equal(data.model, 'text-embedding-3-small');
+      assert.equal(data.data.length, 2);
+      assert.equal(data.data[0]?.embedding.length, 4);
+      assert.ok(Math.abs((data.data[1]?.embedding[0] ?? 0) - 0.002) < 1e-6, 'base64 vectors decode to what the fake sent');
+      const upstream = lastRequest(fake, '/v1/embeddings').json;
+      assert.deepEqual(upstream, { model: 'text-embedding-3-small', input: ['first text', 'second'], dimensions: 4, encoding_format: 'base64' });
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.equal(record.mode, 'embedding');
+      assert.equal(record.usage?.promptTokens, 3);
+      assert.equal(record.usage?.completionTokens, 0);
+    });
+
+    test('model may be omitted (the catalog\'s embedding model); stream: true is not honoured', async () => {
+      const response = await post('/v1/embeddings', { input: 'hello', stream: true });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /application\/json/);
+      const upstream = lastRequest(fake, '/v1/embeddings').json;
+      assert.equal(upstream.model, 'text-embedding-3-small');
+      assert.equal(upstream.stream, undefined);
+    });
+
+    test('input is required and must not be empty', async () => {
+      for (const body of [{ model: 'text-embedding-3-small' }, { model: 'text-embedding-3-small', input: '' }, { input: 42 }]) {
+        const response = await post('/v1/embeddings', body);
+        assert.equal(response.status, 400);
+        const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+        assert.equal(error.code, 'invalid_body');
+        assert.match(error.message, /input/);
+      }
+    });
+
+    test('an upstream 400 on embeddings comes back as 400 with the reason', async () => {
+      fake.failNext('/v1/embeddings', 400, "This model's maximum context length is 8192 tokens.");
+      const error = await rejectsWith(client.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }), 400, 'invalid_body');
+      assert.match(error.message, /maximum context length/);
+    });
+  });
+
+  describe('images', () => {
+    test('b64_json images come back unchanged; the log keeps their size, not the data', async () => {
+      const { data, response } = await client.images
+        .generate({ model: 'dall-e-3', prompt: 'A red square', n: 1, size: '1024x1024', response_format: 'b64_json', quality: 'hd' })
+        .withResponse();
+      assert.equal(data.data?.[0]?.b64_json, FAKE_PNG_BASE64);
+      assert.equal(data.data?.[0]?.revised_prompt, 'A revised prompt.');
+      assert.deepEqual(lastRequest(fake, '/v1/images/generations').json, {
+        model: 'dall-e-3',
+        prompt: 'A red square',
+        n: 1,
+        size: '1024x1024',
+        response_format: 'b64_json',
+        quality: 'hd',
+      });
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.equal(record.imageCount, 1);
+      assert.ok(!JSON.stringify(record.responsePayload).includes(FAKE_PNG_BASE64));
+    });
+
+    test('url images, and the default image model with its usage', async () => {
+      const urls = await client.images.generate({ model: 'dall-e-3', prompt: 'A cat', n: 2 });
+      assert.deepEqual(urls.data?.map((image) => image.url), ['https://images.example/generated-0.png', 'https://images.example/generated-1.png']);
+      const response = await post('/v1/images/generations', { prompt: 'A dog' });
+      assert.equal(response.status, 200);
+      assert.equal(lastRequest(fake, '/v1/images/generations').json.model, 'gpt-image-1');
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.equal(record.usage?.completionTokens, 272);
+    });
+
+    test('a bad size names the field', async () => {
+      const response = await post('/v1/images/generations', { prompt: 'A cat', size: 'big' });
+      assert.equal(response.status, 400);
+      assert.match(((await response.json()) as { error: { message: string } }).error.message, /size/);
+    });
+  });
+
+  describe('speech', () => {
+    for (const [format, contentType] of [
+      [undefined, 'audio/mpeg'],
+      ['opus', 'audio/ogg'],
+      ['wav', 'audio/wav'],
+      ['flac', 'audio/flac'],
+      ['aac', 'audio/aac'],
+      ['pcm', 'audio/pcm'],
+    ] as const) {
+      test(`response_format ${format ?? '(default mp3)'} → ${contentType} audio bytes`, async () => {
+        const response = await client.audio.speech.create({ model: 'tts-1', input: 'Hello there', voice: 'alloy', ...(format !== undefined ? { response_format: format } : {}) });
+        assert.equal(response.headers.get('content-type'), contentType);
+        assert.deepEqual(Buffer.from(await response.arrayBuffer()), FAKE_AUDIO);
+        const upstream = lastRequest(fake, '/v1/audio/speech').json;
+        assert.deepEqual(upstream, { model: 'tts-1', input: 'Hello there', voice: 'alloy', ...(format !== undefined ? { response_format: format } : {}) });
+      });
+    }
+  });
+
+  describe('transcription (multipart)', () => {
+    const audio = Buffer.from('RIFF....WAVEfmt fake audio bytes');
+
+    test('SDK upload: file and fields reach OpenAI; duration_seconds is kept for cost logging only', async () => {
+      const { data, response } = await client.audio.transcriptions
+        .create({
+          file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }),
+          model: 'whisper-1',
+          language: 'en',
+          timestamp_granularities: ['word', 'segment'],
+          duration_seconds: 12,
+        } as OpenAI.Audio.TranscriptionCreateParamsNonStreaming)
+        .withResponse();
+      assert.equal(data.text, FAKE_TRANSCRIPT);
+      const { fields, files } = formFields(lastRequest(fake, '/v1/audio/transcriptions'));
+      assert.deepEqual(fields, { model: 'whisper-1', language: 'en', 'timestamp_granularities[]': ['word', 'segment'] });
+      assert.equal(files.length, 1);
+      assert.equal(files[0]?.filename, 'speech.wav');
+      assert.equal(files[0]?.contentType, 'audio/wav');
+      assert.deepEqual(files[0]?.bytes, audio);
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.equal(record.mode, 'audio_transcription');
+      assert.equal(record.audioSeconds, 12);
+      assert.equal(record.usage?.promptTokens, 14);
+      assert.equal(record.media?.bytes, audio.length);
+    });
+
+    test('duration_minutes, or the duration the provider reports (verbose_json)', async () => {
+      const form = new FormData();
+      form.append('model', 'whisper-1');
+      form.append('duration_minutes', '1.5');
+      form.append('file', new Blob([audio], { type: 'audio/wav' }), 'a.wav');
+      const minutes = await post('/v1/audio/transcriptions', form, {});
+      assert.equal(minutes.status, 200);
+      assert.equal((await records.wait(minutes.headers.get('x-request-id')!)).audioSeconds, 90);
+
+      const verbose = await client.audio.transcriptions
+        .create({ file: await toFile(audio, 'a.wav'), model: 'whisper-1', response_format: 'verbose_json' })
+        .withResponse();
+      assert.equal(verbose.data.duration, 8.47);
+      assert.equal((await records.wait(verbose.response.headers.get('x-request-id')!)).audioSeconds, 8.47);
+    });
+
+    test('text formats come back as text, byte for byte', async () => {
+      const form = new FormData();
+      form.append('model', 'gpt-4o-transcribe');
+      form.append('response_format', 'text');
+      form.append('file', new Blob([audio]), 'a.mp3');
+      const response = await post('/v1/audio/transcriptions', form, {});
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.equal(await response.text(), `${FAKE_TRANSCRIPT}\n`);
+    });
+
+    test('missing file or model, a bad duration → 400 naming the field', async () => {
+      const noFile = new FormData();
+      noFile.append('model', 'whisper-1');
+      const noModel = new FormData();
+      noModel.append('file', new Blob([audio]), 'a.wav');
+      const badDuration = new FormData();
+      badDuration.append('model', 'whisper-1');
+      badDuration.append('duration_seconds', 'ten');
+      badDuration.append('file', new Blob([audio]), 'a.wav');
+      for (const [form, field] of [[noFile, 'file'], [noModel, 'model'], [badDuration, 'duration_seconds']] as const) {
+        const response = await post('/v1/audio/transcriptions', form, {});
+        assert.equal(response.status, 400);
+        const error = ((await response.json()) as { error: { code: string; param: string } }).error;
+        assert.equal(error.code, 'invalid_body');
+        assert.equal(error.param, field);
+      }
+    });
+
+    test('an audio file over the documented limit → 413 naming it', async () => {
+      const form = new FormData();
+      form.append('model', 'whisper-1');
+      form.append('file', new Blob([Buffer.alloc(25 * 1024 * 1024 + 1)]), 'big.wav');
+      const response = await post('/v1/audio/transcriptions', form, {});
+      assert.equal(response.status, 413);
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'request_too_large');
+      assert.match(error.message, /25 MiB/);
+    });
+
+    test('JSON to the transcription endpoint → 415', async () => {
+      const response = await post('/v1/audio/transcriptions', { model: 'whisper-1' });
+      assert.equal(response.status, 415);
+    });
+  });
+
+  describe('requests the gateway refuses before any provider call', () => {
+    test('non-JSON bodies on JSON endpoints → 415 (multipart is accepted only by transcriptions)', async () => {
+      const form = new FormData();
+      form.append('model', 'gpt-4o-mini');
+      for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/images/generations', '/v1/audio/speech']) {
+        const text = await post(path, 'model=gpt-4o-mini', { 'content-type': 'text/plain' });
+        assert.equal(text.status, 415, `${path} text/plain`);
+        const multipart = await post(path, form, {});
+        assert.equal(multipart.status, 415, `${path} multipart`);
+        assert.equal(((await multipart.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
+      }
+    });
+
+    test('a body over the limit → 413 request_too_large', async () => {
+      const before = fake.chatRequests().length;
+      const response = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(TEXT_BODY_LIMIT) }] });
+      assert.equal(response.status, 413);
+      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'request_too_large');
+      assert.equal(fake.chatRequests().length, before);
+    });
+
+    test('unknown model → model_not_found; a model of another mode → model_mode_mismatch', async () => {
+      const unknown = await rejectsWith(client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] }), 400, 'model_not_found');
+      assert.match(unknown.message, /GET \/v1\/models/);
+      await rejectsWith(client.chat.completions.create({ model: 'text-embedding-3-small', messages: [{ role: 'user', content: 'Hi' }] }), 400, 'model_mode_mismatch');
+      await rejectsWith(client.embeddings.create({ model: 'gpt-4o-mini', input: 'x' }), 400, 'model_mode_mismatch');
+      await rejectsWith(client.audio.speech.create({ model: 'whisper-1', input: 'x', voice: 'alloy' }), 400, 'model_mode_mismatch');
+    });
+
+    test('content parts: field-naming 400s, refused image and file references', async () => {
+      const ask = (content: unknown) => post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+      const cases: [unknown, string, string][] = [
+        [[{ type: 'image_url', image_url: {} }], 'invalid_body', 'messages[0].content[0].image_url.url'],
+        [[{ type: 'image_url', image_url: { url: 'ftp://host/cat.png' } }], 'invalid_image_url', 'messages[0].content[0].image_url.url'],
+        [[{ type: 'image_url', image_url: { url: 'data:text/plain;base64,aGk=' } }], 'invalid_image_url', 'messages[0].content[0].image_url.url'],
+        [[{ type: 'file', file: { file_id: 'file-abc' } }], 'invalid_body', 'messages[0].content[0].file.file_id'],
+        [[{ type: 'file', file: { filename: 'a.pdf', file_data: 'https://files.example/a.pdf' } }], 'invalid_body', 'messages[0].content[0].file.file_data'],
+        [[{ type: 'text' }], 'invalid_body', 'messages[0].content[0].text'],
+        [42, 'invalid_body', 'messages[0].content'],
+      ];
+      for (const [content, code, param] of cases) {
+        const response = await ask(content);
+        assert.equal(response.status, 400, JSON.stringify(content));
+        const error = ((await response.json()) as { error: { code: string; param: string } }).error;
+        assert.equal(error.code, code, JSON.stringify(content));
+        assert.equal(error.param, param);
+      }
+      const role = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'robot', content: 'Hi' }] });
+      assert.equal(role.status, 400);
+      assert.match(((await role.json()) as { error: { message: string } }).error.message, /messages\[0\]\.role/);
+    });
+
+    test('an image for a text-only model → unsupported_input_modality', async () => {
+      const response = await post('/v1/chat/completions', {
+        model: 'qwen2.5',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${FAKE_PNG_BASE64}` } }] }],
+      });
+      assert.equal(response.status, 400);
+      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unsupported_input_modality');
+    });
+  });
+});
