@@ -1,0 +1,39 @@
+import { fileTypeFromBuffer } from 'file-type';
+
+/** Image types agents accept (spec: Limits): the declared type must match the file's signature. */
+export const ACCEPTED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/heic', 'image/heif'] as const;
+export type ImageType = (typeof ACCEPTED_IMAGE_TYPES)[number];
+
+const DECLARED_ALIASES: Readonly<Record<string, ImageType>> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
+
+/** What file-type reports, folded onto the accepted types (APNG is a PNG; HEIF sequences are HEIF). */
+const DETECTED: Readonly<Record<string, ImageType>> = {
+  'image/png': 'image/png',
+  'image/apng': 'image/png',
+  'image/jpeg': 'image/jpeg',
+  'image/webp': 'image/webp',
+  'image/gif': 'image/gif',
+  'image/heic': 'image/heic',
+  'image/heic-sequence': 'image/heic',
+  'image/heif': 'image/heif',
+  'image/heif-sequence': 'image/heif',
+};
+
+/** The accepted type a declared MIME type names, or null. */
+export function declaredImageType(declared: string): ImageType | null {
+  const normalised = declared.trim().toLowerCase();
+  const type = DECLARED_ALIASES[normalised] ?? normalised;
+  return (ACCEPTED_IMAGE_TYPES as readonly string[]).includes(type) ? (type as ImageType) : null;
+}
+
+/** The accepted type the bytes really are, from their signature; null for anything else. */
+export async function detectImageType(data: Buffer): Promise<ImageType | null> {
+  const detected = await fileTypeFromBuffer(data);
+  return detected === undefined ? null : (DETECTED[detected.mime] ?? null);
+}
+
+/** HEIC is HEIF with HEVC coding, and files often carry either brand: the two are one family. */
+export function typesMatch(declared: ImageType, detected: ImageType): boolean {
+  const family = (type: ImageType) => (type === 'image/heic' ? 'image/heif' : type);
+  return family(declared) === family(detected);
+}

@@ -1,0 +1,158 @@
+import type { ModelPricing, ResolvedModel } from '../../catalog/index.js';
+import { GatewayError } from '../../errors/index.js';
+import { computeCost } from '../../logs/cost.js';
+import type { JsonObject, TokenUsage } from '../../providers/index.js';
+import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
+import { renderTemplate } from '../templates/template.js';
+import { emptyObject, isPlainObject, parseSafeJson, type SafeObject } from '../values.js';
+import type { RunBudget } from './budget.js';
+import { historyMessages, turnImageParts, userMessage, type ModelAbilities } from './messages.js';
+import type { RunScope } from './scope.js';
+import type { GeneratedImage, HistoryMessage, NodeUsage, RuntimeDependencies, Turn } from './types.js';
+
+export interface ModelNodeContext {
+  dependencies: RuntimeDependencies;
+  budget: RunBudget;
+  scope: RunScope;
+  turn: Turn;
+  history: readonly HistoryMessage[];
+  /** Called with each model call's usage and cost, also when a later step fails. */
+  recordUsage(usage: NodeUsage): void;
+}
+
+function rendered(context: ModelNodeContext, node: string, text: string): string {
+  context.budget.checkValue(node, text);
+  return text;
+}
+
+/** A provider's failure, or the run's own deadline showing up as one. */
+function callFailure(context: ModelNodeContext, error: unknown): unknown {
+  return context.budget.timedOut ? context.budget.timeoutError() : error;
+}
+
+function completionText(completion: JsonObject): string {
+  const choices = completion.choices;
+  const message = Array.isArray(choices) && isPlainObject(choices[0]) ? choices[0].message : undefined;
+  const content = isPlainObject(message) ? message.content : undefined;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((part: unknown) => (isPlainObject(part) && typeof part.text === 'string' ? part.text : '')).join('');
+  }
+  return '';
+}
+
+/** The JSON schema asked of the provider for structured outputs. */
+function outputSchema(fields: readonly OutputField[]): JsonObject {
+  const properties: JsonObject = {};
+  for (const field of fields) properties[field.name] = { type: field.type, ...(field.description !== null ? { description: field.description } : {}) };
+  return { type: 'object', properties, required: fields.map((field) => field.name), additionalProperties: false };
+}
+
+/** Reads structured output strictly: the declared fields, of the declared types, into a null-prototype object. */
+function structuredOutput(node: LlmNode, text: string): SafeObject {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  let parsed: unknown;
+  try {
+    parsed = parseSafeJson(fenced?.[1] ?? text);
+  } catch {
+    parsed = undefined;
+  }
+  const unreadable = (why: string) =>
+    new GatewayError('provider_error', `The model of the agent's node "${node.id}" did not return the structured output the agent asked for (${why}).`, {
+      logDetail: { node: node.id, reason: why },
+    });
+  if (!isPlainObject(parsed)) throw unreadable('not a JSON object');
+  const json = emptyObject();
+  for (const field of node.outputs) {
+    const value = (parsed as SafeObject)[field.name];
+    const fits =
+      field.type === 'string' ? typeof value === 'string'
+      : field.type === 'boolean' ? typeof value === 'boolean'
+      : field.type === 'integer' ? Number.isInteger(value)
+      : typeof value === 'number';
+    if (!fits || value === undefined) throw unreadable(`field ${field.name} is not a ${field.type}`);
+    json[field.name] = value;
+  }
+  return json;
+}
+
+/** The chat model of a node, and what it (and its provider) can be given. */
+function chatModelOf(context: ModelNodeContext, modelId: string): { resolved: ResolvedModel; abilities: ModelAbilities } {
+  const resolved = context.dependencies.catalog.resolve(modelId, { mode: 'chat', param: 'config.model' });
+  const provider = context.dependencies.providers.get(resolved.model.provider);
+  return {
+    resolved,
+    abilities: { acceptsImages: resolved.model.entry.input_modalities.includes('image'), acceptsImageUrls: provider.acceptsRemoteImageUrls },
+  };
+}
+
+export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Promise<{ content: string; json?: SafeObject }> {
+  const { dependencies, budget, scope, turn } = context;
+  const { resolved, abilities } = chatModelOf(context, node.model);
+  const messages: JsonObject[] = [];
+  if (node.system !== null) messages.push({ role: 'system', content: rendered(context, node.id, renderTemplate(node.system, scope)) });
+  if (node.includeHistory) messages.push(...(await historyMessages(context.history, abilities, dependencies.media)));
+  const text = node.user === null ? turn.text : rendered(context, node.id, renderTemplate(node.user, scope));
+  const withMedia = node.user === null || node.includeInputMedia;
+  messages.push(userMessage(text, withMedia ? turnImageParts(turn.images, abilities) : []));
+
+  const body: JsonObject = { messages };
+  if (node.temperature !== null) body.temperature = node.temperature;
+  if (node.maxTokens !== null) body.max_tokens = node.maxTokens;
+  if (node.outputs.length > 0) {
+    body.response_format = { type: 'json_schema', json_schema: { name: `${node.id}_outputs`, strict: true, schema: outputSchema(node.outputs) } };
+  }
+  const chat = dependencies.providers.get(resolved.model.provider).chat;
+  if (chat === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot serve chat.', { logDetail: { node: node.id } });
+  budget.modelCallStarted();
+  let result;
+  try {
+    result = await chat.complete({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId });
+  } catch (error) {
+    throw callFailure(context, error);
+  }
+  context.recordUsage(nodeUsage(node.id, 'llm', resolved.id, resolved.model.entry.pricing, result.usage, null));
+  const content = completionText(result.completion);
+  budget.checkValue(node.id, content);
+  return node.outputs.length > 0 ? { content, json: structuredOutput(node, content) } : { content };
+}
+
+export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<GeneratedImage[]> {
+  const { dependencies, budget, scope } = context;
+  const resolved = dependencies.catalog.resolve(node.model, { mode: 'image_generation', param: 'config.model' });
+  const images = dependencies.providers.get(resolved.model.provider).images;
+  if (images === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot generate images.', { logDetail: { node: node.id } });
+  const body: JsonObject = { prompt: rendered(context, node.id, renderTemplate(node.prompt, scope)), n: node.n, response_format: 'b64_json' };
+  if (node.size !== null) body.size = node.size;
+  budget.modelCallStarted();
+  let result;
+  try {
+    result = await images.generate({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId });
+  } catch (error) {
+    throw callFailure(context, error);
+  }
+  context.recordUsage(nodeUsage(node.id, 'image', resolved.id, resolved.model.entry.pricing, result.usage, result.imageCount));
+  const data = Array.isArray(result.response.data) ? result.response.data : [];
+  const generated: GeneratedImage[] = [];
+  for (const item of data.slice(0, node.n)) {
+    if (!isPlainObject(item)) continue;
+    if (typeof item.b64_json === 'string') generated.push(await dependencies.media.storeGenerated({ data: Buffer.from(item.b64_json, 'base64') }, node.id));
+    else if (typeof item.url === 'string') generated.push(await dependencies.media.storeGenerated({ url: item.url }, node.id));
+  }
+  if (generated.length === 0) {
+    throw new GatewayError('provider_error', `The image model of the agent's node "${node.id}" returned no image.`, { logDetail: { node: node.id } });
+  }
+  return generated;
+}
+
+function nodeUsage(
+  node: string,
+  type: 'llm' | 'image',
+  model: string,
+  pricing: ModelPricing | null,
+  usage: TokenUsage | null,
+  images: number | null,
+): NodeUsage {
+  const cost = computeCost({ pricing, usage, imageCount: images, audioSeconds: null, succeeded: true });
+  return { node, type, model, usage, images, costMicroUsd: cost.microUsd };
+}

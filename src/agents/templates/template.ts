@@ -1,0 +1,79 @@
+import { parsePath, PathError } from '../paths.js';
+import { valueToText, type PathResolver, type SafeValue } from '../values.js';
+
+/**
+ * Templates in string config values: literal text with `{{ path }}` placeholders. A template
+ * is parsed once (at validation) and rendered in one pass: inserted values are copied into the
+ * result and never scanned for placeholders again, so user input or model output can never
+ * inject a template.
+ */
+export type TemplatePart = { kind: 'text'; text: string } | { kind: 'value'; path: readonly string[] };
+
+export interface Template {
+  readonly source: string;
+  readonly parts: readonly TemplatePart[];
+}
+
+export class TemplateError extends Error {
+  override name = 'TemplateError';
+}
+
+const OPEN = '{{';
+const CLOSE = '}}';
+
+export function parseTemplate(source: string): Template {
+  const parts: TemplatePart[] = [];
+  let position = 0;
+  while (position < source.length) {
+    const open = source.indexOf(OPEN, position);
+    if (open === -1) {
+      parts.push({ kind: 'text', text: source.slice(position) });
+      break;
+    }
+    if (open > position) parts.push({ kind: 'text', text: source.slice(position, open) });
+    const close = source.indexOf(CLOSE, open + OPEN.length);
+    if (close === -1) throw new TemplateError(`"{{" at character ${open} is never closed with "}}"`);
+    const inner = source.slice(open + OPEN.length, close);
+    try {
+      parts.push({ kind: 'value', path: parsePath(inner) });
+    } catch (error) {
+      if (error instanceof PathError) throw new TemplateError(`placeholder {{${inner.slice(0, 60)}}}: ${error.message}`);
+      throw error;
+    }
+    position = close + CLOSE.length;
+  }
+  return { source, parts };
+}
+
+/** Every path a template reads. */
+export function templatePaths(template: Template): (readonly string[])[] {
+  return template.parts.flatMap((part) => (part.kind === 'value' ? [part.path] : []));
+}
+
+export interface RenderOptions {
+  /** Applied to each inserted value (the http node percent-encodes values inserted into URLs). */
+  encode?: (text: string) => string;
+}
+
+export function renderTemplate(template: Template, resolver: PathResolver, options: RenderOptions = {}): string {
+  let text = '';
+  for (const part of template.parts) {
+    if (part.kind === 'text') {
+      text += part.text;
+    } else {
+      const value = valueToText(resolver.resolve(part.path));
+      text += options.encode === undefined ? value : options.encode(value);
+    }
+  }
+  return text;
+}
+
+/**
+ * A template that is exactly one placeholder yields the value itself (an object stays an
+ * object); anything else renders to text. Used where JSON is built (transform, http body).
+ */
+export function renderTemplateValue(template: Template, resolver: PathResolver): SafeValue {
+  const only = template.parts.length === 1 ? template.parts[0]! : undefined;
+  if (only?.kind === 'value') return resolver.resolve(only.path) ?? null;
+  return renderTemplate(template, resolver);
+}

@@ -1,0 +1,147 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
+import { parseWholeNumber } from './arguments.js';
+import { CliError, orDash, printFields, printJson, printTable } from './output.js';
+
+/** `modelgate agents …`: the authoring order of decisions §5 (validate, save, test, publish) and list. */
+
+interface AgentView {
+  slug: string;
+  project_id: string;
+  name: string;
+  latest_draft: number;
+  published_version: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Issue {
+  node: string | null;
+  field: string;
+  message: string;
+}
+
+interface RunView {
+  run_id: string;
+  conversation_id: string;
+  request_id: string;
+  agent: { slug: string; version: number | null; draft_version: number | null };
+  output: { text: string; attachments: { url: string; mime_type: string | null }[] };
+  usage: { total_tokens: number };
+  cost: { total_usd: number | null };
+}
+
+async function readGraph(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
+
+function printAgents(agents: AgentView[]): void {
+  if (agents.length === 0) {
+    process.stdout.write('No agents. Save one with: modelgate agents save FILE --slug SLUG\n');
+    return;
+  }
+  printTable(
+    ['slug', 'project', 'name', 'latest draft', 'published', 'updated'],
+    agents.map((agent) => [agent.slug, agent.project_id, agent.name, String(agent.latest_draft), orDash(agent.published_version), agent.updated_at]),
+  );
+}
+
+export function registerAgentsCommand(program: Command): void {
+  const agents = program.command('agents').description('author and publish agents: validate, save, test, publish (talks to a running gateway)');
+
+  withAdminOptions(agents.command('validate').description('check an agent graph file (JSON); lists every problem').argument('<file>', 'graph file (JSON)')).action(
+    async (file: string, options: AdminOptions) => {
+      const client = AdminClient.fromOptions(options);
+      const result = await client.request<{ valid: boolean; issues: Issue[] }>('POST', '/agents/validate', { graph: await readGraph(file) });
+      if (options.json === true) printJson(result);
+      else if (result.valid) process.stdout.write(`${file}: valid\n`);
+      else printTable(['node', 'field', 'problem'], result.issues.map((issue) => [issue.node ?? '(graph)', issue.field, issue.message]));
+      if (!result.valid) throw new CliError(`${file} has ${result.issues.length} problem(s)`);
+    },
+  );
+
+  withAdminOptions(
+    agents
+      .command('save')
+      .description('save a graph file as the next draft of an agent (creates the agent on first save)')
+      .argument('<file>', 'graph file (JSON)')
+      .requiredOption('--slug <slug>', 'the agent (its run URL is /v1/agents/SLUG/runs)')
+      .option('--project <id>', 'project of a new agent (default: default)'),
+  ).action(async (file: string, options: AdminOptions & { slug: string; project?: string }) => {
+    const client = AdminClient.fromOptions(options);
+    const saved = await client.request<AgentView & { draft_version: number }>('PUT', agentPath(options.slug), {
+      graph: await readGraph(file),
+      ...(options.project !== undefined ? { project: options.project } : {}),
+    });
+    if (options.json === true) printJson(saved);
+    else process.stdout.write(`saved ${saved.slug} draft ${saved.draft_version} (project ${saved.project_id}). Test it with: modelgate agents test ${saved.slug} --key SECRET --input TEXT\n`);
+  });
+
+  withAdminOptions(
+    agents
+      .command('test')
+      .description('run the newest draft once, metered and logged against a key, marked as a test')
+      .argument('<slug>', 'the agent')
+      .requiredOption('--key <secret>', 'the API key (sk-mg-…) the test runs as')
+      .requiredOption('--input <text>', 'the user turn')
+      .option('--conversation <id>', 'continue a test conversation')
+      .option('--draft <n>', 'run this draft instead of the newest', parseWholeNumber),
+  ).action(async (slug: string, options: AdminOptions & { key: string; input: string; conversation?: string; draft?: number }) => {
+    const client = AdminClient.fromOptions(options);
+    const run = await client.request<RunView>('POST', `${agentPath(slug)}/test`, {
+      key: options.key,
+      input: options.input,
+      ...(options.conversation !== undefined ? { conversation_id: options.conversation } : {}),
+      ...(options.draft !== undefined ? { draft_version: options.draft } : {}),
+    });
+    if (options.json === true) {
+      printJson(run);
+      return;
+    }
+    process.stdout.write(`${run.output.text}\n\n`);
+    printFields([
+      ['draft', orDash(run.agent.draft_version)],
+      ['run', run.run_id],
+      ['conversation', run.conversation_id],
+      ['request', run.request_id],
+      ['tokens', String(run.usage.total_tokens)],
+      ['cost USD', orDash(run.cost.total_usd)],
+      ...run.output.attachments.map((attachment): [string, string] => ['attachment', attachment.url]),
+    ]);
+  });
+
+  withAdminOptions(
+    agents
+      .command('publish')
+      .description('publish the newest draft as a new immutable version served at the slug')
+      .argument('<slug>', 'the agent')
+      .option('--draft <n>', 'publish this draft instead of the newest', parseWholeNumber),
+  ).action(async (slug: string, options: AdminOptions & { draft?: number }) => {
+    const client = AdminClient.fromOptions(options);
+    const published = await client.request<AgentView & { version: number; draft_version: number }>('POST', `${agentPath(slug)}/publish`, {
+      ...(options.draft !== undefined ? { draft_version: options.draft } : {}),
+    });
+    if (options.json === true) printJson(published);
+    else process.stdout.write(`published ${published.slug} version ${published.version} (draft ${published.draft_version}); it is served at /v1/agents/${published.slug}/runs\n`);
+  });
+
+  withAdminOptions(agents.command('list').description('list agents')).action(async (options: AdminOptions) => {
+    const client = AdminClient.fromOptions(options);
+    const list = await client.request<{ object: 'list'; data: AgentView[] }>('GET', '/agents');
+    if (options.json === true) printJson(list);
+    else printAgents(list.data);
+  });
+}

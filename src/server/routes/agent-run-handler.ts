@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import { RunTracker, withAssetReferences, type AgentRunResponse, type AgentServices, type RunTarget } from '../../agents/index.js';
+import type { Principal } from '../../keys/index.js';
+import { microToUsd } from '../../limits/index.js';
+import type { GatewayContext } from '../context.js';
+import type { AgentRunBody } from './agent-schemas.js';
+import { clientGoneSignal } from './model-call.js';
+
+/** Tokens reserved against the key's daily cap before a run; the real usage replaces it. */
+const RUN_TOKEN_ESTIMATE = 1024;
+
+/** Where the gateway serves an asset, as the caller reached the gateway. */
+export function assetUrlFor(request: FastifyRequest): (assetId: string) => string {
+  const base = `${request.protocol}://${request.host}`;
+  return (assetId) => `${base}/v1/agents/assets/${assetId}`;
+}
+
+/**
+ * Runs one agent turn for a route (the public run endpoint, or an authoring test) and fills
+ * the request record: metered against the key's limits, logged with usage, cost, the media
+ * as asset ids (never base64), and the run id and agent version in `extra`.
+ */
+export async function runAgentTurn(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: GatewayContext,
+  services: AgentServices,
+  run: { target: RunTarget; principal: Principal; body: Static<typeof AgentRunBody> },
+): Promise<AgentRunResponse> {
+  const { record } = request;
+  const { target, principal, body } = run;
+  const agentFacts = { agent: target.agent.slug, agent_version: target.version, draft_version: target.draftVersion, test: target.test };
+  record.mode = 'agent';
+  record.requestPayload = body;
+  record.extra = agentFacts;
+  const admission = await context.limits.admit(principal, { tokens: RUN_TOKEN_ESTIMATE, costUsd: null });
+  record.admission = admission;
+  reply.headers(admission.headers);
+
+  const tracker = new RunTracker();
+  try {
+    const response = await services.runner.run(
+      { target, principal, body, requestId: request.id, assetUrl: assetUrlFor(request), signal: clientGoneSignal(reply) },
+      tracker,
+    );
+    record.responsePayload = response;
+    return response;
+  } finally {
+    const usage = tracker.usage;
+    const cost = tracker.costMicroUsd;
+    const generated = tracker.progress.generated;
+    const inline = tracker.inputAssets.filter((asset) => asset.source === 'inline');
+    record.usage = usage;
+    record.imageCount = generated.length > 0 ? generated.length : null;
+    record.media = {
+      images: tracker.inputAssets.length,
+      files: 0,
+      mimeTypes: [...new Set(inline.map((asset) => asset.mime_type!))],
+      bytes: inline.reduce((sum, asset) => sum + (asset.bytes ?? 0), 0),
+      assetIds: [...tracker.inputAssets.map((asset) => asset.asset_id), ...generated.map((image) => image.assetId)],
+    };
+    record.requestPayload = withAssetReferences(body, tracker.inputAssets);
+    record.extra = { ...agentFacts, run_id: tracker.runId, conversation_id: tracker.conversationId, cost_micro_usd: cost, nodes: tracker.progress.nodes.length };
+    // A run spans several models, so its cost is the sum of its nodes: settled here, before the log hook (the first settle counts).
+    await admission
+      .settle({ tokens: usage?.totalTokens ?? 0, costUsd: cost === null ? null : microToUsd(cost) })
+      .catch((error: unknown) => request.log.warn({ err: error }, 'settling an agent run with the limiter failed'));
+  }
+}
