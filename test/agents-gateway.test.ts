@@ -89,6 +89,10 @@ test('an http node aimed at loopback is refused before connecting; a conversatio
   fake.scriptChat({ kind: 'reply', text: 'first answer', usage: { promptTokens: 2, completionTokens: 2 } });
   const first = await run(gateway.url, key, { input: 'remember 42' });
   assert.equal(first.status, 200);
+  // The request log prices a run by the sum of its nodes, the same figure the caller is shown.
+  const firstRecord = await tap.wait(first.body.request_id);
+  assert.notEqual(first.body.cost.total_usd, null);
+  assert.equal(firstRecord.costMicroUsd, Math.round(first.body.cost.total_usd * 1e6));
   await gateway.close();
 
   gateway = await start();

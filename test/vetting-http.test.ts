@@ -37,9 +37,9 @@ const scriptedVettingRoutes: RouteModule = (app, context) =>
 const CONFIG = {
   catalog: {
     models: [
-      { id: 'tutor-text', provider: 'scripted-draft', mode: 'chat', input_modalities: ['text'] },
+      { id: 'tutor-text', provider: 'scripted-draft', mode: 'chat', input_modalities: ['text'], pricing: { input_per_million: 1, output_per_million: 4 } },
       { id: 'tutor-vision', provider: 'scripted-draft', mode: 'chat', input_modalities: ['text', 'image'] },
-      { id: 'checker', provider: 'scripted-verify', mode: 'chat' },
+      { id: 'checker', provider: 'scripted-verify', mode: 'chat', pricing: { input_per_million: 10, output_per_million: 30 } },
       { id: 'embedder', provider: 'scripted-draft', mode: 'embedding' },
     ],
   },
@@ -148,6 +148,8 @@ describe('POST /v1/chat/vetting', () => {
     const record = await tap.wait(drafter.calls[0]!.requestId);
     assert.equal(record.mode, 'vetting');
     assert.equal(record.requestedModel, 'tutor-text');
+    // Each side priced with its own model: 40×$1 + 12×$4 (draft) + 90×$10 + 15×$30 (verify) per million tokens.
+    assert.equal(record.costMicroUsd, 40 + 48 + 900 + 450);
     assert.equal(record.resolvedModel, 'tutor-text');
     assert.deepEqual(record.usage, { promptTokens: 130, completionTokens: 27, totalTokens: 157, cachedPromptTokens: null });
     const logged = record.requestPayload as Loose;

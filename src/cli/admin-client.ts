@@ -80,13 +80,31 @@ export class AdminClient {
     } catch {
       throw new CliError(`the gateway at ${this.baseUrl} answered HTTP ${response.status} with a body that is not JSON; is --url pointing at modelgate?`);
     }
-    if (!response.ok) {
-      const error = (parsed as ErrorBody | null)?.error;
-      if (error?.message === undefined) throw new CliError(`the gateway at ${this.baseUrl} answered HTTP ${response.status}`);
-      const detail = [error.code, `HTTP ${response.status}`, error.request_id].filter((part) => part !== undefined).join(', ');
-      throw new CliError(`${error.message} (${detail})`);
-    }
+    if (!response.ok) throw this.failure(response.status, parsed as ErrorBody | null);
     return parsed as T;
+  }
+
+  /** A GET whose body is passed on as it comes (exports); a non-2xx answer is a CliError as above. */
+  async stream(path: string): Promise<ReadableStream<Uint8Array>> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}/admin/v1${path}`, { headers: { authorization: `Bearer ${this.adminToken}` } });
+    } catch (error) {
+      throw this.unreachable(error);
+    }
+    if (!response.ok) {
+      const body = (await response.json().catch(() => null)) as ErrorBody | null;
+      throw this.failure(response.status, body);
+    }
+    if (response.body === null) throw new CliError(`the gateway at ${this.baseUrl} answered without a body`);
+    return response.body;
+  }
+
+  private failure(status: number, body: ErrorBody | null): CliError {
+    const error = body?.error;
+    if (error?.message === undefined) return new CliError(`the gateway at ${this.baseUrl} answered HTTP ${status}`);
+    const detail = [error.code, `HTTP ${status}`, error.request_id].filter((part) => part !== undefined).join(', ');
+    return new CliError(`${error.message} (${detail})`);
   }
 
   private unreachable(error: unknown): CliError {

@@ -1,6 +1,9 @@
 import { Command } from 'commander';
 import { parseWholeNumber } from './arguments.js';
+import { registerAgentsCommand } from './agents-command.js';
 import { registerKeysCommand } from './keys-command.js';
+import { registerLogsCommand } from './logs-command.js';
+import { registerUsageCommand } from './usage-command.js';
 
 /**
  * The `modelgate` CLI (decisions §5). Each command group lives in its own file and adds
@@ -36,6 +39,9 @@ const program = new Command('modelgate')
 
 registerServeCommand(program);
 registerKeysCommand(program);
+registerAgentsCommand(program);
+registerLogsCommand(program);
+registerUsageCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.

@@ -1,6 +1,7 @@
-import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
-import type { ActualUsage, Admission, Limiter, UsageEstimate } from './types.js';
+import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
+import { usdToMicro } from './micro-usd.js';
+import type { ActualUsage, Admission, LimitSeed, Limiter, LimiterState, UsageEstimate } from './types.js';
 import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './windows.js';
 
 interface Counter {
@@ -9,7 +10,18 @@ interface Counter {
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-const UNLIMITED: Admission = { headers: NO_HEADERS, settle: async () => undefined };
+
+/** The admission of a request no limit applies to. */
+export function unlimitedAdmission(estimate: UsageEstimate): Admission {
+  return { headers: NO_HEADERS, estimate, settle: async () => undefined };
+}
+
+/** Whether the principal has any limit a limiter must count. */
+export function hasLimits(principal: Principal): principal is Principal & { kind: 'key' } {
+  if (principal.kind !== 'key') return false;
+  const { rpm, dailyTokens, monthlyCostUsd } = principal.limits;
+  return rpm !== null || dailyTokens !== null || monthlyCostUsd !== null;
+}
 
 /** Adds `amount` to a windowed counter, starting over when the window changed. */
 function bump(counters: Map<string, Counter>, key: string, window: string | number, amount: number): number {
@@ -29,7 +41,7 @@ function current(counters: Map<string, Counter>, key: string, window: string | n
 
 /**
  * Limits kept in this process. Check and reserve happen in one synchronous step, so
- * concurrent requests of one process cannot overshoot a cap.
+ * concurrent requests of one process cannot overshoot a cap. Costs are integer micro-USD.
  */
 export class InMemoryLimiter implements Limiter {
   private readonly requests = new Map<string, Counter>();
@@ -38,59 +50,61 @@ export class InMemoryLimiter implements Limiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
+  /**
+   * Replaces the day and month counters with usage already spent (from the request log), so
+   * caps survive a restart. Per-minute counters are not seeded: a minute passes quickly.
+   */
+  seed(seeds: readonly LimitSeed[], at: number = this.now()): void {
+    const day = dayWindow(at).id;
+    const month = monthWindow(at).id;
+    this.tokens.clear();
+    this.costs.clear();
+    for (const seed of seeds) {
+      this.tokens.set(seed.keyId, { window: day, value: seed.dayTokens });
+      this.costs.set(seed.keyId, { window: month, value: seed.monthCostMicroUsd });
+    }
+  }
+
   async admit(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    if (principal.kind !== 'key') return UNLIMITED;
+    if (!hasLimits(principal)) return unlimitedAdmission(estimate);
     const { rpm, dailyTokens, monthlyCostUsd } = principal.limits;
-    if (rpm === null && dailyTokens === null && monthlyCostUsd === null) return UNLIMITED;
     const key = principal.keyId;
     const now = this.now();
     const minute = minuteWindow(now);
     const day = dayWindow(now);
     const month = monthWindow(now);
-    const estimatedCost = estimate.costUsd ?? 0;
+    const estimatedCost = usdToMicro(estimate.costUsd);
 
-    let headers = NO_HEADERS;
-    if (rpm !== null) {
-      const used = current(this.requests, key, minute.id);
-      if (used >= rpm) {
-        throw new GatewayError('rate_limit_exceeded', `This key allows ${rpm} requests per minute; wait ${minute.resetSeconds}s.`, {
-          retryAfterSeconds: minute.resetSeconds,
-          headers: rateLimitHeaders(rpm, 0, minute.resetSeconds),
-        });
-      }
-    }
+    const usedRequests = current(this.requests, key, minute.id);
+    const headers = rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - usedRequests, minute.resetSeconds);
+    if (rpm !== null && usedRequests >= rpm) throw requestsPerMinuteExceeded(rpm, minute.resetSeconds);
     if (dailyTokens !== null && current(this.tokens, key, day.id) + estimate.tokens > dailyTokens) {
-      throw new GatewayError(
-        'daily_token_cap_exceeded',
-        `This key's daily cap of ${dailyTokens} tokens would be exceeded (it resets at 00:00 UTC). Ask for fewer tokens (max_tokens) or wait.`,
-        { retryAfterSeconds: day.resetSeconds },
-      );
+      throw dailyTokenCapExceeded(dailyTokens, day.resetSeconds, headers);
     }
-    if (monthlyCostUsd !== null && current(this.costs, key, month.id) + estimatedCost > monthlyCostUsd) {
-      throw new GatewayError(
-        'monthly_cost_cap_exceeded',
-        `This key's monthly cost cap of $${monthlyCostUsd} would be exceeded (it resets on the 1st, UTC).`,
-        { retryAfterSeconds: month.resetSeconds },
-      );
+    if (monthlyCostUsd !== null && current(this.costs, key, month.id) + estimatedCost > usdToMicro(monthlyCostUsd)) {
+      throw monthlyCostCapExceeded(monthlyCostUsd, month.resetSeconds, headers);
     }
-    if (rpm !== null) {
-      const used = bump(this.requests, key, minute.id, 1);
-      headers = rateLimitHeaders(rpm, rpm - used, minute.resetSeconds);
-    }
+
+    const used = rpm !== null ? bump(this.requests, key, minute.id, 1) : 0;
     if (dailyTokens !== null) bump(this.tokens, key, day.id, estimate.tokens);
     if (monthlyCostUsd !== null) bump(this.costs, key, month.id, estimatedCost);
 
     let settled = false;
     return {
-      headers,
+      headers: rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds),
+      estimate,
       settle: async (actual: ActualUsage) => {
         if (settled) return;
         settled = true;
         // Settle in the windows the reservation was made in; a request crossing midnight counts for the day it began.
         if (dailyTokens !== null) bump(this.tokens, key, day.id, actual.tokens - estimate.tokens);
-        if (monthlyCostUsd !== null) bump(this.costs, key, month.id, (actual.costUsd ?? 0) - estimatedCost);
+        if (monthlyCostUsd !== null) bump(this.costs, key, month.id, usdToMicro(actual.costUsd) - estimatedCost);
       },
     };
+  }
+
+  state(): LimiterState {
+    return { backend: 'memory', fallbackActive: false, fallbackAdmissions: 0 };
   }
 
   async close(): Promise<void> {}

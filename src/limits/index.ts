@@ -1,3 +1,8 @@
-export type { Admission, Limiter, UsageEstimate, ActualUsage } from './types.js';
+export type { Admission, Limiter, LimiterState, LimitSeed, LimitSeedSource, UsageEstimate, ActualUsage } from './types.js';
 export { InMemoryLimiter } from './in-memory-limiter.js';
-export { rateLimitHeaders } from './windows.js';
+export { RedisLimiter } from './redis-limiter.js';
+export { FailoverLimiter } from './failover-limiter.js';
+export { createLimiter } from './create-limiter.js';
+export type { LimiterSettings } from './create-limiter.js';
+export { rateLimitHeaders, dayWindow, monthWindow } from './windows.js';
+export { usdToMicro, microToUsd, MICRO_PER_USD } from './micro-usd.js';

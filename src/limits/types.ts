@@ -16,9 +16,32 @@ export interface ActualUsage {
 export interface Admission {
   /** OpenAI-style x-ratelimit-* headers for the response (empty without an rpm limit). */
   readonly headers: Readonly<Record<string, string>>;
+  /** What was reserved; the request log settles with it when the real usage is unknown. */
+  readonly estimate: UsageEstimate;
   /** Replaces the reservation with the real usage. Idempotent: only the first call counts. */
   settle(actual: ActualUsage): Promise<void>;
 }
+
+/** How a limiter is enforcing right now, for metrics and the docs' outage behaviour. */
+export interface LimiterState {
+  backend: 'memory' | 'redis';
+  /** True while Redis is unreachable and this instance enforces with its own counters. */
+  fallbackActive: boolean;
+  /** Admissions decided by the in-process fallback since start. */
+  fallbackAdmissions: number;
+}
+
+/** Usage already spent in the current windows, read from the request log at start-up. */
+export interface LimitSeed {
+  keyId: string;
+  /** Tokens of the current UTC day. */
+  dayTokens: number;
+  /** Cost of the current UTC month, integer micro-USD. */
+  monthCostMicroUsd: number;
+}
+
+/** Reads the seeds for the windows that contain `now`. */
+export type LimitSeedSource = (now: number) => Promise<LimitSeed[]>;
 
 /**
  * Per-key limits: requests per minute, daily tokens (UTC day), monthly cost (UTC month).
@@ -27,5 +50,6 @@ export interface Admission {
  */
 export interface Limiter {
   admit(principal: Principal, estimate: UsageEstimate): Promise<Admission>;
+  state(): LimiterState;
   close(): Promise<void>;
 }

@@ -41,4 +41,37 @@ export interface RequestRecord {
   admission: Admission | null;
   /** Whether this is an agent test run (authoring), run id, agent version, … */
   extra: Record<string, unknown> | null;
+  /**
+   * Cost already computed by the route, integer micro-USD (an agent run spans several models:
+   * the sum of its nodes). When set, the log uses it instead of pricing `resolvedModel`.
+   */
+  costMicroUsd?: number | null;
+  /**
+   * Work that keeps updating this record after the reply was handed to Fastify (a stream
+   * pump). When the client goes away mid-response, the log waits for it (bounded by the
+   * upstream timeouts) so usage and payload reported late are still written and settled.
+   */
+  pendingWork?: Promise<unknown>;
 }
+
+/** Which records a caller may see: the admin token sees every project; a project-scoped caller only its own. */
+export interface LogAccess {
+  /** null = every project. */
+  projectId: string | null;
+}
+
+/** Filters of the log list, export and usage queries (all optional, combined with AND). */
+export interface LogFilter {
+  keyId?: string;
+  /** Matches the requested model or the model it resolved to. */
+  model?: string;
+  projectId?: string;
+  /** Epoch ms, inclusive. */
+  since?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
+  /** HTTP status range, inclusive. */
+  status?: { min: number; max: number };
+}
+
+export type UsageGrouping = 'day' | 'model' | 'key';

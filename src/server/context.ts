@@ -5,6 +5,8 @@ import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
+import type { LogStore, LogWriter } from '../logs/index.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -19,6 +21,9 @@ export interface GatewayContext {
   readonly providers: ProviderRegistry;
   readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
   readonly limits: Limiter;
+  /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
+  readonly logs: { readonly store: LogStore; readonly writer: LogWriter };
+  readonly metrics: GatewayMetrics;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */
   readonly onShutdown: (task: () => Promise<void>) => void;
 }

@@ -4,11 +4,12 @@ import { resolveSecrets, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { InMemoryLimiter } from '../limits/index.js';
 import { createProviders, ProviderRegistry } from '../providers/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
 import { registerRequestRecordHook } from './request-record-hook.js';
+import { registerRequestLogHook } from './request-log-hook.js';
+import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
 import { createProcessLogger } from './process-logger.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -45,6 +46,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
 
     const providers = new ProviderRegistry(createProviders(config));
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names());
+    const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
     const context: GatewayContext = {
       config,
       secrets,
@@ -53,10 +55,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       catalog,
       providers,
       keys: { store: keyStore, cache: keyCache, authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }) },
-      limits: new InMemoryLimiter(),
+      ...accounting,
       onShutdown: (task) => shutdownTasks.push(task),
     };
-    const app = await buildApp(context, [registerRequestRecordHook, registerAuthHook, ...(options.routes ?? ROUTE_MODULES)]);
+    const app = await buildApp(context, {
+      hooks: [registerRequestRecordHook, registerRequestLogHook, registerAuthHook],
+      routes: options.routes ?? ROUTE_MODULES,
+    });
     let url = '';
     if (options.listen !== false) {
       await app.listen({ host: config.server.host, port: config.server.port });

@@ -1,8 +1,10 @@
 import pino, { type Logger } from 'pino';
+import { redactText, redactValue } from '../logs/redaction.js';
 
 /**
  * The process log. Credentials never reach it: request headers that carry them are censored
- * here, and code never logs request bodies (payloads go to the request log, redacted).
+ * here, every logged object and message goes through the request log's redaction (keys,
+ * tokens, private keys, base64 media), and code never logs request bodies.
  */
 export function createProcessLogger(level: string): Logger {
   return pino({
@@ -21,6 +23,14 @@ export function createProcessLogger(level: string): Logger {
         '*.encryptionKey',
       ],
       censor: '[redacted]',
+    },
+    formatters: { log: (object) => redactValue(object) as Record<string, unknown> },
+    // Errors are already plain, redacted objects here; pino's own err serializer would rename their type.
+    serializers: { err: (value: unknown) => redactValue(value) },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)) as Parameters<typeof method>);
+      },
     },
   });
 }

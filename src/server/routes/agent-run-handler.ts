@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { RunTracker, withAssetReferences, type AgentRunResponse, type AgentServices, type RunTarget } from '../../agents/index.js';
 import type { Principal } from '../../keys/index.js';
-import { microToUsd } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
 import type { AgentRunBody } from './agent-schemas.js';
 import { clientGoneSignal } from './model-call.js';
@@ -61,10 +60,8 @@ export async function runAgentTurn(
       assetIds: [...tracker.inputAssets.map((asset) => asset.asset_id), ...generated.map((image) => image.assetId)],
     };
     record.requestPayload = withAssetReferences(body, tracker.inputAssets);
-    record.extra = { ...agentFacts, run_id: tracker.runId, conversation_id: tracker.conversationId, cost_micro_usd: cost, nodes: tracker.progress.nodes.length };
-    // A run spans several models, so its cost is the sum of its nodes: settled here, before the log hook (the first settle counts).
-    await admission
-      .settle({ tokens: usage?.totalTokens ?? 0, costUsd: cost === null ? null : microToUsd(cost) })
-      .catch((error: unknown) => request.log.warn({ err: error }, 'settling an agent run with the limiter failed'));
+    record.extra = { ...agentFacts, run_id: tracker.runId, conversation_id: tracker.conversationId, nodes: tracker.progress.nodes.length };
+    // A run spans several models: its cost is the sum of its nodes, which the log hook uses (and settles limits with) as it is.
+    record.costMicroUsd = cost;
   }
 }

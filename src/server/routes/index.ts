@@ -1,4 +1,16 @@
 import type { RouteModule } from '../app.js';
+import { adminAgentsRoutes } from './admin-agents.js';
+import { adminKeysRoutes } from './admin-keys.js';
+import { adminLogsRoutes } from './admin-logs.js';
+import { agentRunsRoutes } from './agent-runs.js';
+import { audioRoutes } from './audio.js';
+import { chatRoutes } from './chat.js';
+import { embeddingsRoutes } from './embeddings.js';
+import { imagesRoutes } from './images.js';
+import { metricsRoutes } from './metrics.js';
+import { statusRoutes } from './status.js';
+import { utilsRoutes } from './utils.js';
+import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminKeysRoutes, adminLogsRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes];

@@ -24,6 +24,7 @@ import {
   type LoopOutcome,
 } from '../../vetting/index.js';
 import type { TokenUsage } from '../../providers/index.js';
+import { computeCombinedCost, type CostInput } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
 
 /** A configured default model must be a chat model of the catalog: checked at start-up, not on the first request. */
@@ -80,8 +81,24 @@ export const vettingRoutes: RouteModule = (app, context) => {
   const callerFor = (request: FastifyRequest, model: ResolvedModel, signal: AbortSignal) =>
     chatCallerFor(context.providers, model, { signal, requestId: request.id });
 
-  const recordOutcome = (request: FastifyRequest, usage: { chatUsage: TokenUsage; verificationUsage: TokenUsage | null }, extra: Record<string, unknown>) => {
+  /** Usage of both sides, and the cost priced per side: drafting and verifying may use models of different prices. */
+  const recordOutcome = (
+    request: FastifyRequest,
+    usage: { chatUsage: TokenUsage; verificationUsage: TokenUsage | null },
+    models: { draft: ResolvedModel; verification: ResolvedModel | null },
+    extra: Record<string, unknown>,
+  ) => {
     request.record.usage = addUsage(usage.chatUsage, usage.verificationUsage);
+    const part = (model: ResolvedModel, used: TokenUsage): CostInput => ({
+      pricing: model.model.entry.pricing,
+      usage: used,
+      imageCount: null,
+      audioSeconds: null,
+      succeeded: true,
+    });
+    const parts = [part(models.draft, usage.chatUsage)];
+    if (models.verification !== null && usage.verificationUsage !== null) parts.push(part(models.verification, usage.verificationUsage));
+    request.record.costMicroUsd = computeCombinedCost(parts).microUsd;
     request.record.extra = extra;
   };
 
@@ -135,7 +152,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
         answerKey: null,
         signal,
       });
-      recordOutcome(request, outcome, vettingExtra(outcome, draftModel, verificationModel));
+      recordOutcome(request, outcome, { draft: draftModel, verification: verificationModel }, vettingExtra(outcome, draftModel, verificationModel));
       const response = lightweightResponse(outcome, { requestId: request.id, model: draftModel.id, createdAt: record.startedAt });
       record.responsePayload = response;
       return response;
@@ -183,7 +200,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       if (plan.mode === 'chat') {
         await admit(request, [draftModel], plan, 1);
         const outcome = await runChatOnly(callerFor(request, draftModel, signal), plan.draftBody, config.vetting.fallbackMessage);
-        recordOutcome(request, { chatUsage: outcome.chatUsage, verificationUsage: null }, { vettingMode: 'chat', chatModel: draftModel.id });
+        recordOutcome(request, { chatUsage: outcome.chatUsage, verificationUsage: null }, { draft: draftModel, verification: null }, { vettingMode: 'chat', chatModel: draftModel.id });
         const response = fullResponse({ ...outcome, verificationUsage: null, verification: null }, meta);
         record.responsePayload = response;
         return response;
@@ -205,7 +222,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
         answerKey: plan.answerKey,
         signal,
       });
-      recordOutcome(request, outcome, vettingExtra(outcome, draftModel, verificationModel));
+      recordOutcome(request, outcome, { draft: draftModel, verification: verificationModel }, vettingExtra(outcome, draftModel, verificationModel));
       const response = fullResponse(
         {
           content: outcome.content,

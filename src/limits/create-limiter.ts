@@ -1,0 +1,33 @@
+import type { Logger } from 'pino';
+import { FailoverLimiter } from './failover-limiter.js';
+import { InMemoryLimiter } from './in-memory-limiter.js';
+import { RedisLimiter } from './redis-limiter.js';
+import type { LimitSeedSource, Limiter } from './types.js';
+
+export interface LimiterSettings {
+  /** Set: counters live in Redis (shared by every instance); unset: in this process. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  redisCommandTimeoutMs: number;
+}
+
+/**
+ * The limiter the configuration asks for. Daily and monthly counters survive a restart:
+ * the in-process limiter is seeded from the request log; Redis keeps its own counters.
+ */
+export async function createLimiter(settings: LimiterSettings, seeds: LimitSeedSource, logger: Logger): Promise<Limiter> {
+  if (settings.redisUrl === undefined) {
+    const limiter = new InMemoryLimiter();
+    const now = Date.now();
+    limiter.seed(await seeds(now), now);
+    return limiter;
+  }
+  const redis = new RedisLimiter({
+    url: settings.redisUrl,
+    keyPrefix: settings.redisKeyPrefix,
+    commandTimeoutMs: settings.redisCommandTimeoutMs,
+  });
+  const limiter = new FailoverLimiter(redis, seeds, logger);
+  await limiter.start();
+  return limiter;
+}

@@ -1,0 +1,119 @@
+import { Redis } from 'ioredis';
+import type { Principal } from '../keys/index.js';
+import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
+import { hasLimits, unlimitedAdmission } from './in-memory-limiter.js';
+import { usdToMicro } from './micro-usd.js';
+import { ADMIT_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
+import type { ActualUsage, Admission, Limiter, LimiterState, UsageEstimate } from './types.js';
+import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './windows.js';
+
+const HOUR_MS = 3_600_000;
+const NO_LIMIT = -1;
+
+interface ScriptedRedis extends Redis {
+  modelgateAdmit(...keysAndArgs: (string | number)[]): Promise<[number, number]>;
+  modelgateSettle(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
+}
+
+export interface RedisLimiterOptions {
+  url: string;
+  /** Prefix of every key this limiter writes (tests and shared Redis servers use their own). */
+  keyPrefix: string;
+  /** Longest wait for one Redis command before the call fails (and the fallback takes over). */
+  commandTimeoutMs: number;
+}
+
+/**
+ * Limits kept in Redis so that every instance sharing it enforces one limit. Check and
+ * reserve is one Lua script (atomic across instances). Any Redis failure rejects with the
+ * client's error (never a GatewayError), which the failover limiter turns into a fallback.
+ */
+export class RedisLimiter implements Limiter {
+  private readonly redis: ScriptedRedis;
+
+  constructor(private readonly options: RedisLimiterOptions) {
+    const redis = new Redis(options.url, {
+      // Fail fast while disconnected instead of queueing: a request must not wait for Redis to come back.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs,
+      connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
+      retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
+      lazyConnect: true,
+    });
+    redis.defineCommand('modelgateAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
+    redis.defineCommand('modelgateSettle', { lua: SETTLE_SCRIPT });
+    this.redis = redis as ScriptedRedis;
+  }
+
+  /** The client, for the failover limiter's connection events. */
+  get client(): Redis {
+    return this.redis;
+  }
+
+  /** Starts connecting; resolves when connected, rejects when the first attempt fails (it keeps retrying). */
+  connect(): Promise<void> {
+    return this.redis.connect();
+  }
+
+  available(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  async admit(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
+    if (!hasLimits(principal)) return unlimitedAdmission(estimate);
+    const { rpm, dailyTokens, monthlyCostUsd } = principal.limits;
+    const now = Date.now();
+    const minute = minuteWindow(now);
+    const day = dayWindow(now);
+    const month = monthWindow(now);
+    // A hash tag keeps one key's counters in one slot, so the script also runs on Redis Cluster.
+    const base = `${this.options.keyPrefix}{${principal.keyId}}`;
+    const keys = [`${base}:rpm:${minute.id}`, `${base}:tokens:${day.id}`, `${base}:cost:${month.id}`] as const;
+    const estimatedCost = usdToMicro(estimate.costUsd);
+
+    const [verdict, used] = await this.redis.modelgateAdmit(
+      ...keys,
+      rpm ?? NO_LIMIT,
+      dailyTokens ?? NO_LIMIT,
+      monthlyCostUsd === null ? NO_LIMIT : usdToMicro(monthlyCostUsd),
+      estimate.tokens,
+      estimatedCost,
+      2 * 60_000,
+      day.resetSeconds * 1000 + HOUR_MS,
+      month.resetSeconds * 1000 + HOUR_MS,
+    );
+    const headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds);
+    if (verdict === 1) throw requestsPerMinuteExceeded(rpm ?? 0, minute.resetSeconds);
+    if (verdict === 2) throw dailyTokenCapExceeded(dailyTokens ?? 0, day.resetSeconds, headers);
+    if (verdict === 3) throw monthlyCostCapExceeded(monthlyCostUsd ?? 0, month.resetSeconds, headers);
+
+    let settled = false;
+    return {
+      headers,
+      estimate,
+      settle: async (actual: ActualUsage) => {
+        if (settled) return;
+        settled = true;
+        const corrections: [string, number][] = [];
+        if (dailyTokens !== null) corrections.push([keys[1], actual.tokens - estimate.tokens]);
+        if (monthlyCostUsd !== null) corrections.push([keys[2], usdToMicro(actual.costUsd) - estimatedCost]);
+        const changed = corrections.filter(([, delta]) => delta !== 0);
+        if (changed.length === 0) return;
+        await this.redis.modelgateSettle(changed.length, ...changed.map(([key]) => key), ...changed.map(([, delta]) => delta));
+      },
+    };
+  }
+
+  state(): LimiterState {
+    return { backend: 'redis', fallbackActive: false, fallbackAdmissions: 0 };
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.status === 'ready') {
+      await this.redis.quit().catch(() => this.redis.disconnect());
+    } else {
+      this.redis.disconnect();
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Lua scripts of the Redis limiter. Redis runs a script atomically, so checking every cap and
+ * reserving against all of them is one step for all gateway instances together.
+ */
+
+/**
+ * KEYS: requests-per-minute counter, day-tokens counter, month-cost counter (micro-USD).
+ * ARGV: rpm, daily token cap, monthly cost cap (micro-USD) — each -1 for "no limit" —
+ *       estimated tokens, estimated cost (micro-USD), and the three counters' TTLs in ms.
+ * Returns {0, requests used this minute} when admitted, else {1|2|3, used} naming the cap
+ * that refused (1 rpm, 2 daily tokens, 3 monthly cost) and nothing is reserved.
+ */
+export const ADMIT_SCRIPT = `
+local rpm = tonumber(ARGV[1])
+local token_cap = tonumber(ARGV[2])
+local cost_cap = tonumber(ARGV[3])
+local tokens = tonumber(ARGV[4])
+local cost = tonumber(ARGV[5])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if rpm >= 0 and used >= rpm then return {1, used} end
+if token_cap >= 0 then
+  local spent = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if spent + tokens > token_cap then return {2, used} end
+end
+if cost_cap >= 0 then
+  local spent = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if spent + cost > cost_cap then return {3, used} end
+end
+if rpm >= 0 then
+  used = redis.call('INCR', KEYS[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+end
+if token_cap >= 0 then
+  redis.call('INCRBY', KEYS[2], tokens)
+  redis.call('PEXPIRE', KEYS[2], ARGV[7])
+end
+if cost_cap >= 0 then
+  redis.call('INCRBY', KEYS[3], cost)
+  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+end
+return {0, used}
+`;
+
+/**
+ * KEYS: counters to correct; ARGV: the delta for each (same order). A counter whose window
+ * already expired is left alone, so a late settlement never recreates it without a TTL.
+ */
+export const SETTLE_SCRIPT = `
+for i, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then redis.call('INCRBY', key, ARGV[i]) end
+end
+return 0
+`;

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import type { Insertable } from 'kysely';
+import type { RequestLogsTable } from '../storage/index.js';
+import type { Cost } from './cost.js';
+import { redactValue } from './redaction.js';
+import type { RequestRecord } from './types.js';
+
+/** Who made a request, as far as it is known (nothing for an unrecognised key). */
+export interface Caller {
+  keyId: string | null;
+  projectId: string | null;
+  fingerprint: string | null;
+}
+
+/** A request whose response has ended, with what the gateway measured about it. */
+export interface FinishedRequest {
+  record: RequestRecord;
+  caller: Caller;
+  status: number;
+  latencyMs: number;
+  cost: Cost;
+}
+
+export interface LogEntryOptions {
+  /** false: request and response payloads are not kept (config logs.payloads). */
+  payloads: boolean;
+  /** Larger payloads keep a preview, their size and digest. */
+  maxPayloadBytes: number;
+}
+
+export type RequestLogRow = Insertable<RequestLogsTable>;
+
+const PREVIEW_CHARACTERS = 4096;
+
+function isUtility(record: RequestRecord): boolean {
+  return record.mode === 'utility' || record.endpoint.startsWith('/v1/utils/');
+}
+
+function toJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return JSON.stringify('[omitted: not serialisable]');
+  }
+}
+
+/** A payload as stored: redacted, and bounded in size. */
+function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: number): string | null {
+  if (payload === null || payload === undefined) return null;
+  const json = toJson(redactValue(payload, { opaqueStrings }));
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= maxBytes) return json;
+  return toJson({
+    truncated: true,
+    bytes,
+    sha256: createHash('sha256').update(json).digest('hex'),
+    preview: json.slice(0, PREVIEW_CHARACTERS),
+  });
+}
+
+function storedObject(value: Record<string, unknown> | null): string | null {
+  if (value === null || Object.keys(value).length === 0) return null;
+  return toJson(redactValue(value));
+}
+
+/**
+ * The row written for a finished request. Everything stored goes through the redaction here:
+ * payloads, media summary and detail. No catalog data is copied: the row names the model.
+ */
+export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): RequestLogRow {
+  const { record, caller, cost } = finished;
+  const usage = record.usage;
+  const opaque = isUtility(record);
+  const detail = { ...record.logDetail, ...(record.extra === null ? {} : { extra: record.extra }) };
+  return {
+    request_id: record.requestId,
+    started_at: record.startedAt,
+    endpoint: record.endpoint,
+    mode: record.mode,
+    platform: record.platform,
+    key_id: caller.keyId,
+    project_id: caller.projectId,
+    fingerprint: caller.fingerprint,
+    requested_model: record.requestedModel,
+    resolved_model: record.resolvedModel,
+    provider: record.provider,
+    status: finished.status,
+    error_code: record.errorCode,
+    latency_ms: Math.max(0, Math.round(finished.latencyMs)),
+    upstream_latency_ms: record.upstreamLatencyMs === null ? null : Math.round(record.upstreamLatencyMs),
+    streaming: record.streaming ? 1 : 0,
+    prompt_tokens: usage?.promptTokens ?? null,
+    completion_tokens: usage?.completionTokens ?? null,
+    cached_tokens: usage?.cachedPromptTokens ?? null,
+    total_tokens: usage?.totalTokens ?? null,
+    image_count: record.imageCount,
+    audio_seconds: record.audioSeconds,
+    cost_micro_usd: cost.microUsd,
+    cost_flag: cost.startingPrice ? 'starting_price' : null,
+    media: record.media === null ? null : toJson(redactValue(record.media)),
+    request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
+    response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes) : null,
+    detail: storedObject(detail),
+  };
+}

@@ -1,0 +1,117 @@
+import { GatewayError } from '../errors/index.js';
+import type { LogFilter, UsageGrouping } from './types.js';
+
+/**
+ * Turns the query parameters of the log and usage endpoints (and the CLI's flags, which are
+ * sent as the same parameters) into filters. A bad value is a 400 that names the parameter
+ * and says what to send.
+ */
+
+export interface LogQueryParameters {
+  key?: string | undefined;
+  model?: string | undefined;
+  project?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  status?: string | undefined;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const IDENTIFIER = /^[\w.:@/-]{1,200}$/;
+
+function invalid(param: string, message: string): GatewayError {
+  return new GatewayError('invalid_body', `${param} ${message}`, { param });
+}
+
+/** An ISO 8601 date or time (UTC unless it says otherwise), or a duration ago such as 15m, 24h, 7d. */
+export function parseTime(value: string, param: string, now: number): number {
+  const relative = /^(\d{1,6})([smhd])$/.exec(value);
+  if (relative !== null) return now - Number(relative[1]) * UNIT_MS[relative[2]!]!;
+  if (ISO_TIME.test(value)) {
+    const withZone = /[T ]\d{2}:\d{2}/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
+    const time = Date.parse(withZone.replace(' ', 'T'));
+    if (!Number.isNaN(time)) return time;
+  }
+  throw invalid(param, 'must be an ISO 8601 date or time (2025-01-31, 2025-01-31T12:00:00Z) or a duration ago (15m, 24h, 7d).');
+}
+
+function parseIdentifier(value: string | undefined, param: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!IDENTIFIER.test(value)) throw invalid(param, 'must be 1–200 characters of letters, digits and . _ : @ / -.');
+  return value;
+}
+
+function parseStatus(value: string | undefined): LogFilter['status'] {
+  if (value === undefined) return undefined;
+  if (/^[1-5]\d\d$/.test(value)) return { min: Number(value), max: Number(value) };
+  if (/^[1-5]xx$/i.test(value)) return { min: Number(value[0]) * 100, max: Number(value[0]) * 100 + 99 };
+  if (value === 'success') return { min: 100, max: 399 };
+  if (value === 'error') return { min: 400, max: 599 };
+  throw invalid('status', 'must be a status code (429), a class (4xx), "success" or "error".');
+}
+
+export function parseLogFilter(query: LogQueryParameters, now: number = Date.now()): LogFilter {
+  const filter: LogFilter = {};
+  const keyId = parseIdentifier(query.key, 'key');
+  const model = parseIdentifier(query.model, 'model');
+  const projectId = parseIdentifier(query.project, 'project');
+  if (keyId !== undefined) filter.keyId = keyId;
+  if (model !== undefined) filter.model = model;
+  if (projectId !== undefined) filter.projectId = projectId;
+  if (query.since !== undefined) filter.since = parseTime(query.since, 'since', now);
+  if (query.until !== undefined) filter.until = parseTime(query.until, 'until', now);
+  if (filter.since !== undefined && filter.until !== undefined && filter.until <= filter.since) {
+    throw invalid('until', 'must be later than since.');
+  }
+  const status = parseStatus(query.status);
+  if (status !== undefined) filter.status = status;
+  return filter;
+}
+
+export function parsePageSize(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PAGE_SIZE;
+  if (!/^\d{1,7}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PAGE_SIZE) {
+    throw invalid('limit', `must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  return Number(value);
+}
+
+/** Where a page ends: the sort key of its last row. */
+export interface LogCursor {
+  startedAt: number;
+  requestId: string;
+}
+
+export function encodeCursor(cursor: LogCursor): string {
+  return Buffer.from(JSON.stringify([cursor.startedAt, cursor.requestId])).toString('base64url');
+}
+
+export function parseCursor(value: string | undefined): LogCursor | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (Array.isArray(decoded) && Number.isInteger(decoded[0]) && typeof decoded[1] === 'string') {
+      return { startedAt: decoded[0] as number, requestId: decoded[1] };
+    }
+  } catch {
+    // falls through to the 400
+  }
+  throw invalid('cursor', 'is not a cursor this API returned; pass next_cursor from the previous page unchanged.');
+}
+
+const GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key'];
+
+export function parseGrouping(value: string | undefined): UsageGrouping {
+  if (value === undefined) return 'day';
+  if ((GROUPINGS as readonly string[]).includes(value)) return value as UsageGrouping;
+  throw invalid('by', 'must be one of day, model, key.');
+}
+
+export function parseExportFormat(value: string | undefined): 'jsonl' {
+  if (value === undefined || value === 'jsonl') return 'jsonl';
+  throw invalid('format', 'must be jsonl (one JSON record per line).');
+}

@@ -1,0 +1,219 @@
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Selectable } from 'kysely';
+import type { LimitSeed } from '../limits/index.js';
+import type { Database, RequestLogsTable } from '../storage/index.js';
+import type { RequestLogRow } from './log-entry.js';
+import type { LogCursor } from './log-filters.js';
+import type { LogAccess, LogFilter, UsageGrouping } from './types.js';
+
+export type StoredLogRow = Selectable<RequestLogsTable>;
+/** A row without its payloads and detail: what list pages carry. */
+export type LogSummaryRow = Omit<StoredLogRow, 'request_payload' | 'response_payload' | 'detail'>;
+
+export interface UsageRow {
+  /** Epoch day number, model id or key id, depending on the grouping. */
+  group: string | number | null;
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costMicroUsd: number;
+  /** Answered requests whose cost is null (no pricing): the cost total leaves them out. */
+  unpricedRequests: number;
+}
+
+const DAY_MS = 86_400_000;
+// Rows per INSERT statement: 28 columns each stay far below SQLite's and PostgreSQL's bind limits.
+const ROWS_PER_STATEMENT = 500;
+const EXPORT_PAGE_SIZE = 500;
+
+const SUMMARY_COLUMNS = [
+  'request_id',
+  'started_at',
+  'endpoint',
+  'mode',
+  'platform',
+  'key_id',
+  'project_id',
+  'fingerprint',
+  'requested_model',
+  'resolved_model',
+  'provider',
+  'status',
+  'error_code',
+  'latency_ms',
+  'upstream_latency_ms',
+  'streaming',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'total_tokens',
+  'image_count',
+  'audio_seconds',
+  'cost_micro_usd',
+  'cost_flag',
+  'media',
+] as const;
+
+type LogQuery<O> = SelectQueryBuilder<Database, 'request_logs', O>;
+
+/**
+ * Filters plus the caller's access. The access condition is always applied and AND-ed with
+ * the filters, so no filter value can widen a project-scoped caller's view.
+ */
+function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAccess): LogQuery<O> {
+  let restricted = query;
+  if (access.projectId !== null) restricted = restricted.where('project_id', '=', access.projectId);
+  if (filter.projectId !== undefined) restricted = restricted.where('project_id', '=', filter.projectId);
+  if (filter.keyId !== undefined) restricted = restricted.where('key_id', '=', filter.keyId);
+  const model = filter.model;
+  if (model !== undefined) {
+    restricted = restricted.where((eb) => eb.or([eb('requested_model', '=', model), eb('resolved_model', '=', model)]));
+  }
+  if (filter.since !== undefined) restricted = restricted.where('started_at', '>=', filter.since);
+  if (filter.until !== undefined) restricted = restricted.where('started_at', '<', filter.until);
+  if (filter.status !== undefined) {
+    restricted = restricted.where('status', '>=', filter.status.min).where('status', '<=', filter.status.max);
+  }
+  return restricted;
+}
+
+function after<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O> {
+  if (cursor === undefined) return query;
+  return query.where((eb) =>
+    eb.or([
+      eb('started_at', '<', cursor.startedAt),
+      eb.and([eb('started_at', '=', cursor.startedAt), eb('request_id', '<', cursor.requestId)]),
+    ]),
+  );
+}
+
+/** The request log in the database: batch writes, queries, aggregates and retention. */
+export class LogStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Writes a batch in one transaction. A record written twice keeps its first row. */
+  async insertBatch(rows: readonly RequestLogRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.transaction().execute(async (transaction) => {
+      for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+        await transaction
+          .insertInto('request_logs')
+          .values(rows.slice(start, start + ROWS_PER_STATEMENT))
+          .onConflict((conflict) => conflict.column('request_id').doNothing())
+          .execute();
+      }
+    });
+  }
+
+  /** Newest first, one page: rows and the cursor of the next page (null on the last). */
+  async list(
+    filter: LogFilter,
+    access: LogAccess,
+    pageSize: number,
+    cursor?: LogCursor,
+  ): Promise<{ rows: LogSummaryRow[]; next: LogCursor | null }> {
+    const rows = await after(restrict(this.db.selectFrom('request_logs').select(SUMMARY_COLUMNS), filter, access), cursor)
+      .orderBy('started_at', 'desc')
+      .orderBy('request_id', 'desc')
+      .limit(pageSize + 1)
+      .execute();
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    const next = rows.length > pageSize && last !== undefined ? { startedAt: last.started_at, requestId: last.request_id } : null;
+    return { rows: page, next };
+  }
+
+  async get(requestId: string, access: LogAccess): Promise<StoredLogRow | undefined> {
+    return restrict(this.db.selectFrom('request_logs').selectAll(), {}, access)
+      .where('request_id', '=', requestId)
+      .executeTakeFirst();
+  }
+
+  /** Every matching row with payloads, newest first, read page by page (constant memory). */
+  async *export(filter: LogFilter, access: LogAccess): AsyncGenerator<StoredLogRow> {
+    let cursor: LogCursor | undefined;
+    for (;;) {
+      const rows = await after(restrict(this.db.selectFrom('request_logs').selectAll(), filter, access), cursor)
+        .orderBy('started_at', 'desc')
+        .orderBy('request_id', 'desc')
+        .limit(EXPORT_PAGE_SIZE)
+        .execute();
+      yield* rows;
+      const last = rows[rows.length - 1];
+      if (rows.length < EXPORT_PAGE_SIZE || last === undefined) return;
+      cursor = { startedAt: last.started_at, requestId: last.request_id };
+    }
+  }
+
+  async usage(grouping: UsageGrouping, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
+    // Integer division gives the epoch day on both databases (bigint / integer truncates).
+    const group: RawBuilder<string | number | null> =
+      grouping === 'day'
+        ? sql`(started_at / ${sql.lit(DAY_MS)})`
+        : grouping === 'model'
+          ? sql`coalesce(resolved_model, requested_model)`
+          : sql`key_id`;
+    const rows = await restrict(this.db.selectFrom('request_logs'), filter, access)
+      .select([
+        group.as('group_value'),
+        sql<number>`count(*)`.as('requests'),
+        sql<number>`sum(case when status >= 400 then 1 else 0 end)`.as('errors'),
+        sql<number | null>`sum(prompt_tokens)`.as('prompt_tokens'),
+        sql<number | null>`sum(completion_tokens)`.as('completion_tokens'),
+        sql<number | null>`sum(total_tokens)`.as('total_tokens'),
+        sql<number | null>`sum(cost_micro_usd)`.as('cost_micro_usd'),
+        sql<number>`sum(case when cost_micro_usd is null and status < 400 then 1 else 0 end)`.as('unpriced'),
+      ])
+      .groupBy(group)
+      .orderBy(group)
+      .execute();
+    return rows.map((row) => ({
+      group: row.group_value,
+      requests: Number(row.requests),
+      errors: Number(row.errors),
+      promptTokens: Number(row.prompt_tokens ?? 0),
+      completionTokens: Number(row.completion_tokens ?? 0),
+      totalTokens: Number(row.total_tokens ?? 0),
+      costMicroUsd: Number(row.cost_micro_usd ?? 0),
+      unpricedRequests: Number(row.unpriced),
+    }));
+  }
+
+  /**
+   * Deletes up to `batchSize` rows older than `cutoff`; returns how many. The bounded
+   * sub-select keeps each statement (and its lock) short on both databases.
+   */
+  async deleteOlderThan(cutoff: number, batchSize: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('request_logs')
+      .where('request_id', 'in', (eb) =>
+        eb.selectFrom('request_logs').select('request_id').where('started_at', '<', cutoff).limit(batchSize),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Tokens of the current UTC day and cost of the current UTC month, per key (limiter seeds). */
+  async limitSeeds(now: number): Promise<LimitSeed[]> {
+    const date = new Date(now);
+    const dayStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+    const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    const rows = await this.db
+      .selectFrom('request_logs')
+      .select([
+        'key_id',
+        sql<number | null>`sum(case when started_at >= ${dayStart} then total_tokens else 0 end)`.as('day_tokens'),
+        sql<number | null>`sum(cost_micro_usd)`.as('month_cost'),
+      ])
+      .where('key_id', 'is not', null)
+      .where('started_at', '>=', monthStart)
+      .groupBy('key_id')
+      .execute();
+    return rows.map((row) => ({
+      keyId: row.key_id as string,
+      dayTokens: Number(row.day_tokens ?? 0),
+      monthCostMicroUsd: Number(row.month_cost ?? 0),
+    }));
+  }
+}

@@ -1,0 +1,117 @@
+import { microToUsd } from '../limits/index.js';
+import { parseJsonColumn } from '../storage/index.js';
+import type { LogSummaryRow, StoredLogRow, UsageRow } from './log-store.js';
+import type { UsageGrouping } from './types.js';
+
+/** A log record as the admin API and the CLI show it (list pages). */
+export interface LogSummaryView {
+  request_id: string;
+  created_at: string;
+  endpoint: string;
+  mode: string | null;
+  platform: string | null;
+  key_id: string | null;
+  project_id: string | null;
+  fingerprint: string | null;
+  requested_model: string | null;
+  resolved_model: string | null;
+  provider: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  upstream_latency_ms: number | null;
+  streaming: boolean;
+  usage: { prompt_tokens: number | null; completion_tokens: number | null; cached_tokens: number | null; total_tokens: number | null } | null;
+  image_count: number | null;
+  audio_seconds: number | null;
+  /** USD, exact to the micro-dollar; null when the model has no pricing. */
+  cost_usd: number | null;
+  cost_is_starting_price: boolean;
+  media: unknown;
+}
+
+/** One record in full (GET /admin/v1/logs/:id and exports): payloads and the upstream detail too. */
+export interface LogDetailView extends LogSummaryView {
+  request_payload: unknown;
+  response_payload: unknown;
+  detail: Record<string, unknown> | null;
+}
+
+export function toSummaryView(row: LogSummaryRow): LogSummaryView {
+  const hasUsage = row.prompt_tokens !== null || row.completion_tokens !== null || row.total_tokens !== null;
+  return {
+    request_id: row.request_id,
+    created_at: new Date(row.started_at).toISOString(),
+    endpoint: row.endpoint,
+    mode: row.mode,
+    platform: row.platform,
+    key_id: row.key_id,
+    project_id: row.project_id,
+    fingerprint: row.fingerprint,
+    requested_model: row.requested_model,
+    resolved_model: row.resolved_model,
+    provider: row.provider,
+    status: row.status,
+    error_code: row.error_code,
+    latency_ms: row.latency_ms,
+    upstream_latency_ms: row.upstream_latency_ms,
+    streaming: row.streaming === 1,
+    usage: hasUsage
+      ? {
+          prompt_tokens: row.prompt_tokens,
+          completion_tokens: row.completion_tokens,
+          cached_tokens: row.cached_tokens,
+          total_tokens: row.total_tokens,
+        }
+      : null,
+    image_count: row.image_count,
+    audio_seconds: row.audio_seconds,
+    cost_usd: row.cost_micro_usd === null ? null : microToUsd(row.cost_micro_usd),
+    cost_is_starting_price: row.cost_flag === 'starting_price',
+    media: parseJsonColumn(row.media),
+  };
+}
+
+export function toDetailView(row: StoredLogRow): LogDetailView {
+  return {
+    ...toSummaryView(row),
+    request_payload: parseJsonColumn(row.request_payload),
+    response_payload: parseJsonColumn(row.response_payload),
+    detail: parseJsonColumn<Record<string, unknown>>(row.detail),
+  };
+}
+
+export interface UsageView {
+  day?: string;
+  model?: string | null;
+  key_id?: string | null;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+  /** Answered requests without a price (models without pricing): not in cost_usd. */
+  unpriced_requests: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export function toUsageView(grouping: UsageGrouping, row: UsageRow): UsageView {
+  const group =
+    grouping === 'day'
+      ? { day: new Date(Number(row.group) * DAY_MS).toISOString().slice(0, 10) }
+      : grouping === 'model'
+        ? { model: row.group === null ? null : String(row.group) }
+        : { key_id: row.group === null ? null : String(row.group) };
+  return {
+    ...group,
+    requests: row.requests,
+    errors: row.errors,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    total_tokens: row.totalTokens,
+    cost_usd: microToUsd(row.costMicroUsd),
+    unpriced_requests: row.unpricedRequests,
+  };
+}

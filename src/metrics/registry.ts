@@ -1,0 +1,144 @@
+/**
+ * A small Prometheus registry: counters, gauges and histograms with labels, rendered in the
+ * text exposition format 0.0.4. Label values must come from bounded sets (routes, catalog
+ * model ids, status codes); callers map anything else to a fixed value.
+ */
+
+export type Labels = Readonly<Record<string, string>>;
+
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function formatNumber(value: number): string {
+  if (value === Number.POSITIVE_INFINITY) return '+Inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
+  return Number.isNaN(value) ? 'NaN' : String(value);
+}
+
+function labelText(names: readonly string[], values: readonly string[], extra?: [string, string]): string {
+  const pairs = names.map((name, index) => `${name}="${escapeLabel(values[index] ?? '')}"`);
+  if (extra !== undefined) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
+  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
+}
+
+function header(name: string, help: string, type: string): string {
+  return `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} ${type}\n`;
+}
+
+interface Metric {
+  render(): string;
+}
+
+abstract class LabelledMetric<S> implements Metric {
+  protected readonly series = new Map<string, { values: string[]; state: S }>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+  ) {}
+
+  protected stateFor(labels: Labels): S {
+    const values = this.labelNames.map((name) => labels[name] ?? '');
+    const id = values.join('\u0000');
+    let entry = this.series.get(id);
+    if (entry === undefined) {
+      entry = { values, state: this.initial() };
+      this.series.set(id, entry);
+    }
+    return entry.state;
+  }
+
+  protected abstract initial(): S;
+  abstract render(): string;
+}
+
+export class Counter extends LabelledMetric<{ value: number }> {
+  /** Values are added as integers of 1/scale units (exact sums of money), shown divided by scale. */
+  constructor(name: string, help: string, labelNames: readonly string[] = [], private readonly scale = 1) {
+    super(name, help, labelNames);
+  }
+
+  protected initial() {
+    return { value: 0 };
+  }
+
+  inc(labels: Labels = {}, amount = 1): void {
+    if (amount < 0) throw new Error(`counter ${this.name} cannot decrease`);
+    this.stateFor(labels).value += amount;
+  }
+
+  render(): string {
+    let text = header(this.name, this.help, 'counter');
+    for (const { values, state } of this.series.values()) {
+      text += `${this.name}${labelText(this.labelNames, values)} ${formatNumber(state.value / this.scale)}\n`;
+    }
+    return text;
+  }
+}
+
+/** A gauge read at scrape time from the code that owns the value. */
+export class Gauge implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => number,
+  ) {}
+
+  render(): string {
+    return `${header(this.name, this.help, 'gauge')}${this.name} ${formatNumber(this.read())}\n`;
+  }
+}
+
+export class Histogram extends LabelledMetric<{ counts: number[]; sum: number; count: number }> {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    private readonly buckets: readonly number[],
+  ) {
+    super(name, help, labelNames);
+  }
+
+  protected initial() {
+    return { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+  }
+
+  observe(labels: Labels, value: number): void {
+    const state = this.stateFor(labels);
+    state.sum += value;
+    state.count += 1;
+    for (let index = 0; index < this.buckets.length; index += 1) {
+      if (value <= this.buckets[index]!) state.counts[index]! += 1;
+    }
+  }
+
+  render(): string {
+    let text = header(this.name, this.help, 'histogram');
+    for (const { values, state } of this.series.values()) {
+      this.buckets.forEach((bound, index) => {
+        text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', formatNumber(bound)])} ${state.counts[index]}\n`;
+      });
+      text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', '+Inf'])} ${state.count}\n`;
+      text += `${this.name}_sum${labelText(this.labelNames, values)} ${formatNumber(state.sum)}\n`;
+      text += `${this.name}_count${labelText(this.labelNames, values)} ${state.count}\n`;
+    }
+    return text;
+  }
+}
+
+export class Registry {
+  private readonly metrics: Metric[] = [];
+
+  register<M extends Metric>(metric: M): M {
+    this.metrics.push(metric);
+    return metric;
+  }
+
+  render(): string {
+    return this.metrics.map((metric) => metric.render()).join('');
+  }
+}

@@ -1,0 +1,197 @@
+import type { FastifyRequest } from 'fastify';
+import { extractSecret, hashSecret } from '../keys/index.js';
+import { fingerprintOf } from '../keys/secret.js';
+import { microToUsd } from '../limits/index.js';
+import { computeCost, toLogRow, type Caller, type Cost, type RequestRecord } from '../logs/index.js';
+import type { GatewayApp } from './app.js';
+import type { GatewayContext } from './context.js';
+import { toGatewayError } from './error-mapping.js';
+
+/** nginx's status for "the client closed the connection before the response ended". */
+const CLIENT_CLOSED_REQUEST = 499;
+const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'daily_token_cap_exceeded', 'monthly_cost_cap_exceeded']);
+
+/** Where a request is between its response ending and its record being written. */
+interface Tracking {
+  /** The route produced its reply (and a streamed reply's source has closed). */
+  routeDone: boolean;
+  aborted: boolean;
+  finalized: boolean;
+  /** Finalizes an aborted request whose route never finishes (bounded wait). */
+  timer?: NodeJS.Timeout;
+}
+
+function isStream(payload: unknown): payload is NodeJS.ReadableStream & { once(event: 'close', listener: () => void): void } {
+  return typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
+}
+
+/**
+ * Turns every keyed request into one request-log record, after its response has ended —
+ * streams at their last byte, cancelled streams when the route has stopped — and observes
+ * metrics for every request. Nothing here runs before the response is sent: the record is
+ * queued for the background writer. Also settles the limiter's reservation with what the
+ * request really used, and puts the admission's x-ratelimit-* headers on responses.
+ */
+export function registerRequestLogHook(app: GatewayApp, context: GatewayContext): void {
+  const { config, catalog, metrics, logger } = context;
+  const tracking = new WeakMap<FastifyRequest, Tracking>();
+  const waiting = new Map<FastifyRequest, () => void>();
+  const abortedWaitMs = config.upstream.timeoutMs + config.upstream.streamIdleTimeoutMs;
+  const entryOptions = { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes };
+
+  const stateOf = (request: FastifyRequest): Tracking => {
+    let state = tracking.get(request);
+    if (state === undefined) {
+      state = { routeDone: false, aborted: false, finalized: false };
+      tracking.set(request, state);
+    }
+    return state;
+  };
+
+  const modelLabel = (record: RequestRecord | null): string => {
+    if (record === null || record.resolvedModel === null) return 'none';
+    return catalog.get(record.resolvedModel) !== undefined ? record.resolvedModel : 'inferred';
+  };
+
+  const callerOf = (request: FastifyRequest): Caller => {
+    const principal = request.principal as FastifyRequest['principal'] | null;
+    if (principal?.kind === 'key') return { keyId: principal.keyId, projectId: principal.projectId, fingerprint: principal.fingerprint };
+    if (principal?.kind === 'anonymous') return { keyId: null, projectId: null, fingerprint: 'anonymous' };
+    // Authentication failed: name the key when it is one of ours (paused, revoked, wrong scope).
+    const secret = extractSecret(request.headers);
+    const row = secret === undefined || secret.length === 0 ? undefined : context.keys.cache.findByHash(hashSecret(secret));
+    return row === undefined
+      ? { keyId: null, projectId: null, fingerprint: null }
+      : { keyId: row.id, projectId: row.project_id, fingerprint: fingerprintOf(row.id, row.last4) };
+  };
+
+  /** Replaces the reservation with the real usage; keeps the estimate when work was done but not measured. */
+  const settle = (record: RequestRecord, cost: Cost, status: number, aborted: boolean) => {
+    const admission = record.admission;
+    if (admission === null) return;
+    const unmeasuredWork = record.usage === null && (status < 400 || aborted);
+    const tokens = record.usage?.totalTokens ?? (unmeasuredWork ? admission.estimate.tokens : 0);
+    const costUsd = cost.microUsd !== null ? microToUsd(cost.microUsd) : unmeasuredWork ? admission.estimate.costUsd : null;
+    admission.settle({ tokens, costUsd }).catch((error: unknown) => logger.warn({ err: error }, 'settling a limit reservation failed'));
+  };
+
+  const observe = (request: FastifyRequest, record: RequestRecord, status: number, latencyMs: number, cost: Cost) => {
+    const model = modelLabel(record);
+    metrics.observeRequest({ route: request.routeOptions.url ?? 'unmatched', model, status, seconds: latencyMs / 1000 });
+    if (record.upstreamLatencyMs !== null && record.provider !== null) {
+      metrics.observeUpstream({ provider: record.provider, model, seconds: record.upstreamLatencyMs / 1000 });
+    }
+    if (record.usage !== null) {
+      metrics.countTokens(model, record.usage.promptTokens, record.usage.completionTokens, record.usage.cachedPromptTokens ?? 0);
+    }
+    if (cost.microUsd !== null) metrics.addCost(model, cost.microUsd);
+    if (record.errorCode !== null && RATE_LIMIT_CODES.has(record.errorCode)) metrics.countRateLimited(record.errorCode);
+  };
+
+  /** Writes the record; `sentStatus` is null when the client went away before the response ended. */
+  const finalize = (request: FastifyRequest, sentStatus: number | null) => {
+    const state = stateOf(request);
+    if (state.finalized) return;
+    state.finalized = true;
+    if (state.timer !== undefined) clearTimeout(state.timer);
+    waiting.delete(request);
+    try {
+      const record = request.record;
+      const aborted = sentStatus === null;
+      if (aborted) record.errorCode ??= 'client_closed';
+      const status = sentStatus ?? CLIENT_CLOSED_REQUEST;
+      const latencyMs = Date.now() - record.startedAt;
+      const pricing = record.resolvedModel === null ? null : (catalog.get(record.resolvedModel)?.entry.pricing ?? null);
+      const cost: Cost =
+        record.costMicroUsd !== undefined
+          ? { microUsd: record.costMicroUsd, startingPrice: false }
+          : computeCost({ pricing, usage: record.usage, imageCount: record.imageCount, audioSeconds: record.audioSeconds, succeeded: status < 400 });
+      settle(record, cost, status, aborted);
+      observe(request, record, status, latencyMs, cost);
+      context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost }, entryOptions));
+    } catch (error) {
+      logger.error({ err: error, requestId: request.id }, 'could not log a request');
+    }
+  };
+
+  /**
+   * An aborted request is written once its route has stopped (reply produced, streamed source
+   * closed, pending work settled), so usage reported late still counts. The wait is bounded,
+   * and shutdown ends it.
+   */
+  const finalizeAbortedWhenDone = (request: FastifyRequest) => {
+    const state = stateOf(request);
+    if (state.finalized || !state.aborted) return;
+    const pendingWork = request.record.pendingWork;
+    if (state.routeDone && pendingWork === undefined) {
+      finalize(request, null);
+      return;
+    }
+    if (state.timer === undefined) {
+      const done = () => finalize(request, null);
+      waiting.set(request, done);
+      state.timer = setTimeout(done, abortedWaitMs);
+      state.timer.unref();
+    }
+    if (state.routeDone && pendingWork !== undefined) {
+      const done = () => finalize(request, null);
+      pendingWork.then(done, done);
+    }
+  };
+
+  app.addHook('onError', async (request, _reply, error) => {
+    const record = request.record as RequestRecord | null;
+    if (record === null) return;
+    const gatewayError = toGatewayError(error, config.server.bodyLimitBytes);
+    record.errorCode ??= gatewayError.code;
+    record.logDetail = { ...record.logDetail, ...gatewayError.logDetail, error_message: gatewayError.message };
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const record = request.record as RequestRecord | null;
+    if (record === null) return payload;
+    if (record.admission !== null && !reply.sent) reply.headers(record.admission.headers);
+    const state = stateOf(request);
+    if (isStream(payload)) {
+      payload.once('close', () => {
+        state.routeDone = true;
+        finalizeAbortedWhenDone(request);
+      });
+    } else {
+      state.routeDone = true;
+      finalizeAbortedWhenDone(request);
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const record = request.record as RequestRecord | null;
+    if (record !== null) {
+      finalize(request, reply.statusCode);
+      return;
+    }
+    metrics.observeRequest({
+      route: request.routeOptions.url ?? 'unmatched',
+      model: 'none',
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
+    });
+  });
+
+  // The response closing before it finished is what "the client went away" means here. Fastify's
+  // onRequestAbort is not used: it does not fire once a POST body has been read in full.
+  app.addHook('onRequest', async (request, reply) => {
+    const record = request.record as RequestRecord | null;
+    if (record === null) return;
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      stateOf(request).aborted = true;
+      finalizeAbortedWhenDone(request);
+    });
+  });
+
+  // Shutdown: records of aborted requests still waiting for their route are written now.
+  context.onShutdown(async () => {
+    for (const done of [...waiting.values()]) done();
+  });
+}

@@ -1,0 +1,239 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import type { UsageEstimate } from '../src/limits/index.js';
+import type { RouteModule } from '../src/server/app.js';
+import { ROUTE_MODULES } from '../src/server/routes/index.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import { startOpenAIFake } from './fakes/openai.js';
+
+const UPSTREAM = { OPENAI_API_KEY: 'sk-upstream-limits-test-0000000000' };
+const CHAT = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50 };
+
+interface ErrorBody {
+  error: { code: string; type: string; request_id: string };
+}
+
+async function chat(gateway: TestGateway, key: string, body: unknown = CHAT) {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as ErrorBody };
+}
+
+/** An OpenAI `chat.completion` body as the API reference documents it. */
+function sendCompletion(response: ServerResponse, usage: { prompt: number; completion: number }): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(
+    JSON.stringify({
+      id: 'chatcmpl-held',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'gpt-4o-2024-08-06',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+    }),
+  );
+}
+
+/** Records the estimates the routes reserve, so a test can compute what fits. */
+function spyOnEstimates(gateway: TestGateway): UsageEstimate[] {
+  const estimates: UsageEstimate[] = [];
+  const limits = gateway.gateway.context.limits;
+  const admit = limits.admit.bind(limits);
+  limits.admit = (principal, estimate) => {
+    estimates.push(estimate);
+    return admit(principal, estimate);
+  };
+  return estimates;
+}
+
+describe('limits over HTTP', () => {
+  test('429 with the §4 body, Retry-After and x-ratelimit headers; admitted responses carry the headers too', async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
+    try {
+      const key = await gateway.createKey({ rpm: 2 });
+      const first = await chat(gateway, key);
+      const second = await chat(gateway, key);
+      const third = await chat(gateway, key);
+      assert.deepEqual([first.status, second.status, third.status], [200, 200, 429]);
+      assert.equal(first.headers.get('x-ratelimit-limit-requests'), '2');
+      assert.equal(first.headers.get('x-ratelimit-remaining-requests'), '1');
+      assert.equal(second.headers.get('x-ratelimit-remaining-requests'), '0');
+      assert.match(first.headers.get('x-ratelimit-reset-requests')!, /^\d+s$/);
+      assert.equal(third.body.error.code, 'rate_limit_exceeded');
+      assert.equal(third.body.error.type, 'rate_limit_error');
+      assert.equal(third.body.error.request_id, third.headers.get('x-request-id'));
+      const retryAfter = Number(third.headers.get('retry-after'));
+      assert.ok(retryAfter >= 1 && retryAfter <= 60);
+      assert.equal(third.headers.get('x-ratelimit-remaining-requests'), '0');
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
+
+  test('N concurrent requests against a nearly spent daily token cap: only what fits reaches the provider', async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
+    try {
+      const estimates = spyOnEstimates(gateway);
+      // One request measures the estimate; its real usage (10 tokens) is what it leaves spent.
+      const probeKey = await gateway.createKey();
+      fake.server.on('POST /v1/chat/completions', (_request, response) => sendCompletion(response, { prompt: 6, completion: 4 }));
+      await chat(gateway, probeKey);
+      const estimate = estimates[0]!.tokens;
+      const fits = 3;
+      const key = await gateway.createKey({ dailyTokens: 10 + fits * estimate + estimate - 1 });
+      await chat(gateway, key); // spends 10 tokens: the cap now leaves room for `fits` reservations
+
+      // Upstream answers only once every request was either admitted (reached it) or refused.
+      const held: ServerResponse[] = [];
+      let refused = 0;
+      const releaseWhenAllDecided = () => {
+        if (held.length + refused === 10) for (const response of held) sendCompletion(response, { prompt: 6, completion: 4 });
+      };
+      fake.server.on('POST /v1/chat/completions', (_request, response) => {
+        held.push(response);
+        releaseWhenAllDecided();
+      });
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const { status, body } = await chat(gateway, key);
+          if (status === 429) {
+            assert.equal(body.error.code, 'daily_token_cap_exceeded');
+            refused += 1;
+            releaseWhenAllDecided();
+          }
+          return status;
+        }),
+      );
+      assert.equal(statuses.filter((status) => status === 200).length, fits);
+      assert.equal(statuses.filter((status) => status === 429).length, 10 - fits);
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
+
+  test('daily caps survive a restart: the in-process limiter is seeded from the request log', async () => {
+    const fake = await startOpenAIFake();
+    const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-limits-restart-'));
+    const env = { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` };
+    fake.server.on('POST /v1/chat/completions', (_request, response) => sendCompletion(response, { prompt: 6, completion: 4 }));
+    try {
+      const first = await startTestGateway({ env, dataDir });
+      const estimates = spyOnEstimates(first);
+      const probe = await first.createKey();
+      await chat(first, probe);
+      // 30 tokens spent leave no room for one more reservation; 20 spent still do.
+      const key = await first.createKey({ dailyTokens: 30 + estimates[0]!.tokens - 1 });
+      const statuses = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await chat(first, key)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      await first.close();
+
+      const second = await startTestGateway({ env, dataDir });
+      try {
+        const afterRestart = await chat(second, key);
+        assert.equal(afterRestart.status, 429);
+        assert.equal(afterRestart.body.error.code, 'daily_token_cap_exceeded');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await fake.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a cancelled stream settles its reservation with the usage reported after the client left', async () => {
+    /** A streaming route like chat's: its pump reports usage only after the client went away. */
+    const lateUsageStream: RouteModule = (app, context) => {
+      app.post('/test/late-usage-stream', { config: { scope: 'model:request' }, schema: { hide: true } }, async (request, reply) => {
+        const { record } = request;
+        record.mode = 'chat';
+        record.requestedModel = record.resolvedModel = 'gpt-4o';
+        record.streaming = true;
+        record.admission = await context.limits.admit(request.principal, { tokens: 100, costUsd: null });
+        const output = new PassThrough();
+        const clientGone = once(reply.raw, 'close');
+        record.pendingWork = (async () => {
+          output.write('data: {"first":true}\n\n');
+          await clientGone;
+          await new Promise((resolve) => setTimeout(resolve, 20)); // the provider's last frame comes a little later
+          record.usage = { promptTokens: 3, completionTokens: 4, totalTokens: 7, cachedPromptTokens: null };
+          output.destroy();
+        })();
+        return reply.header('content-type', 'text/event-stream').send(output);
+      });
+    };
+    const gateway = await startTestGateway({ routes: [...ROUTE_MODULES, lateUsageStream] });
+    try {
+      const key = await gateway.createKey({ dailyTokens: 120, rpm: 10 });
+      const openAndLeave = async () => {
+        const controller = new AbortController();
+        const response = await fetch(`${gateway.url}/test/late-usage-stream`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: '{}',
+          signal: controller.signal,
+        });
+        if (response.status === 200) {
+          await response.body!.getReader().read();
+          controller.abort();
+        }
+        return response;
+      };
+      const first = await openAndLeave();
+      assert.equal(first.status, 200);
+      // The route sets no rate-limit headers itself; the log hook adds the admission's.
+      assert.equal(first.headers.get('x-ratelimit-limit-requests'), '10');
+      const requestId = first.headers.get('x-request-id')!;
+      let row;
+      while ((row = await gateway.gateway.context.logs.store.get(requestId, { projectId: null })) === undefined) {
+        await gateway.gateway.context.logs.writer.flush();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(row.status, 499);
+      assert.equal(row.total_tokens, 7);
+      // Settled to 7 tokens, another 100-token reservation fits the 120 cap (it would not if 100 were kept).
+      assert.equal((await openAndLeave()).status, 200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  test('Redis unreachable: the gateway starts and serves, limits hold per instance, the fallback shows in metrics', async () => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const closedPort = (probe.address() as { port: number }).port;
+    probe.close();
+    await once(probe, 'close');
+
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1`, REDIS_URL: `redis://127.0.0.1:${closedPort}` } });
+    try {
+      const key = await gateway.createKey({ rpm: 2 });
+      const statuses = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await chat(gateway, key)).status);
+      assert.deepEqual(statuses, [200, 200, 429]);
+      const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
+      assert.match(metrics, /^modelgate_limiter_redis_fallback 1$/m);
+      assert.match(metrics, /^modelgate_limiter_fallback_admissions 2$/m);
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
+});

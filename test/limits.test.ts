@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, Socket, type Server } from 'node:net';
+import { once } from 'node:events';
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { Redis } from 'ioredis';
+import { GatewayError } from '../src/errors/index.js';
+import type { Principal } from '../src/keys/index.js';
+import { FailoverLimiter, InMemoryLimiter, RedisLimiter, type Limiter, type LimitSeed } from '../src/limits/index.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+const silent = pino({ level: 'silent' });
+
+function keyPrincipal(limits: { rpm?: number; dailyTokens?: number; monthlyCostUsd?: number }, keyId = `key_${randomBytes(4).toString('hex')}`): Principal {
+  return {
+    kind: 'key',
+    keyId,
+    projectId: 'default',
+    fingerprint: `${keyId}…abcd`,
+    scopes: new Set(['model:request']),
+    limits: { rpm: limits.rpm ?? null, dailyTokens: limits.dailyTokens ?? null, monthlyCostUsd: limits.monthlyCostUsd ?? null },
+    allowedModels: null,
+  };
+}
+
+/** Runs `count` admissions at once; returns the admitted ones and the refusals' codes. */
+async function admitConcurrently(limiter: Limiter, principal: Principal, count: number, estimate = { tokens: 100, costUsd: 0.3 }) {
+  const results = await Promise.allSettled(Array.from({ length: count }, () => limiter.admit(principal, estimate)));
+  const admitted = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as GatewayError] : []));
+  return { admitted, refused };
+}
+
+/** The limiter behaviour every implementation shares. */
+function limiterContract(name: string, make: () => Promise<{ limiter: Limiter; seed?: (seeds: LimitSeed[]) => Promise<void> }>, skip: string | false = false) {
+  describe(`${name}: per-key limits`, { skip }, () => {
+    test('N concurrent requests against a nearly spent daily token cap admit only what fits', async () => {
+      const { limiter } = await make();
+      const principal = keyPrincipal({ dailyTokens: 1000 });
+      const spent = await limiter.admit(principal, { tokens: 650, costUsd: null });
+      const { admitted, refused } = await admitConcurrently(limiter, principal, 10);
+      assert.equal(admitted.length, 3); // 650 + 3 × 100 = 950 ≤ 1000 < 1050
+      assert.equal(refused.length, 7);
+      for (const error of refused) {
+        assert.equal(error.code, 'daily_token_cap_exceeded');
+        assert.equal(error.status, 429);
+        assert.ok(error.retryAfterSeconds! > 0 && error.retryAfterSeconds! <= 86_400);
+      }
+      // Settling to the real (smaller) usage frees room for later requests.
+      await spent.settle({ tokens: 100, costUsd: null });
+      await spent.settle({ tokens: 0, costUsd: null }); // idempotent: only the first settlement counts
+      // 100 settled + 300 reserved leave 600: six more fit.
+      assert.equal((await admitConcurrently(limiter, principal, 10)).admitted.length, 6);
+      await limiter.close();
+    });
+
+    test('requests per minute: exactly the limit is admitted, the rest get 429 with Retry-After and x-ratelimit headers', async () => {
+      const { limiter } = await make();
+      const principal = keyPrincipal({ rpm: 5 });
+      const { admitted, refused } = await admitConcurrently(limiter, principal, 12);
+      assert.equal(admitted.length, 5);
+      assert.deepEqual(admitted.map((admission) => admission.headers['x-ratelimit-remaining-requests']).sort(), ['0', '1', '2', '3', '4']);
+      assert.equal(admitted[0]!.headers['x-ratelimit-limit-requests'], '5');
+      assert.match(admitted[0]!.headers['x-ratelimit-reset-requests']!, /^\d+s$/);
+      assert.equal(refused.length, 7);
+      for (const error of refused) {
+        assert.equal(error.code, 'rate_limit_exceeded');
+        assert.ok(error.retryAfterSeconds! >= 1 && error.retryAfterSeconds! <= 60);
+        assert.equal(error.headers?.['x-ratelimit-remaining-requests'], '0');
+      }
+      await limiter.close();
+    });
+
+    test('monthly cost cap, counted in exact micro-dollars', async () => {
+      const { limiter } = await make();
+      const principal = keyPrincipal({ monthlyCostUsd: 1 });
+      // 0.1 + 0.2 + … in floating point would drift; ten reservations of $0.1 fit a $1 cap exactly.
+      const { admitted, refused } = await admitConcurrently(limiter, principal, 12, { tokens: 1, costUsd: 0.1 });
+      assert.equal(admitted.length, 10);
+      assert.equal(refused.length, 2);
+      assert.equal(refused[0]!.code, 'monthly_cost_cap_exceeded');
+      await limiter.close();
+    });
+
+    test('keys without limits and anonymous callers are not counted', async () => {
+      const { limiter } = await make();
+      const admission = await limiter.admit({ kind: 'anonymous', fingerprint: 'anonymous' }, { tokens: 10, costUsd: 1 });
+      assert.deepEqual(admission.headers, {});
+      assert.deepEqual((await admitConcurrently(limiter, keyPrincipal({}), 50)).refused, []);
+      await limiter.close();
+    });
+  });
+}
+
+limiterContract('in-process limiter', async () => ({ limiter: new InMemoryLimiter() }));
+
+const redisLimiters: Limiter[] = [];
+limiterContract(
+  'Redis limiter',
+  async () => {
+    const limiter = new RedisLimiter({ url: REDIS_URL!, keyPrefix: `mg-test-${randomBytes(6).toString('hex')}:`, commandTimeoutMs: 2000 });
+    await limiter.connect();
+    redisLimiters.push(limiter);
+    return { limiter };
+  },
+  REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false,
+);
+
+describe('in-process limiter seeds', () => {
+  test("seeded with what the request log says was spent, caps hold across a restart", async () => {
+    const limiter = new InMemoryLimiter();
+    const principal = keyPrincipal({ dailyTokens: 1000, monthlyCostUsd: 5 }, 'key_seeded');
+    limiter.seed([{ keyId: 'key_seeded', dayTokens: 950, monthCostMicroUsd: 4_900_000 }]);
+    await assert.rejects(limiter.admit(principal, { tokens: 100, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
+    await assert.rejects(limiter.admit(principal, { tokens: 10, costUsd: 0.2 }), { code: 'monthly_cost_cap_exceeded' });
+    await limiter.admit(principal, { tokens: 50, costUsd: 0.1 });
+  });
+});
+
+/** A TCP proxy in front of Redis that the test can cut and restore, like a network outage. */
+async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let accepting = true;
+  const server: Server = createServer((client) => {
+    if (!accepting) return client.destroy();
+    const upstream = new Socket();
+    upstream.connect(Number(target.port || 6379), target.hostname);
+    client.pipe(upstream).pipe(client);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as { port: number }).port,
+    cut() {
+      accepting = false;
+      for (const socket of sockets) socket.destroy();
+      // Let reconnects be refused for a moment, then accept again (Redis "comes back").
+      setImmediate(() => (accepting = true));
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+describe('Redis outage', () => {
+  test('an unreachable Redis at start-up does not stop the gateway: limits are enforced per instance, seeded from the log', async () => {
+    // A port nothing listens on: bind one, note it, close it.
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as { port: number }).port;
+    probe.close();
+    await once(probe, 'close');
+
+    const seeds: LimitSeed[] = [{ keyId: 'key_outage', dayTokens: 900, monthCostMicroUsd: 0 }];
+    const limiter = new FailoverLimiter(
+      new RedisLimiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: 'mg-outage:', commandTimeoutMs: 200 }),
+      async () => seeds,
+      silent,
+    );
+    await limiter.start();
+    assert.equal(limiter.state().fallbackActive, true);
+    const principal = keyPrincipal({ dailyTokens: 1000, rpm: 3 }, 'key_outage');
+    const { admitted, refused } = await admitConcurrently(limiter, principal, 5);
+    assert.equal(admitted.length, 1, 'the seeded 900 tokens leave room for one 100-token request');
+    assert.ok(refused.every((error) => error.code === 'daily_token_cap_exceeded'));
+    assert.equal(limiter.state().fallbackAdmissions, 1);
+    await admitted[0]!.settle({ tokens: 0, costUsd: null });
+    await limiter.close();
+  });
+
+  test('Redis lost mid-way: admissions fall back at once and return to Redis when it is back', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
+    const proxy = await startCuttableProxy(new URL(REDIS_URL!));
+    const prefix = `mg-test-${randomBytes(6).toString('hex')}:`;
+    const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 1000 });
+    const limiter = new FailoverLimiter(redis, async () => [], silent);
+    await limiter.start();
+    const principal = keyPrincipal({ dailyTokens: 1_000_000 });
+    await limiter.admit(principal, { tokens: 5, costUsd: null });
+    assert.equal(limiter.state().fallbackActive, false);
+
+    const reconnected = once(redis.client, 'ready');
+    proxy.cut();
+    const during = await limiter.admit(principal, { tokens: 5, costUsd: null });
+    assert.equal(limiter.state().fallbackActive, true);
+    await during.settle({ tokens: 5, costUsd: null });
+
+    await reconnected;
+    await limiter.admit(principal, { tokens: 5, costUsd: null });
+    assert.equal(limiter.state().fallbackActive, false);
+    // Both admissions made through Redis are in the shared counter; the fallback one is not.
+    const direct = new Redis(REDIS_URL!);
+    const keys = await direct.keys(`${prefix}*tokens*`);
+    assert.equal(keys.length, 1);
+    assert.equal(await direct.get(keys[0]!), '10');
+    await direct.quit();
+    await limiter.close();
+    await proxy.close();
+  });
+});
+
+after(async () => {
+  for (const limiter of redisLimiters) await limiter.close();
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, fetch } from 'undici';
+import { stringify as toYaml } from 'yaml';
+import { openStorage } from '../src/storage/index.js';
+import { CLI_NOT_BUILT, startServeProcess } from './helpers/serve-process.js';
+
+const REQUESTS = 600;
+
+test(
+  'SIGTERM under load: every request that was answered has its log row, none is lost from the queue',
+  { skip: CLI_NOT_BUILT },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-shutdown-'));
+    const dataDir = join(dir, 'data');
+    const configPath = join(dir, 'modelgate.yaml');
+    // Nothing is written before shutdown: the batch never fills and the timer never fires.
+    writeFileSync(configPath, toYaml({ logs: { flushIntervalMs: 600_000, batchSize: 100_000, queueSize: 100_000 } }));
+    const { child, url, stop } = await startServeProcess({
+      MODELGATE_PORT: '0',
+      MODELGATE_DATA_DIR: dataDir,
+      MODELGATE_CONFIG: configPath,
+      MODELGATE_LOG_LEVEL: 'warn',
+      MODELGATE_ADMIN_TOKEN: 'mg-admin-shutdown-test-token-0123456789',
+    });
+    const dispatcher = new Agent({ connections: 64 });
+    try {
+      let answered = 0;
+      const statuses: (number | 'refused')[] = await Promise.all(
+        Array.from({ length: REQUESTS }, async (_, index) => {
+          try {
+            const response = await fetch(`${url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer sk-mg-unknown${String(index).padStart(30, '0')}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `request ${index}` }] }),
+              dispatcher,
+            });
+            await response.arrayBuffer();
+            answered += 1;
+            if (answered === REQUESTS / 3) child.kill('SIGTERM');
+            return response.status;
+          } catch {
+            return 'refused' as const;
+          }
+        }),
+      );
+      assert.equal(await stop(), 0);
+
+      const logged = statuses.filter((status) => status === 401).length;
+      // Requests that came in after SIGTERM were refused (503 or connection refused) and never reached a route.
+      assert.ok(statuses.every((status) => status === 401 || status === 503 || status === 'refused'), String(statuses));
+      assert.ok(logged >= REQUESTS / 3, `only ${logged} requests were answered`);
+
+      const storage = await openStorage({ dataDir });
+      try {
+        const { count } = await storage.db.selectFrom('request_logs').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+        assert.equal(Number(count), logged);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      await dispatcher.close();
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -1,0 +1,170 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStorage, type Storage } from '../src/storage/index.js';
+import { LogStore, RetentionJob, type RequestLogRow } from '../src/logs/index.js';
+import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
+import pino from 'pino';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2025, 4, 20, 12, 0, 0); // 2025-05-20T12:00Z
+
+function row(id: string, overrides: Partial<RequestLogRow> = {}): RequestLogRow {
+  return {
+    request_id: id,
+    started_at: NOW,
+    endpoint: '/v1/chat/completions',
+    mode: 'chat',
+    platform: null,
+    key_id: 'key_a',
+    project_id: 'alpha',
+    fingerprint: 'key_a…1234',
+    requested_model: 'service-1',
+    resolved_model: 'gpt-4o',
+    provider: 'openai',
+    status: 200,
+    error_code: null,
+    latency_ms: 10,
+    upstream_latency_ms: 8,
+    streaming: 0,
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    cached_tokens: null,
+    total_tokens: 15,
+    image_count: null,
+    audio_seconds: null,
+    cost_micro_usd: 100,
+    cost_flag: null,
+    media: null,
+    request_payload: '{"messages":[]}',
+    response_payload: '{"choices":[]}',
+    detail: null,
+    ...overrides,
+  };
+}
+
+const ALL = { projectId: null };
+
+for (const backend of STORAGE_BACKENDS) {
+  describe(`request log store on ${backend.name}`, { skip: backend.skip }, () => {
+    let shared: SharedStorage;
+    let storage: Storage;
+    let store: LogStore;
+
+    before(async () => {
+      shared = await backend.create();
+      storage = await openStorage({ databaseUrl: shared.env.DATABASE_URL, dataDir: shared.dataDir });
+      store = new LogStore(storage.db);
+      await store.insertBatch([
+        row('r1', { started_at: NOW - 3 * DAY }),
+        row('r2', { started_at: NOW - DAY, status: 429, error_code: 'rate_limit_exceeded', total_tokens: null, prompt_tokens: null, completion_tokens: null, cost_micro_usd: 0 }),
+        row('r3', { started_at: NOW - 1000, key_id: 'key_b', requested_model: 'gpt-4o-mini', resolved_model: 'gpt-4o-mini', cost_micro_usd: 250 }),
+        row('r4', { started_at: NOW - 500, project_id: 'beta', key_id: 'key_c', cost_micro_usd: null, resolved_model: 'gpt-9-preview' }),
+        row('r5', { started_at: NOW - 500, total_tokens: 40, cost_micro_usd: 1_000_001 }),
+      ]);
+    });
+    after(async () => {
+      await storage.close();
+      await shared.dispose();
+    });
+
+    test('a batch is one transaction, and a record written twice keeps its first row', async () => {
+      await store.insertBatch([row('dup', { started_at: NOW - 10 * DAY, status: 200 })]);
+      await store.insertBatch([row('dup', { started_at: NOW - 10 * DAY, status: 500 })]);
+      assert.equal((await store.get('dup', ALL))?.status, 200);
+      await store.deleteOlderThan(NOW - 9 * DAY, 10);
+    });
+
+    test('lists newest first and pages with a cursor that never repeats or skips rows', async () => {
+      const first = await store.list({}, ALL, 2);
+      assert.deepEqual(first.rows.map((r) => r.request_id), ['r5', 'r4']);
+      assert.ok(first.next !== null);
+      const second = await store.list({}, ALL, 2, first.next);
+      assert.deepEqual(second.rows.map((r) => r.request_id), ['r3', 'r2']);
+      const third = await store.list({}, ALL, 2, second.next!);
+      assert.deepEqual(third.rows.map((r) => r.request_id), ['r1']);
+      assert.equal(third.next, null);
+      assert.equal('request_payload' in first.rows[0]!, false, 'list rows stay lean');
+    });
+
+    test('filters: key, model (requested or resolved), project, time range and status', async () => {
+      const ids = async (filter: Parameters<LogStore['list']>[0]) => (await store.list(filter, ALL, 100)).rows.map((r) => r.request_id).sort();
+      assert.deepEqual(await ids({ keyId: 'key_b' }), ['r3']);
+      assert.deepEqual(await ids({ model: 'service-1' }), ['r1', 'r2', 'r4', 'r5']);
+      assert.deepEqual(await ids({ model: 'gpt-4o-mini' }), ['r3']);
+      assert.deepEqual(await ids({ projectId: 'beta' }), ['r4']);
+      assert.deepEqual(await ids({ since: NOW - 2 * DAY, until: NOW - 600 }), ['r2', 'r3']);
+      assert.deepEqual(await ids({ status: { min: 400, max: 499 } }), ['r2']);
+    });
+
+    test('a project-scoped caller never sees another project, whatever its filters say', async () => {
+      const alpha = { projectId: 'alpha' };
+      const ids = async (filter: Parameters<LogStore['list']>[0]) => (await store.list(filter, alpha, 100)).rows.map((r) => r.request_id).sort();
+      assert.deepEqual(await ids({}), ['r1', 'r2', 'r3', 'r5']);
+      assert.deepEqual(await ids({ projectId: 'beta' }), []);
+      assert.deepEqual(await ids({ keyId: 'key_c' }), []);
+      assert.equal(await store.get('r4', alpha), undefined);
+      const exported: string[] = [];
+      for await (const exportedRow of store.export({}, alpha)) exported.push(exportedRow.request_id);
+      assert.ok(!exported.includes('r4'));
+      const usage = await store.usage('key', {}, alpha);
+      assert.ok(!usage.some((entry) => entry.group === 'key_c'));
+    });
+
+    test('export reads every matching row with payloads, page by page', async () => {
+      const many = Array.from({ length: 1203 }, (_, index) => row(`bulk_${String(index).padStart(5, '0')}`, { started_at: NOW - 20 * DAY, project_id: 'bulk' }));
+      await store.insertBatch(many);
+      const seen: string[] = [];
+      for await (const exported of store.export({ projectId: 'bulk' }, ALL)) {
+        assert.equal(exported.request_payload, '{"messages":[]}');
+        seen.push(exported.request_id);
+      }
+      assert.equal(seen.length, 1203);
+      assert.equal(new Set(seen).size, 1203);
+    });
+
+    test('usage per day, model and key: requests, errors, tokens, exact cost, unpriced requests', async () => {
+      const filter = { since: NOW - 5 * DAY };
+      const byKey = await store.usage('key', filter, ALL);
+      const keyA = byKey.find((entry) => entry.group === 'key_a')!;
+      assert.deepEqual(
+        { requests: keyA.requests, errors: keyA.errors, total: keyA.totalTokens, cost: keyA.costMicroUsd },
+        { requests: 3, errors: 1, total: 55, cost: 1_000_101 },
+      );
+      const byModel = await store.usage('model', filter, ALL);
+      assert.equal(byModel.find((entry) => entry.group === 'gpt-9-preview')?.unpricedRequests, 1);
+      const byDay = await store.usage('day', filter, ALL);
+      assert.deepEqual(
+        byDay.map((entry) => [Number(entry.group), entry.requests]),
+        [
+          [Math.floor((NOW - 3 * DAY) / DAY), 1],
+          [Math.floor((NOW - DAY) / DAY), 1],
+          [Math.floor(NOW / DAY), 3],
+        ],
+      );
+    });
+
+    test("limit seeds: today's tokens and this month's cost per key", async () => {
+      const seeds = await store.limitSeeds(NOW);
+      const keyA = seeds.find((seed) => seed.keyId === 'key_a')!;
+      // Today (UTC): r5 (40 tokens); this month: r1 (100) + r2 (0) + r5 (1,000,001) micro-USD.
+      assert.deepEqual(keyA, { keyId: 'key_a', dayTokens: 40, monthCostMicroUsd: 1_000_101 });
+    });
+
+    test('retention deletes expired rows in bounded batches and keeps the rest', async () => {
+      const old = Array.from({ length: 25 }, (_, index) => row(`old_${index}`, { started_at: NOW - 40 * DAY }));
+      await store.insertBatch(old);
+      const batches: number[] = [];
+      const counting = { deleteOlderThan: async (cutoff: number, size: number) => {
+        const deleted = await store.deleteOlderThan(cutoff, size);
+        batches.push(deleted);
+        return deleted;
+      } };
+      const job = new RetentionJob(counting, { retentionDays: 30, batchSize: 10, intervalMs: 60_000, firstRunDelayMs: 60_000 }, pino({ level: 'silent' }));
+      assert.equal(await job.runOnce(NOW), 25);
+      assert.deepEqual(batches, [10, 10, 5]);
+      assert.equal((await store.list({ until: NOW - 30 * DAY }, ALL, 10)).rows.length, 0);
+      assert.ok((await store.get('r1', ALL)) !== undefined);
+      await job.stop();
+    });
+  });
+}

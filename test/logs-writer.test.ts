@@ -1,0 +1,114 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { LogWriter, type LogSink, type RequestLogRow } from '../src/logs/index.js';
+
+const silent = pino({ level: 'silent' });
+
+function row(id: number): RequestLogRow {
+  return { request_id: `r${id}`, started_at: id, endpoint: '/v1/chat/completions', status: 200, latency_ms: 1, streaming: 0 } as RequestLogRow;
+}
+
+/** A sink that records batches; `gate` holds writes until released, `failures` makes the next writes throw. */
+class RecordingSink implements LogSink {
+  readonly batches: string[][] = [];
+  failures = 0;
+  /** Resolves when a write has started. */
+  started: Promise<void>;
+  private markStarted!: () => void;
+  private release: (() => void) | undefined;
+  private gate: Promise<void> | undefined;
+
+  constructor() {
+    this.started = new Promise((resolve) => (this.markStarted = resolve));
+  }
+
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  open(): void {
+    this.release?.();
+    this.gate = undefined;
+  }
+
+  async insertBatch(rows: readonly RequestLogRow[]): Promise<void> {
+    this.markStarted();
+    await this.gate;
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw new Error('database unavailable');
+    }
+    this.batches.push(rows.map((r) => r.request_id));
+  }
+
+  get written(): string[] {
+    return this.batches.flat();
+  }
+}
+
+function counters() {
+  const counts = { dropped: 0, written: 0, failed: 0 };
+  return {
+    counts,
+    events: {
+      rowsDropped: (count: number) => (counts.dropped += count),
+      batchWritten: (rows: number) => (counts.written += rows),
+      batchFailed: () => (counts.failed += 1),
+    },
+  };
+}
+
+describe('request log writer', () => {
+  test('writes in batches of batchSize, and close() writes the partial batch left in the queue', async () => {
+    const sink = new RecordingSink();
+    const { counts, events } = counters();
+    const writer = new LogWriter(sink, { queueSize: 100, batchSize: 10, flushIntervalMs: 60_000 }, silent, events);
+    for (let i = 0; i < 25; i += 1) assert.equal(writer.push(row(i)), true);
+    await writer.close();
+    assert.deepEqual(sink.batches.map((batch) => batch.length), [10, 10, 5]);
+    assert.deepEqual(sink.written, Array.from({ length: 25 }, (_, i) => `r${i}`));
+    assert.equal(counts.written, 25);
+    assert.equal(writer.depth, 0);
+  });
+
+  test('the queue is bounded: past queueSize rows are dropped and counted, never buffered without limit', async () => {
+    const sink = new RecordingSink();
+    sink.hold();
+    const { counts, events } = counters();
+    const writer = new LogWriter(sink, { queueSize: 5, batchSize: 2, flushIntervalMs: 60_000 }, silent, events);
+    writer.push(row(0));
+    writer.push(row(1));
+    await sink.started;
+    const accepted = Array.from({ length: 18 }, (_, i) => writer.push(row(i + 2))).filter(Boolean).length;
+    // One batch of 2 is being written (held), 5 wait in the queue; the other 13 are dropped.
+    assert.equal(accepted, 5);
+    assert.equal(counts.dropped, 13);
+    assert.equal(writer.depth, 5);
+    sink.open();
+    await writer.close();
+    assert.equal(sink.written.length, 7);
+  });
+
+  test('a failed batch goes back to the queue and is written by a later attempt', async () => {
+    const sink = new RecordingSink();
+    sink.failures = 2;
+    const { counts, events } = counters();
+    const writer = new LogWriter(sink, { queueSize: 100, batchSize: 3, flushIntervalMs: 60_000 }, silent, events);
+    for (let i = 0; i < 3; i += 1) writer.push(row(i));
+    await writer.close();
+    assert.deepEqual(sink.written, ['r0', 'r1', 'r2']);
+    assert.equal(counts.failed, 2);
+  });
+
+  test('a record pushed after close() began is still written', async () => {
+    const sink = new RecordingSink();
+    const { events } = counters();
+    const writer = new LogWriter(sink, { queueSize: 100, batchSize: 10, flushIntervalMs: 60_000 }, silent, events);
+    writer.push(row(1));
+    await writer.close();
+    writer.push(row(2));
+    await writer.flush();
+    assert.deepEqual(sink.written, ['r1', 'r2']);
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { Counter, Gauge, Histogram, Registry } from '../src/metrics/index.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+
+/** Every sample line of the text format: name, optional labels, a number. */
+const SAMPLE_LINE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? (-?[0-9.]+(e[+-]?\d+)?|\+Inf|-Inf|NaN)$/;
+
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelText = /\{(.*)\}/.exec(line)?.[1] ?? '';
+    if (wanted.every((pair) => labelText.split(',').includes(pair))) return Number(line.split(' ').at(-1));
+  }
+  return undefined;
+}
+
+describe('Prometheus text format', () => {
+  test('counters, gauges and histograms render in exposition format 0.0.4', () => {
+    const registry = new Registry();
+    const counter = registry.register(new Counter('demo_total', 'A demo counter.', ['route']));
+    const money = registry.register(new Counter('demo_usd_total', 'Money.', [], 1_000_000));
+    registry.register(new Gauge('demo_depth', 'Depth.', () => 7));
+    const histogram = registry.register(new Histogram('demo_seconds', 'Durations.', ['route'], [0.1, 1]));
+    counter.inc({ route: '/a"b\\c\nd' });
+    counter.inc({ route: '/a"b\\c\nd' }, 2);
+    for (let i = 0; i < 10; i += 1) money.inc({}, 100_000); // ten × $0.10 is exactly $1
+    histogram.observe({ route: '/x' }, 0.05);
+    histogram.observe({ route: '/x' }, 0.5);
+    histogram.observe({ route: '/x' }, 5);
+    const text = registry.render();
+    assert.match(text, /^# HELP demo_total A demo counter\.\n# TYPE demo_total counter\n/);
+    assert.ok(text.includes('demo_total{route="/a\\"b\\\\c\\nd"} 3\n'));
+    assert.ok(text.includes('demo_usd_total 1\n'));
+    assert.ok(text.includes('# TYPE demo_depth gauge\ndemo_depth 7\n'));
+    assert.ok(text.includes('demo_seconds_bucket{route="/x",le="0.1"} 1\n'));
+    assert.ok(text.includes('demo_seconds_bucket{route="/x",le="1"} 2\n'));
+    assert.ok(text.includes('demo_seconds_bucket{route="/x",le="+Inf"} 3\n'));
+    assert.ok(text.includes('demo_seconds_sum{route="/x"} 5.55\n'));
+    assert.ok(text.includes('demo_seconds_count{route="/x"} 3\n'));
+    for (const line of text.trim().split('\n').filter((line) => !line.startsWith('#'))) assert.match(line, SAMPLE_LINE);
+  });
+});
+
+describe('GET /metrics', () => {
+  let fake: OpenAIFake;
+  let gateway: TestGateway;
+  let key: string;
+
+  const scrape = async (authorization = `Bearer ${TEST_ADMIN_TOKEN}`) => {
+    const response = await fetch(`${gateway.url}/metrics`, { headers: { authorization } });
+    return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+  };
+
+  before(async () => {
+    fake = await startOpenAIFake();
+    gateway = await startTestGateway({ env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-metrics-test-000000000' } });
+    key = await gateway.createKey({ rpm: 2 });
+  });
+  after(async () => {
+    await gateway.close();
+    await fake.close();
+  });
+
+  test('is admin-authorised', async () => {
+    assert.equal((await fetch(`${gateway.url}/metrics`)).status, 401);
+    assert.equal((await scrape(`Bearer ${key}`)).status, 401);
+    const ok = await scrape();
+    assert.equal(ok.status, 200);
+    assert.equal(ok.type, 'text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  test('requests, latency by route, model and status; upstream latency; tokens; cost; limits; log queue', async () => {
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 5, completionTokens: 4 } });
+    const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }), { status: 429 });
+    await gateway.gateway.context.logs.writer.flush();
+
+    const { text } = await scrape();
+    for (const line of text.trim().split('\n').filter((line) => !line.startsWith('#'))) assert.match(line, SAMPLE_LINE);
+    const chat = { route: '/v1/chat/completions', model: 'gpt-4o' };
+    assert.equal(sample(text, 'modelgate_requests_total', { ...chat, status: '200' }), 2);
+    assert.equal(sample(text, 'modelgate_requests_total', { ...chat, status: '429' }), 1);
+    assert.equal(sample(text, 'modelgate_request_duration_seconds_count', { ...chat, status: '200' }), 2);
+    assert.equal(sample(text, 'modelgate_request_duration_seconds_bucket', { ...chat, status: '200', le: '+Inf' }), 2);
+    assert.equal(sample(text, 'modelgate_upstream_duration_seconds_count', { provider: 'openai', model: 'gpt-4o' }), 2);
+    assert.equal(sample(text, 'modelgate_tokens_total', { model: 'gpt-4o', kind: 'prompt' }), 10);
+    assert.equal(sample(text, 'modelgate_tokens_total', { model: 'gpt-4o', kind: 'completion' }), 8);
+    assert.equal(sample(text, 'modelgate_cost_usd_total', { model: 'gpt-4o' }), 0.000106);
+    assert.equal(sample(text, 'modelgate_rate_limited_total', { code: 'rate_limit_exceeded' }), 1);
+    assert.equal(sample(text, 'modelgate_log_queue_depth'), 0);
+    assert.ok(sample(text, 'modelgate_log_records_written_total')! >= 3);
+    assert.equal(sample(text, 'modelgate_limiter_redis_fallback'), 0);
+    // Unkeyed routes are counted with model "none".
+    assert.ok(sample(text, 'modelgate_requests_total', { route: '/metrics', model: 'none', status: '200' })! >= 1);
+  });
+
+  test('a model id the catalog does not know is one "inferred" label, not one series per name', async () => {
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+    const other = await gateway.createKey();
+    const client = new OpenAI({ apiKey: other, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'gpt-future-1', messages: [{ role: 'user', content: 'hi' }] });
+    await client.chat.completions.create({ model: 'gpt-future-2', messages: [{ role: 'user', content: 'hi' }] });
+    const { text } = await scrape();
+    assert.equal(sample(text, 'modelgate_requests_total', { route: '/v1/chat/completions', model: 'inferred', status: '200' }), 2);
+    assert.ok(!text.includes('gpt-future-1'));
+  });
+});

@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { redactText, redactValue, toLogRow, type RequestRecord } from '../src/logs/index.js';
+import { newRecord } from '../src/server/request-record-hook.js';
+
+const OUR_KEY = `sk-mg-${'A1b2C3d4'.repeat(5)}`;
+const OPENAI_KEY = 'sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789';
+const ANTHROPIC_KEY = 'sk-ant-api03-Abcdefghijklmnopqrstuvwxyz_0123';
+const GOOGLE_KEY = 'AIzaSyA1234567890abcdefghijklmnopqrstuv';
+const ADMIN_TOKEN = 'mg-admin-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5';
+const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----';
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const SECRETS = [OUR_KEY, OPENAI_KEY, ANTHROPIC_KEY, GOOGLE_KEY, ADMIN_TOKEN, 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw'];
+
+function assertNoSecret(text: string): void {
+  for (const secret of SECRETS) assert.ok(!text.includes(secret), `found ${secret.slice(0, 12)}… in ${text.slice(0, 300)}`);
+}
+
+describe('redaction', () => {
+  test('API keys of every kind, admin tokens, bearer tokens and PEM private keys in free text', () => {
+    const text = `ours ${OUR_KEY}, openai ${OPENAI_KEY}, anthropic ${ANTHROPIC_KEY}, google ${GOOGLE_KEY}, admin ${ADMIN_TOKEN}, header "Authorization: Bearer abc.def-ghi_jkl123" and ${PEM} end`;
+    const redacted = redactText(text);
+    assertNoSecret(redacted);
+    assert.ok(!redacted.includes('abc.def-ghi_jkl123'));
+    assert.match(redacted, /ours sk-mg-\[redacted\], openai \[redacted\], anthropic \[redacted\], google \[redacted\]/);
+    assert.match(redacted, /Bearer \[redacted\]/);
+    assert.match(redacted, /\[redacted private key\] end$/);
+  });
+
+  test('credential fields are redacted by name; ordinary fields like max_tokens are kept', () => {
+    const redacted = redactValue({
+      headers: { Authorization: 'Basic dXNlcjpwYXNz', cookie: 'session=abc', 'x-api-key': 'whatever', 'set-cookie': ['a=b'] },
+      password: 'hunter2',
+      client_secret: 'shh',
+      access_token: 'tok',
+      refresh_token: 'tok2',
+      api_key: 'k',
+      privateKey: 'pk',
+      nested: [{ secret: 'deep' }],
+      max_tokens: 100,
+      usage: { prompt_tokens: 3, total_tokens: 5 },
+      empty_password: null,
+    }) as Record<string, unknown>;
+    assert.deepEqual(redacted.headers, { Authorization: '[redacted]', cookie: '[redacted]', 'x-api-key': '[redacted]', 'set-cookie': '[redacted]' });
+    for (const field of ['password', 'client_secret', 'access_token', 'refresh_token', 'api_key', 'privateKey']) {
+      assert.equal(redacted[field], '[redacted]', field);
+    }
+    assert.deepEqual(redacted.nested, [{ secret: '[redacted]' }]);
+    assert.equal(redacted.max_tokens, 100);
+    assert.deepEqual(redacted.usage, { prompt_tokens: 3, total_tokens: 5 });
+    assert.equal(redacted.empty_password, null);
+  });
+
+  test('generated image base64 (b64_json) becomes a reference: type, bytes, sha256', () => {
+    const redacted = redactValue({ created: 1, data: [{ b64_json: PNG.toString('base64'), revised_prompt: 'a cat' }] }) as {
+      data: { b64_json: string; revised_prompt: string }[];
+    };
+    assert.equal(redacted.data[0]!.b64_json, `[omitted image/png: ${PNG.length} bytes, sha256 ${sha256(PNG)}]`);
+    assert.equal(redacted.data[0]!.revised_prompt, 'a cat');
+  });
+
+  test('data-URI base64 anywhere becomes a reference with its declared mime type', () => {
+    const pdf = Buffer.from('%PDF-1.4 fake document body');
+    const redacted = redactValue({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } },
+            { type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;name=a.pdf;base64,${pdf.toString('base64')}` } },
+          ],
+        },
+      ],
+    }) as { messages: { content: [{ text: string }, { image_url: { url: string } }, { file: { file_data: string } }] }[] };
+    const [text, image, file] = redacted.messages[0]!.content;
+    assert.equal(text.text, 'look');
+    assert.equal(image.image_url.url, `[omitted image/png: ${PNG.length} bytes, sha256 ${sha256(PNG)}]`);
+    assert.equal(file.file.file_data, `[omitted application/pdf: ${pdf.length} bytes, sha256 ${sha256(pdf)}]`);
+  });
+
+  test('bare base64 blobs and binary buffers become references; short base64-looking words stay', () => {
+    const blob = Buffer.alloc(2048, 7);
+    assert.equal(redactText(blob.toString('base64')), `[omitted application/octet-stream: 2048 bytes, sha256 ${sha256(blob)}]`);
+    assert.equal(redactValue(blob), `[omitted application/octet-stream: 2048 bytes, sha256 ${sha256(blob)}]`);
+    assert.equal(redactText('HelloWorld'), 'HelloWorld');
+  });
+
+  test('encryption-utility payloads: every string is replaced, only its length is kept', () => {
+    assert.deepEqual(redactValue({ text: 'my secret prompt', nested: ['enc::v1:abc'] }, { opaqueStrings: true }), {
+      text: '[redacted: 16 characters]',
+      nested: ['[redacted: 11 characters]'],
+    });
+  });
+
+  test('errors are redacted in message and stack', () => {
+    const redacted = redactValue(new Error(`upstream said no to ${OPENAI_KEY}`)) as Record<string, string>;
+    assert.equal(redacted.type, 'Error');
+    assertNoSecret(JSON.stringify(redacted));
+  });
+});
+
+function record(overrides: Partial<RequestRecord>): RequestRecord {
+  return { ...newRecord('req_1', '/v1/chat/completions', null), ...overrides };
+}
+
+const FINISHED = { caller: { keyId: 'key_1', projectId: 'default', fingerprint: 'key_1…abcd' }, status: 200, latencyMs: 12, cost: { microUsd: 5, startingPrice: false } };
+
+describe('what a log row stores', () => {
+  test('payloads, media and detail go through the redaction', () => {
+    const row = toLogRow(
+      {
+        ...FINISHED,
+        record: record({
+          requestPayload: { model: 'gpt-4o', messages: [{ role: 'user', content: `key ${OPENAI_KEY}` }], api_key: OUR_KEY },
+          responsePayload: { data: [{ b64_json: PNG.toString('base64') }] },
+          logDetail: { upstream_status: 401, upstream_message: `bad key ${ANTHROPIC_KEY}` },
+          media: { images: 1, files: 0, mimeTypes: ['image/png'], bytes: PNG.length },
+        }),
+      },
+      { payloads: true, maxPayloadBytes: 100_000 },
+    );
+    assertNoSecret(JSON.stringify(row));
+    assert.ok(!String(row.response_payload).includes(PNG.toString('base64')));
+    assert.equal(JSON.parse(String(row.detail)).upstream_status, 401);
+  });
+
+  test('encryption-utility endpoints never store their text, whatever the route put in the record', () => {
+    const row = toLogRow(
+      { ...FINISHED, record: record({ endpoint: '/v1/utils/encrypt', requestPayload: { text: 'plain secret' }, responsePayload: { encryptedText: 'enc::v1:xyz' } }) },
+      { payloads: true, maxPayloadBytes: 100_000 },
+    );
+    assert.ok(!String(row.request_payload).includes('plain secret'));
+    assert.ok(!String(row.response_payload).includes('enc::'));
+  });
+
+  test('logs.payloads=false keeps no payload; metadata stays', () => {
+    const row = toLogRow({ ...FINISHED, record: record({ requestPayload: { messages: [] }, responsePayload: { choices: [] } }) }, { payloads: false, maxPayloadBytes: 100_000 });
+    assert.equal(row.request_payload, null);
+    assert.equal(row.response_payload, null);
+    assert.equal(row.status, 200);
+  });
+
+  test('a payload over the size limit keeps a preview, its size and digest', () => {
+    const text = 'lorem ipsum '.repeat(1000);
+    const row = toLogRow({ ...FINISHED, record: record({ requestPayload: { text } }) }, { payloads: true, maxPayloadBytes: 1000 });
+    const stored = JSON.parse(String(row.request_payload));
+    assert.equal(stored.truncated, true);
+    assert.equal(stored.bytes, JSON.stringify({ text }).length);
+    assert.equal(stored.sha256, createHash('sha256').update(JSON.stringify({ text })).digest('hex'));
+    assert.ok(stored.preview.startsWith('{"text":"lorem ipsum'));
+  });
+});
+
+describe('the process log', () => {
+  test('objects, errors and messages are redacted before they are written', () => {
+    const script = `
+      import { createProcessLogger } from './src/server/process-logger.ts';
+      const logger = createProcessLogger('info');
+      logger.info({ headers: { authorization: 'Bearer ${OUR_KEY}' }, upstream: { apiKey: '${OPENAI_KEY}' }, note: 'google ${GOOGLE_KEY}' }, 'calling with ${ANTHROPIC_KEY}');
+      logger.error({ err: new Error('failed with ${ADMIN_TOKEN}') }, 'request failed');
+      logger.warn('pem %s', ${JSON.stringify(PEM)});
+    `;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(lines.length, 3);
+    assertNoSecret(result.stdout);
+    assert.match(lines[1]!, /"err":\{"type":"Error","message":"failed with \[redacted\]"/);
+  });
+});
