@@ -163,7 +163,13 @@ describe('agent runtime', () => {
       { id: 'talk', type: 'llm', config: { model: 'vision-chat' }, next: 'out' },
       { id: 'out', type: 'output', config: { text: '{{talk.content}}' } },
     ] });
-    await assert.rejects(executeGraph(graph, text('x'), [], h.dependencies), rejectsWith('provider_timeout', /agents.runTimeoutMs/));
+    // AbortSignal.timeout does not hold the event loop open (a server's socket does); this timer does, for the test.
+    const keepAlive = setTimeout(() => undefined, 10_000);
+    try {
+      await assert.rejects(executeGraph(graph, text('x'), [], h.dependencies), rejectsWith('provider_timeout', /agents.runTimeoutMs/));
+    } finally {
+      clearTimeout(keepAlive);
+    }
     assert.equal(seenSignal?.aborted, true);
   });
 
