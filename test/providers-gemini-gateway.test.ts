@@ -111,9 +111,7 @@ describe('Gemini models through the gateway (openai SDK)', () => {
     await gateway?.close();
     await fake?.close();
   });
-  beforeEach(() => {
-    for (const method of ['generateContent', 'streamGenerateContent', 'batchEmbedContents', 'predict'] as const) fake.reply(method, null);
-  });
+  beforeEach(() => fake.resetReplies());
 
   test('a service alias reaches Gemini under the upstream model id; the answer shows the alias', async () => {
     fake.reply('generateContent', { response: textResponse('Hi!', { usage: USAGE }) });

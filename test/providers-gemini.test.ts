@@ -66,9 +66,7 @@ describe('Gemini adapter', () => {
     await fake.close();
     await dispatcher.close();
   });
-  beforeEach(() => {
-    for (const method of ['generateContent', 'streamGenerateContent', 'batchEmbedContents', 'predict'] as const) fake.reply(method, null);
-  });
+  beforeEach(() => fake.resetReplies());
 
   describe('chat request mapping', () => {
     test('system → systemInstruction, user/assistant → user/model, sampling fields → generationConfig; the key goes in x-goog-api-key', async () => {

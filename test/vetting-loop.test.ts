@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../src/errors/index.js';
 import type { JsonObject } from '../src/providers/index.js';
-import { AnswerKeyGuard, runChatOnly, runVettingLoop, type VettingLoopInput } from '../src/vetting/index.js';
+import { AnswerKeyGuard, runChatOnly, runVettingLoop, VERDICT_RESPONSE_FORMAT, type VettingLoopInput } from '../src/vetting/index.js';
 import { LOCAL_CHECK_REASON } from '../src/vetting/prompts.js';
 import { completion, promptText, scriptedChatProvider, usage, verdict, type ScriptedAnswer, type ScriptedChatProvider } from './helpers/vetting-provider.js';
 
@@ -71,23 +71,7 @@ describe('VETTING loop stop reasons', () => {
     const { verifier } = await run({ drafts: [completion('A hint.')], verdicts: [verdict(true, 'ok')] });
     const body = verifier.calls[0]!.body;
     assert.equal(body.temperature, 0);
-    assert.deepEqual(body.response_format, {
-      type: 'json_schema',
-      json_schema: {
-        name: 'vetting_verdict',
-        strict: true,
-        schema: {
-          type: 'object',
-          properties: {
-            passed: { type: 'boolean', description: 'true only when the draft follows every rule' },
-            reason: { type: 'string', description: 'why, in one or two sentences, without quoting protected content' },
-            requires_attention: { type: 'boolean', description: 'true when the conversation needs a human to look at it' },
-          },
-          required: ['passed', 'reason', 'requires_attention'],
-          additionalProperties: false,
-        },
-      },
-    });
+    assert.deepEqual(body.response_format, VERDICT_RESPONSE_FORMAT);
     assert.match(promptText(verifier.calls[0]!), /A hint\./);
   });
 

@@ -3,27 +3,16 @@ import { parseJsonColumn } from '../storage/index.js';
 import type { LogSummaryRow, StoredLogRow, UsageRow } from './log-store.js';
 import type { UsageGrouping } from './types.js';
 
+/** The columns a view shows as they are stored (their types are the table's). */
+type ShownAsStored =
+  | 'request_id' | 'endpoint' | 'mode' | 'platform' | 'key_id' | 'project_id' | 'fingerprint' | 'requested_model' | 'resolved_model' | 'provider'
+  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds';
+
 /** A log record as the admin API and the CLI show it (list pages). */
-export interface LogSummaryView {
-  request_id: string;
+export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
   created_at: string;
-  endpoint: string;
-  mode: string | null;
-  platform: string | null;
-  key_id: string | null;
-  project_id: string | null;
-  fingerprint: string | null;
-  requested_model: string | null;
-  resolved_model: string | null;
-  provider: string | null;
-  status: number;
-  error_code: string | null;
-  latency_ms: number;
-  upstream_latency_ms: number | null;
   streaming: boolean;
   usage: { prompt_tokens: number | null; completion_tokens: number | null; cached_tokens: number | null; total_tokens: number | null } | null;
-  image_count: number | null;
-  audio_seconds: number | null;
   /** USD, exact to the micro-dollar; null when the model has no pricing. */
   cost_usd: number | null;
   cost_is_starting_price: boolean;

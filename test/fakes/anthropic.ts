@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
+import { holdResponse, startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
 import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } from '../providers/conformance.js';
 
 /*
@@ -186,14 +186,7 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
 
 async function answer(reply: AnthropicReply, request: RecordedRequest, response: ServerResponse): Promise<void> {
   if ('delayMs' in reply) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, reply.delayMs);
-      response.on('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    if (response.destroyed) return;
+    if (!(await holdResponse(response, reply.delayMs))) return;
     return answer({ message: {} }, request, response);
   }
   if ('malformedBody' in reply) {

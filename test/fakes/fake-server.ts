@@ -79,3 +79,15 @@ export async function startFakeServer(): Promise<FakeServer> {
 export function writeSse(response: ServerResponse, data: string, event?: string): void {
   response.write(`${event !== undefined ? `event: ${event}\n` : ''}data: ${data}\n\n`);
 }
+
+/** Holds the response back for `ms`, or until the client gives up; true when the client is still there. */
+export async function holdResponse(response: ServerResponse, ms: number): Promise<boolean> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    response.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return !response.destroyed;
+}

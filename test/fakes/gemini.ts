@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.js';
+import { holdResponse, startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.js';
 
 /*
  * A fake of the Gemini API (generativelanguage.googleapis.com, v1beta) as Google's API
@@ -58,6 +58,8 @@ export interface FakeGemini {
   readonly requests: RecordedRequest[];
   /** Answers the next calls of a method with this reply (until set again); default: a short answer. */
   reply(method: GeminiMethod | 'chat', reply: GeminiReply | null): void;
+  /** Every method back to its default reply. */
+  resetReplies(): void;
   /** The last request of a method. */
   last(method: GeminiMethod): RecordedRequest | undefined;
   close(): Promise<void>;
@@ -245,6 +247,7 @@ export async function startFakeGemini(options: { apiKey?: string } = {}): Promis
         else replies.set(name, reply);
       }
     },
+    resetReplies: () => replies.clear(),
     last: (method) => server.requests.filter((request) => request.path.includes(`:${method}`)).at(-1),
     close: () => server.close(),
   };
@@ -274,14 +277,7 @@ function defaultReply(method: GeminiMethod, request: RecordedRequest): GeminiRep
 
 async function answer(reply: GeminiReply, request: RecordedRequest, response: ServerResponse, method: GeminiMethod): Promise<void> {
   if ('delayMs' in reply) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, reply.delayMs);
-      response.on('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    if (response.destroyed) return;
+    if (!(await holdResponse(response, reply.delayMs))) return;
     return answer(defaultReply(method, request), request, response, method);
   }
   if ('error' in reply) return sendError(response, reply.error, reply.message);

@@ -193,6 +193,10 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
       return all[all.length - 1]!;
     };
 
+    /** One user message of a text part then `part`; the completion with its HTTP response. */
+    const askWithPart = (text: string, part: OpenAI.ChatCompletionContentPart) =>
+      client.chat.completions.create({ model, messages: [{ role: 'user', content: [{ type: 'text', text }, part] }] }).withResponse();
+
     test('plain chat: answer, usage, model as requested, the configured credential upstream', { skip: skipped('chat') }, async () => {
       fake.scriptChat({ kind: 'reply', text: 'Hello there.', usage: USAGE });
       const { data: completion, response } = await client.chat.completions
@@ -271,20 +275,7 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
 
     test('multimodal: a data-URI image reaches the provider as image data', { skip: skipped('image-data-uri') }, async () => {
       fake.scriptChat({ kind: 'reply', text: 'A pixel.', usage: USAGE });
-      const { response } = await client.chat.completions
-        .create({
-          model,
-          messages: [
-            {
-              role: 'user',
-              content: [
-                { type: 'text', text: 'What is this?' },
-                { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
-              ],
-            },
-          ],
-        })
-        .withResponse();
+      const { response } = await askWithPart('What is this?', { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } });
       const upstream = lastUpstream();
       assert.ok(upstream.text.includes('What is this?'));
       assert.deepEqual(upstream.images, [{ mimeType: 'image/png', base64: PNG_BASE64 }]);
@@ -297,11 +288,7 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
     test('multimodal: remote image URLs follow acceptsRemoteImageUrls; embedded credentials are refused', { skip: skipped('image-remote-url') }, async () => {
       fake.scriptChat({ kind: 'reply', text: 'A cat.', usage: USAGE });
       const before = fake.chatRequests().length;
-      const ask = (url: string) =>
-        client.chat.completions.create({
-          model,
-          messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe' }, { type: 'image_url', image_url: { url } }] }],
-        });
+      const ask = (url: string) => askWithPart('Describe', { type: 'image_url', image_url: { url } });
       const withCredentials = await rejectsWith(ask('https://user:secret@images.example/cat.png'), 400, 'invalid_image_url');
       assert.ok(!withCredentials.message.includes('secret'), 'the refused URL password is not echoed');
       if (options.acceptsRemoteImageUrls) {
@@ -315,20 +302,10 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
 
     test('multimodal: a PDF file part (base64 data URI) reaches the provider as file data', { skip: skipped('pdf-file') }, async () => {
       fake.scriptChat({ kind: 'reply', text: 'An empty PDF.', usage: USAGE });
-      const { response } = await client.chat.completions
-        .create({
-          model,
-          messages: [
-            {
-              role: 'user',
-              content: [
-                { type: 'text', text: 'Summarise the file' },
-                { type: 'file', file: { filename: 'doc.pdf', file_data: `data:application/pdf;base64,${PDF_BASE64}` } },
-              ],
-            },
-          ],
-        })
-        .withResponse();
+      const { response } = await askWithPart('Summarise the file', {
+        type: 'file',
+        file: { filename: 'doc.pdf', file_data: `data:application/pdf;base64,${PDF_BASE64}` },
+      });
       assert.deepEqual(lastUpstream().files, [{ mimeType: 'application/pdf', base64: PDF_BASE64 }]);
       const record = await records.wait(response.headers.get('x-request-id')!);
       assert.equal(record.media?.files, 1);

@@ -1,4 +1,6 @@
 import { GatewayError, invalidBody } from '../../errors/index.js';
+import { parseBase64DataUri } from '../shared/data-uri.js';
+import { isRecord, mapUserContent, type ContentPart } from '../shared/message-content.js';
 import type { AnthropicRequestBlock, AnthropicTextBlock } from './wire.js';
 
 /*
@@ -9,43 +11,9 @@ import type { AnthropicRequestBlock, AnthropicTextBlock } from './wire.js';
 
 const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-interface DataUri {
-  mediaType: string;
-  base64: string;
-}
-
-/** `data:<media type>[;params];base64,<data>`; null when the string is not a base64 data URI. */
-function parseDataUri(value: string): DataUri | null {
-  const match = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(value);
-  if (match === null || !match[2]!.split(';').includes('base64')) return null;
-  return { mediaType: match[1]!.trim().toLowerCase(), base64: match[3]! };
-}
-
 /** User message content (a string or parts) as Anthropic blocks. */
 export function userBlocks(content: unknown, param: string): AnthropicRequestBlock[] {
-  if (typeof content === 'string') return textBlocks(content);
-  if (!Array.isArray(content)) throw invalidBody(`${param} must be a string or an array of content parts.`, param);
-  return content.flatMap((part, index) => partBlocks(part, `${param}[${index}]`));
-}
-
-/** Content that may only hold text (system, assistant and tool messages), joined into one string. */
-export function textOf(content: unknown, param: string): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw invalidBody(`${param} must be a string or an array of text parts.`, param);
-  return content
-    .map((part, index) => {
-      if (isRecord(part) && (part.type === 'text' || part.type === 'refusal')) {
-        const text = part.type === 'text' ? part.text : part.refusal;
-        if (typeof text === 'string') return text;
-      }
-      throw invalidBody(`${param}[${index}] must be a text part: this message role accepts only text.`, `${param}[${index}]`);
-    })
-    .join('');
+  return mapUserContent(content, param, textBlocks, partBlocks);
 }
 
 /** Anthropic rejects empty text blocks, so empty text becomes no block at all. */
@@ -53,12 +21,8 @@ export function textBlocks(text: string): AnthropicTextBlock[] {
   return text.length > 0 ? [{ type: 'text', text }] : [];
 }
 
-function partBlocks(part: unknown, param: string): AnthropicRequestBlock[] {
-  if (!isRecord(part) || typeof part.type !== 'string') throw invalidBody(`${param} must be a content part object with a type.`, param);
+function partBlocks(part: ContentPart, param: string): AnthropicRequestBlock[] {
   switch (part.type) {
-    case 'text':
-      if (typeof part.text !== 'string') throw invalidBody(`${param}.text must be a string.`, `${param}.text`);
-      return textBlocks(part.text);
     case 'image_url':
       return [imageBlock(part.image_url, `${param}.image_url`)];
     case 'file':
@@ -75,12 +39,12 @@ function imageBlock(imageUrl: unknown, param: string): AnthropicRequestBlock {
   const url = isRecord(imageUrl) ? imageUrl.url : imageUrl;
   if (typeof url !== 'string') throw invalidBody(`${param}.url must be a string: an https URL or a base64 data URI.`, `${param}.url`);
   if (url.startsWith('data:')) {
-    const data = parseDataUri(url);
+    const data = parseBase64DataUri(url);
     if (data === null) throw invalidImage('is a data URI without base64 data. Send data:<type>;base64,<data>.', `${param}.url`);
-    if (!IMAGE_MEDIA_TYPES.has(data.mediaType)) {
-      throw invalidImage(`has type "${data.mediaType}"; this model accepts image/jpeg, image/png, image/gif or image/webp.`, `${param}.url`);
+    if (!IMAGE_MEDIA_TYPES.has(data.mimeType)) {
+      throw invalidImage(`has type "${data.mimeType}"; this model accepts image/jpeg, image/png, image/gif or image/webp.`, `${param}.url`);
     }
-    return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.base64 } };
+    return { type: 'image', source: { type: 'base64', media_type: data.mimeType, data: data.base64 } };
   }
   return { type: 'image', source: { type: 'url', url: remoteImageUrl(url, `${param}.url`) } };
 }
@@ -107,11 +71,11 @@ function documentBlock(file: unknown, param: string): AnthropicRequestBlock {
     const reason = file.file_id !== undefined ? 'File references (file_id) are not supported' : 'file_data is missing';
     throw invalidBody(`${param}: ${reason}; send the file content as base64 file_data or a data URI.`, `${param}.file_data`);
   }
-  const dataUri = parseDataUri(file.file_data);
+  const dataUri = parseBase64DataUri(file.file_data);
   if (dataUri === null && /^[a-z][a-z0-9+.-]*:\/\//i.test(file.file_data)) {
     throw invalidBody(`${param}.file_data is a URL; remote files are not fetched. Send the file content as base64 or a data URI.`, `${param}.file_data`);
   }
-  const mediaType = dataUri?.mediaType ?? mediaTypeOf(file);
+  const mediaType = dataUri?.mimeType ?? mediaTypeOf(file);
   const base64 = dataUri?.base64 ?? file.file_data;
   if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: base64 } };
   if (mediaType === 'text/plain') {

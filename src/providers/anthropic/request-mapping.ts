@@ -1,6 +1,7 @@
 import { invalidBody } from '../../errors/index.js';
 import type { JsonObject } from '../types.js';
-import { isRecord, textBlocks, textOf, userBlocks } from './content-parts.js';
+import { isRecord, textOf } from '../shared/message-content.js';
+import { textBlocks, userBlocks } from './content-parts.js';
 import type { AnthropicMessage, AnthropicRequest, AnthropicRequestBlock, AnthropicTool, AnthropicToolChoice } from './wire.js';
 
 /**

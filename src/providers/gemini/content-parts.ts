@@ -1,4 +1,6 @@
 import { GatewayError, invalidBody } from '../../errors/index.js';
+import { parseBase64DataUri } from '../shared/data-uri.js';
+import { isRecord, mapUserContent, type ContentPart } from '../shared/message-content.js';
 import type { GeminiPart } from './wire.js';
 
 /*
@@ -8,38 +10,11 @@ import type { GeminiPart } from './wire.js';
  * 400 that says to send base64 data instead.
  */
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** `data:<mime type>[;params];base64,<data>`; null when the string is not a base64 data URI. */
-function parseDataUri(value: string): { mimeType: string; data: string } | null {
-  const match = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(value);
-  if (match === null || !match[2]!.split(';').includes('base64')) return null;
-  return { mimeType: match[1]!.trim().toLowerCase(), data: match[3]! };
-}
-
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
 /** User message content (a string or parts) as Gemini parts. */
 export function userParts(content: unknown, param: string): GeminiPart[] {
-  if (typeof content === 'string') return textParts(content);
-  if (!Array.isArray(content)) throw invalidBody(`${param} must be a string or an array of content parts.`, param);
-  return content.flatMap((part, index) => contentPart(part, `${param}[${index}]`));
-}
-
-/** Content that may only hold text (system, assistant and tool messages), joined into one string. */
-export function textOf(content: unknown, param: string): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw invalidBody(`${param} must be a string or an array of text parts.`, param);
-  return content
-    .map((part, index) => {
-      if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') return part.text;
-      if (isRecord(part) && part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
-      throw invalidBody(`${param}[${index}] must be a text part: this message role accepts only text.`, `${param}[${index}]`);
-    })
-    .join('');
+  return mapUserContent(content, param, textParts, contentPart);
 }
 
 /** Gemini rejects empty text parts, so empty text becomes no part at all. */
@@ -47,12 +22,8 @@ export function textParts(text: string): GeminiPart[] {
   return text.length > 0 ? [{ text }] : [];
 }
 
-function contentPart(part: unknown, param: string): GeminiPart[] {
-  if (!isRecord(part) || typeof part.type !== 'string') throw invalidBody(`${param} must be a content part object with a type.`, param);
+function contentPart(part: ContentPart, param: string): GeminiPart[] {
   switch (part.type) {
-    case 'text':
-      if (typeof part.text !== 'string') throw invalidBody(`${param}.text must be a string.`, `${param}.text`);
-      return textParts(part.text);
     case 'image_url':
       return [imagePart(part.image_url, `${param}.image_url`)];
     case 'file':
@@ -73,10 +44,10 @@ function contentPart(part: unknown, param: string): GeminiPart[] {
 function imagePart(imageUrl: unknown, param: string): GeminiPart {
   const url = isRecord(imageUrl) ? imageUrl.url : imageUrl;
   if (typeof url !== 'string') throw invalidBody(`${param}.url must be a string: a base64 data URI.`, `${param}.url`);
-  const data = parseDataUri(url);
+  const data = parseBase64DataUri(url);
   if (data !== null) {
     if (!data.mimeType.startsWith('image/')) throw invalidImage(`has type "${data.mimeType}"; send an image (data:image/png;base64,…).`, `${param}.url`);
-    return { inlineData: { mimeType: data.mimeType, data: data.data } };
+    return { inlineData: { mimeType: data.mimeType, data: data.base64 } };
   }
   if (/^https?:/i.test(url)) {
     throw invalidImage(
@@ -101,7 +72,7 @@ function filePart(file: Record<string, unknown>, param: string): GeminiPart {
         : 'file_data is missing';
     throw invalidBody(`${param}: ${reason}; send the file content as base64 file_data or a data URI (data:application/pdf;base64,…).`, `${param}.file_data`);
   }
-  const dataUri = parseDataUri(fileData);
+  const dataUri = parseBase64DataUri(fileData);
   if (dataUri === null && URL_SCHEME.test(fileData)) {
     throw invalidBody(
       `${param}.file_data is a URL or file-URI reference; remote files are not fetched. Send the file content as base64 or a data URI (data:application/pdf;base64,…).`,
@@ -112,7 +83,7 @@ function filePart(file: Record<string, unknown>, param: string): GeminiPart {
   if (mimeType === undefined) {
     throw invalidBody(`${param}: the file type is unknown; send a data URI (data:application/pdf;base64,…) or set file.mime_type.`, `${param}.file_data`);
   }
-  return { inlineData: { mimeType, data: dataUri?.data ?? fileData } };
+  return { inlineData: { mimeType, data: dataUri?.base64 ?? fileData } };
 }
 
 function mimeTypeOf(file: Record<string, unknown>): string | undefined {

@@ -1,6 +1,7 @@
 import { invalidBody } from '../../errors/index.js';
 import type { JsonObject } from '../types.js';
-import { isRecord, textOf, textParts, userParts } from './content-parts.js';
+import { isRecord, textOf } from '../shared/message-content.js';
+import { textParts, userParts } from './content-parts.js';
 import { toGeminiSchema } from './json-schema.js';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GenerateContentRequest } from './wire.js';
 

@@ -1,13 +1,13 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { assertAgentAccess, createAgentServices, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
-import { adminAuthHook } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
+import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { newRecord } from '../request-record-hook.js';
 import { AgentRunResponse, RunInputFields } from './agent-schemas.js';
 import { runAgentTurn } from './agent-run-handler.js';
+import { listOf, Nullable } from './schema-helpers.js';
 
 /**
  * The agent authoring API (decisions §5, spec: Agent authoring order): validate, save
@@ -15,9 +15,6 @@ import { runAgentTurn } from './agent-run-handler.js';
  * test), publish (immutable versions), list, and grants. Admin token only; hidden from the
  * public OpenAPI document.
  */
-
-const listOf = <T extends TSchema>(item: T) => Type.Object({ object: Type.Literal('list'), data: Type.Array(item) });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const SlugParams = Type.Object({ slug: Type.String({ pattern: SLUG_PATTERN, description: 'lowercase letters, digits, "_" and "-"' }) });
 const GraphField = Type.Unknown({ description: 'the agent graph (version 1)' });
@@ -61,181 +58,174 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     }
   };
 
-  await app.register(
-    async (scope) => {
-      const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken));
-      const schema = { hide: true, tags: ['admin'] };
+  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+    admin.post(
+      '/agents/validate',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Validate an agent graph: every problem at once',
+          body: Type.Object({ graph: GraphField }, { additionalProperties: false }),
+          response: { 200: Type.Object({ valid: Type.Boolean(), issues: Type.Array(IssueView) }) },
+        },
+      },
+      async (request) => {
+        const result = authoring.validate(request.body.graph);
+        return { valid: result.ok, issues: result.ok ? [] : result.issues };
+      },
+    );
 
-      admin.post(
-        '/agents/validate',
-        {
-          schema: {
-            ...schema,
-            summary: 'Validate an agent graph: every problem at once',
-            body: Type.Object({ graph: GraphField }, { additionalProperties: false }),
-            response: { 200: Type.Object({ valid: Type.Boolean(), issues: Type.Array(IssueView) }) },
+    admin.get(
+      '/agents',
+      { schema: { ...ADMIN_SCHEMA, summary: 'List agents', response: { 200: listOf(AgentView) } } },
+      async () => ({ object: 'list' as const, data: (await agents.list()).map(agentView) }),
+    );
+
+    admin.get(
+      '/agents/:slug',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Show an agent: its newest draft and published versions',
+          params: SlugParams,
+          response: {
+            200: Type.Composite([
+              AgentView,
+              Type.Object({
+                draft: Type.Object({ version: Type.Integer(), graph: Type.Unknown() }),
+                versions: Type.Array(Type.Object({ version: Type.Integer(), draft_version: Type.Integer(), published_at: Type.String() })),
+              }),
+            ]),
           },
         },
-        async (request) => {
-          const result = authoring.validate(request.body.graph);
-          return { valid: result.ok, issues: result.ok ? [] : result.issues };
+      },
+      async (request) => {
+        const agent = await agents.getBySlug(request.params.slug);
+        const draft = await agents.getDraft(agent);
+        const versions = await agents.listVersions(agent);
+        return {
+          ...agentView(agent),
+          draft: { version: draft.version, graph: parseSafeJson(draft.graph) },
+          versions: versions.map((version) => ({ version: version.version, draft_version: version.draft_version, published_at: new Date(version.published_at).toISOString() })),
+        };
+      },
+    );
+
+    admin.put(
+      '/agents/:slug',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Save a draft (creates the agent on its first save)',
+          params: SlugParams,
+          body: Type.Object({ graph: GraphField, project: Type.Optional(Type.String({ pattern: PROJECT_ID_PATTERN })) }, { additionalProperties: false }),
+          response: { 200: Type.Composite([AgentView, Type.Object({ draft_version: Type.Integer() })]) },
         },
-      );
+      },
+      async (request) => {
+        const { agent, draft } = await authoring.save(request.params.slug, request.body.graph, request.body.project);
+        request.log.info({ agent: agent.slug, draft }, 'admin: agent draft saved');
+        return { ...agentView(agent), draft_version: draft };
+      },
+    );
 
-      admin.get(
-        '/agents',
-        { schema: { ...schema, summary: 'List agents', response: { 200: listOf(AgentView) } } },
-        async () => ({ object: 'list' as const, data: (await agents.list()).map(agentView) }),
-      );
-
-      admin.get(
-        '/agents/:slug',
-        {
-          schema: {
-            ...schema,
-            summary: 'Show an agent: its newest draft and published versions',
-            params: SlugParams,
-            response: {
-              200: Type.Composite([
-                AgentView,
-                Type.Object({
-                  draft: Type.Object({ version: Type.Integer(), graph: Type.Unknown() }),
-                  versions: Type.Array(Type.Object({ version: Type.Integer(), draft_version: Type.Integer(), published_at: Type.String() })),
-                }),
-              ]),
+    admin.post(
+      '/agents/:slug/test',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Run a draft as a test, metered and logged against a key',
+          params: SlugParams,
+          body: Type.Object(
+            {
+              key: Type.String({ minLength: 1, description: 'secret of the key the test is metered and logged against' }),
+              draft_version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the newest draft' })),
+              ...RunInputFields,
             },
-          },
+            { additionalProperties: false },
+          ),
+          response: { 200: AgentRunResponse },
         },
-        async (request) => {
-          const agent = await agents.getBySlug(request.params.slug);
-          const draft = await agents.getDraft(agent);
-          const versions = await agents.listVersions(agent);
-          return {
-            ...agentView(agent),
-            draft: { version: draft.version, graph: parseSafeJson(draft.graph) },
-            versions: versions.map((version) => ({ version: version.version, draft_version: version.draft_version, published_at: new Date(version.published_at).toISOString() })),
-          };
-        },
-      );
+      },
+      async (request, reply) => {
+        const { key, draft_version: draftVersion, ...body } = request.body;
+        const agent = await agents.getBySlug(request.params.slug);
+        const principal = testPrincipal(key);
+        await assertAgentAccess(agent, principal, agents);
+        const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
+        // The test is the key's request: the request log and the limits attribute it to the key.
+        request.principal = principal;
+        request.record = newRecord(request.id, request.routeOptions.url ?? request.url, null);
+        return runAgentTurn(request, reply, context, services, {
+          target: { agent, graph: draft.graph, version: null, draftVersion: draft.version, test: true },
+          principal,
+          body,
+        });
+      },
+    );
 
-      admin.put(
-        '/agents/:slug',
-        {
-          schema: {
-            ...schema,
-            summary: 'Save a draft (creates the agent on its first save)',
-            params: SlugParams,
-            body: Type.Object({ graph: GraphField, project: Type.Optional(Type.String({ pattern: PROJECT_ID_PATTERN })) }, { additionalProperties: false }),
-            response: { 200: Type.Composite([AgentView, Type.Object({ draft_version: Type.Integer() })]) },
-          },
+    admin.post(
+      '/agents/:slug/publish',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Publish a draft as a new immutable version',
+          params: SlugParams,
+          body: Type.Object({ draft_version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the newest draft' })) }, { additionalProperties: false }),
+          response: { 200: Type.Composite([AgentView, Type.Object({ version: Type.Integer(), draft_version: Type.Integer() })]) },
         },
-        async (request) => {
-          const { agent, draft } = await authoring.save(request.params.slug, request.body.graph, request.body.project);
-          request.log.info({ agent: agent.slug, draft }, 'admin: agent draft saved');
-          return { ...agentView(agent), draft_version: draft };
-        },
-      );
+      },
+      async (request) => {
+        const { agent, version } = await authoring.publish(request.params.slug, request.body.draft_version);
+        request.log.info({ agent: agent.slug, version: version.version, draft: version.draft_version }, 'admin: agent published');
+        return { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
+      },
+    );
 
-      admin.post(
-        '/agents/:slug/test',
-        {
-          schema: {
-            ...schema,
-            summary: 'Run a draft as a test, metered and logged against a key',
-            params: SlugParams,
-            body: Type.Object(
-              {
-                key: Type.String({ minLength: 1, description: 'secret of the key the test is metered and logged against' }),
-                draft_version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the newest draft' })),
-                ...RunInputFields,
-              },
-              { additionalProperties: false },
-            ),
-            response: { 200: AgentRunResponse },
-          },
-        },
-        async (request, reply) => {
-          const { key, draft_version: draftVersion, ...body } = request.body;
-          const agent = await agents.getBySlug(request.params.slug);
-          const principal = testPrincipal(key);
-          await assertAgentAccess(agent, principal, agents);
-          const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
-          // The test is the key's request: the request log and the limits attribute it to the key.
-          request.principal = principal;
-          request.record = newRecord(request.id, request.routeOptions.url ?? request.url, null);
-          return runAgentTurn(request, reply, context, services, {
-            target: { agent, graph: draft.graph, version: null, draftVersion: draft.version, test: true },
-            principal,
-            body,
-          });
-        },
-      );
+    const GrantView = Type.Object({ key_id: Type.String(), created_at: Type.String() });
 
-      admin.post(
-        '/agents/:slug/publish',
-        {
-          schema: {
-            ...schema,
-            summary: 'Publish a draft as a new immutable version',
-            params: SlugParams,
-            body: Type.Object({ draft_version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the newest draft' })) }, { additionalProperties: false }),
-            response: { 200: Type.Composite([AgentView, Type.Object({ version: Type.Integer(), draft_version: Type.Integer() })]) },
-          },
-        },
-        async (request) => {
-          const { agent, version } = await authoring.publish(request.params.slug, request.body.draft_version);
-          request.log.info({ agent: agent.slug, version: version.version, draft: version.draft_version }, 'admin: agent published');
-          return { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
-        },
-      );
+    admin.get(
+      '/agents/:slug/grants',
+      { schema: { ...ADMIN_SCHEMA, summary: "List the keys of other projects that may run the agent", params: SlugParams, response: { 200: listOf(GrantView) } } },
+      async (request) => {
+        const agent = await agents.getBySlug(request.params.slug);
+        const grants = await agents.listGrants(agent);
+        return { object: 'list' as const, data: grants.map((grant) => ({ key_id: grant.key_id, created_at: new Date(grant.created_at).toISOString() })) };
+      },
+    );
 
-      const GrantView = Type.Object({ key_id: Type.String(), created_at: Type.String() });
+    admin.post(
+      '/agents/:slug/grants',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Let a key of another project run the agent',
+          params: SlugParams,
+          body: Type.Object({ key_id: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+          response: { 201: GrantView },
+        },
+      },
+      async (request, reply) => {
+        const agent = await agents.getBySlug(request.params.slug);
+        const key = await context.keys.store.get(request.body.key_id);
+        await agents.addGrant(agent, key.id);
+        request.log.info({ agent: agent.slug, keyId: key.id }, 'admin: agent grant added');
+        reply.code(201);
+        return { key_id: key.id, created_at: new Date().toISOString() };
+      },
+    );
 
-      admin.get(
-        '/agents/:slug/grants',
-        { schema: { ...schema, summary: "List the keys of other projects that may run the agent", params: SlugParams, response: { 200: listOf(GrantView) } } },
-        async (request) => {
-          const agent = await agents.getBySlug(request.params.slug);
-          const grants = await agents.listGrants(agent);
-          return { object: 'list' as const, data: grants.map((grant) => ({ key_id: grant.key_id, created_at: new Date(grant.created_at).toISOString() })) };
-        },
-      );
-
-      admin.post(
-        '/agents/:slug/grants',
-        {
-          schema: {
-            ...schema,
-            summary: 'Let a key of another project run the agent',
-            params: SlugParams,
-            body: Type.Object({ key_id: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-            response: { 201: GrantView },
-          },
-        },
-        async (request, reply) => {
-          const agent = await agents.getBySlug(request.params.slug);
-          const key = await context.keys.store.get(request.body.key_id);
-          await agents.addGrant(agent, key.id);
-          request.log.info({ agent: agent.slug, keyId: key.id }, 'admin: agent grant added');
-          reply.code(201);
-          return { key_id: key.id, created_at: new Date().toISOString() };
-        },
-      );
-
-      admin.delete(
-        '/agents/:slug/grants/:key_id',
-        { schema: { ...schema, summary: 'Withdraw a grant', params: Type.Composite([SlugParams, Type.Object({ key_id: Type.String() })]), response: { 204: Type.Null() } } },
-        async (request, reply) => {
-          const agent = await agents.getBySlug(request.params.slug);
-          if (!(await agents.removeGrant(agent, request.params.key_id))) {
-            throw new GatewayError('not_found', `The key ${request.params.key_id} has no grant on the agent "${agent.slug}".`);
-          }
-          request.log.info({ agent: agent.slug, keyId: request.params.key_id }, 'admin: agent grant removed');
-          return reply.code(204).send(null);
-        },
-      );
-    },
-    { prefix: '/admin/v1' },
-  );
+    admin.delete(
+      '/agents/:slug/grants/:key_id',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Withdraw a grant', params: Type.Composite([SlugParams, Type.Object({ key_id: Type.String() })]), response: { 204: Type.Null() } } },
+      async (request, reply) => {
+        const agent = await agents.getBySlug(request.params.slug);
+        if (!(await agents.removeGrant(agent, request.params.key_id))) {
+          throw new GatewayError('not_found', `The key ${request.params.key_id} has no grant on the agent "${agent.slug}".`);
+        }
+        request.log.info({ agent: agent.slug, keyId: request.params.key_id }, 'admin: agent grant removed');
+        return reply.code(204).send(null);
+      },
+    );
+  });
 };

@@ -1,5 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
 import {
   PROJECT_ID_PATTERN,
@@ -12,16 +11,15 @@ import {
   type KeyRow,
   type Scope,
 } from '../../keys/index.js';
-import { adminAuthHook } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
+import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import { listOf, Nullable } from './schema-helpers.js';
 
 /**
  * The admin API of decisions §5: projects and keys. Authorised by the admin token only, and
  * kept out of the public OpenAPI document (`hide`). Every change is put into this instance's
  * key cache at once; other instances see it on their next cache refresh.
  */
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 // A plain enum (not a union of literals) so a bad value's message lists the allowed scopes.
 const ScopeSchema = Type.Unsafe<Scope>({ type: 'string', enum: [...SCOPES] });
@@ -88,7 +86,6 @@ const KeyView = Type.Object({
 });
 const CreatedKeyView = Type.Composite([KeyView, Type.Object({ secret: Type.String({ description: 'shown once' }) })]);
 const ProjectView = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
-const listOf = <T extends TSchema>(item: T) => Type.Object({ object: Type.Literal('list'), data: Type.Array(item) });
 
 const KeyIdParams = Type.Object({ id: Type.String() });
 
@@ -119,99 +116,92 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     return toKeyView(row);
   };
 
-  await app.register(
-    async (scope) => {
-      const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken));
-      const schema = { hide: true, tags: ['admin'] };
+  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+    admin.post(
+      '/keys',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
+      async (request, reply) => {
+        const { body } = request;
+        const { row, secret } = await store.create({
+          name: body.name,
+          projectId: body.project ?? 'default',
+          scopes: body.scopes,
+          limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null, ...limitChanges(body.limits) },
+          allowedModels: body.allowed_models ?? null,
+        });
+        request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
+        reply.code(201);
+        return { ...applied(row), secret };
+      },
+    );
 
+    admin.get(
+      '/keys',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'List keys',
+          querystring: Type.Object({ project: Type.Optional(ProjectIdSchema) }, { additionalProperties: false }),
+          response: { 200: listOf(KeyView) },
+        },
+      },
+      async (request) => ({ object: 'list' as const, data: (await store.list(request.query.project)).map(toKeyView) }),
+    );
+
+    admin.get(
+      '/keys/:id',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Show a key', params: KeyIdParams, response: { 200: KeyView } } },
+      async (request) => toKeyView(await store.get(request.params.id)),
+    );
+
+    admin.patch(
+      '/keys/:id',
+      {
+        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
+      },
+      async (request) => {
+        const { body } = request;
+        if (Object.keys(body).length === 0) {
+          throw invalidBody('Send at least one of name, scopes, limits, allowed_models.');
+        }
+        const row = await store.update(request.params.id, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
+          limits: limitChanges(body.limits),
+          ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
+        });
+        request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
+        return applied(row);
+      },
+    );
+
+    for (const [action, done] of ACTIONS) {
       admin.post(
-        '/keys',
-        { schema: { ...schema, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
-        async (request, reply) => {
-          const { body } = request;
-          const { row, secret } = await store.create({
-            name: body.name,
-            projectId: body.project ?? 'default',
-            scopes: body.scopes,
-            limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null, ...limitChanges(body.limits) },
-            allowedModels: body.allowed_models ?? null,
-          });
-          request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
-          reply.code(201);
-          return { ...applied(row), secret };
-        },
-      );
-
-      admin.get(
-        '/keys',
-        {
-          schema: {
-            ...schema,
-            summary: 'List keys',
-            querystring: Type.Object({ project: Type.Optional(ProjectIdSchema) }, { additionalProperties: false }),
-            response: { 200: listOf(KeyView) },
-          },
-        },
-        async (request) => ({ object: 'list' as const, data: (await store.list(request.query.project)).map(toKeyView) }),
-      );
-
-      admin.get(
-        '/keys/:id',
-        { schema: { ...schema, summary: 'Show a key', params: KeyIdParams, response: { 200: KeyView } } },
-        async (request) => toKeyView(await store.get(request.params.id)),
-      );
-
-      admin.patch(
-        '/keys/:id',
-        {
-          schema: { ...schema, summary: 'Change a key: name, scopes, limits, allowed models', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
-        },
+        `/keys/:id/${action}`,
+        { schema: { ...ADMIN_SCHEMA, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
         async (request) => {
-          const { body } = request;
-          if (Object.keys(body).length === 0) {
-            throw invalidBody('Send at least one of name, scopes, limits, allowed_models.');
-          }
-          const row = await store.update(request.params.id, {
-            ...(body.name !== undefined ? { name: body.name } : {}),
-            ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
-            limits: limitChanges(body.limits),
-            ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
-          });
-          request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
+          const row = await store.transition(request.params.id, action);
+          request.log.info({ keyId: row.id, status: row.status }, `admin: key ${done}`);
           return applied(row);
         },
       );
+    }
 
-      for (const [action, done] of ACTIONS) {
-        admin.post(
-          `/keys/:id/${action}`,
-          { schema: { ...schema, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
-          async (request) => {
-            const row = await store.transition(request.params.id, action);
-            request.log.info({ keyId: row.id, status: row.status }, `admin: key ${done}`);
-            return applied(row);
-          },
-        );
-      }
+    admin.get(
+      '/projects',
+      { schema: { ...ADMIN_SCHEMA, summary: 'List projects', response: { 200: listOf(ProjectView) } } },
+      async () => ({ object: 'list' as const, data: (await projects.list()).map(toProjectView) }),
+    );
 
-      admin.get(
-        '/projects',
-        { schema: { ...schema, summary: 'List projects', response: { 200: listOf(ProjectView) } } },
-        async () => ({ object: 'list' as const, data: (await projects.list()).map(toProjectView) }),
-      );
-
-      admin.post(
-        '/projects',
-        { schema: { ...schema, summary: 'Create a project', body: CreateProjectBody, response: { 201: ProjectView } } },
-        async (request, reply) => {
-          const row = await projects.create(request.body.id, request.body.name);
-          request.log.info({ projectId: row.id }, 'admin: project created');
-          reply.code(201);
-          return toProjectView(row);
-        },
-      );
-    },
-    { prefix: '/admin/v1' },
-  );
+    admin.post(
+      '/projects',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Create a project', body: CreateProjectBody, response: { 201: ProjectView } } },
+      async (request, reply) => {
+        const row = await projects.create(request.body.id, request.body.name);
+        request.log.info({ projectId: row.id }, 'admin: project created');
+        reply.code(201);
+        return toProjectView(row);
+      },
+    );
+  });
 };

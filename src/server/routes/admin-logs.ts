@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { GatewayError } from '../../errors/index.js';
 import {
   encodeCursor,
@@ -15,8 +14,8 @@ import {
   toUsageView,
   type LogAccess,
 } from '../../logs/index.js';
-import { adminAuthHook } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
+import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 
 /**
  * The request log through the admin API: list with filters, one record in full, a streamed
@@ -40,79 +39,72 @@ const ADMIN_ACCESS: LogAccess = { projectId: null };
 export const adminLogsRoutes: RouteModule = async (app, context) => {
   const { store } = context.logs;
 
-  await app.register(
-    async (scope) => {
-      const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken));
-      const schema = { hide: true, tags: ['admin'] };
+  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+    admin.get(
+      '/logs',
+      { schema: { ...ADMIN_SCHEMA, summary: 'List request log records, newest first', querystring: ListQuery } },
+      async (request) => {
+        const { query } = request;
+        const filter = parseLogFilter(query);
+        const { rows, next } = await store.list(filter, ADMIN_ACCESS, parsePageSize(query.limit), parseCursor(query.cursor));
+        return {
+          object: 'list' as const,
+          data: rows.map(toSummaryView),
+          has_more: next !== null,
+          next_cursor: next === null ? null : encodeCursor(next),
+        };
+      },
+    );
 
-      admin.get(
-        '/logs',
-        { schema: { ...schema, summary: 'List request log records, newest first', querystring: ListQuery } },
-        async (request) => {
-          const { query } = request;
-          const filter = parseLogFilter(query);
-          const { rows, next } = await store.list(filter, ADMIN_ACCESS, parsePageSize(query.limit), parseCursor(query.cursor));
-          return {
-            object: 'list' as const,
-            data: rows.map(toSummaryView),
-            has_more: next !== null,
-            next_cursor: next === null ? null : encodeCursor(next),
-          };
-        },
-      );
+    admin.get(
+      '/logs/export',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Export request log records in full as JSON lines', querystring: ExportQuery } },
+      async (request, reply) => {
+        parseExportFormat(request.query.format);
+        const filter = parseLogFilter(request.query);
+        const rows = store.export(filter, ADMIN_ACCESS);
+        // Rows were redacted when written; exports go through the same redaction again so a
+        // record written before a rule existed never leaves the gateway raw.
+        const lines = async function* () {
+          for await (const row of rows) yield `${JSON.stringify(redactValue(toDetailView(row)))}\n`;
+        };
+        return reply
+          .type('application/x-ndjson; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="modelgate-logs.jsonl"')
+          .send(Readable.from(lines()));
+      },
+    );
 
-      admin.get(
-        '/logs/export',
-        { schema: { ...schema, summary: 'Export request log records in full as JSON lines', querystring: ExportQuery } },
-        async (request, reply) => {
-          parseExportFormat(request.query.format);
-          const filter = parseLogFilter(request.query);
-          const rows = store.export(filter, ADMIN_ACCESS);
-          // Rows were redacted when written; exports go through the same redaction again so a
-          // record written before a rule existed never leaves the gateway raw.
-          const lines = async function* () {
-            for await (const row of rows) yield `${JSON.stringify(redactValue(toDetailView(row)))}\n`;
-          };
-          return reply
-            .type('application/x-ndjson; charset=utf-8')
-            .header('content-disposition', 'attachment; filename="modelgate-logs.jsonl"')
-            .send(Readable.from(lines()));
-        },
-      );
+    admin.get(
+      '/logs/:requestId',
+      { schema: { ...ADMIN_SCHEMA, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
+      async (request) => {
+        const row = await store.get(request.params.requestId, ADMIN_ACCESS);
+        if (row === undefined) {
+          throw new GatewayError(
+            'not_found',
+            `There is no log record with request id ${request.params.requestId}. Ids come from the x-request-id response header; records past the retention period are deleted.`,
+          );
+        }
+        return toDetailView(row);
+      },
+    );
 
-      admin.get(
-        '/logs/:requestId',
-        { schema: { ...schema, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
-        async (request) => {
-          const row = await store.get(request.params.requestId, ADMIN_ACCESS);
-          if (row === undefined) {
-            throw new GatewayError(
-              'not_found',
-              `There is no log record with request id ${request.params.requestId}. Ids come from the x-request-id response header; records past the retention period are deleted.`,
-            );
-          }
-          return toDetailView(row);
-        },
-      );
-
-      admin.get(
-        '/usage',
-        { schema: { ...schema, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
-        async (request) => {
-          const grouping = parseGrouping(request.query.by);
-          const filter = parseLogFilter(request.query);
-          const data = (await store.usage(grouping, filter, ADMIN_ACCESS)).map((row) => toUsageView(grouping, row));
-          return {
-            object: 'list' as const,
-            by: grouping,
-            since: filter.since === undefined ? null : new Date(filter.since).toISOString(),
-            until: filter.until === undefined ? null : new Date(filter.until).toISOString(),
-            data,
-          };
-        },
-      );
-    },
-    { prefix: '/admin/v1' },
-  );
+    admin.get(
+      '/usage',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
+      async (request) => {
+        const grouping = parseGrouping(request.query.by);
+        const filter = parseLogFilter(request.query);
+        const data = (await store.usage(grouping, filter, ADMIN_ACCESS)).map((row) => toUsageView(grouping, row));
+        return {
+          object: 'list' as const,
+          by: grouping,
+          since: filter.since === undefined ? null : new Date(filter.since).toISOString(),
+          until: filter.until === undefined ? null : new Date(filter.until).toISOString(),
+          data,
+        };
+      },
+    );
+  });
 };

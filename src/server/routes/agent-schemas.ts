@@ -1,11 +1,11 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { Nullable } from './schema-helpers.js';
 
 /**
  * Schemas of the agent run request and response (spec: Agent run request and response;
  * decisions §7), shared by the public run route and the admin test route. The request is
  * strict: a run can never carry a graph, a model or overrides.
  */
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const TextPart = Type.Object(
   { type: Type.Union([Type.Literal('input_text'), Type.Literal('text'), Type.Literal('output_text')]), text: Type.String() },

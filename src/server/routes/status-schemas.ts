@@ -1,8 +1,7 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { Nullable } from './schema-helpers.js';
 
 /** Response schemas of the status and catalog routes; they match src/catalog/types.ts field for field. */
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ModelPricingSchema = Type.Object(
   {

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Keyring } from '../../crypto/index.js';
+import type { RequestRecord } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
+import { MODEL_ROUTE_SCHEMA } from './model-call.js';
 
 const EncryptBody = Type.Object(
   { text: Type.String({ description: 'Plain text to encrypt (e.g. a VETTING system prompt).' }) },
@@ -15,8 +17,17 @@ const DecryptBody = Type.Object(
 );
 const DecryptResponse = Type.Object({ text: Type.String() });
 
+const UTILITY_SCHEMA = { tags: ['utilities'], security: MODEL_ROUTE_SCHEMA.security };
+
 // Spec logging rule 5: standalone encryption-utility payloads are never stored as raw content.
 const REDACTED = '[redacted: encryption utility payload]';
+
+/** Logs the call as a utility call whose one request field and one response field are redacted. */
+function recordRedacted(record: RequestRecord, requestField: string, responseField: string): void {
+  record.mode = 'utility';
+  record.requestPayload = { [requestField]: REDACTED };
+  record.responsePayload = { [responseField]: REDACTED };
+}
 
 /** POST /v1/utils/encrypt and /v1/utils/decrypt (scope utils:crypto). */
 export const utilsRoutes: RouteModule = (app, context) => {
@@ -29,16 +40,13 @@ export const utilsRoutes: RouteModule = (app, context) => {
       schema: {
         summary: 'Encrypt text into an enc:: value',
         description: 'The value can be sent in the VETTING prompt fields that accept enc:: values; the gateway decrypts it there.',
-        tags: ['utilities'],
-        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        ...UTILITY_SCHEMA,
         body: EncryptBody,
         response: { 200: EncryptResponse },
       },
     },
     async (request) => {
-      request.record.mode = 'utility';
-      request.record.requestPayload = { text: REDACTED };
-      request.record.responsePayload = { encryptedText: REDACTED };
+      recordRedacted(request.record, 'text', 'encryptedText');
       return { encryptedText: keyring.encrypt(request.body.text) };
     },
   );
@@ -50,16 +58,13 @@ export const utilsRoutes: RouteModule = (app, context) => {
       schema: {
         summary: 'Decrypt an enc:: value',
         description: 'Values sealed with the current key or a previous key (previousEncryptionKeys) decrypt; altered or foreign values are a 400.',
-        tags: ['utilities'],
-        security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+        ...UTILITY_SCHEMA,
         body: DecryptBody,
         response: { 200: DecryptResponse },
       },
     },
     async (request) => {
-      request.record.mode = 'utility';
-      request.record.requestPayload = { encryptedText: REDACTED };
-      request.record.responsePayload = { text: REDACTED };
+      recordRedacted(request.record, 'encryptedText', 'text');
       return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText') };
     },
   );

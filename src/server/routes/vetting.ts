@@ -22,10 +22,12 @@ import {
   runChatOnly,
   runVettingLoop,
   type LoopOutcome,
+  type VettingLoopInput,
 } from '../../vetting/index.js';
 import type { TokenUsage } from '../../providers/index.js';
-import { computeCombinedCost, type CostInput } from '../../logs/index.js';
+import { computeCombinedCost, type CostInput, type RequestRecord } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
+import { MODEL_ROUTE_SCHEMA } from './model-call.js';
 
 /** A configured default model must be a chat model of the catalog: checked at start-up, not on the first request. */
 function checkConfiguredModel(catalog: Catalog, id: string | undefined, setting: string): void {
@@ -51,7 +53,15 @@ function rejectStreaming(stream: boolean | undefined): void {
   if (stream === true) throw invalidBody('VETTING replies are never streamed; remove stream or set it to false.', 'stream');
 }
 
-const SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+/** Schema fields both routes share. */
+const VETTING_SCHEMA = { tags: ['vetting'], security: MODEL_ROUTE_SCHEMA.security };
+
+/** Logs the request as VETTING with its body as received (until the plan gives the logged form), and refuses streaming. */
+function startRecord(record: RequestRecord, body: { stream?: boolean }): void {
+  record.mode = 'vetting';
+  record.requestPayload = body;
+  rejectStreaming(body.stream);
+}
 
 /** POST /v1/chat/vetting and POST /v1/vetting/full (scope model:request). */
 export const vettingRoutes: RouteModule = (app, context) => {
@@ -102,6 +112,27 @@ export const vettingRoutes: RouteModule = (app, context) => {
     request.record.extra = extra;
   };
 
+  /** Drafts and verifies until a draft passes or the attempts run out, then records usage, cost and how it ended. */
+  const vet = async (
+    request: FastifyRequest,
+    models: { draft: ResolvedModel; verification: ResolvedModel },
+    plan: Pick<VettingLoopInput, 'draftBody' | 'verificationMessages' | 'maxAttempts' | 'answerKey'>,
+    signal: AbortSignal,
+  ) => {
+    const outcome = await runVettingLoop({
+      draft: callerFor(request, models.draft, signal),
+      verify: callerFor(request, models.verification, signal),
+      draftBody: plan.draftBody,
+      verificationMessages: plan.verificationMessages,
+      maxAttempts: plan.maxAttempts,
+      fallbackMessage: config.vetting.fallbackMessage,
+      answerKey: plan.answerKey,
+      signal,
+    });
+    recordOutcome(request, outcome, models, vettingExtra(outcome, models.draft, models.verification));
+    return outcome;
+  };
+
   app.post(
     '/v1/chat/vetting',
     {
@@ -110,17 +141,14 @@ export const vettingRoutes: RouteModule = (app, context) => {
         summary: 'Chat with a verification pass (lightweight VETTING)',
         description:
           'Drafts a reply with `model`, has the internal verification model check it against vettingConfig, and redrafts with feedback until it passes or maxAttempts is used. Fails closed: without a pass the reply is the configured fallback message. Never streams.',
-        tags: ['vetting'],
-        security: SECURITY,
+        ...VETTING_SCHEMA,
         body: LightweightVettingBody,
         response: { 200: LightweightVettingResponse },
       },
     },
     async (request, reply) => {
       const { body, record } = request;
-      record.mode = 'vetting';
-      record.requestPayload = body;
-      rejectStreaming(body.stream);
+      startRecord(record, body);
       const requested = body.model ?? config.vetting.defaultModel ?? catalog.defaultChatModel;
       record.requestedModel = requested;
       const draftModel = resolveVettingModel(catalog, request.principal, {
@@ -141,18 +169,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       record.requestPayload = plan.loggedRequest;
       await admit(request, [draftModel, verificationModel], plan, plan.maxAttempts);
 
-      const signal = abortSignalOf(reply);
-      const outcome = await runVettingLoop({
-        draft: callerFor(request, draftModel, signal),
-        verify: callerFor(request, verificationModel, signal),
-        draftBody: plan.draftBody,
-        verificationMessages: plan.verificationMessages,
-        maxAttempts: plan.maxAttempts,
-        fallbackMessage: config.vetting.fallbackMessage,
-        answerKey: null,
-        signal,
-      });
-      recordOutcome(request, outcome, { draft: draftModel, verification: verificationModel }, vettingExtra(outcome, draftModel, verificationModel));
+      const outcome = await vet(request, { draft: draftModel, verification: verificationModel }, { ...plan, answerKey: null }, abortSignalOf(reply));
       const response = lightweightResponse(outcome, { requestId: request.id, model: draftModel.id, createdAt: record.startedAt });
       record.responsePayload = response;
       return response;
@@ -167,17 +184,14 @@ export const vettingRoutes: RouteModule = (app, context) => {
         summary: 'Answer-key VETTING',
         description:
           'mode "vetting": drafts with config.chatModel, checks every draft against context.items (answer keys) locally and with config.verificationModel, and redrafts until a draft passes; fails closed with the configured fallback. mode "chat": one draft, no verification. Never streams.',
-        tags: ['vetting'],
-        security: SECURITY,
+        ...VETTING_SCHEMA,
         body: FullVettingBody,
         response: { 200: FullVettingResponse },
       },
     },
     async (request, reply) => {
       const { body, record } = request;
-      record.mode = 'vetting';
-      record.requestPayload = body;
-      rejectStreaming(body.stream);
+      startRecord(record, body);
       record.requestedModel = body.config.chatModel.modelId;
       const draftModel = resolveVettingModel(catalog, request.principal, {
         requested: body.config.chatModel.modelId,
@@ -212,17 +226,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
         checkKeyAllows: true,
       });
       await admit(request, [draftModel, verificationModel], plan, plan.maxAttempts);
-      const outcome = await runVettingLoop({
-        draft: callerFor(request, draftModel, signal),
-        verify: callerFor(request, verificationModel, signal),
-        draftBody: plan.draftBody,
-        verificationMessages: plan.verificationMessages,
-        maxAttempts: plan.maxAttempts,
-        fallbackMessage: config.vetting.fallbackMessage,
-        answerKey: plan.answerKey,
-        signal,
-      });
-      recordOutcome(request, outcome, { draft: draftModel, verification: verificationModel }, vettingExtra(outcome, draftModel, verificationModel));
+      const outcome = await vet(request, { draft: draftModel, verification: verificationModel }, plan, signal);
       const response = fullResponse(
         {
           content: outcome.content,

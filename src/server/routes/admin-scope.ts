@@ -1,0 +1,18 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { adminAuthHook } from '../admin-auth.js';
+import type { GatewayApp } from '../app.js';
+
+/** Schema fields of every admin route: tagged admin and kept out of the public OpenAPI document. */
+export const ADMIN_SCHEMA = { hide: true, tags: ['admin'] };
+
+/** Registers `routes` under /admin/v1, every request authorised by the admin token before anything else. */
+export async function registerAdminRoutes(app: GatewayApp, adminToken: string, routes: (admin: GatewayApp) => void): Promise<void> {
+  await app.register(
+    async (scope) => {
+      const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
+      admin.addHook('onRequest', adminAuthHook(adminToken));
+      routes(admin);
+    },
+    { prefix: '/admin/v1' },
+  );
+}
