@@ -1,11 +1,14 @@
 // A minimal, fast fake OpenAI upstream for the benchmark: plain node:http, fixed bodies.
 // POST /v1/chat/completions (JSON, or SSE when "stream": true), POST /v1/embeddings.
-// With HOLD_STREAMS=1 streamed responses send one frame and then stay open (for the
+// A stream sends its first frame at once and the rest STREAM_GAP_MS (default 2) later, like a
+// model that takes a moment after its first token: a proxy that buffers shows it in its
+// time to first byte. With HOLD_STREAMS=1 streams send one frame and then stay open (for the
 // open-streams memory measurement) until the client goes away.
 import { createServer } from 'node:http';
 
 const port = Number(process.env.PORT ?? 0);
 const holdStreams = process.env.HOLD_STREAMS === '1';
+const streamGapMs = Number(process.env.STREAM_GAP_MS ?? 2);
 const created = Math.floor(Date.now() / 1000);
 
 const completion = JSON.stringify({
@@ -36,20 +39,18 @@ const server = createServer((req, res) => {
       return;
     }
     const body = Buffer.concat(chunks);
-    // Cheap stream detection: the benchmark bodies put "stream":true near the start.
-    const streaming = body.subarray(0, 256).includes('"stream":true');
+    // No parsing: the same for every target (JSON.stringify writes no spaces).
+    const streaming = body.includes('"stream":true');
     if (!streaming) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
       res.end(completion);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    if (holdStreams) {
-      res.write(streamFrames[0]);
-      return; // held open until the client disconnects
-    }
-    const wantsUsage = body.includes('"include_usage":true');
-    res.end(streamFrames.join('') + (wantsUsage ? usageFrame : '') + 'data: [DONE]\n\n');
+    res.write(streamFrames[0]);
+    if (holdStreams) return; // held open until the client disconnects
+    const rest = streamFrames.slice(1).join('') + (body.includes('"include_usage":true') ? usageFrame : '') + 'data: [DONE]\n\n';
+    setTimeout(() => res.end(rest), streamGapMs);
   });
 });
 server.keepAliveTimeout = 60_000;

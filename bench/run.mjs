@@ -1,313 +1,389 @@
-// The modelgate benchmark: a fake OpenAI upstream, a bare pass-through proxy and modelgate
-// (embedded storage; then PostgreSQL + Redis when BENCH_DATABASE_URL / BENCH_REDIS_URL are set)
-// driven with the same load in one run. wrk is pinned to core 0, every server to core 1.
+// The modelgate benchmark. One run starts a fake OpenAI upstream, a bare pass-through proxy
+// (the floor any Node gateway is measured against) and modelgate in its realistic
+// configuration — key auth, a per-key rpm limit, request logging with payloads on — with
+// embedded storage, and with PostgreSQL + Redis when their URLs are set, and drives the same
+// load at each of them and directly at the upstream. Load generators run on core 0, every
+// server on core 1. Only differences and ratios measured side by side in one run mean anything.
 //
-//   npm run bench                       # full run, ~10 s per measurement
-//   BENCH_DURATION=3 npm run bench      # quicker
-//   npm run bench -- --soak             # 10 minutes at a moderate rate, RSS over time
-//   npm run bench -- --workers          # also modelgate with serve --workers 2
+//   npm run bench                          # full run (≈ 15 min)
+//   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 5 min)
+//   npm run bench -- --only=chat,latency   # some parts only: chat, stream, embeddings, image, latency, bad-input, open-streams
+//   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
+//   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
+//   npm run bench -- --soak                # 10 minutes of moderate traffic, RSS over time
+//   npm run bench -- --no-build            # use dist/ as it is
 //
-// Output: a table on stdout and bench/results/<timestamp>.json.
-import { spawn, execFileSync } from 'node:child_process';
+// Environment: BENCH_DURATION (s per measurement, 10), BENCH_ROUNDS (3), BENCH_PROBE_COUNT
+// (requests per target at one connection, 1000), BENCH_SOAK_MINUTES (10), BENCH_NICE (-10),
+// BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL),
+// BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after).
+// Output: tables on stdout, everything as JSON in bench/results/<time>.json.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir, cpus } from 'node:os';
-import { join, dirname } from 'node:path';
+import { cpus, tmpdir, totalmem, release } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeBodies } from './lib/bodies.mjs';
+import { nodeClient, wrk } from './lib/load.mjs';
+import {
+  coreBusySeconds,
+  cpuBetween,
+  cpuSnapshot,
+  killAll,
+  loadAverage,
+  LOAD_CORE,
+  peakRssMb,
+  pinSelf,
+  resetPeakRss,
+  rssMb,
+  SERVER_CORE,
+  stop,
+} from './lib/processes.mjs';
+import { startBareProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { printTable, median } from './lib/report.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
-const args = new Set(process.argv.slice(2));
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const ADMIN_TOKEN = 'mg-admin-bench-token-0123456789abcdef';
-const CLK_TCK = 100;
-const children = [];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a process pinned to `core` and resolves when a stdout line matches `ready`. */
-function startProcess(name, command, commandArgs, { env = {}, core = 1, ready }) {
-  const child = spawn('taskset', ['-c', String(core), command, ...commandArgs], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (data) => (stderr += data));
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${stderr}`)), 30_000);
-    child.stdout.on('data', (data) => {
-      buffer += data;
-      const line = buffer.split('\n').find((candidate) => ready.test(candidate));
-      if (line !== undefined) {
-        clearTimeout(timer);
-        resolve({ name, child, pid: child.pid, line });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${stderr}`)));
-  });
-}
-
-function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
-}
-
-function resetPeakRss(pid) {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
-
-function peakRssMb(pid) {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : null;
-}
-
-function currentRssMb(pid) {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : null;
-}
-
-function wrk(url, bodyFile, connections, seconds, apiKey) {
-  const output = execFileSync(
-    'taskset',
-    ['-c', '0', 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(here, 'post.lua'), url],
-    { env: { ...process.env, BENCH_BODY_FILE: bodyFile, BENCH_API_KEY: apiKey ?? '' }, encoding: 'utf8' },
-  );
-  const line = output.split('\n').find((candidate) => candidate.startsWith('BENCH_JSON '));
-  return JSON.parse(line.slice('BENCH_JSON '.length));
-}
-
-function ttfb(url, bodyFile, count, apiKey) {
-  const output = execFileSync('taskset', ['-c', '0', process.execPath, join(here, 'ttfb.mjs'), url, bodyFile, String(count), apiKey ?? ''], {
-    encoding: 'utf8',
-  });
-  return JSON.parse(output.trim().split('\n').at(-1));
-}
-
-async function startUpstream(extraEnv = {}) {
-  const port = await freePort();
-  const upstream = await startProcess('upstream', process.execPath, [join(here, 'fake-upstream.mjs')], {
-    env: { PORT: String(port), ...extraEnv },
-    ready: /"port"/,
-  });
-  return { ...upstream, base: `http://127.0.0.1:${port}` };
-}
-
-async function startModelgate(upstreamBase, { databaseUrl, redisUrl, workers } = {}) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
-  const env = {
-    OPENAI_BASE_URL: `${upstreamBase}/v1`,
-    OPENAI_API_KEY: 'sk-bench-upstream-credential',
-    MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN,
-    MODELGATE_LOG_LEVEL: 'warn',
-    MODELGATE_LOG_PAYLOADS: 'true',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
-    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-  };
-  const serveArgs = [join(root, 'bin/modelgate.js'), 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(workers ?? 1)];
-  const server = await startProcess('modelgate', process.execPath, serveArgs, { env, ready: /listening on/ });
-  const base = `http://127.0.0.1:${port}`;
-  const response = await fetch(`${base}/admin/v1/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', scopes: ['model:request'], limits: { rpm: 100_000_000 } }),
-  });
-  const key = await response.json();
-  if (!response.ok) throw new Error(`could not create a key: ${JSON.stringify(key)}`);
-  return { ...server, base, apiKey: key.secret };
-}
-
-function stop(processInfo) {
-  processInfo.child.kill('SIGTERM');
-  return new Promise((resolve) => processInfo.child.once('exit', resolve));
-}
-
-function writeBodies(dir) {
-  const chat = JSON.stringify({ stream: false, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello, who are you?' }] });
-  const stream = JSON.stringify({ stream: true, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello, who are you?' }] });
-  const embeddings = JSON.stringify({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' });
-  const png = Buffer.alloc(1024 * 1024, 1);
-  png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const image = JSON.stringify({
-    stream: false,
-    model: 'gpt-4o-mini',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this image?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }],
-  });
-  const files = { chat, stream, embeddings, image };
-  return Object.fromEntries(Object.entries(files).map(([name, body]) => {
-    const path = join(dir, `${name}.json`);
-    writeFileSync(path, body);
-    return [name, path];
-  }));
-}
+const bench = dirname(fileURLToPath(import.meta.url));
+const root = join(bench, '..');
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const quick = flag('quick');
+const DURATION = Number(process.env.BENCH_DURATION ?? (quick ? 3 : 10));
+const WARMUP = Math.min(2, DURATION);
+const INITIAL_WARMUP = quick ? 5 : 10;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROBE_COUNT = Number(process.env.BENCH_PROBE_COUNT ?? (quick ? 300 : 1000));
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+const log = (text) => process.stderr.write(`${text}\n`);
 
 const SCENARIOS = [
-  { name: 'chat c=1', body: 'chat', path: '/v1/chat/completions', connections: 1 },
-  { name: 'chat c=50', body: 'chat', path: '/v1/chat/completions', connections: 50 },
-  { name: 'stream c=50', body: 'stream', path: '/v1/chat/completions', connections: 50 },
-  { name: 'embeddings c=50', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
-  { name: 'image 1MiB c=10', body: 'image', path: '/v1/chat/completions', connections: 10 },
+  { name: 'chat', body: 'chat', path: '/v1/chat/completions', connections: 50 },
+  { name: 'stream', body: 'stream', path: '/v1/chat/completions', connections: 50 },
+  { name: 'embeddings', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
+  { name: 'image 1 MiB', body: 'image', path: '/v1/chat/completions', connections: 10 },
 ];
 
-/** Measures one scenario against one target: wrk throughput/latency, server CPU per request, peak RSS. */
-function measure(target, scenario, bodies, cpuPids) {
-  wrk(`${target.base}${scenario.path}`, bodies[scenario.body], scenario.connections, 2, target.apiKey); // warm-up
-  for (const pid of cpuPids) resetPeakRss(pid);
-  const before = cpuPids.map(cpuTicks);
-  const result = wrk(`${target.base}${scenario.path}`, bodies[scenario.body], scenario.connections, DURATION, target.apiKey);
-  const after = cpuPids.map(cpuTicks);
-  const cpuSeconds = (after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)) / CLK_TCK;
-  const seconds = result.duration_us / 1e6;
+/** `--only=chat,latency`: throughput scenarios by name, and the sections latency, bad-input, open-streams. */
+const ONLY = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const selected = (name) => ONLY === undefined || ONLY.some((prefix) => name.startsWith(prefix));
+/** `--targets=bare,modelgate`: some targets only (direct always runs: it is the reference). */
+const TARGETS = argv.find((arg) => arg.startsWith('--targets='))?.slice('--targets='.length).split(',');
+const wanted = (name) => name === 'direct' || TARGETS === undefined || TARGETS.some((prefix) => name.startsWith(prefix));
+
+/** `wrk --version` prints its version and exits 1. */
+function wrkVersion() {
+  try {
+    return execFileSync('wrk', ['--version'], { encoding: 'utf8' }).split('\n')[0].trim();
+  } catch (error) {
+    return String(error.stdout).split('\n')[0].trim();
+  }
+}
+
+function machineFacts() {
+  const git = (...args) => {
+    try {
+      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+    } catch {
+      return null;
+    }
+  };
   return {
-    target: target.name,
-    scenario: scenario.name,
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+    wrk: wrkVersion(),
+    commit: git('rev-parse', '--short', 'HEAD'),
+    uncommitted_changes: (git('status', '--porcelain') ?? '').length > 0,
+    load_average_at_start: loadAverage(),
+    duration_s: DURATION,
+    rounds: ROUNDS,
+    date: new Date().toISOString(),
+  };
+}
+
+/**
+ * One wrk measurement of one target: throughput, latency, the CPU each server used per
+ * request (its own process tree: a primary and its workers), peak RSS, and how busy both
+ * cores were with other work (a busy server core means the figures are noisy).
+ */
+async function measure(target, upstream, scenario, bodies) {
+  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey };
+  await wrk(bench, { ...load, seconds: WARMUP });
+  resetPeakRss(target.pid);
+  const groups = { server: target.pid, upstream: upstream.pid };
+  const cpuBefore = cpuSnapshot(groups);
+  const coresBefore = coreBusySeconds();
+  const result = await wrk(bench, { ...load, seconds: DURATION });
+  const cpu = cpuBetween(cpuBefore, cpuSnapshot(groups));
+  const coresAfter = coreBusySeconds();
+  const seconds = result.duration_us / 1e6;
+  const ours = target.pid === upstream.pid ? cpu.upstream : cpu.server + cpu.upstream;
+  return {
     rps: result.requests / seconds,
     p50_ms: result.p50_us / 1000,
     p90_ms: result.p90_us / 1000,
     p99_ms: result.p99_us / 1000,
     errors: result.errors + result.non2xx,
-    cpu_us_per_request: (cpuSeconds * 1e6) / Math.max(1, result.requests),
-    peak_rss_mb: peakRssMb(cpuPids[0]),
+    cpu_us_per_request: ((target.pid === upstream.pid ? cpu.upstream : cpu.server) * 1e6) / Math.max(1, result.requests),
+    upstream_cpu_us_per_request: (cpu.upstream * 1e6) / Math.max(1, result.requests),
+    peak_rss_mb: peakRssMb(target.pid),
+    // Share of the server core used by processes other than ours, and how busy the load core was.
+    server_core_other_pct: Math.max(0, ((coresAfter[SERVER_CORE] - coresBefore[SERVER_CORE] - ours) / seconds) * 100),
+    load_core_busy_pct: ((coresAfter[LOAD_CORE] - coresBefore[LOAD_CORE]) / seconds) * 100,
   };
 }
 
-async function openStreamsRss(dir, bodies) {
-  // 500 concurrent streams held open by the upstream; RSS of modelgate while they are open.
-  const upstream = await startUpstream({ HOLD_STREAMS: '1' });
-  const gateway = await startModelgate(upstream.base);
+/** Medians over the rounds (peak RSS: the highest; errors: the sum). */
+function combine(samples) {
+  const row = {};
+  for (const key of Object.keys(samples[0])) row[key] = median(samples.map((sample) => sample[key]));
+  row.peak_rss_mb = Math.max(...samples.map((sample) => sample.peak_rss_mb));
+  row.errors = samples.reduce((sum, sample) => sum + sample.errors, 0);
+  return row;
+}
+
+async function throughput(targets, upstream, bodies) {
+  const rows = [];
+  for (const scenario of SCENARIOS.filter((candidate) => selected(candidate.name))) {
+    // Until the JIT has settled, CPU per request keeps falling: every target gets a long warm-up first.
+    for (const target of targets) {
+      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, seconds: INITIAL_WARMUP });
+    }
+    const samples = new Map(targets.map((target) => [target.name, []]));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // The order rotates each round, so no target always follows the same one.
+      for (let offset = 0; offset < targets.length; offset += 1) {
+        const target = targets[(round + offset) % targets.length];
+        const sample = await measure(target, upstream, scenario, bodies);
+        samples.get(target.name).push(sample);
+        log(`${scenario.name} / ${target.name} (round ${round + 1}): ${sample.rps.toFixed(0)} req/s, p50 ${sample.p50_ms.toFixed(3)} ms, ` +
+          `${sample.cpu_us_per_request.toFixed(0)} µs CPU/req, other load on the server core ${sample.server_core_other_pct.toFixed(0)}%`);
+      }
+    }
+    for (const target of targets) {
+      const rounds = samples.get(target.name);
+      rows.push({ scenario: `${scenario.name} c=${scenario.connections}`, target: target.name, ...combine(rounds), rounds });
+    }
+  }
+  return rows;
+}
+
+/** One connection, targets interleaved request by request (see probe.mjs). */
+async function latencyAtOneConnection(targets, bodies, dir) {
+  const spec = {
+    targets: targets.map(({ name, base, apiKey }) => ({ name, base, apiKey })),
+    kinds: [
+      { name: 'chat', path: '/v1/chat/completions', bodyFile: bodies.chat },
+      { name: 'stream', path: '/v1/chat/completions', bodyFile: bodies.stream },
+    ],
+    count: PROBE_COUNT,
+    warmup: 100,
+  };
+  const specFile = join(dir, 'probe.json');
+  writeFileSync(specFile, JSON.stringify(spec));
+  return nodeClient(bench, 'probe.mjs', [specFile]);
+}
+
+/**
+ * Good traffic alone, then the same good traffic next to a burst of bad requests: the good
+ * requests' latency, and the gateway's RSS before, at the peak and after.
+ */
+async function badInputUnderLoad(gateway, bodies) {
+  const good = { url: `${gateway.base}/v1/chat/completions`, bodyFile: bodies.chat, connections: 10, apiKey: gateway.apiKey, seconds: DURATION };
+  await wrk(bench, { ...good, seconds: WARMUP });
+  const rssBefore = rssMb(gateway.pid);
+  const alone = await wrk(bench, good);
+  resetPeakRss(gateway.pid);
+  const [withBurst, burst] = await Promise.all([wrk(bench, good), nodeClient(bench, 'bad-input.mjs', [gateway.base, gateway.apiKey, 200, DURATION])]);
+  const rssPeak = peakRssMb(gateway.pid);
+  const rssAfter = rssMb(gateway.pid);
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const after = await wrk(bench, good);
+  const summary = (result) => ({ rps: result.requests / (result.duration_us / 1e6), p50_ms: result.p50_us / 1000, p99_ms: result.p99_us / 1000, errors: result.errors + result.non2xx });
+  return {
+    good_alone: summary(alone),
+    good_with_burst: summary(withBurst),
+    good_after_burst: summary(after),
+    burst,
+    rss_before_mb: rssBefore,
+    rss_peak_during_mb: rssPeak,
+    rss_right_after_mb: rssAfter,
+    rss_after_5s_and_more_traffic_mb: rssMb(gateway.pid),
+  };
+}
+
+/** RSS of a fresh modelgate holding 500 streams open (the upstream sends one frame and waits). */
+async function openStreams(bodies) {
+  const upstream = await startUpstream(bench, { HOLD_STREAMS: '1' });
+  const gateway = await startModelgate(root, upstream.base);
   const { Agent, request } = await import('undici');
   const agent = new Agent({ connections: 600 });
   const controller = new AbortController();
   const body = readFileSync(bodies.stream);
-  const idle = currentRssMb(gateway.pid);
-  const responses = await Promise.all(Array.from({ length: 500 }, () =>
-    request(`${gateway.base}/v1/chat/completions`, {
-      method: 'POST', dispatcher: agent, signal: controller.signal, body,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
-    })));
-  const open = responses.filter((response) => response.statusCode === 200).length;
+  // Warm it as the other measurements are, so the figure is about the streams, not the JIT.
+  await wrk(bench, { url: `${gateway.base}/v1/embeddings`, bodyFile: bodies.embeddings, connections: 10, seconds: WARMUP, apiKey: gateway.apiKey });
+  const idle = rssMb(gateway.pid);
+  resetPeakRss(gateway.pid);
+  const firstFrames = await Promise.all(
+    Array.from({ length: 500 }, async () => {
+      const response = await request(`${gateway.base}/v1/chat/completions`, {
+        method: 'POST', dispatcher: agent, signal: controller.signal, body,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
+      });
+      if (response.statusCode !== 200) return false;
+      // Open means the first frame came through.
+      for await (const _chunk of response.body) return true;
+      return false;
+    }).map((promise) => promise.catch(() => false)),
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const rss = currentRssMb(gateway.pid);
+  const withStreams = rssMb(gateway.pid);
+  const peak = peakRssMb(gateway.pid);
   controller.abort();
   await agent.destroy().catch(() => undefined);
-  await stop(gateway);
+  await gateway.close();
   await stop(upstream);
-  return { open_streams: open, idle_rss_mb: idle, rss_with_streams_mb: rss };
+  return { open_streams: firstFrames.filter(Boolean).length, idle_rss_mb: idle, rss_with_streams_mb: withStreams, peak_rss_mb: peak };
 }
 
-async function soak() {
-  const dir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
-  const bodies = writeBodies(dir);
-  const upstream = await startUpstream();
-  const gateway = await startModelgate(upstream.base);
-  const samples = [];
+async function soak(bodies, dir) {
+  const upstream = await startUpstream(bench);
+  const gateway = await startModelgate(root, upstream.base);
   const minutes = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
-  const end = Date.now() + minutes * 60_000;
-  while (Date.now() < end) {
-    // ~10 s of moderate load (10 connections), then an RSS sample.
-    wrk(`${gateway.base}/v1/chat/completions`, bodies.chat, 10, 10, gateway.apiKey);
-    samples.push({ t_s: Math.round((minutes * 60_000 - (end - Date.now())) / 1000), rss_mb: currentRssMb(gateway.pid) });
-    process.stdout.write(`soak ${samples.at(-1).t_s}s rss ${samples.at(-1).rss_mb.toFixed(1)} MB\n`);
+  const rate = Number(process.env.BENCH_SOAK_RATE ?? 200);
+  const samples = [{ t_s: 0, rss_mb: rssMb(gateway.pid) }];
+  const started = Date.now();
+  const load = nodeClient(bench, 'soak-load.mjs', [gateway.base, gateway.apiKey, rate, minutes * 60, dir]);
+  let finished = false;
+  load.finally(() => (finished = true)).catch(() => undefined);
+  while (!finished) {
+    await Promise.race([load, new Promise((resolve) => setTimeout(resolve, 10_000))]).catch(() => undefined);
+    const sample = { t_s: Math.round((Date.now() - started) / 1000), rss_mb: rssMb(gateway.pid) };
+    samples.push(sample);
+    log(`soak ${sample.t_s} s: RSS ${sample.rss_mb.toFixed(1)} MB`);
   }
-  await stop(gateway);
+  const traffic = await load;
+  await gateway.close();
   await stop(upstream);
-  const settled = samples.slice(Math.floor(samples.length / 5));
-  const values = settled.map((sample) => sample.rss_mb);
-  return { samples, settled_min_mb: Math.min(...values), settled_max_mb: Math.max(...values) };
+  // The first fifth is warm-up (JIT, pools, caches filling); flatness is judged on the rest.
+  const settled = samples.filter((sample) => sample.t_s >= (minutes * 60) / 5).map((sample) => sample.rss_mb);
+  const middle = median(settled);
+  return {
+    minutes,
+    rate_per_s: rate,
+    traffic,
+    samples,
+    settled_median_mb: middle,
+    settled_min_mb: Math.min(...settled),
+    settled_max_mb: Math.max(...settled),
+    settled_max_deviation_pct: Math.max(...settled.map((value) => Math.abs(value - middle) / middle)) * 100,
+  };
 }
 
-function printTable(rows) {
-  const direct = new Map(rows.filter((row) => row.target === 'direct').map((row) => [row.scenario, row]));
-  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'Δp50 ms', 'ratio rps', 'cpu µs/req', 'peak RSS MB', 'errors'];
-  const lines = rows.map((row) => {
-    const base = direct.get(row.scenario);
-    return [row.scenario, row.target, row.rps.toFixed(0), row.p50_ms.toFixed(3), row.p90_ms.toFixed(3), row.p99_ms.toFixed(3),
-      base ? (row.p50_ms - base.p50_ms).toFixed(3) : '', base ? (row.rps / base.rps).toFixed(2) : '',
-      row.cpu_us_per_request.toFixed(0), row.peak_rss_mb?.toFixed(1) ?? '', String(row.errors)];
-  });
-  const widths = header.map((title, index) => Math.max(title.length, ...lines.map((line) => line[index].length)));
-  const format = (cells) => cells.map((cell, index) => cell.padStart(widths[index])).join('  ');
-  process.stdout.write(`${format(header)}\n${lines.map(format).join('\n')}\n`);
+async function startTargets(upstream) {
+  const targets = [{ name: 'direct', base: upstream.base, pid: upstream.pid }];
+  if (wanted('bare proxy')) {
+    const bare = await startBareProxy(bench, upstream.base);
+    targets.push({ name: 'bare proxy', base: bare.base, pid: bare.pid, close: () => stop(bare) });
+  }
+  const modelgates = [['modelgate', {}]];
+  // Another checkout (built), measured side by side: what a change bought.
+  if (process.env.BENCH_BASELINE_DIR) modelgates.push(['modelgate baseline', { root: process.env.BENCH_BASELINE_DIR }]);
+  if (DATABASE_URL && REDIS_URL) modelgates.push(['modelgate pg+redis', { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL }]);
+  else log('PostgreSQL + Redis variant skipped: set BENCH_DATABASE_URL and BENCH_REDIS_URL (or TEST_DATABASE_URL and TEST_REDIS_URL)');
+  if (flag('workers')) {
+    if (REDIS_URL) {
+      const name = `modelgate ×2 ${DATABASE_URL ? 'pg' : 'sqlite'}+redis`;
+      modelgates.push([name, { ...(DATABASE_URL ? { databaseUrl: DATABASE_URL } : {}), redisUrl: REDIS_URL, workers: 2 }]);
+    } else log('--workers skipped: more than one worker needs REDIS_URL (set BENCH_REDIS_URL or TEST_REDIS_URL)');
+  }
+  const startup = {};
+  for (const [name, options] of modelgates.filter(([name]) => wanted(name))) {
+    const gateway = await startModelgate(options.root ?? root, upstream.base, { ...options, name });
+    startup[name] = gateway.startupMs;
+    // A key made on one worker reaches the others within the key cache's refresh interval.
+    if ((options.workers ?? 1) > 1) await new Promise((resolve) => setTimeout(resolve, 2000));
+    targets.push({ name, base: gateway.base, apiKey: gateway.apiKey, pid: gateway.pid, close: () => gateway.close() });
+  }
+  return { targets, startup };
 }
 
-async function main() {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  const machine = { cpus: cpus().length, cpu_model: cpus()[0]?.model, node: process.version, duration_s: DURATION, date: new Date().toISOString() };
-  if (args.has('--soak')) {
-    const result = await soak();
-    mkdirSync(join(here, 'results'), { recursive: true });
-    writeFileSync(join(here, 'results', `soak-${Date.now()}.json`), JSON.stringify({ machine, ...result }, null, 2));
-    process.stdout.write(`RSS after warm-up: ${result.settled_min_mb.toFixed(1)}–${result.settled_max_mb.toFixed(1)} MB\n`);
-    return;
+function printLatency(latency, targets) {
+  const direct = latency.chat.direct;
+  const directStream = latency.stream.direct;
+  const line = (cells) => cells.map((cell, index) => (index === 0 ? cell.padEnd(22) : cell.padStart(10))).join('');
+  process.stdout.write('\nOne connection, targets interleaved (ms; Δ = difference to direct):\n');
+  process.stdout.write(`${line(['target', 'chat p50', 'Δp50', 'chat p99', 'Δp99', 'ttfb p50', 'Δttfb p50', 'ttfb p99', 'stream end'])}\n`);
+  for (const { name } of targets) {
+    const chat = latency.chat[name].total_us;
+    const stream = latency.stream[name];
+    const ms = (us) => (us / 1000).toFixed(3);
+    process.stdout.write(`${line([name, ms(chat.p50), ms(chat.p50 - direct.total_us.p50), ms(chat.p99), ms(chat.p99 - direct.total_us.p99),
+      ms(stream.ttfb_us.p50), ms(stream.ttfb_us.p50 - directStream.ttfb_us.p50), ms(stream.ttfb_us.p99), ms(stream.total_us.p50)])}\n`);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
-  const bodies = writeBodies(dir);
-  const upstream = await startUpstream();
-  const bareProxyPort = await freePort();
-  const bareProxy = await startProcess('bare proxy', process.execPath, [join(here, 'bare-proxy.mjs')], {
-    env: { PORT: String(bareProxyPort), UPSTREAM: upstream.base },
-    ready: /"port"/,
-  });
-  const targets = [
-    { name: 'direct', base: upstream.base, pids: [upstream.pid] },
-    { name: 'bare proxy', base: `http://127.0.0.1:${bareProxyPort}`, pids: [bareProxy.pid, upstream.pid] },
-  ];
-  const gateways = [];
-  const embedded = await startModelgate(upstream.base);
-  gateways.push(embedded);
-  targets.push({ name: 'modelgate (sqlite)', base: embedded.base, apiKey: embedded.apiKey, pids: [embedded.pid, upstream.pid] });
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  if (databaseUrl && redisUrl) {
-    const shared = await startModelgate(upstream.base, { databaseUrl, redisUrl });
-    gateways.push(shared);
-    targets.push({ name: 'modelgate (pg+redis)', base: shared.base, apiKey: shared.apiKey, pids: [shared.pid, upstream.pid] });
-  }
-  const rows = [];
-  for (const scenario of SCENARIOS) {
-    for (const target of targets) {
-      // CPU is reported for the target's own process (first pid); the upstream's share is subtracted via direct.
-      const row = measure(target, scenario, bodies, target.pids);
-      rows.push(row);
-      process.stderr.write(`${scenario.name} / ${target.name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50_ms.toFixed(3)} ms\n`);
-    }
-  }
-  // CPU per request of the server alone: its process only (the upstream's own CPU is the "direct" row).
-  for (const row of rows) {
-    const direct = rows.find((candidate) => candidate.target === 'direct' && candidate.scenario === row.scenario);
-    if (row.target !== 'direct' && direct) row.cpu_us_per_request = Math.max(0, row.cpu_us_per_request - direct.cpu_us_per_request);
-  }
-  const streaming = {};
-  for (const target of targets) streaming[target.name] = ttfb(`${target.base}/v1/chat/completions`, bodies.stream, 300, target.apiKey);
-  for (const gateway of gateways) await stop(gateway);
-  await stop(bareProxy);
-  await stop(upstream);
-  const openStreams = await openStreamsRss(dir, bodies);
-  printTable(rows);
-  process.stdout.write('\nstreamed chat, concurrency 1 (µs):\n');
-  for (const [name, values] of Object.entries(streaming)) process.stdout.write(`  ${name.padEnd(22)} ttfb p50 ${values.ttfb_p50_us.toFixed(0)}  p99 ${values.ttfb_p99_us.toFixed(0)}  total p50 ${values.total_p50_us.toFixed(0)}\n`);
-  process.stdout.write(`\n500 open streams: ${openStreams.open_streams} open, RSS ${openStreams.idle_rss_mb?.toFixed(1)} MB idle → ${openStreams.rss_with_streams_mb?.toFixed(1)} MB\n`);
-  mkdirSync(join(here, 'results'), { recursive: true });
-  const file = join(here, 'results', `${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({ machine, rows, streaming, open_streams: openStreams }, null, 2));
+}
+
+function printBadInput(result) {
+  const row = (name, value) => `  ${name.padEnd(18)} ${value.rps.toFixed(0).padStart(6)} req/s  p50 ${value.p50_ms.toFixed(3)} ms  p99 ${value.p99_ms.toFixed(3)} ms  errors ${value.errors}\n`;
+  process.stdout.write(`\nBad input under load (good chat at 10 connections; ${result.burst.sent} bad requests at ${result.burst.rate_per_s.toFixed(0)}/s, ${result.burst.server_errors} answered 5xx):\n`);
+  process.stdout.write(row('good alone', result.good_alone) + row('good + burst', result.good_with_burst) + row('good after', result.good_after_burst));
+  process.stdout.write(`  RSS ${result.rss_before_mb.toFixed(1)} MB before, ${result.rss_peak_during_mb.toFixed(1)} MB peak during, ${result.rss_right_after_mb.toFixed(1)} MB right after, ${result.rss_after_5s_and_more_traffic_mb.toFixed(1)} MB after more good traffic\n`);
+  for (const [kind, outcomes] of Object.entries(result.burst.outcomes)) process.stdout.write(`    ${kind.padEnd(28)} ${JSON.stringify(outcomes)}\n`);
+}
+
+function save(name, data) {
+  mkdirSync(join(bench, 'results'), { recursive: true });
+  const file = join(bench, 'results', `${name}.json`);
+  writeFileSync(file, JSON.stringify(data, null, 2));
   process.stdout.write(`\nresults: ${file}\n`);
 }
 
-const cleanup = () => { for (const child of children) child.kill('SIGKILL'); };
-process.on('exit', cleanup);
+async function main() {
+  pinSelf();
+  if (!flag('no-build')) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  const machine = machineFacts();
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
+  const bodies = writeBodies(dir);
+  if (flag('soak')) {
+    const result = await soak(bodies, dir);
+    process.stdout.write(`soak ${result.minutes} min at ${result.rate_per_s}/s: RSS ${result.settled_min_mb.toFixed(1)}–${result.settled_max_mb.toFixed(1)} MB after warm-up ` +
+      `(median ${result.settled_median_mb.toFixed(1)} MB, largest deviation ${result.settled_max_deviation_pct.toFixed(1)}%); ${JSON.stringify(result.traffic)}\n`);
+    save(`soak-${Date.now()}`, { machine, soak: result });
+    return;
+  }
+
+  const upstream = await startUpstream(bench);
+  const { targets, startup } = await startTargets(upstream);
+  const results = { machine, startup_ms: startup };
+  results.rows = await throughput(targets, upstream, bodies);
+  if (results.rows.length > 0) printTable(results.rows);
+  if (selected('latency')) {
+    log('one connection: probing every target in turn');
+    results.latency_one_connection = await latencyAtOneConnection(targets, bodies, dir);
+    printLatency(results.latency_one_connection, targets);
+  }
+  const modelgate = targets.find((target) => target.name === 'modelgate');
+  if (selected('bad-input') && modelgate) {
+    log('bad input under load');
+    results.bad_input = await badInputUnderLoad(modelgate, bodies);
+    printBadInput(results.bad_input);
+  }
+  for (const target of targets) await target.close?.();
+  await stop(upstream);
+  if (selected('open-streams')) {
+    log('500 open streams');
+    const streams = (results.open_streams = await openStreams(bodies));
+    process.stdout.write(`\n500 open streams: ${streams.open_streams} open; RSS ${streams.idle_rss_mb.toFixed(1)} MB idle → ${streams.rss_with_streams_mb.toFixed(1)} MB (peak ${streams.peak_rss_mb.toFixed(1)} MB)\n`);
+  }
+  process.stdout.write(`start-up to listening: ${Object.entries(startup).map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`).join(', ')}\n`);
+  results.load_average_at_end = loadAverage();
+  save(String(Date.now()), results);
+}
+
 main().catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
-  cleanup();
+  killAll();
   process.exit(1);
 });

@@ -7,7 +7,8 @@ import pino from 'pino';
 import { Redis } from 'ioredis';
 import { GatewayError } from '../src/errors/index.js';
 import type { Principal } from '../src/keys/index.js';
-import { FailoverLimiter, InMemoryLimiter, RedisLimiter, type Limiter, type LimitSeed } from '../src/limits/index.js';
+import { FailoverLimiter, InMemoryLimiter, type Limiter, type LimitSeed } from '../src/limits/index.js';
+import { RedisLimiter } from '../src/limits/redis-limiter.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const silent = pino({ level: 'silent' });

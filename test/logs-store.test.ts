@@ -53,7 +53,7 @@ for (const backend of STORAGE_BACKENDS) {
     before(async () => {
       shared = await backend.create();
       storage = await openStorage({ databaseUrl: shared.env.DATABASE_URL, dataDir: shared.dataDir });
-      store = new LogStore(storage.db);
+      store = new LogStore(storage.db, storage.sqlite);
       await store.insertBatch([
         row('r1', { started_at: NOW - 3 * DAY }),
         row('r2', { started_at: NOW - DAY, status: 429, error_code: 'rate_limit_exceeded', total_tokens: null, prompt_tokens: null, completion_tokens: null, cost_micro_usd: 0 }),

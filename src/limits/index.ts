@@ -1,6 +1,6 @@
 export type { Admission, Limiter, LimiterState, LimitSeed, LimitSeedSource, UsageEstimate, ActualUsage } from './types.js';
 export { InMemoryLimiter } from './in-memory-limiter.js';
-export { RedisLimiter } from './redis-limiter.js';
+// RedisLimiter is not re-exported: it loads ioredis, which only a Redis configuration needs (create-limiter imports it then).
 export { FailoverLimiter } from './failover-limiter.js';
 export { createLimiter } from './create-limiter.js';
 export type { LimiterSettings } from './create-limiter.js';

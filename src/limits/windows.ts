@@ -4,16 +4,39 @@ export function minuteWindow(now: number): { id: number; resetSeconds: number } 
   return { id, resetSeconds: Math.max(1, Math.ceil(((id + 1) * 60_000 - now) / 1000)) };
 }
 
-export function dayWindow(now: number): { id: string; resetSeconds: number } {
+interface Span {
+  start: number;
+  end: number;
+  id: string;
+}
+
+/**
+ * The UTC day and month last asked for, kept until `now` leaves them: every admission asks,
+ * and formatting dates each time showed in profiles.
+ */
+const spans = { day: { start: 0, end: 0, id: '' }, month: { start: 0, end: 0, id: '' } };
+
+function spanOf(kind: 'day' | 'month', now: number): Span {
+  const cached = spans[kind];
+  if (now >= cached.start && now < cached.end) return cached;
   const date = new Date(now);
-  const next = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1);
-  return { id: date.toISOString().slice(0, 10), resetSeconds: Math.max(1, Math.ceil((next - now) / 1000)) };
+  const [year, month, day] = [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()];
+  const span =
+    kind === 'day'
+      ? { start: Date.UTC(year, month, day), end: Date.UTC(year, month, day + 1), id: date.toISOString().slice(0, 10) }
+      : { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1), id: date.toISOString().slice(0, 7) };
+  spans[kind] = span;
+  return span;
+}
+
+export function dayWindow(now: number): { id: string; resetSeconds: number } {
+  const span = spanOf('day', now);
+  return { id: span.id, resetSeconds: Math.max(1, Math.ceil((span.end - now) / 1000)) };
 }
 
 export function monthWindow(now: number): { id: string; resetSeconds: number } {
-  const date = new Date(now);
-  const next = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-  return { id: date.toISOString().slice(0, 7), resetSeconds: Math.max(1, Math.ceil((next - now) / 1000)) };
+  const span = spanOf('month', now);
+  return { id: span.id, resetSeconds: Math.max(1, Math.ceil((span.end - now) / 1000)) };
 }
 
 export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number): Record<string, string> {

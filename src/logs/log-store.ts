@@ -1,3 +1,4 @@
+import type SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Selectable } from 'kysely';
 import type { LimitSeed } from '../limits/index.js';
 import type { Database, RequestLogsTable } from '../storage/index.js';
@@ -88,13 +89,41 @@ function after<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O
   );
 }
 
+const ALL_COLUMNS = [...SUMMARY_COLUMNS, 'request_payload', 'response_payload', 'detail'] as const;
+
+/**
+ * SQLite batch insert through one prepared statement, run once per row in a transaction:
+ * about half the time of building and compiling a many-row INSERT through the query builder
+ * for every batch (SQLite writes run on the event loop).
+ */
+function preparedInsert(sqlite: SqliteDatabase.Database): (rows: readonly RequestLogRow[]) => void {
+  const statement = sqlite.prepare(
+    `insert into request_logs (${ALL_COLUMNS.join(', ')}) values (${ALL_COLUMNS.map(() => '?').join(', ')}) on conflict (request_id) do nothing`,
+  );
+  return sqlite.transaction((rows: readonly RequestLogRow[]) => {
+    for (const row of rows) statement.run(ALL_COLUMNS.map((column) => row[column] ?? null));
+  });
+}
+
 /** The request log in the database: batch writes, queries, aggregates and retention. */
 export class LogStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly insertPrepared: ((rows: readonly RequestLogRow[]) => void) | undefined;
+
+  /** `sqlite`: the SQLite connection behind `db`, when it is one (writes then use a prepared statement). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    sqlite?: SqliteDatabase.Database,
+  ) {
+    this.insertPrepared = sqlite === undefined ? undefined : preparedInsert(sqlite);
+  }
 
   /** Writes a batch in one transaction. A record written twice keeps its first row. */
   async insertBatch(rows: readonly RequestLogRow[]): Promise<void> {
     if (rows.length === 0) return;
+    if (this.insertPrepared !== undefined) {
+      this.insertPrepared(rows);
+      return;
+    }
     await this.db.transaction().execute(async (transaction) => {
       for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
         await transaction

@@ -78,12 +78,63 @@ export function mediaReference(bytes: Uint8Array, mime: string | null): string {
   return `[omitted ${type}: ${bytes.byteLength} bytes, sha256 ${sha256(bytes)}]`;
 }
 
-function base64Reference(base64: string, mime: string | null): string {
-  return mediaReference(Buffer.from(base64, 'base64'), mime);
+/** Base64 characters decoded per step: a multiple of 4, so every slice decodes on its own. */
+const BASE64_SLICE = 64 * 1024;
+const scratch = Buffer.allocUnsafe((BASE64_SLICE / 4) * 3);
+
+/**
+ * The reference of strict base64 (base64 characters only, `=` only at the end), decoded a
+ * slice at a time into one scratch buffer and hashed as it goes: megabytes of media are
+ * never copied whole. null when the text is not strict base64. Node's decoder skips what is
+ * not base64, so a byte count short of what the length promises gives that away (a length
+ * of 4k+1 promises no more than 4k does, so it is left to the regular path); it also takes
+ * `-` and `_`, which are checked for.
+ */
+function streamedBase64Reference(base64: string, mime: string | null): string | null {
+  const firstPad = base64.indexOf('=');
+  const padding = firstPad < 0 ? 0 : base64.length - firstPad;
+  const characters = base64.length - padding;
+  if (characters === 0 || padding > 2 || !base64.endsWith('='.repeat(padding)) || characters % 4 === 1) return null;
+  if (base64.includes('-') || base64.includes('_')) return null;
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let type = mime;
+  for (let offset = 0; offset < base64.length; offset += BASE64_SLICE) {
+    const written = scratch.write(base64.slice(offset, offset + BASE64_SLICE), 'base64');
+    if (offset === 0) type ??= sniffMime(scratch.subarray(0, written));
+    hash.update(scratch.subarray(0, written));
+    bytes += written;
+  }
+  if (bytes !== Math.floor((characters * 3) / 4)) return null;
+  return `[omitted ${type ?? 'application/octet-stream'}: ${bytes} bytes, sha256 ${hash.digest('hex')}]`;
 }
+
+function base64Reference(base64: string, mime: string | null): string {
+  return streamedBase64Reference(base64, mime) ?? mediaReference(Buffer.from(base64, 'base64'), mime);
+}
+
+const DATA_URI_HEAD = /^data:(?<mime>[\w.+-]+\/[\w.+-]+)?(?:;[\w.+-]+=[^;,\s]*)*;base64,/;
+
+/** A string that is one base64 data URI and nothing else (a media part): its reference, without a regular expression over the data. */
+function wholeDataUriReference(text: string): string | null {
+  const head = DATA_URI_HEAD.exec(text);
+  if (head === null || head[0].length === text.length) return null;
+  return streamedBase64Reference(text.slice(head[0].length), head.groups?.mime ?? null);
+}
+
+/**
+ * The shortest text TEXT_PATTERNS can match ("Basic " or "sk-mg-" and 8 characters, or
+ * "data:;base64," and one): shorter strings — most field values — are returned at once.
+ */
+const SHORTEST_MATCH = 14;
 
 /** Redacts credentials and replaces media inside a string. */
 export function redactText(text: string): string {
+  if (text.length < SHORTEST_MATCH) return text;
+  if (text.startsWith('data:')) {
+    const reference = wholeDataUriReference(text);
+    if (reference !== null) return reference;
+  }
   if (text.length >= BARE_BASE64_MIN_LENGTH && BARE_BASE64.test(text)) return base64Reference(text, null);
   return text.replace(TEXT_PATTERNS, (match: string, ...rest: unknown[]) => {
     const groups = rest[rest.length - 1] as Record<string, string | undefined>;
@@ -98,6 +149,22 @@ export function redactText(text: string): string {
 function isSecretField(name: string): boolean {
   const normalized = name.toLowerCase().replace(/[-_\s]/g, '');
   return SECRET_FIELDS.has(normalized) || SECRET_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+}
+
+type FieldKind = 'secret' | 'base64' | 'other';
+
+/** Field names seen, with what they hold: a few dozen in practice; bounded, as callers choose them. */
+const fieldKinds = new Map<string, FieldKind>();
+const FIELD_KINDS_LIMIT = 10_000;
+
+function fieldKind(name: string): FieldKind {
+  let kind = fieldKinds.get(name);
+  if (kind === undefined) {
+    kind = isSecretField(name) ? 'secret' : BASE64_FIELDS.has(name.toLowerCase().replace(/_/g, '')) ? 'base64' : 'other';
+    if (fieldKinds.size >= FIELD_KINDS_LIMIT) fieldKinds.clear();
+    fieldKinds.set(name, kind);
+  }
+  return kind;
 }
 
 export interface RedactionOptions {
@@ -121,10 +188,12 @@ export function redactValue(value: unknown, options: RedactionOptions = {}, dept
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
   const copy: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    if (field !== null && field !== undefined && isSecretField(name)) {
+  for (const name of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[name];
+    const kind = fieldKind(name);
+    if (field !== null && field !== undefined && kind === 'secret') {
       copy[name] = REDACTED;
-    } else if (typeof field === 'string' && BASE64_FIELDS.has(name.toLowerCase().replace(/_/g, ''))) {
+    } else if (typeof field === 'string' && kind === 'base64') {
       copy[name] = base64Reference(field, null);
     } else {
       copy[name] = redactValue(field, options, depth + 1);

@@ -19,13 +19,24 @@ export interface TokenUsage {
   cachedPromptTokens: number | null;
 }
 
+/**
+ * A call whose body came from the caller: `body` is `sourceJson` parsed, minus the
+ * gateway's own fields (`model`, `stream`, `provider`). A pass-through adapter sends those
+ * bytes with its own members patched in rather than serialise `body` again (megabytes of
+ * base64 media cost real time to serialise). Calls the gateway builds have no `sourceJson`.
+ */
+export interface PassThroughSource {
+  body: JsonObject;
+  sourceJson?: Buffer | undefined;
+}
+
 export interface CallContext {
   /** Aborts the upstream call: client disconnect, run budget or shutdown. */
   signal: AbortSignal;
   requestId: string;
 }
 
-export interface ChatCall extends CallContext {
+export interface ChatCall extends CallContext, PassThroughSource {
   /** Model id as the provider knows it. */
   upstreamModel: string;
   /**
@@ -69,7 +80,7 @@ export interface ChatModelProvider {
   stream(call: ChatCall): Promise<ChatStream>;
 }
 
-export interface EmbeddingCall extends CallContext {
+export interface EmbeddingCall extends CallContext, PassThroughSource {
   upstreamModel: string;
   /** OpenAI embeddings body without `model`: `input`, `dimensions`, `encoding_format`, … */
   body: JsonObject;

@@ -1,4 +1,5 @@
 import type { Principal, Scope } from '../keys/index.js';
+import { addKeyedRouteHook } from './keyed-routes.js';
 import type { GatewayApp } from './app.js';
 import type { GatewayContext } from './context.js';
 
@@ -13,16 +14,17 @@ declare module 'fastify' {
   }
 }
 
-const ANONYMOUS: Principal = { kind: 'anonymous', fingerprint: 'anonymous' };
-
 /**
  * Authenticates scoped routes in onRequest, before the body is read, so a caller without a
- * valid key never makes the gateway buffer or parse a large body.
+ * valid key never makes the gateway buffer or parse a large body. Public routes leave
+ * `principal` null.
  */
 export function registerAuthHook(app: GatewayApp, context: GatewayContext): void {
   app.decorateRequest('principal', null as never);
-  app.addHook('onRequest', async (request) => {
-    const scope = request.routeOptions.config.scope;
-    request.principal = scope === undefined ? ANONYMOUS : context.keys.authenticator.authenticate(request.headers, scope);
+  const { authenticator } = context.keys;
+  // Callback style: no promise per request. A thrown GatewayError reaches the error handler.
+  addKeyedRouteHook(app, ({ scope }) => (request, _reply, done) => {
+    request.principal = authenticator.authenticate(request.headers, scope);
+    done();
   });
 }

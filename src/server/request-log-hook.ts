@@ -4,6 +4,7 @@ import { fingerprintOf } from '../keys/secret.js';
 import { microToUsd } from '../limits/index.js';
 import { computeCost, toLogRow, type Caller, type Cost, type RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
+import { addKeyedRouteHook } from './keyed-routes.js';
 import type { GatewayContext } from './context.js';
 import { toGatewayError } from './error-mapping.js';
 
@@ -75,9 +76,9 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     admission.settle({ tokens, costUsd }).catch((error: unknown) => logger.warn({ err: error }, 'settling a limit reservation failed'));
   };
 
-  const observe = (request: FastifyRequest, record: RequestRecord, status: number, latencyMs: number, cost: Cost) => {
+  const observe = (record: RequestRecord, status: number, latencyMs: number, cost: Cost) => {
     const model = modelLabel(record);
-    metrics.observeRequest({ route: request.routeOptions.url ?? 'unmatched', model, status, seconds: latencyMs / 1000 });
+    metrics.observeRequest({ route: record.endpoint, model, status, seconds: latencyMs / 1000 });
     if (record.upstreamLatencyMs !== null && record.provider !== null) {
       metrics.observeUpstream({ provider: record.provider, model, seconds: record.upstreamLatencyMs / 1000 });
     }
@@ -107,7 +108,7 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
           ? { microUsd: record.costMicroUsd, startingPrice: false }
           : computeCost({ pricing, usage: record.usage, imageCount: record.imageCount, audioSeconds: record.audioSeconds, succeeded: status < 400 });
       settle(record, cost, status, aborted);
-      observe(request, record, status, latencyMs, cost);
+      observe(record, status, latencyMs, cost);
       context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost }, entryOptions));
     } catch (error) {
       logger.error({ err: error, requestId: request.id }, 'could not log a request');
@@ -139,17 +140,23 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     }
   };
 
-  app.addHook('onError', async (request, _reply, error) => {
+  // Callback-style hooks: they run on every request, and an async hook costs a promise and a turn.
+  app.addHook('onError', (request, _reply, error, done) => {
     const record = request.record as RequestRecord | null;
-    if (record === null) return;
-    const gatewayError = toGatewayError(error, config.server.bodyLimitBytes);
-    record.errorCode ??= gatewayError.code;
-    record.logDetail = { ...record.logDetail, ...gatewayError.logDetail, error_message: gatewayError.message };
+    if (record !== null) {
+      const gatewayError = toGatewayError(error, config.server.bodyLimitBytes);
+      record.errorCode ??= gatewayError.code;
+      record.logDetail = { ...record.logDetail, ...gatewayError.logDetail, error_message: gatewayError.message };
+    }
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const record = request.record as RequestRecord | null;
-    if (record === null) return payload;
+    if (record === null) {
+      done(null, payload);
+      return;
+    }
     if (record.admission !== null && !reply.sent) reply.headers(record.admission.headers);
     const state = stateOf(request);
     if (isStream(payload)) {
@@ -161,33 +168,33 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
       state.routeDone = true;
       finalizeAbortedWhenDone(request);
     }
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const record = request.record as RequestRecord | null;
     if (record !== null) {
       finalize(request, reply.statusCode);
-      return;
+    } else {
+      metrics.observeRequest({
+        route: request.routeOptions.url ?? 'unmatched',
+        model: 'none',
+        status: reply.statusCode,
+        seconds: reply.elapsedTime / 1000,
+      });
     }
-    metrics.observeRequest({
-      route: request.routeOptions.url ?? 'unmatched',
-      model: 'none',
-      status: reply.statusCode,
-      seconds: reply.elapsedTime / 1000,
-    });
+    done();
   });
 
   // The response closing before it finished is what "the client went away" means here. Fastify's
   // onRequestAbort is not used: it does not fire once a POST body has been read in full.
-  app.addHook('onRequest', async (request, reply) => {
-    const record = request.record as RequestRecord | null;
-    if (record === null) return;
+  addKeyedRouteHook(app, () => (request, reply, done) => {
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
       stateOf(request).aborted = true;
       finalizeAbortedWhenDone(request);
     });
+    done();
   });
 
   // Shutdown: records of aborted requests still waiting for their route are written now.

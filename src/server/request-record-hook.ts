@@ -1,5 +1,6 @@
 import type { RequestRecord } from '../logs/types.js';
 import type { GatewayApp } from './app.js';
+import { addKeyedRouteHook } from './keyed-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,8 +45,8 @@ export function newRecord(requestId: string, endpoint: string, platform: string 
 /** Gives every keyed request a record before anything else runs (auth failures are logged too). */
 export function registerRequestRecordHook(app: GatewayApp): void {
   app.decorateRequest('record', null as never);
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.scope === undefined) return;
-    request.record = newRecord(request.id, request.routeOptions.url ?? request.url, platformOf(request.headers['x-platform-id']));
+  addKeyedRouteHook(app, ({ url }) => (request, _reply, done) => {
+    request.record = newRecord(request.id, url, platformOf(request.headers['x-platform-id']));
+    done();
   });
 }

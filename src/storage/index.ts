@@ -1,3 +1,4 @@
 export { openStorage, parseJsonColumn } from './database.js';
+export { startCheckpointer } from './checkpointer.js';
 export type { Storage, StorageKind, StorageOptions } from './database.js';
 export type * from './schema.js';

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
-import { afterFirstItem, readServerSentEvents } from '../shared/sse.js';
+import { passThroughJson } from '../shared/json-members.js';
+import { afterFirstItem, finishBody, readServerSentEvents } from '../shared/sse.js';
 import { transportError } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
@@ -24,16 +25,15 @@ export class OpenAICompatibleChat implements ChatModelProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
-    const response = await this.client.postJson('/chat/completions', { model: call.upstreamModel, ...call.body }, call);
-    const completion = await this.client.readJson(response, call);
+    const completion = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel }), call);
     return { completion, usage: usageFromWire(completion.usage) };
   }
 
   async stream(call: ChatCall): Promise<ChatStream> {
     // Usage is always asked for, so it is accounted even when the caller did not ask to see it.
     const streamOptions = { ...(call.body.stream_options as JsonObject | undefined), include_usage: true };
-    const payload = { model: call.upstreamModel, ...call.body, stream: true, stream_options: streamOptions };
-    const response = await this.client.postJson('/chat/completions', payload, call, 'text/event-stream');
+    const payload = passThroughJson(call, { model: call.upstreamModel, stream: true, stream_options: streamOptions });
+    const response = await this.client.postForStream('/chat/completions', payload, call, 'text/event-stream');
     return { events: await afterFirstItem(this.events(response.body, call)) };
   }
 
@@ -46,9 +46,9 @@ export class OpenAICompatibleChat implements ChatModelProvider {
     const provider = this.client.name;
     let started = false;
     let failure: { kind: StreamFailure; error?: GatewayError; logDetail: Record<string, unknown> } | null = null;
+    let done = false;
     try {
-      let done = false;
-      for await (const message of readServerSentEvents(body)) {
+      for await (const message of readServerSentEvents(body, { destroyOnReturn: false })) {
         if (message.data === '[DONE]') {
           done = true;
           break;
@@ -81,7 +81,7 @@ export class OpenAICompatibleChat implements ChatModelProvider {
       const mapped = transportError(error, provider, call.signal);
       failure = { kind: mapped.code === 'provider_timeout' ? 'idle-timeout' : 'transport', error: mapped, logDetail: { provider, ...mapped.logDetail } };
     } finally {
-      if (!body.destroyed) body.destroy();
+      finishBody(body, done);
     }
     if (failure === null) return;
     if (!started) {

@@ -1,7 +1,15 @@
 import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
-import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamResponse } from '../shared/upstream-http.js';
+import {
+  readBodyText,
+  sendUpstream,
+  sendUpstreamBuffered,
+  type BufferedUpstreamResponse,
+  type UpstreamHttpOptions,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../shared/upstream-http.js';
 import type { CallContext, JsonObject } from '../types.js';
 import { errorKindOf, errorMessageOf, parseJson } from './wire.js';
 
@@ -18,6 +26,10 @@ export interface OpenAICompatibleConfig {
 
 const ERROR_BODY_LIMIT = 1024 * 1024;
 
+function jsonBody(payload: JsonObject | Buffer): Buffer {
+  return Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
+}
+
 /** The HTTP side of the adapter: URLs, credential headers and error mapping, decided once. */
 export class OpenAICompatibleClient {
   readonly name: string;
@@ -32,26 +44,10 @@ export class OpenAICompatibleClient {
     this.jsonHeaders = { ...this.authHeaders, 'content-type': 'application/json', accept: 'application/json' };
   }
 
-  /** POSTs a JSON body; resolves with a 2xx response, rejects with the mapped GatewayError otherwise. */
-  postJson(path: string, payload: JsonObject, call: CallContext, accept?: string): Promise<UpstreamResponse> {
-    const headers = accept === undefined ? this.jsonHeaders : { ...this.jsonHeaders, accept };
-    return this.send(path, headers, JSON.stringify(payload), call);
-  }
-
-  /** POSTs a multipart form (undici sets the boundary content type). */
-  postForm(path: string, form: FormData, call: CallContext): Promise<UpstreamResponse> {
-    return this.send(path, this.authHeaders, form, call);
-  }
-
-  /** Reads a 2xx JSON response body as an object. */
-  async readJson(response: UpstreamResponse, call: CallContext): Promise<JsonObject> {
-    let text: string;
-    try {
-      text = await readBodyText(response.body);
-    } catch (error) {
-      throw transportError(error, this.name, call.signal);
-    }
-    const json = parseJson(text);
+  /** POSTs JSON; resolves with the 2xx response's JSON object, rejects with the mapped GatewayError otherwise. */
+  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext): Promise<JsonObject> {
+    const response = await this.postWhole(path, this.jsonHeaders, jsonBody(payload), call);
+    const json = parseJson(response.body.toString('utf8'));
     if (typeof json !== 'object' || json === null || Array.isArray(json)) {
       throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', {
         logDetail: { provider: this.name, reason: 'response body is not a JSON object', upstreamStatus: response.status },
@@ -60,28 +56,43 @@ export class OpenAICompatibleClient {
     return json as JsonObject;
   }
 
-  private async send(path: string, headers: Record<string, string>, body: string | FormData, call: CallContext): Promise<UpstreamResponse> {
-    const response = await sendUpstream(this.config.http, {
-      url: `${this.base}${path}`,
-      headers,
-      // UpstreamRequest types the body with the global FormData; the dispatcher wants undici's.
-      body: body as string | globalThis.FormData,
-      signal: call.signal,
-      provider: this.name,
-    });
+  /** POSTs JSON; resolves with the whole 2xx response (audio bytes and their type). */
+  postForBytes(path: string, payload: JsonObject, call: CallContext, accept: string): Promise<BufferedUpstreamResponse> {
+    return this.postWhole(path, { ...this.jsonHeaders, accept }, jsonBody(payload), call);
+  }
+
+  /** POSTs a multipart form (undici sets the boundary content type); resolves with the whole 2xx response. */
+  postForm(path: string, form: FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
+    // UpstreamRequest types the body with the global FormData; the dispatcher wants undici's.
+    return this.postWhole(path, this.authHeaders, form as unknown as globalThis.FormData, call);
+  }
+
+  /** POSTs JSON; resolves with the 2xx response as it streams in (server-sent events). */
+  async postForStream(path: string, payload: Buffer, call: CallContext, accept: string): Promise<UpstreamResponse> {
+    const response = await sendUpstream(this.config.http, this.request(path, { ...this.jsonHeaders, accept }, payload, call));
     if (response.status < 400) return response;
-    throw await this.failure(response);
+    const text = await readBodyText(response.body, ERROR_BODY_LIMIT).catch(() => '');
+    throw this.failure(response.status, response.headers, text);
+  }
+
+  private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
+    const response = await sendUpstreamBuffered(this.config.http, this.request(path, headers, body, call));
+    if (response.status < 400) return response;
+    throw this.failure(response.status, response.headers, response.body.length > ERROR_BODY_LIMIT ? '' : response.body.toString('utf8'));
+  }
+
+  private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): UpstreamRequest {
+    return { url: `${this.base}${path}`, headers, body, signal: call.signal, provider: this.name };
   }
 
   /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the §4 family. */
-  private async failure(response: UpstreamResponse): Promise<GatewayError> {
-    const text = await readBodyText(response.body, ERROR_BODY_LIMIT).catch(() => '');
+  private failure(status: number, headers: UpstreamResponse['headers'], text: string): GatewayError {
     const body = parseJson(text);
     const error = mapUpstreamFailure({
       provider: this.name,
-      status: response.status,
+      status,
       upstreamMessage: errorMessageOf(body),
-      retryAfterSeconds: retryAfterOf(response.headers['retry-after']),
+      retryAfterSeconds: retryAfterOf(headers['retry-after']),
     });
     const kind = errorKindOf(body);
     if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });

@@ -1,3 +1,4 @@
+import { passThroughJson } from '../shared/json-members.js';
 import type { EmbeddingCall, EmbeddingProvider, EmbeddingResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { usageFromWire } from './wire.js';
@@ -7,8 +8,7 @@ export class OpenAICompatibleEmbeddings implements EmbeddingProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
-    const response = await this.client.postJson('/embeddings', { model: call.upstreamModel, ...call.body }, call);
-    const body = await this.client.readJson(response, call);
+    const body = await this.client.postJson('/embeddings', passThroughJson(call, { model: call.upstreamModel }), call);
     return { response: body, usage: usageFromWire(body.usage) };
   }
 }

@@ -1,4 +1,3 @@
-import { readBodyBytes, transportError } from '../shared/upstream-http.js';
 import { DEFAULT_SPEECH_FORMAT, SPEECH_CONTENT_TYPES } from '../shared/speech-formats.js';
 import type { SpeechCall, SpeechProvider, SpeechResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
@@ -8,10 +7,8 @@ export class OpenAICompatibleSpeech implements SpeechProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async speak(call: SpeechCall): Promise<SpeechResult> {
-    const response = await this.client.postJson('/audio/speech', { model: call.upstreamModel, ...call.body }, call, 'audio/*');
-    const audio = await readBodyBytes(response.body).catch((error: unknown) => {
-      throw transportError(error, this.client.name, call.signal);
-    });
+    const response = await this.client.postForBytes('/audio/speech', { model: call.upstreamModel, ...call.body }, call, 'audio/*');
+    const audio = response.body;
     const format = typeof call.body.response_format === 'string' ? call.body.response_format : DEFAULT_SPEECH_FORMAT;
     // A compatible server may offer formats OpenAI does not; then its own content type is kept.
     const upstreamType = response.headers['content-type'];

@@ -1,5 +1,4 @@
 import { FormData } from 'undici';
-import { readBodyBytes, transportError } from '../shared/upstream-http.js';
 import type { TranscriptionCall, TranscriptionProvider, TranscriptionResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { parseJson, usageFromWire } from './wire.js';
@@ -33,9 +32,7 @@ export class OpenAICompatibleTranscription implements TranscriptionProvider {
     }
     form.append('file', new Blob([call.file.data], { type: call.file.contentType }), call.file.filename);
     const response = await this.client.postForm('/audio/transcriptions', form, call);
-    const body = await readBodyBytes(response.body).catch((error: unknown) => {
-      throw transportError(error, this.client.name, call.signal);
-    });
+    const body = response.body;
     const upstreamType = response.headers['content-type'];
     const contentType = typeof upstreamType === 'string' ? upstreamType : 'application/json';
     const json = contentType.includes('json') ? (parseJson(body.toString('utf8')) as WireTranscription | undefined) : undefined;

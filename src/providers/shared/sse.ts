@@ -1,16 +1,35 @@
+import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
-/** Server-sent events of a response body, parsed by eventsource-parser. */
-export async function* readServerSentEvents(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<EventSourceMessage> {
+/**
+ * Server-sent events of a response body, parsed by eventsource-parser. A reader that stops
+ * early destroys the body, unless `destroyOnReturn` is false: then the caller finishes it
+ * (see finishBody).
+ */
+export async function* readServerSentEvents(body: Readable, { destroyOnReturn = true } = {}): AsyncGenerator<EventSourceMessage> {
   const pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
   const decoder = new TextDecoder();
-  for await (const chunk of body) {
+  for await (const chunk of body.iterator({ destroyOnReturn }) as AsyncIterable<Uint8Array | string>) {
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
     while (pending.length > 0) yield pending.shift()!;
   }
   parser.reset({ consume: true });
   while (pending.length > 0) yield pending.shift()!;
+}
+
+/**
+ * Finishes a streamed response body its reader is done with. A complete stream is read to its
+ * end, so its connection goes back to the pool: destroying an unfinished undici body closes
+ * the connection (and the next call pays for a new one, with an error object and its stack
+ * trace on the way). Anything else is destroyed.
+ */
+export function finishBody(body: Readable, complete: boolean): void {
+  if (body.destroyed || body.readableEnded) return;
+  // Nothing listens any more; an error from here on (the abort itself) is of no interest.
+  body.on('error', () => undefined);
+  if (complete) body.resume();
+  else body.destroy();
 }
 
 /**

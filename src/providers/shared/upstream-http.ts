@@ -46,9 +46,10 @@ export interface UpstreamResponse {
 export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamRequest): Promise<UpstreamResponse> {
   const started = performance.now();
   try {
+    const url = new URL(request.url);
     const response = await http.dispatcher.request({
-      origin: new URL(request.url).origin,
-      path: new URL(request.url).pathname + new URL(request.url).search,
+      origin: url.origin,
+      path: url.pathname + url.search,
       method: request.method ?? 'POST',
       headers: request.headers,
       body: request.body as Dispatcher.DispatchOptions['body'],
@@ -60,6 +61,97 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
   } catch (error) {
     throw transportError(error, request.provider, request.signal);
   }
+}
+
+/** Largest whole response body read into memory, so a hostile upstream cannot exhaust it. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+function tooLarge(size: number): GatewayError {
+  return new GatewayError('provider_error', 'The model provider sent a response that is too large.', { logDetail: { size } });
+}
+
+export interface BufferedUpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  /** Milliseconds until the response headers arrived. */
+  latencyMs: number;
+}
+
+/** Collects a whole response for sendUpstreamBuffered. */
+class CollectingHandler implements Dispatcher.DispatchHandler {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private status = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private latencyMs = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly onAbort = () => this.controller?.abort(this.request.signal.reason);
+
+  constructor(
+    private readonly request: UpstreamRequest,
+    private readonly limitBytes: number,
+    private readonly started: number,
+    private readonly resolve: (response: BufferedUpstreamResponse) => void,
+    private readonly reject: (error: GatewayError) => void,
+  ) {
+    request.signal.addEventListener('abort', this.onAbort);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.request.signal.aborted) controller.abort(this.request.signal.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.status = statusCode;
+    this.headers = headers;
+    this.latencyMs = performance.now() - this.started;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.limitBytes) {
+      controller.abort(tooLarge(this.size));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.request.signal.removeEventListener('abort', this.onAbort);
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    this.resolve({ status: this.status, headers: this.headers, body, latencyMs: this.latencyMs });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.request.signal.removeEventListener('abort', this.onAbort);
+    this.reject(transportError(error, this.request.provider, this.request.signal));
+  }
+}
+
+/**
+ * One HTTP call whose response is wanted whole (JSON). A plain dispatch handler collects
+ * the body: `request()` wraps every response in a stream, promises and async-context
+ * bookkeeping, which cost a small call as much as the rest of its client side (measured).
+ * Same outcomes as sendUpstream and readBodyText together: transport failures and a body
+ * over `limitBytes` reject with a GatewayError; HTTP error statuses resolve.
+ */
+export function sendUpstreamBuffered(http: UpstreamHttpOptions, request: UpstreamRequest, limitBytes = MAX_BODY_BYTES): Promise<BufferedUpstreamResponse> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    const options: Dispatcher.DispatchOptions = {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: request.method ?? 'POST',
+      headers: request.headers,
+      body: request.body as Dispatcher.DispatchOptions['body'],
+      headersTimeout: http.timeoutMs,
+      bodyTimeout: http.streamIdleTimeoutMs,
+    };
+    http.dispatcher.dispatch(options, new CollectingHandler(request, limitBytes, started, resolve, reject));
+  });
 }
 
 /** Maps a failure to reach or hear from the provider to the §4 family. */
@@ -83,21 +175,34 @@ export function transportError(error: unknown, provider: string, signal?: AbortS
   });
 }
 
-/** Reads a whole (error or JSON) body as text, bounded so a hostile upstream cannot exhaust memory. */
-export async function readBodyText(body: Dispatcher.ResponseData['body'], limitBytes = 64 * 1024 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) {
-      body.destroy();
-      throw new GatewayError('provider_error', 'The model provider sent a response that is too large.', { logDetail: { size } });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-export async function readBodyBytes(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
-  return Buffer.from(await body.arrayBuffer());
+/**
+ * Reads a whole (error or JSON) body as text, bounded so a hostile upstream cannot exhaust
+ * memory. Plain stream events, not an async iterator: this runs on every call.
+ */
+export function readBodyText(body: Dispatcher.ResponseData['body'], limitBytes = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        body.destroy();
+        reject(tooLarge(size));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    let settled = false;
+    body.once('end', () => {
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    });
+    body.once('error', (error) => {
+      settled = true;
+      reject(error);
+    });
+    body.once('close', () => {
+      if (!settled) reject(Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    });
+  });
 }

@@ -8,7 +8,7 @@ import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
 import {
   admit,
-  clientGoneSignal,
+  connectionGoneSignal,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
@@ -147,7 +147,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
         const result = await target.capability.speak({
           upstreamModel: target.resolved.model.upstreamId,
           body: upstreamBody(body),
-          signal: clientGoneSignal(reply),
+          signal: connectionGoneSignal(reply),
           requestId: request.id,
         });
         record.upstreamLatencyMs = performance.now() - started;
@@ -201,7 +201,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
             upstreamModel: target.resolved.model.upstreamId,
             file,
             fields: upstreamFields(fields),
-            signal: clientGoneSignal(reply),
+            signal: connectionGoneSignal(reply),
             requestId: request.id,
           });
           record.upstreamLatencyMs = performance.now() - started;

@@ -6,7 +6,7 @@ import { sendChatStream } from './chat-stream.js';
 import {
   admit,
   bodyBytes,
-  clientGoneSignal,
+  connectionGoneSignal,
   ERROR_RESPONSES,
   estimateTokens,
   MODEL_ROUTE_SCHEMA,
@@ -105,7 +105,13 @@ export const chatRoutes: RouteModule = (app, context) => {
         const replyTokens = replyBudget === undefined ? null : replyBudget * (body.n ?? 1);
         await admit(request, reply, context, estimateTokens(target.resolved.model, promptBytes, replyTokens));
 
-        const call = { upstreamModel: target.resolved.model.upstreamId, body: upstreamBody(body), signal: clientGoneSignal(reply), requestId: request.id };
+        const call = {
+          upstreamModel: target.resolved.model.upstreamId,
+          body: upstreamBody(body),
+          sourceJson: request.jsonBytes,
+          signal: connectionGoneSignal(reply),
+          requestId: request.id,
+        };
         const started = performance.now();
         if (body.stream === true) {
           const stream = await target.capability.stream(call);

@@ -5,7 +5,7 @@ import type { RouteModule } from '../app.js';
 import {
   admit,
   bodyBytes,
-  clientGoneSignal,
+  connectionGoneSignal,
   defaultModelOf,
   ERROR_RESPONSES,
   estimateTokens,
@@ -72,7 +72,8 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
         const result = await target.capability.embed({
           upstreamModel: target.resolved.model.upstreamId,
           body: upstreamBody(body),
-          signal: clientGoneSignal(reply),
+          sourceJson: request.jsonBytes,
+          signal: connectionGoneSignal(reply),
           requestId: request.id,
         });
         request.record.upstreamLatencyMs = performance.now() - started;

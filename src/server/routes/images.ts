@@ -3,7 +3,7 @@ import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
   admit,
-  clientGoneSignal,
+  connectionGoneSignal,
   defaultModelOf,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
@@ -69,7 +69,7 @@ export const imagesRoutes: RouteModule = (app, context) => {
         const result = await target.capability.generate({
           upstreamModel: target.resolved.model.upstreamId,
           body: upstreamBody(body),
-          signal: clientGoneSignal(reply),
+          signal: connectionGoneSignal(reply),
           requestId: request.id,
         });
         record.upstreamLatencyMs = performance.now() - started;

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CatalogModel, ModelMode, ResolvedModel } from '../../catalog/index.js';
@@ -102,6 +103,29 @@ export function bodyBytes(request: FastifyRequest): number {
 export function upstreamBody(body: JsonObject): JsonObject {
   const { model: _model, provider: _provider, stream: _stream, ...rest } = body;
   return rest;
+}
+
+const connectionSignals = new WeakMap<Socket, AbortSignal>();
+
+/**
+ * An AbortSignal that fires when the client's connection closes, so an upstream call made
+ * for it is cancelled. One per connection, not per request: an AbortController costs more to
+ * make than the rest of a request's bookkeeping, and a keep-alive connection carries many
+ * requests one after another. When it closes after a response finished, no call is
+ * listening any more. Long-lived, so never a source of AbortSignal.any (Node 20 keeps every
+ * dependent signal of a source alive): runs that combine signals use clientGoneSignal.
+ */
+export function connectionGoneSignal(reply: FastifyReply): AbortSignal {
+  const socket = reply.raw.socket;
+  if (socket === null) return clientGoneSignal(reply);
+  let signal = connectionSignals.get(socket);
+  if (signal === undefined) {
+    const controller = new AbortController();
+    socket.once('close', () => controller.abort(new Error('client disconnected')));
+    signal = controller.signal;
+    connectionSignals.set(socket, signal);
+  }
+  return signal;
 }
 
 /**

@@ -1,0 +1,34 @@
+// The request bodies every target gets, written once per run as files (wrk reads them).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const MESSAGES = [{ role: 'user', content: 'Hello, who are you?' }];
+
+/** A 1 MiB PNG-looking payload as a base64 data URI: the image chat's content. */
+function imageDataUri() {
+  const png = Buffer.alloc(1024 * 1024, 1);
+  png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+export const BODIES = {
+  chat: () => ({ stream: false, model: 'gpt-4o-mini', messages: MESSAGES }),
+  stream: () => ({ stream: true, model: 'gpt-4o-mini', messages: MESSAGES }),
+  embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
+  image: () => ({
+    stream: false,
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this image?' }, { type: 'image_url', image_url: { url: imageDataUri() } }] }],
+  }),
+};
+
+/** Writes every body to `dir`; returns { name: path }. */
+export function writeBodies(dir) {
+  return Object.fromEntries(
+    Object.entries(BODIES).map(([name, make]) => {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(make()));
+      return [name, path];
+    }),
+  );
+}

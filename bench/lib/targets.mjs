@@ -1,0 +1,96 @@
+// The servers of the benchmark: the fake upstream, the bare proxy and modelgate in its
+// realistic configuration (key auth, a per-key rpm limit, request logging with payloads on).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort, startProcess, stop } from './processes.mjs';
+
+export const ADMIN_TOKEN = 'mg-admin-bench-token-0123456789abcdef';
+
+export async function startUpstream(bench, env = {}) {
+  const port = await freePort();
+  const upstream = await startProcess('upstream', process.execPath, [join(bench, 'fake-upstream.mjs')], {
+    env: { PORT: String(port), ...env },
+    ready: /"port"/,
+  });
+  return { ...upstream, base: `http://127.0.0.1:${port}` };
+}
+
+export async function startBareProxy(bench, upstreamBase, nodeArgs = []) {
+  const port = await freePort();
+  const proxy = await startProcess('bare proxy', process.execPath, [...nodeArgs, join(bench, 'bare-proxy.mjs')], {
+    env: { PORT: String(port), UPSTREAM: upstreamBase },
+    ready: /"port"/,
+  });
+  return { ...proxy, base: `http://127.0.0.1:${port}` };
+}
+
+/** A fresh PostgreSQL database (dropped by `drop`), so runs never see each other's rows. */
+async function createDatabase(serverUrl) {
+  const name = `modelgate_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * Starts `modelgate serve` (the built CLI) against the upstream and creates its API key.
+ * options: databaseUrl (a PostgreSQL server: a fresh database is made in it), redisUrl,
+ * workers, nodeArgs (e.g. --inspect), env.
+ */
+export async function startModelgate(root, upstreamBase, options = {}) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
+  const database = options.databaseUrl ? await createDatabase(options.databaseUrl) : null;
+  const env = {
+    OPENAI_BASE_URL: `${upstreamBase}/v1`,
+    OPENAI_API_KEY: 'sk-bench-upstream-credential',
+    MODELGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+    MODELGATE_LOG_LEVEL: 'warn',
+    MODELGATE_LOG_PAYLOADS: 'true',
+    ...(database ? { DATABASE_URL: database.url, MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
+    ...(options.redisUrl ? { REDIS_URL: options.redisUrl, MODELGATE_REDIS_KEY_PREFIX: `modelgate:bench:${randomBytes(4).toString('hex')}:` } : {}),
+    ...options.env,
+  };
+  const args = [...(options.nodeArgs ?? []), join(root, 'bin/modelgate.js'), 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
+  let server;
+  try {
+    server = await startProcess(options.name ?? 'modelgate', process.execPath, args, { env, ready: /listening on/, cwd: root });
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+  const base = `http://127.0.0.1:${port}`;
+  const response = await fetch(`${base}/admin/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    // A real limit that every request is counted against, high enough never to refuse one.
+    body: JSON.stringify({ name: 'bench', scopes: ['model:request'], limits: { rpm: 100_000_000 } }),
+  });
+  const key = await response.json();
+  if (!response.ok) throw new Error(`could not create a key: ${JSON.stringify(key)}`);
+  return {
+    ...server,
+    base,
+    apiKey: key.secret,
+    async close() {
+      await stop(server);
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

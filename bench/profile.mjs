@@ -1,0 +1,95 @@
+// CPU profile of modelgate under wrk load, covering the load window only: the profiler is
+// started over the inspector protocol after start-up and warm-up, and stopped when wrk ends.
+//
+//   npm run bench:profile -- chat            # or stream, embeddings, image; default chat
+//   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench:profile -- image
+//   npm run bench:profile -- chat --no-build # profile the dist/ as it is
+//   npm run bench:profile -- chat --bare     # the bare proxy instead, for comparison
+//
+// Writes bench/results/profile-<scenario>-<time>.cpuprofile (open it in Chrome DevTools or
+// speedscope for a flame graph) and prints the hottest areas and functions.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'undici';
+import { writeBodies } from './lib/bodies.mjs';
+import { printSummary, summarize } from './lib/cpu-profile.mjs';
+import { wrk } from './lib/load.mjs';
+import { freePort, killAll, pinSelf } from './lib/processes.mjs';
+import { startBareProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+
+const bench = dirname(fileURLToPath(import.meta.url));
+const root = join(bench, '..');
+const args = process.argv.slice(2);
+const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
+const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', image: '/v1/chat/completions', embeddings: '/v1/embeddings' };
+const seconds = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? (scenario === 'image' ? 10 : 50));
+
+/** A minimal Chrome DevTools Protocol client over the inspector's WebSocket. */
+async function inspector(port) {
+  const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const socket = new WebSocket(webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  const pending = new Map();
+  let nextId = 1;
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(event.data);
+    const waiter = pending.get(message.id);
+    if (waiter === undefined) return;
+    pending.delete(message.id);
+    if (message.error) waiter.reject(new Error(message.error.message));
+    else waiter.resolve(message.result);
+  });
+  return {
+    send(method, params = {}) {
+      const id = nextId++;
+      socket.send(JSON.stringify({ id, method, params }));
+      return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+    },
+    close: () => socket.close(),
+  };
+}
+
+async function main() {
+  if (!PATHS[scenario]) throw new Error(`unknown scenario ${scenario}; use one of ${Object.keys(PATHS).join(', ')}`);
+  pinSelf();
+  if (!args.includes('--no-build')) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  const bodies = writeBodies(mkdtempSync(join(tmpdir(), 'modelgate-bench-')));
+  const upstream = await startUpstream(bench);
+  const inspectPort = await freePort();
+  const nodeArgs = [`--inspect=127.0.0.1:${inspectPort}`];
+  const gateway = args.includes('--bare')
+    ? await startBareProxy(bench, upstream.base, nodeArgs)
+    : await startModelgate(root, upstream.base, { nodeArgs });
+  const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario], connections, apiKey: gateway.apiKey };
+  await wrk(bench, { ...load, seconds: 3 }); // warm-up: JIT, pools
+  const session = await inspector(inspectPort);
+  await session.send('Profiler.enable');
+  await session.send('Profiler.setSamplingInterval', { interval: 100 });
+  await session.send('Profiler.start');
+  const result = await wrk(bench, { ...load, seconds });
+  const { profile } = await session.send('Profiler.stop');
+  session.close();
+  gateway.child.kill('SIGTERM');
+  upstream.child.kill('SIGTERM');
+
+  mkdirSync(join(bench, 'results'), { recursive: true });
+  const file = join(bench, 'results', `profile-${scenario}-${Date.now()}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const requests = result.requests;
+  process.stdout.write(`${scenario}, ${connections} connections, ${seconds} s: ${(requests / (result.duration_us / 1e6)).toFixed(0)} req/s, ${result.non2xx + result.errors} errors\n`);
+  printSummary(summarize(profile, requests));
+  process.stdout.write(`\nprofile: ${file}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  killAll();
+  process.exit(1);
+});

@@ -1,0 +1,122 @@
+import type { JsonObject, PassThroughSource } from '../types.js';
+
+/**
+ * Rewrites the top-level members of a JSON object's bytes without parsing or serialising
+ * the rest: a large pass-through body goes upstream as the caller wrote it, with the
+ * adapter's own members in front. Strings are skipped with native byte searches, so
+ * megabytes of base64 cost almost nothing and no large string is made. The input must be
+ * valid JSON (it was parsed before).
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA_BYTE = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
+
+function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+function skipWhitespace(bytes: Buffer, from: number): number {
+  let index = from;
+  while (isWhitespace(bytes[index])) index += 1;
+  return index;
+}
+
+/** Position just past the string that opens at `quote`. */
+function endOfString(bytes: Buffer, quote: number): number {
+  let index = quote;
+  for (;;) {
+    index = bytes.indexOf(QUOTE, index + 1);
+    if (index < 0) throw new SyntaxError('unterminated string in JSON text');
+    let backslashes = 0;
+    while (bytes[index - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return index + 1;
+  }
+}
+
+/** Position just past the value that starts at `start`. */
+function endOfValue(bytes: Buffer, start: number): number {
+  const first = bytes[start];
+  if (first === QUOTE) return endOfString(bytes, start);
+  let index = start;
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
+    // A number, true, false or null.
+    while (index < bytes.length && !isWhitespace(bytes[index]) && bytes[index] !== COMMA_BYTE && bytes[index] !== CLOSE_OBJECT) index += 1;
+    return index;
+  }
+  let depth = 0;
+  for (; index < bytes.length; index += 1) {
+    const byte = bytes[index];
+    if (byte === QUOTE) {
+      index = endOfString(bytes, index) - 1;
+    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      depth += 1;
+    } else if ((byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) && --depth === 0) {
+      return index + 1;
+    }
+  }
+  throw new SyntaxError('unterminated value in JSON text');
+}
+
+interface Member {
+  key: string;
+  /** Byte range of `"key": value`. */
+  start: number;
+  end: number;
+}
+
+function membersOf(bytes: Buffer): Member[] {
+  const members: Member[] = [];
+  let index = skipWhitespace(bytes, 0) + 1; // past `{`
+  for (;;) {
+    index = skipWhitespace(bytes, index);
+    if (bytes[index] !== QUOTE) return members; // `}`
+    const keyEnd = endOfString(bytes, index);
+    const key = JSON.parse(bytes.toString('utf8', index, keyEnd)) as string;
+    const valueStart = skipWhitespace(bytes, skipWhitespace(bytes, keyEnd) + 1); // past `:`
+    const end = endOfValue(bytes, valueStart);
+    members.push({ key, start: index, end });
+    index = skipWhitespace(bytes, end);
+    if (bytes[index] === COMMA_BYTE) index += 1;
+  }
+}
+
+/**
+ * The JSON object `source` with `set` members first, then the source's members except
+ * those in `set` or `remove`. A key the source repeats keeps only its last value, the one
+ * JSON.parse (and so the gateway's validation) saw.
+ */
+export function patchJsonObject(source: Buffer, set: JsonObject, remove: readonly string[]): Buffer {
+  const members = membersOf(source);
+  const last = new Map<string, number>();
+  members.forEach((member, position) => last.set(member.key, position));
+  const pieces: Uint8Array[] = Object.entries(set).map(([key, value]) => Buffer.from(`${JSON.stringify(key)}:${JSON.stringify(value)}`));
+  members.forEach((member, position) => {
+    if (last.get(member.key) === position && !Object.hasOwn(set, member.key) && !remove.includes(member.key)) {
+      pieces.push(source.subarray(member.start, member.end));
+    }
+  });
+  const parts: Uint8Array[] = [OPEN];
+  pieces.forEach((piece, index) => parts.push(...(index === 0 ? [piece] : [COMMA, piece])));
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
+}
+
+/** The caller's fields that are the gateway's (see PassThroughSource): never forwarded as sent. */
+const GATEWAY_FIELDS = ['model', 'stream', 'provider'];
+
+/** Below this size serialising the parsed body again is cheaper than scanning its bytes (measured). */
+const PATCH_MIN_BYTES = 512;
+
+/** The JSON a pass-through adapter sends: the call's body with `set` (the adapter's own members) on top. */
+export function passThroughJson(call: PassThroughSource, set: JsonObject): Buffer {
+  if (call.sourceJson === undefined || call.sourceJson.length < PATCH_MIN_BYTES) return Buffer.from(JSON.stringify({ ...call.body, ...set }));
+  return patchJsonObject(call.sourceJson, set, GATEWAY_FIELDS);
+}
