@@ -36,7 +36,12 @@ async function postgresDialect(databaseUrl: string): Promise<PostgresDialect> {
       return pg.types.getTypeParser(oid, format as 'text');
     },
   };
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 10, types }) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, types });
+  // An idle client whose connection the server ended (restart, failover, admin command) is
+  // dropped by the pool and the next query opens a new one. Without a listener, pg re-emits the
+  // error as an uncaught exception and the whole gateway exits.
+  pool.on('error', () => undefined);
+  return new PostgresDialect({ pool });
 }
 
 function openSqlite(options: StorageOptions): SqliteDatabase.Database {
