@@ -1,7 +1,7 @@
 // CPU profile of modelgate under wrk load, covering the load window only: the profiler is
 // started over the inspector protocol after start-up and warm-up, and stopped when wrk ends.
 //
-//   npm run bench:profile -- chat            # or stream, embeddings, image; default chat
+//   npm run bench:profile -- chat            # or stream, embeddings, image, bad-input; default chat
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench:profile -- image
 //   npm run bench:profile -- chat --no-build # profile the dist/ as it is
 //   npm run bench:profile -- chat --bare     # the bare proxy instead, for comparison
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'undici';
 import { writeBodies } from './lib/bodies.mjs';
 import { printSummary, summarize } from './lib/cpu-profile.mjs';
-import { wrk } from './lib/load.mjs';
+import { nodeClient, wrk } from './lib/load.mjs';
 import { freePort, killAll, pinSelf } from './lib/processes.mjs';
 import { startBareProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 
@@ -24,7 +24,7 @@ const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const args = process.argv.slice(2);
 const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
-const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', image: '/v1/chat/completions', embeddings: '/v1/embeddings' };
+const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', image: '/v1/chat/completions', embeddings: '/v1/embeddings', 'bad-input': '/v1/chat/completions' };
 const seconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? (scenario === 'image' ? 10 : 50));
 
@@ -67,13 +67,16 @@ async function main() {
   const gateway = args.includes('--bare')
     ? await startBareProxy(bench, upstream.base, nodeArgs)
     : await startModelgate(root, upstream.base, { nodeArgs });
-  const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario], connections, apiKey: gateway.apiKey };
+  // The bad-input burst (bad-input.mjs at 200/s) runs next to good chat traffic.
+  const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario === 'bad-input' ? 'chat' : scenario], connections, apiKey: gateway.apiKey };
   await wrk(bench, { ...load, seconds: 3 }); // warm-up: JIT, pools
   const session = await inspector(inspectPort);
   await session.send('Profiler.enable');
   await session.send('Profiler.setSamplingInterval', { interval: 100 });
   await session.send('Profiler.start');
+  const burst = scenario === 'bad-input' ? nodeClient(bench, 'bad-input.mjs', [gateway.base, gateway.apiKey, 200, seconds]) : undefined;
   const result = await wrk(bench, { ...load, seconds });
+  await burst;
   const { profile } = await session.send('Profiler.stop');
   session.close();
   gateway.child.kill('SIGTERM');

@@ -16,9 +16,11 @@
 // Environment: BENCH_DURATION (s per measurement, 10), BENCH_ROUNDS (3), BENCH_PROBE_COUNT
 // (requests per target at one connection, 1000), BENCH_SOAK_MINUTES (10), BENCH_NICE (-10),
 // BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL),
-// BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after).
+// BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
+// BENCH_NODE_ARGS (node flags for every modelgate, e.g. --max-semi-space-size=4).
 // Output: tables on stdout, everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, release } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,6 +33,7 @@ import {
   cpuSnapshot,
   killAll,
   loadAverage,
+  BOTH_CORES,
   LOAD_CORE,
   peakRssMb,
   pinSelf,
@@ -52,6 +55,9 @@ const WARMUP = Math.min(2, DURATION);
 const INITIAL_WARMUP = quick ? 5 : 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROBE_COUNT = Number(process.env.BENCH_PROBE_COUNT ?? (quick ? 300 : 1000));
+/** Bad requests per second in the bad-input bursts; the costly-JSON burst is gentler. */
+const BAD_INPUT_RATE = 200;
+const HEAVY_INPUT_RATE = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
 const log = (text) => process.stderr.write(`${text}\n`);
@@ -187,31 +193,29 @@ async function latencyAtOneConnection(targets, bodies, dir) {
 }
 
 /**
- * Good traffic alone, then the same good traffic next to a burst of bad requests: the good
- * requests' latency, and the gateway's RSS before, at the peak and after.
+ * Good traffic alone, then next to a burst of malformed and oversized requests, twice (memory
+ * that grows with every burst would show as a second step up), then alone again; and next to
+ * a burst of well-formed but costly JSON. The good requests' latency and the gateway's RSS.
  */
 async function badInputUnderLoad(gateway, bodies) {
   const good = { url: `${gateway.base}/v1/chat/completions`, bodyFile: bodies.chat, connections: 10, apiKey: gateway.apiKey, seconds: DURATION };
+  const summary = (result) => ({ rps: result.requests / (result.duration_us / 1e6), p50_ms: result.p50_us / 1000, p99_ms: result.p99_us / 1000, errors: result.errors + result.non2xx });
+  const withBurst = async (rate, env = {}) => {
+    const cores = coreBusySeconds();
+    const [result, burst] = await Promise.all([wrk(bench, good), nodeClient(bench, 'bad-input.mjs', [gateway.base, gateway.apiKey, rate, DURATION], env)]);
+    const busy = coreBusySeconds();
+    // A busy load core (wrk and the burst client share it) limits the good traffic too.
+    const pct = (core) => ((busy[core] - cores[core]) / DURATION) * 100;
+    return { good: summary(result), burst, rss_after_mb: rssMb(gateway.pid), server_core_busy_pct: pct(SERVER_CORE), load_core_busy_pct: pct(LOAD_CORE) };
+  };
   await wrk(bench, { ...good, seconds: WARMUP });
   const rssBefore = rssMb(gateway.pid);
-  const alone = await wrk(bench, good);
-  resetPeakRss(gateway.pid);
-  const [withBurst, burst] = await Promise.all([wrk(bench, good), nodeClient(bench, 'bad-input.mjs', [gateway.base, gateway.apiKey, 200, DURATION])]);
-  const rssPeak = peakRssMb(gateway.pid);
-  const rssAfter = rssMb(gateway.pid);
-  await new Promise((resolve) => setTimeout(resolve, 5000));
-  const after = await wrk(bench, good);
-  const summary = (result) => ({ rps: result.requests / (result.duration_us / 1e6), p50_ms: result.p50_us / 1000, p99_ms: result.p99_us / 1000, errors: result.errors + result.non2xx });
-  return {
-    good_alone: summary(alone),
-    good_with_burst: summary(withBurst),
-    good_after_burst: summary(after),
-    burst,
-    rss_before_mb: rssBefore,
-    rss_peak_during_mb: rssPeak,
-    rss_right_after_mb: rssAfter,
-    rss_after_5s_and_more_traffic_mb: rssMb(gateway.pid),
-  };
+  const alone = summary(await wrk(bench, good));
+  const first = await withBurst(BAD_INPUT_RATE);
+  const second = await withBurst(BAD_INPUT_RATE);
+  const after = summary(await wrk(bench, good));
+  const heavy = await withBurst(HEAVY_INPUT_RATE, { HEAVY: '1' });
+  return { rate_per_s: BAD_INPUT_RATE, rss_before_mb: rssBefore, good_alone: alone, first_burst: first, second_burst: second, good_after: after, heavy_rate_per_s: HEAVY_INPUT_RATE, heavy_burst: heavy };
 }
 
 /** RSS of a fresh modelgate holding 500 streams open (the upstream sends one frame and waits). */
@@ -221,6 +225,7 @@ async function openStreams(bodies) {
   const { Agent, request } = await import('undici');
   const agent = new Agent({ connections: 600 });
   const controller = new AbortController();
+  setMaxListeners(1000, controller.signal); // one signal ends all 500 streams
   const body = readFileSync(bodies.stream);
   // Warm it as the other measurements are, so the figure is about the streams, not the JIT.
   await wrk(bench, { url: `${gateway.base}/v1/embeddings`, bodyFile: bodies.embeddings, connections: 10, seconds: WARMUP, apiKey: gateway.apiKey });
@@ -310,6 +315,30 @@ async function startTargets(upstream) {
   return { targets, startup };
 }
 
+/**
+ * What a second worker adds on this machine. Pinned to one core (the main table) two workers
+ * can only share it; here the servers may use both cores, as a deployment would, with wrk
+ * still on core 0 (so it competes with them).
+ */
+async function workersOnBothCores(bodies) {
+  const storage = { ...(DATABASE_URL ? { databaseUrl: DATABASE_URL } : {}), redisUrl: REDIS_URL };
+  const upstream = await startUpstream(bench, {}, BOTH_CORES);
+  const rows = [];
+  for (const workers of [1, 2]) {
+    const gateway = await startModelgate(root, upstream.base, { ...storage, workers, core: BOTH_CORES, name: `modelgate ×${workers}` });
+    if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2000)); // the key reaches the other worker
+    const target = { name: `modelgate ×${workers} (both cores)`, base: gateway.base, apiKey: gateway.apiKey, pid: gateway.pid };
+    const chat = SCENARIOS[0];
+    await wrk(bench, { url: `${target.base}${chat.path}`, bodyFile: bodies.chat, connections: chat.connections, apiKey: target.apiKey, seconds: INITIAL_WARMUP });
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round += 1) rounds.push(await measure(target, upstream, chat, bodies));
+    rows.push({ scenario: `chat c=${chat.connections}, servers on both cores`, target: target.name, ...combine(rounds), rounds });
+    await gateway.close();
+  }
+  await stop(upstream);
+  return rows;
+}
+
 function printLatency(latency, targets) {
   const direct = latency.chat.direct;
   const directStream = latency.stream.direct;
@@ -326,11 +355,18 @@ function printLatency(latency, targets) {
 }
 
 function printBadInput(result) {
-  const row = (name, value) => `  ${name.padEnd(18)} ${value.rps.toFixed(0).padStart(6)} req/s  p50 ${value.p50_ms.toFixed(3)} ms  p99 ${value.p99_ms.toFixed(3)} ms  errors ${value.errors}\n`;
-  process.stdout.write(`\nBad input under load (good chat at 10 connections; ${result.burst.sent} bad requests at ${result.burst.rate_per_s.toFixed(0)}/s, ${result.burst.server_errors} answered 5xx):\n`);
-  process.stdout.write(row('good alone', result.good_alone) + row('good + burst', result.good_with_burst) + row('good after', result.good_after_burst));
-  process.stdout.write(`  RSS ${result.rss_before_mb.toFixed(1)} MB before, ${result.rss_peak_during_mb.toFixed(1)} MB peak during, ${result.rss_right_after_mb.toFixed(1)} MB right after, ${result.rss_after_5s_and_more_traffic_mb.toFixed(1)} MB after more good traffic\n`);
-  for (const [kind, outcomes] of Object.entries(result.burst.outcomes)) process.stdout.write(`    ${kind.padEnd(28)} ${JSON.stringify(outcomes)}\n`);
+  const row = (name, value, rss) => `  ${name.padEnd(22)} ${value.rps.toFixed(0).padStart(6)} req/s  p50 ${value.p50_ms.toFixed(3)} ms  p99 ${value.p99_ms.toFixed(3)} ms  errors ${value.errors}${rss === undefined ? '' : `  RSS after ${rss.toFixed(1)} MB`}\n`;
+  const burst = (value) => `${value.burst.sent} sent at ${value.burst.rate_per_s.toFixed(0)}/s, ${value.burst.server_errors} answered 5xx`;
+  process.stdout.write(`\nBad input under load (good chat at 10 connections; RSS ${result.rss_before_mb.toFixed(1)} MB before):\n`);
+  process.stdout.write(row('good alone', result.good_alone) + row('good + 1st burst', result.first_burst.good, result.first_burst.rss_after_mb) +
+    row('good + 2nd burst', result.second_burst.good, result.second_burst.rss_after_mb) + row('good alone again', result.good_after) +
+    row('good + costly JSON', result.heavy_burst.good, result.heavy_burst.rss_after_mb));
+  process.stdout.write(`  bursts: ${burst(result.first_burst)}; ${burst(result.second_burst)}; costly JSON ${burst(result.heavy_burst)}\n`);
+  const cores = (value) => `server core ${value.server_core_busy_pct.toFixed(0)}% busy, load core ${value.load_core_busy_pct.toFixed(0)}%`;
+  process.stdout.write(`  during the bursts: ${cores(result.first_burst)}; ${cores(result.second_burst)}; costly JSON: ${cores(result.heavy_burst)}\n`);
+  for (const [kind, outcomes] of Object.entries({ ...result.first_burst.burst.outcomes, ...result.heavy_burst.burst.outcomes })) {
+    process.stdout.write(`    ${kind.padEnd(38)} ${JSON.stringify(outcomes)}\n`);
+  }
 }
 
 function save(name, data) {
@@ -372,6 +408,14 @@ async function main() {
   }
   for (const target of targets) await target.close?.();
   await stop(upstream);
+  if (flag('workers') && REDIS_URL) {
+    log('workers on both cores');
+    results.workers_both_cores = await workersOnBothCores(bodies);
+    for (const row of results.workers_both_cores) {
+      process.stdout.write(`\n${row.scenario}: ${row.target} ${row.rps.toFixed(0)} req/s, p50 ${row.p50_ms.toFixed(2)} ms, p99 ${row.p99_ms.toFixed(2)} ms, ${row.cpu_us_per_request.toFixed(0)} µs CPU/req, peak RSS ${row.peak_rss_mb.toFixed(0)} MB`);
+    }
+    process.stdout.write('\n');
+  }
   if (selected('open-streams')) {
     log('500 open streams');
     const streams = (results.open_streams = await openStreams(bodies));

@@ -30,7 +30,7 @@ export async function wrk(bench, { url, bodyFile, connections, seconds, apiKey }
 }
 
 /** Runs one of the harness's node clients and returns the JSON of its last line. */
-export async function nodeClient(bench, script, args) {
-  const output = await run(process.execPath, [join(bench, script), ...args.map(String)]);
+export async function nodeClient(bench, script, args, env = {}) {
+  const output = await run(process.execPath, [join(bench, script), ...args.map(String)], env);
   return JSON.parse(output.trim().split('\n').at(-1));
 }

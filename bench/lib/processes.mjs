@@ -8,6 +8,8 @@ import { createServer } from 'node:net';
 export const LOAD_CORE = 0;
 /** Core of every server: upstream, bare proxy, modelgate. */
 export const SERVER_CORE = 1;
+/** Both cores: the workers comparison lets servers use the whole machine. */
+export const BOTH_CORES = '0,1';
 const CLK_TCK = 100;
 
 /**

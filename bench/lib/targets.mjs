@@ -5,13 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, startProcess, stop } from './processes.mjs';
+import { freePort, SERVER_CORE, startProcess, stop } from './processes.mjs';
 
 export const ADMIN_TOKEN = 'mg-admin-bench-token-0123456789abcdef';
 
-export async function startUpstream(bench, env = {}) {
+export async function startUpstream(bench, env = {}, core = SERVER_CORE) {
   const port = await freePort();
   const upstream = await startProcess('upstream', process.execPath, [join(bench, 'fake-upstream.mjs')], {
+    core,
     env: { PORT: String(port), ...env },
     ready: /"port"/,
   });
@@ -50,7 +51,7 @@ async function createDatabase(serverUrl) {
 /**
  * Starts `modelgate serve` (the built CLI) against the upstream and creates its API key.
  * options: databaseUrl (a PostgreSQL server: a fresh database is made in it), redisUrl,
- * workers, nodeArgs (e.g. --inspect), env.
+ * workers, nodeArgs (e.g. --inspect), env, core (default: the server core).
  */
 export async function startModelgate(root, upstreamBase, options = {}) {
   const port = await freePort();
@@ -66,10 +67,11 @@ export async function startModelgate(root, upstreamBase, options = {}) {
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl, MODELGATE_REDIS_KEY_PREFIX: `modelgate:bench:${randomBytes(4).toString('hex')}:` } : {}),
     ...options.env,
   };
-  const args = [...(options.nodeArgs ?? []), join(root, 'bin/modelgate.js'), 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
+  const args = [...nodeArgs, join(root, 'bin/modelgate.js'), 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
   let server;
   try {
-    server = await startProcess(options.name ?? 'modelgate', process.execPath, args, { env, ready: /listening on/, cwd: root });
+    server = await startProcess(options.name ?? 'modelgate', process.execPath, args, { env, ready: /listening on/, cwd: root, core: options.core ?? SERVER_CORE });
   } catch (error) {
     await database?.drop();
     throw error;

@@ -88,6 +88,9 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     reply.code(gatewayError.status);
     if (gatewayError.retryAfterSeconds !== undefined) reply.header('retry-after', String(gatewayError.retryAfterSeconds));
     if (gatewayError.headers !== undefined) reply.headers(gatewayError.headers);
+    // Refused before its body arrived (too large, no valid key): close the connection rather
+    // than keep it by reading the rest of the body only to throw it away.
+    if (!request.raw.complete) reply.header('connection', 'close');
     return gatewayError.toBody(request.id);
   });
 

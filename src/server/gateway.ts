@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { resolveSecrets, type GatewayConfig } from '../config/index.js';
-import { openStorage, startCheckpointer } from '../storage/index.js';
+import { openStorage } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, ProviderRegistry } from '../providers/index.js';
@@ -38,10 +38,6 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const shutdownTasks: (() => Promise<void>)[] = [];
   try {
-    if (storage.sqlite !== undefined) {
-      const checkpointer = startCheckpointer(storage.sqlite, (error) => logger.warn({ err: error }, 'SQLite checkpoints are back on the main thread'));
-      shutdownTasks.push(() => checkpointer.stop());
-    }
     const keyStore = new KeyStore(storage.db);
     const keyCache = new KeyCache(keyStore, logger);
     await keyCache.load();

@@ -1,4 +1,3 @@
 export { openStorage, parseJsonColumn } from './database.js';
-export { startCheckpointer } from './checkpointer.js';
 export type { Storage, StorageKind, StorageOptions } from './database.js';
 export type * from './schema.js';

@@ -35,15 +35,20 @@ export function finishBody(body: Readable, complete: boolean): void {
 /**
  * Waits for the first item of an async iterator, then returns an iterable of all items
  * (the first one included). Lets `stream()` resolve only once the provider's first frame
- * arrived, so earlier failures still get their proper HTTP status.
+ * arrived, so earlier failures still get their proper HTTP status. After the first item it
+ * hands out the source's own results: no extra generator between every event and its reader.
  */
 export async function afterFirstItem<T>(source: AsyncGenerator<T>): Promise<AsyncIterable<T>> {
-  const first = await source.next();
-  return {
-    async *[Symbol.asyncIterator]() {
-      if (first.done === true) return;
-      yield first.value;
-      yield* { [Symbol.asyncIterator]: () => source };
+  let first: IteratorResult<T> | null = await source.next();
+  const iterator: AsyncIterator<T> = {
+    next: () => {
+      if (first === null) return source.next();
+      const result = first;
+      first = null;
+      return Promise.resolve(result);
     },
+    // A reader that stops early ends the source too (its cleanup runs).
+    return: (value?: unknown) => source.return(value as T),
   };
+  return { [Symbol.asyncIterator]: () => iterator };
 }

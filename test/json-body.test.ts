@@ -1,0 +1,63 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/*
+ * JSON bodies of the model endpoints: parsed once, kept as bytes for pass-through, and
+ * refused when they carry a key that poisons prototypes — whichever way it is spelled.
+ */
+
+describe('JSON request bodies', () => {
+  let fake: OpenAIFake;
+  let gateway: TestGateway;
+  let key: string;
+
+  before(async () => {
+    fake = await startOpenAIFake();
+    gateway = await startTestGateway({ env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-test-fake-openai-0123456789' } });
+    key = await gateway.createKey({ scopes: ['model:request'] });
+  });
+  after(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  const post = (body: string | Buffer) =>
+    fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+
+  const assertRefused = async (body: string, message: RegExp) => {
+    const before = fake.server.requests.length;
+    const response = await post(body);
+    assert.equal(response.status, 400, body);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'invalid_body');
+    assert.match(error.message, message);
+    assert.equal(fake.server.requests.length, before, 'nothing reached the provider');
+  };
+
+  test('a __proto__ key is refused, also nested and written with escapes', async () => {
+    await assertRefused('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"__proto__":{"admin":true}}', /not valid JSON/);
+    await assertRefused('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi","__proto__":{"x":1}}]}', /not valid JSON/);
+    await assertRefused('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"\\u005f_proto__":{"admin":true}}', /not valid JSON/);
+  });
+
+  test('a constructor key whose value has a prototype is refused', async () => {
+    await assertRefused('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"constructor":{"prototype":{"admin":true}}}', /not valid JSON/);
+  });
+
+  test('the words themselves in text are fine', async () => {
+    const response = await post(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What does constructor mean? And __proto__? \u00e9' }] }));
+    assert.equal(response.status, 200);
+  });
+
+  test('a byte order mark is accepted and not forwarded; an empty body is refused', async () => {
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${'long text '.repeat(60)}` }], temperature: 0.5 });
+    const response = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]));
+    assert.equal(response.status, 200);
+    const received = fake.server.requests.at(-1)!.rawBody;
+    assert.equal(received[0], '{'.charCodeAt(0));
+    assert.deepEqual(JSON.parse(received.toString('utf8')), JSON.parse(body));
+    await assertRefused('', /empty/);
+  });
+});
