@@ -272,9 +272,15 @@ async function soak(bodies, dir) {
   const traffic = await load;
   await gateway.close();
   await stop(upstream);
-  // The first fifth is warm-up (JIT, pools, caches filling); flatness is judged on the rest.
-  const settled = samples.filter((sample) => sample.t_s >= (minutes * 60) / 5).map((sample) => sample.rss_mb);
+  // The first fifth is warm-up (JIT, pools, caches filling); flatness is judged on the rest:
+  // every sample against the median, and the trend (least-squares slope), which is what a leak shows.
+  const settledSamples = samples.filter((sample) => sample.t_s >= (minutes * 60) / 5);
+  const settled = settledSamples.map((sample) => sample.rss_mb);
   const middle = median(settled);
+  const meanT = settledSamples.reduce((sum, sample) => sum + sample.t_s, 0) / settledSamples.length;
+  const meanRss = settled.reduce((sum, value) => sum + value, 0) / settled.length;
+  const covariance = settledSamples.reduce((sum, sample) => sum + (sample.t_s - meanT) * (sample.rss_mb - meanRss), 0);
+  const variance = settledSamples.reduce((sum, sample) => sum + (sample.t_s - meanT) ** 2, 0);
   return {
     minutes,
     rate_per_s: rate,
@@ -284,6 +290,7 @@ async function soak(bodies, dir) {
     settled_min_mb: Math.min(...settled),
     settled_max_mb: Math.max(...settled),
     settled_max_deviation_pct: Math.max(...settled.map((value) => Math.abs(value - middle) / middle)) * 100,
+    settled_trend_mb_per_minute: (covariance / variance) * 60,
   };
 }
 
@@ -385,7 +392,8 @@ async function main() {
   if (flag('soak')) {
     const result = await soak(bodies, dir);
     process.stdout.write(`soak ${result.minutes} min at ${result.rate_per_s}/s: RSS ${result.settled_min_mb.toFixed(1)}–${result.settled_max_mb.toFixed(1)} MB after warm-up ` +
-      `(median ${result.settled_median_mb.toFixed(1)} MB, largest deviation ${result.settled_max_deviation_pct.toFixed(1)}%); ${JSON.stringify(result.traffic)}\n`);
+      `(median ${result.settled_median_mb.toFixed(1)} MB, largest deviation ${result.settled_max_deviation_pct.toFixed(1)}%, ` +
+      `trend ${result.settled_trend_mb_per_minute.toFixed(2)} MB/min); ${JSON.stringify(result.traffic)}\n`);
     save(`soak-${Date.now()}`, { machine, soak: result });
     return;
   }
