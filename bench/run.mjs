@@ -10,6 +10,7 @@
 //   npm run bench -- --only=chat,latency   # some parts only: chat, stream, embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
+//   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
 //   npm run bench -- --soak                # 10 minutes of moderate traffic, RSS over time
 //   npm run bench -- --no-build            # use dist/ as it is
 //
@@ -299,6 +300,10 @@ async function startTargets(upstream) {
   if (wanted('bare proxy')) {
     const bare = await startBareProxy(bench, upstream.base);
     targets.push({ name: 'bare proxy', base: bare.base, pid: bare.pid, close: () => stop(bare) });
+  }
+  if (flag('lean') && wanted('lean proxy')) {
+    const lean = await startBareProxy(bench, upstream.base, [], { name: 'lean proxy', script: 'lean-proxy.mjs' });
+    targets.push({ name: 'lean proxy', base: lean.base, pid: lean.pid, close: () => stop(lean) });
   }
   const modelgates = [['modelgate', {}]];
   // Another checkout (built), measured side by side: what a change bought.

@@ -98,6 +98,29 @@ describe('redaction', () => {
     });
   });
 
+  test('copy on write: a value with nothing to redact is returned itself; a change copies only its path and leaves the input alone', () => {
+    const clean = { model: 'gpt-4o', messages: [{ role: 'user', content: 'What is the capital of France?' }], n: 1, ok: true, none: null };
+    assert.equal(redactValue(clean), clean);
+    const input = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: `use ${OPENAI_KEY}` },
+      ],
+      meta: { tags: ['a'] },
+    };
+    const before = structuredClone(input);
+    const redacted = redactValue(input) as typeof input;
+    assert.deepEqual(input, before, 'the input is not changed');
+    assert.notEqual(redacted, input);
+    assert.notEqual(redacted.messages, input.messages);
+    assert.equal(redacted.messages[0], input.messages[0], 'an unchanged sibling is shared, not copied');
+    assert.equal(redacted.meta, input.meta);
+    assert.deepEqual(Object.keys(redacted), Object.keys(input), 'key order is kept');
+    assert.equal(redacted.messages[1]!.content, 'use [redacted]');
+    assert.deepEqual(redactValue({ a: 1, headers: { 'x-api-key': OUR_KEY }, z: 2 }), { a: 1, headers: { 'x-api-key': '[redacted]' }, z: 2 });
+  });
+
   test('errors are redacted in message and stack', () => {
     const redacted = redactValue(new Error(`upstream said no to ${OPENAI_KEY}`)) as Record<string, string>;
     assert.equal(redacted.type, 'Error');
@@ -137,6 +160,17 @@ describe('what a log row stores', () => {
     );
     assert.ok(!String(row.request_payload).includes('plain secret'));
     assert.ok(!String(row.response_payload).includes('enc::'));
+  });
+
+  test('a response the route already serialised is stored as sent; one that needs redaction is serialised again, redacted', () => {
+    const clean = { id: 'chatcmpl-1', choices: [{ message: { content: 'Paris.' } }] };
+    const sent = JSON.stringify(clean, null, 1); // distinguishable from the log's own serialisation
+    const reused = toLogRow({ ...FINISHED, record: record({ responsePayload: clean, responsePayloadJson: sent }) }, { payloads: true, maxPayloadBytes: 100_000 });
+    assert.equal(reused.response_payload, sent);
+    const leaky = { id: 'chatcmpl-2', choices: [{ message: { content: `your key is ${OPENAI_KEY}` } }] };
+    const redacted = toLogRow({ ...FINISHED, record: record({ responsePayload: leaky, responsePayloadJson: JSON.stringify(leaky) }) }, { payloads: true, maxPayloadBytes: 100_000 });
+    assertNoSecret(String(redacted.response_payload));
+    assert.equal(JSON.parse(String(redacted.response_payload)).choices[0].message.content, 'your key is [redacted]');
   });
 
   test('logs.payloads=false keeps no payload; metadata stays', () => {

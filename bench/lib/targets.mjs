@@ -19,9 +19,10 @@ export async function startUpstream(bench, env = {}, core = SERVER_CORE) {
   return { ...upstream, base: `http://127.0.0.1:${port}` };
 }
 
-export async function startBareProxy(bench, upstreamBase, nodeArgs = []) {
+/** A reference proxy (`bare-proxy.mjs`, or `lean-proxy.mjs` with `--lean`) in front of the upstream. */
+export async function startBareProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs' } = {}) {
   const port = await freePort();
-  const proxy = await startProcess('bare proxy', process.execPath, [...nodeArgs, join(bench, 'bare-proxy.mjs')], {
+  const proxy = await startProcess(name, process.execPath, [...nodeArgs, join(bench, script)], {
     env: { PORT: String(port), UPSTREAM: upstreamBase },
     ready: /"port"/,
   });

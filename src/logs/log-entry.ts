@@ -44,17 +44,21 @@ function toJson(value: unknown): string {
   }
 }
 
-/** A payload as stored: redacted, and bounded in size. */
-function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: number): string | null {
+/**
+ * A payload as stored: redacted, and bounded in size. `json` is the payload already
+ * serialised (what the gateway sent): stored as it is when redaction changes nothing.
+ */
+function storedPayload(payload: unknown, json: string | undefined, opaqueStrings: boolean, maxBytes: number): string | null {
   if (payload === null || payload === undefined) return null;
-  const json = toJson(redactValue(payload, { opaqueStrings }));
-  const bytes = Buffer.byteLength(json);
-  if (bytes <= maxBytes) return json;
+  const redacted = redactValue(payload, { opaqueStrings });
+  const text = redacted === payload && json !== undefined ? json : toJson(redacted);
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= maxBytes) return text;
   return toJson({
     truncated: true,
     bytes,
-    sha256: createHash('sha256').update(json).digest('hex'),
-    preview: json.slice(0, PREVIEW_CHARACTERS),
+    sha256: createHash('sha256').update(text).digest('hex'),
+    preview: text.slice(0, PREVIEW_CHARACTERS),
   });
 }
 
@@ -98,8 +102,8 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     cost_micro_usd: cost.microUsd,
     cost_flag: cost.startingPrice ? 'starting_price' : null,
     media: record.media === null ? null : toJson(redactValue(record.media)),
-    request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
-    response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes) : null,
+    request_payload: options.payloads ? storedPayload(record.requestPayload, undefined, opaque, options.maxPayloadBytes) : null,
+    response_payload: options.payloads ? storedPayload(record.responsePayload, record.responsePayloadJson, opaque, options.maxPayloadBytes) : null,
     detail: storedObject(detail),
   };
 }

@@ -175,7 +175,13 @@ export interface RedactionOptions {
   opaqueStrings?: boolean;
 }
 
-/** A redacted deep copy of a JSON-like value (also Errors, Buffers and Dates; other class instances are returned as they are). */
+/**
+ * A redacted copy of a JSON-like value (also Errors, Buffers and Dates; other class instances
+ * are returned as they are). Copy on write: a value with nothing to redact is returned itself,
+ * and only the objects and arrays on the way to a change are copied, so the log can tell
+ * "nothing changed" by identity and keep JSON it already has (a copy of every request and
+ * response body cost as much as the rest of the record).
+ */
 export function redactValue(value: unknown, options: RedactionOptions = {}, depth = 0): unknown {
   if (typeof value === 'string') return options.opaqueStrings === true ? `[redacted: ${value.length} characters]` : redactText(value);
   if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? value.toString() : value;
@@ -183,23 +189,41 @@ export function redactValue(value: unknown, options: RedactionOptions = {}, dept
   if (value instanceof Uint8Array) return mediaReference(value, null);
   if (value instanceof Date) return value.toISOString();
   if (value instanceof Error) return redactError(value);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, options, depth + 1));
+  if (Array.isArray(value)) return redactArray(value, options, depth);
   // Framework objects (a request, a socket) are left to their own log serializers.
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const name of Object.keys(value)) {
-    const field = (value as Record<string, unknown>)[name];
+  const source = value as Record<string, unknown>;
+  const names = Object.keys(source);
+  let copy: Record<string, unknown> | undefined;
+  for (let position = 0; position < names.length; position += 1) {
+    const name = names[position]!;
+    const field = source[name];
     const kind = fieldKind(name);
-    if (field !== null && field !== undefined && kind === 'secret') {
-      copy[name] = REDACTED;
-    } else if (typeof field === 'string' && kind === 'base64') {
-      copy[name] = base64Reference(field, null);
-    } else {
-      copy[name] = redactValue(field, options, depth + 1);
+    const redacted =
+      field !== null && field !== undefined && kind === 'secret'
+        ? REDACTED
+        : typeof field === 'string' && kind === 'base64'
+          ? base64Reference(field, null)
+          : redactValue(field, options, depth + 1);
+    if (copy === undefined && redacted !== field) {
+      copy = {};
+      for (const earlier of names.slice(0, position)) copy[earlier] = source[earlier];
     }
+    if (copy !== undefined) copy[name] = redacted;
   }
-  return copy;
+  return copy ?? value;
+}
+
+function redactArray(items: readonly unknown[], options: RedactionOptions, depth: number): unknown[] {
+  let copy: unknown[] | undefined;
+  for (let position = 0; position < items.length; position += 1) {
+    const item = items[position];
+    const redacted = redactValue(item, options, depth + 1);
+    if (copy === undefined && redacted !== item) copy = items.slice(0, position);
+    if (copy !== undefined) copy.push(redacted);
+  }
+  return copy ?? (items as unknown[]);
 }
 
 /** An Error as a plain object (the shape pino's err serializer gives), redacted. */

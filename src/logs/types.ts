@@ -33,6 +33,11 @@ export interface RequestRecord {
   /** The request body as the route saw it, before redaction. */
   requestPayload: unknown;
   responsePayload: unknown;
+  /**
+   * responsePayload as the JSON the caller was sent, when the route serialised it already:
+   * the log keeps that text instead of serialising the payload again (unless redaction changed it).
+   */
+  responsePayloadJson?: string;
   /** Upstream details (status of a credential rejection, …) for the admin API only. */
   logDetail: Record<string, unknown> | null;
   errorCode: string | null;

@@ -12,7 +12,7 @@ import {
   MODEL_ROUTE_SCHEMA,
   recordFailure,
   resolveTarget,
-  sendJsonText,
+  sendLoggedJson,
   showRequestedModel,
   upstreamBody,
 } from './model-call.js';
@@ -127,8 +127,7 @@ export const chatRoutes: RouteModule = (app, context) => {
         const result = await target.capability.complete(call);
         record.upstreamLatencyMs = performance.now() - started;
         record.usage = result.usage;
-        record.responsePayload = showRequestedModel(result.completion, body.model);
-        return sendJsonText(reply, result.completion);
+        return sendLoggedJson(request, reply, showRequestedModel(result.completion, body.model));
       } catch (error) {
         return recordFailure(request, error);
       }

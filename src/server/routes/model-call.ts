@@ -170,11 +170,19 @@ export function defaultModelOf(context: GatewayContext, mode: ModelMode): string
 }
 
 /**
- * Sends JSON text as is. Provider responses are serialised once here, not re-serialised
- * through the documented response schema (which would drop the fields it does not list).
+ * Sends a provider's JSON response, serialised once here, not re-serialised through the
+ * documented response schema (which would drop the fields it does not list).
  */
 export function sendJsonText(reply: FastifyReply, json: JsonObject): FastifyReply {
   return reply.type('application/json').send(JSON.stringify(json));
+}
+
+/** Sends a provider's JSON response that is also the logged response payload: serialised once for both. */
+export function sendLoggedJson(request: FastifyRequest, reply: FastifyReply, json: JsonObject): FastifyReply {
+  const text = JSON.stringify(json);
+  request.record.responsePayload = json;
+  request.record.responsePayloadJson = text;
+  return reply.type('application/json').send(text);
 }
 
 /** Sends a provider's bytes (audio, transcription text) with their content type, untouched. */
