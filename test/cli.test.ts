@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import OpenAI from 'openai';
 
 /**
@@ -118,6 +118,20 @@ before(async () => {
 after(async () => {
   if (server.exitCode === null) server.kill('SIGKILL');
   rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('the launcher', () => {
+  test('run as an executable (npm start, npx modelgate), node gets the flags of its first line', async () => {
+    const probe = join(mkdtempSync(join(tmpdir(), 'modelgate-launcher-')), 'probe.cjs');
+    writeFileSync(probe, 'process.stdout.write(JSON.stringify(process.execArgv)); process.exit(0);');
+    const execArgv = await new Promise<string[]>((done, failed) => {
+      execFile(BIN, ['--help'], { env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } }, (error, stdout) =>
+        error === null ? done(JSON.parse(stdout) as string[]) : failed(error),
+      );
+    });
+    rmSync(dirname(probe), { recursive: true, force: true });
+    assert.ok(execArgv.includes('--max-semi-space-size=4'), `execArgv was ${JSON.stringify(execArgv)}`);
+  });
 });
 
 describe('modelgate CLI against a real `modelgate serve`', () => {

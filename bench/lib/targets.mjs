@@ -1,7 +1,7 @@
 // The servers of the benchmark: the fake upstream, the bare proxy and modelgate in its
 // realistic configuration (key auth, a per-key rpm limit, request logging with payloads on).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -50,6 +50,16 @@ async function createDatabase(serverUrl) {
 }
 
 /**
+ * The node flags of the launcher's `#!/usr/bin/env -S node …` line: modelgate is measured as
+ * `npm start` / `npx modelgate` run it, while the harness still starts node itself (to pin it
+ * and add flags such as --inspect).
+ */
+function launcherFlags(bin) {
+  const shebang = readFileSync(bin, 'utf8').split('\n', 1)[0];
+  return /^#!.*\bnode\b(.*)$/.exec(shebang)?.[1].trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
+/**
  * Starts `modelgate serve` (the built CLI) against the upstream and creates its API key.
  * options: databaseUrl (a PostgreSQL server: a fresh database is made in it), redisUrl,
  * workers, nodeArgs (e.g. --inspect), env, core (default: the server core).
@@ -68,8 +78,9 @@ export async function startModelgate(root, upstreamBase, options = {}) {
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl, MODELGATE_REDIS_KEY_PREFIX: `modelgate:bench:${randomBytes(4).toString('hex')}:` } : {}),
     ...options.env,
   };
-  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
-  const args = [...nodeArgs, join(root, 'bin/modelgate.js'), 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
+  const bin = join(root, 'bin/modelgate.js');
+  const nodeArgs = [...launcherFlags(bin), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
+  const args = [...nodeArgs, bin, 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
   let server;
   try {
     server = await startProcess(options.name ?? 'modelgate', process.execPath, args, { env, ready: /listening on/, cwd: root, core: options.core ?? SERVER_CORE });
