@@ -4,7 +4,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 
 /**
@@ -120,17 +120,21 @@ after(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-describe('the launcher', () => {
-  test('run as an executable (npm start, npx modelgate), node gets the flags of its first line', async () => {
-    const probe = join(mkdtempSync(join(tmpdir(), 'modelgate-launcher-')), 'probe.cjs');
-    writeFileSync(probe, 'process.stdout.write(JSON.stringify(process.execArgv)); process.exit(0);');
-    const execArgv = await new Promise<string[]>((done, failed) => {
-      execFile(BIN, ['--help'], { env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } }, (error, stdout) =>
-        error === null ? done(JSON.parse(stdout) as string[]) : failed(error),
+describe('npm start', () => {
+  test('starts node with the young-generation flag the benchmark and the docs assume', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'modelgate-start-'));
+    const probe = join(directory, 'probe.cjs');
+    // NODE_OPTIONS reaches npm's own node too: only the gateway's process answers.
+    writeFileSync(probe, "if (/bin[\\\\/]modelgate\\.js$/.test(process.argv[1] ?? '')) { process.stdout.write('EXECARGV ' + JSON.stringify(process.execArgv) + '\\n'); process.exit(0); }");
+    const stdout = await new Promise<string>((done, failed) => {
+      execFile('npm', ['start', '--silent'], { env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } }, (error, output) =>
+        error === null ? done(output) : failed(error),
       );
     });
-    rmSync(dirname(probe), { recursive: true, force: true });
-    assert.ok(execArgv.includes('--max-semi-space-size=4'), `execArgv was ${JSON.stringify(execArgv)}`);
+    rmSync(directory, { recursive: true, force: true });
+    const line = stdout.split('\n').find((candidate) => candidate.startsWith('EXECARGV '));
+    assert.ok(line !== undefined, `the gateway process did not start: ${stdout}`);
+    assert.ok((JSON.parse(line.slice('EXECARGV '.length)) as string[]).includes('--max-semi-space-size=4'), line);
   });
 });
 

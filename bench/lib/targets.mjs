@@ -50,13 +50,13 @@ async function createDatabase(serverUrl) {
 }
 
 /**
- * The node flags of the launcher's `#!/usr/bin/env -S node …` line: modelgate is measured as
- * `npm start` / `npx modelgate` run it, while the harness still starts node itself (to pin it
- * and add flags such as --inspect).
+ * The node flags of `npm start` (`node <flags> bin/modelgate.js serve`): modelgate is measured
+ * as it is started, while the harness still starts node itself (to pin it and add flags such
+ * as --inspect).
  */
-function launcherFlags(bin) {
-  const shebang = readFileSync(bin, 'utf8').split('\n', 1)[0];
-  return /^#!.*\bnode\b(.*)$/.exec(shebang)?.[1].trim().split(/\s+/).filter(Boolean) ?? [];
+function startFlags(root) {
+  const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.start ?? '';
+  return /^node\s+(.*?)\s*bin\/modelgate\.js\b/.exec(start)?.[1].split(/\s+/).filter(Boolean) ?? [];
 }
 
 /**
@@ -79,7 +79,7 @@ export async function startModelgate(root, upstreamBase, options = {}) {
     ...options.env,
   };
   const bin = join(root, 'bin/modelgate.js');
-  const nodeArgs = [...launcherFlags(bin), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
+  const nodeArgs = [...startFlags(root), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
   const args = [...nodeArgs, bin, 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
   let server;
   try {
