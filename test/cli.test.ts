@@ -127,7 +127,8 @@ describe('npm start', () => {
     // NODE_OPTIONS reaches npm's own node too: only the gateway's process answers.
     writeFileSync(probe, "if (/bin[\\\\/]modelgate\\.js$/.test(process.argv[1] ?? '')) { process.stdout.write('EXECARGV ' + JSON.stringify(process.execArgv) + '\\n'); process.exit(0); }");
     const stdout = await new Promise<string>((done, failed) => {
-      execFile('npm', ['start', '--silent'], { env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } }, (error, output) =>
+      // Bounded: if the probe did not match, the real server would start and keep running.
+      execFile('npm', ['start', '--silent'], { env: { ...process.env, NODE_OPTIONS: `--require ${probe}` }, timeout: 30_000 }, (error, output) =>
         error === null ? done(output) : failed(error),
       );
     });
