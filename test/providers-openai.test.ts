@@ -273,6 +273,24 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(record.usage?.completionTokens, 0);
     });
 
+    test('float vectors go on as the provider wrote them (not serialised again); an alias still shows as asked', async () => {
+      const response = await post('/v1/embeddings', { model: 'text-embedding', input: 'hello', encoding_format: 'float', dimensions: 3 });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+      const text = await response.text();
+      assert.match(text, /\n {6}"embedding": \[\n/, `the provider's own formatting is kept: ${text.slice(0, 200)}`);
+      const body = JSON.parse(text) as { model: string; data: { embedding: number[] }[] };
+      assert.equal(body.model, 'text-embedding');
+      assert.equal(lastRequest(fake, '/v1/embeddings').json.model, 'text-embedding-3-small');
+      assert.deepEqual(body.data[0]?.embedding, [1, 2, 3].map((position) => 0.001 * position));
+
+      // Asked by the id the provider answers with: its bytes go on untouched.
+      const exact = await post('/v1/embeddings', { model: 'text-embedding-3-small', input: 'hello', encoding_format: 'float', dimensions: 3 });
+      const exactText = await exact.text();
+      assert.match(exactText, /^\{\n {2}"object": "list",\n/);
+      assert.equal((JSON.parse(exactText) as { model: string }).model, 'text-embedding-3-small');
+    });
+
     test('model may be omitted (the catalog\'s embedding model); stream: true is not honoured', async () => {
       const response = await post('/v1/embeddings', { input: 'hello', stream: true });
       assert.equal(response.status, 200);

@@ -1,3 +1,4 @@
 export type * from './types.js';
 export { ProviderRegistry } from './registry.js';
 export { createProviders } from './create.js';
+export { patchJsonObject } from './shared/json-members.js';

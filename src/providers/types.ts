@@ -89,6 +89,12 @@ export interface EmbeddingCall extends CallContext, PassThroughSource {
 export interface EmbeddingResult {
   /** OpenAI embeddings response (`object: list`, `data`, `usage`). */
   response: JsonObject;
+  /**
+   * The bytes `response` was parsed from, when the provider's answer is already in OpenAI's
+   * shape: sent on with only `model` rewritten, so thousands of floats are not serialised
+   * again (nor their digits changed). Absent when the adapter built the response itself.
+   */
+  responseJson?: Buffer;
   usage: TokenUsage | null;
 }
 

@@ -59,8 +59,9 @@ export function openaiErrorBody(status: number, message: string): { error: { mes
   }
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+/** `indent`: two-space indented, as the API reference shows embeddings lists (clients must accept any JSON whitespace). */
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, indent?: number): void {
+  const text = JSON.stringify(body, null, indent);
   response.writeHead(status, { 'content-type': 'application/json', 'openai-processing-ms': '12', 'x-request-id': 'req_fake', ...headers });
   response.end(text);
 }
@@ -234,7 +235,7 @@ function embeddingsAnswer(request: RecordedRequest, response: ServerResponse): v
     return { object: 'embedding', index, embedding };
   });
   const tokens = inputs.reduce<number>((sum, input) => sum + String(input).split(/\s+/).length, 0);
-  sendJson(response, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  sendJson(response, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }, {}, 2);
 }
 
 function imagesAnswer(request: RecordedRequest, response: ServerResponse): void {

@@ -44,8 +44,11 @@ export class OpenAICompatibleClient {
     this.jsonHeaders = { ...this.authHeaders, 'content-type': 'application/json', accept: 'application/json' };
   }
 
-  /** POSTs JSON; resolves with the 2xx response's JSON object, rejects with the mapped GatewayError otherwise. */
-  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext): Promise<JsonObject> {
+  /**
+   * POSTs JSON; resolves with the 2xx response's JSON object and the bytes it was parsed from,
+   * rejects with the mapped GatewayError otherwise.
+   */
+  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext): Promise<{ json: JsonObject; bytes: Buffer }> {
     const response = await this.postWhole(path, this.jsonHeaders, jsonBody(payload), call);
     const json = parseJson(response.body.toString('utf8'));
     if (typeof json !== 'object' || json === null || Array.isArray(json)) {
@@ -53,7 +56,7 @@ export class OpenAICompatibleClient {
         logDetail: { provider: this.name, reason: 'response body is not a JSON object', upstreamStatus: response.status },
       });
     }
-    return json as JsonObject;
+    return { json: json as JsonObject, bytes: response.body };
   }
 
   /** POSTs JSON; resolves with the whole 2xx response (audio bytes and their type). */

@@ -8,7 +8,7 @@ export class OpenAICompatibleEmbeddings implements EmbeddingProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
-    const body = await this.client.postJson('/embeddings', passThroughJson(call, { model: call.upstreamModel }), call);
-    return { response: body, usage: usageFromWire(body.usage) };
+    const { json, bytes } = await this.client.postJson('/embeddings', passThroughJson(call, { model: call.upstreamModel }), call);
+    return { response: json, responseJson: bytes, usage: usageFromWire(json.usage) };
   }
 }

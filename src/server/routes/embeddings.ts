@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import { patchJsonObject, type JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
   admit,
@@ -12,6 +12,7 @@ import {
   MODEL_ROUTE_SCHEMA,
   recordFailure,
   resolveTarget,
+  sendBytes,
   sendJsonText,
   showRequestedModel,
   upstreamBody,
@@ -78,9 +79,13 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
         });
         request.record.upstreamLatencyMs = performance.now() - started;
         request.record.usage = result.usage;
+        const providerModel = result.response.model;
         showRequestedModel(result.response, model);
         request.record.responsePayload = logSummary(result.response);
-        return sendJsonText(reply, result.response);
+        if (result.responseJson === undefined) return sendJsonText(reply, result.response);
+        // The provider's bytes as they came; `model` is rewritten only when it names another id.
+        const unchanged = providerModel === undefined || providerModel === model;
+        return sendBytes(reply, 'application/json', unchanged ? result.responseJson : patchJsonObject(result.responseJson, { model }, []));
       } catch (error) {
         return recordFailure(request, error);
       }
