@@ -48,7 +48,7 @@ function toJson(value: unknown): string {
  * A payload as stored: redacted, and bounded in size. `json` is the payload already
  * serialised (what the gateway sent): stored as it is when redaction changes nothing.
  */
-function storedPayload(payload: unknown, json: string | undefined, opaqueStrings: boolean, maxBytes: number): string | null {
+function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: number, json?: string): string | null {
   if (payload === null || payload === undefined) return null;
   const redacted = redactValue(payload, { opaqueStrings });
   const text = redacted === payload && json !== undefined ? json : toJson(redacted);
@@ -102,8 +102,8 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     cost_micro_usd: cost.microUsd,
     cost_flag: cost.startingPrice ? 'starting_price' : null,
     media: record.media === null ? null : toJson(redactValue(record.media)),
-    request_payload: options.payloads ? storedPayload(record.requestPayload, undefined, opaque, options.maxPayloadBytes) : null,
-    response_payload: options.payloads ? storedPayload(record.responsePayload, record.responsePayloadJson, opaque, options.maxPayloadBytes) : null,
+    request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
+    response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
     detail: storedObject(detail),
   };
 }
