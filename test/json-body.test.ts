@@ -51,6 +51,16 @@ describe('JSON request bodies', () => {
     assert.equal(response.status, 200);
   });
 
+  test('text beyond ASCII is read as UTF-8, in small bodies and in those passed through as bytes', async () => {
+    const text = 'Grüße, naïve café — 日本語 🙂';
+    for (const padding of ['', 'long text '.repeat(60)]) {
+      const response = await post(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${padding}${text}` }] }));
+      assert.equal(response.status, 200);
+      const received = JSON.parse(fake.server.requests.at(-1)!.rawBody.toString('utf8')) as { messages: { content: string }[] };
+      assert.equal(received.messages[0]!.content, `${padding}${text}`);
+    }
+  });
+
   test('a byte order mark is accepted and not forwarded; an empty body is refused', async () => {
     const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${'long text '.repeat(60)}` }], temperature: 0.5 });
     const response = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]));

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { errorCodes } from 'fastify';
 import type { GatewayApp } from './app.js';
 
@@ -52,7 +53,9 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
       return;
     }
     const bytes = raw.subarray(0, 3).equals(BOM) ? raw.subarray(3) : raw;
-    const text = bytes.toString('utf8');
+    // ASCII reads the same as Latin-1, which is a copy: UTF-8 decoding a 1.4 MB base64 image
+    // body costs ~1.5 ms, the check and the copy ~0.55 ms.
+    const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     let value: unknown;
     try {
       value = JSON.parse(text);
