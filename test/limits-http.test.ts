@@ -61,13 +61,23 @@ describe('limits over HTTP', () => {
     const fake = await startOpenAIFake();
     const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
     try {
-      const key = await gateway.createKey({ rpm: 2 });
+      const key = await gateway.createKey({ rpm: 3 });
       const first = await chat(gateway, key);
+      // A streamed reply is written by its route, not sent through Fastify's onSend hooks.
+      const streamed = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...CHAT, stream: true }),
+      });
+      assert.match(await streamed.text(), /data: \[DONE\]/);
       const second = await chat(gateway, key);
       const third = await chat(gateway, key);
-      assert.deepEqual([first.status, second.status, third.status], [200, 200, 429]);
-      assert.equal(first.headers.get('x-ratelimit-limit-requests'), '2');
-      assert.equal(first.headers.get('x-ratelimit-remaining-requests'), '1');
+      assert.deepEqual([first.status, streamed.status, second.status, third.status], [200, 200, 200, 429]);
+      assert.equal(first.headers.get('x-ratelimit-limit-requests'), '3');
+      assert.equal(first.headers.get('x-ratelimit-remaining-requests'), '2');
+      assert.equal(streamed.headers.get('x-ratelimit-limit-requests'), '3');
+      assert.equal(streamed.headers.get('x-ratelimit-remaining-requests'), '1');
+      assert.match(streamed.headers.get('x-request-id')!, /\S/);
       assert.equal(second.headers.get('x-ratelimit-remaining-requests'), '0');
       assert.match(first.headers.get('x-ratelimit-reset-requests')!, /^\d+s$/);
       assert.equal(third.body.error.code, 'rate_limit_exceeded');

@@ -14,16 +14,12 @@ const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'daily_token_cap_exceed
 
 /** Where a request is between its response ending and its record being written. */
 interface Tracking {
-  /** The route produced its reply (and a streamed reply's source has closed). */
+  /** The route produced its reply (a streamed reply is handed to `record.pendingWork` instead). */
   routeDone: boolean;
   aborted: boolean;
   finalized: boolean;
   /** Finalizes an aborted request whose route never finishes (bounded wait). */
   timer?: NodeJS.Timeout;
-}
-
-function isStream(payload: unknown): payload is NodeJS.ReadableStream & { once(event: 'close', listener: () => void): void } {
-  return typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
 }
 
 /**
@@ -116,8 +112,8 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
   };
 
   /**
-   * An aborted request is written once its route has stopped (reply produced, streamed source
-   * closed, pending work settled), so usage reported late still counts. The wait is bounded,
+   * An aborted request is written once its route has stopped (reply produced, or a streamed
+   * reply's pending work settled), so usage reported late still counts. The wait is bounded,
    * and shutdown ends it.
    */
   const finalizeAbortedWhenDone = (request: FastifyRequest) => {
@@ -134,7 +130,7 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
       state.timer = setTimeout(done, abortedWaitMs);
       state.timer.unref();
     }
-    if (state.routeDone && pendingWork !== undefined) {
+    if (pendingWork !== undefined) {
       const done = () => finalize(request, null);
       pendingWork.then(done, done);
     }
@@ -159,15 +155,8 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     }
     if (record.admission !== null && !reply.sent) reply.headers(record.admission.headers);
     const state = stateOf(request);
-    if (isStream(payload)) {
-      payload.once('close', () => {
-        state.routeDone = true;
-        finalizeAbortedWhenDone(request);
-      });
-    } else {
-      state.routeDone = true;
-      finalizeAbortedWhenDone(request);
-    }
+    state.routeDone = true;
+    finalizeAbortedWhenDone(request);
     done(null, payload);
   });
 
