@@ -39,7 +39,7 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
  * JSON bodies, parsed once and kept as bytes. The poisoning check walks the parsed value only
- * when the text could spell a forbidden key (`__proto__`, `constructor`, or any `\u` escape):
+ * when the text could spell a forbidden key (`"__proto__"`, `"constructor"`, or any `\u` escape):
  * three native substring searches instead of two regular expressions over every body, which
  * matters for megabytes of base64 media.
  */
@@ -63,7 +63,9 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
       done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
       return;
     }
-    const suspect = text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+    // As keys, the two names can only be written like this or with a \u escape. With the quote
+    // the search skips through base64 quickly: 'constructor' alone took 0.5 ms for 1.4 MB.
+    const suspect = text.includes('"__proto__"') || text.includes('"constructor"') || text.includes('\\u');
     if (suspect && typeof value === 'object' && value !== null && isPoisoned(value)) {
       done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
       return;
