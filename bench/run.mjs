@@ -126,15 +126,20 @@ async function measure(target, upstream, scenario, bodies) {
   const cpu = cpuBetween(cpuBefore, cpuSnapshot(groups));
   const coresAfter = coreBusySeconds();
   const seconds = result.duration_us / 1e6;
-  const ours = target.pid === upstream.pid ? cpu.upstream : cpu.server + cpu.upstream;
+  const ours = target.pid === upstream.pid ? cpu.upstream.cpu : cpu.server.cpu + cpu.upstream.cpu;
+  const own = target.pid === upstream.pid ? cpu.upstream : cpu.server;
+  const perRequest = (value) => value / Math.max(1, result.requests);
   return {
     rps: result.requests / seconds,
     p50_ms: result.p50_us / 1000,
     p90_ms: result.p90_us / 1000,
     p99_ms: result.p99_us / 1000,
     errors: result.errors + result.non2xx,
-    cpu_us_per_request: ((target.pid === upstream.pid ? cpu.upstream : cpu.server) * 1e6) / Math.max(1, result.requests),
-    upstream_cpu_us_per_request: (cpu.upstream * 1e6) / Math.max(1, result.requests),
+    cpu_us_per_request: perRequest(own.cpu * 1e6),
+    // Part of it: system calls and page faults (each costs microseconds in a VM).
+    system_us_per_request: perRequest(own.system * 1e6),
+    minor_faults_per_request: perRequest(own.faults),
+    upstream_cpu_us_per_request: perRequest(cpu.upstream.cpu * 1e6),
     peak_rss_mb: peakRssMb(target.pid),
     // Share of the server core used by processes other than ours, and how busy the load core was.
     server_core_other_pct: Math.max(0, ((coresAfter[SERVER_CORE] - coresBefore[SERVER_CORE] - ours) / seconds) * 100),

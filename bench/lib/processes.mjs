@@ -114,33 +114,39 @@ export function processTree(pid) {
   return tree;
 }
 
-/** User + system CPU seconds of one process (all its threads, dead ones included). */
-function cpuSecondsOf(pid) {
+/** CPU seconds (user + system), system seconds and minor page faults of one process (all its threads, dead ones included). */
+function usageOf(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    const system = Number(fields[12]) / CLK_TCK;
+    return { cpu: Number(fields[11]) / CLK_TCK + system, system, faults: Number(fields[7]) };
   } catch {
-    return 0;
+    return { cpu: 0, system: 0, faults: 0 };
   }
 }
 
 /**
- * A CPU snapshot of the processes of each group (a server and its workers), per pid, so a
- * group's CPU is the sum over its processes — processes that appear later count from zero.
+ * A usage snapshot of the processes of each group (a server and its workers), per pid, so a
+ * group's usage is the sum over its processes — processes that appear later count from zero.
  */
 export function cpuSnapshot(groups) {
   const snapshot = {};
   for (const [name, rootPid] of Object.entries(groups)) {
-    snapshot[name] = Object.fromEntries(processTree(rootPid).map((pid) => [pid, cpuSecondsOf(pid)]));
+    snapshot[name] = Object.fromEntries(processTree(rootPid).map((pid) => [pid, usageOf(pid)]));
   }
   return snapshot;
 }
 
-/** CPU seconds each group used between two snapshots. */
+/** What each group used between two snapshots: { cpu, system } seconds and minor page faults. */
 export function cpuBetween(before, after) {
   const used = {};
   for (const [name, pids] of Object.entries(after)) {
-    used[name] = Object.entries(pids).reduce((sum, [pid, seconds]) => sum + seconds - (before[name]?.[pid] ?? 0), 0);
+    const total = { cpu: 0, system: 0, faults: 0 };
+    for (const [pid, usage] of Object.entries(pids)) {
+      const start = before[name]?.[pid];
+      for (const key of Object.keys(total)) total[key] += usage[key] - (start?.[key] ?? 0);
+    }
+    used[name] = total;
   }
   return used;
 }
