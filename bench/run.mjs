@@ -30,8 +30,8 @@ import { writeBodies } from './lib/bodies.mjs';
 import { nodeClient, wrk } from './lib/load.mjs';
 import {
   coreBusySeconds,
-  cpuBetween,
-  cpuSnapshot,
+  usageBetween,
+  usageSnapshot,
   killAll,
   loadAverage,
   BOTH_CORES,
@@ -120,10 +120,10 @@ async function measure(target, upstream, scenario, bodies) {
   await wrk(bench, { ...load, seconds: WARMUP });
   resetPeakRss(target.pid);
   const groups = { server: target.pid, upstream: upstream.pid };
-  const cpuBefore = cpuSnapshot(groups);
+  const cpuBefore = usageSnapshot(groups);
   const coresBefore = coreBusySeconds();
   const result = await wrk(bench, { ...load, seconds: DURATION });
-  const cpu = cpuBetween(cpuBefore, cpuSnapshot(groups));
+  const cpu = usageBetween(cpuBefore, usageSnapshot(groups));
   const coresAfter = coreBusySeconds();
   const seconds = result.duration_us / 1e6;
   const ours = target.pid === upstream.pid ? cpu.upstream.cpu : cpu.server.cpu + cpu.upstream.cpu;

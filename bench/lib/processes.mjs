@@ -129,7 +129,7 @@ function usageOf(pid) {
  * A usage snapshot of the processes of each group (a server and its workers), per pid, so a
  * group's usage is the sum over its processes — processes that appear later count from zero.
  */
-export function cpuSnapshot(groups) {
+export function usageSnapshot(groups) {
   const snapshot = {};
   for (const [name, rootPid] of Object.entries(groups)) {
     snapshot[name] = Object.fromEntries(processTree(rootPid).map((pid) => [pid, usageOf(pid)]));
@@ -138,7 +138,7 @@ export function cpuSnapshot(groups) {
 }
 
 /** What each group used between two snapshots: { cpu, system } seconds and minor page faults. */
-export function cpuBetween(before, after) {
+export function usageBetween(before, after) {
   const used = {};
   for (const [name, pids] of Object.entries(after)) {
     const total = { cpu: 0, system: 0, faults: 0 };

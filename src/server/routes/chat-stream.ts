@@ -88,7 +88,7 @@ class FrameWriter {
  * failure as a `data: {"error": …}` frame, which the SDKs raise as an APIError.
  *
  * The frames go straight to the response (the reply is hijacked): Fastify's stream replies
- * pipe a stream into the response and watch both ends, which cost about a fifth of a streamed
+ * pipe a stream into the response and watch both ends, which cost a fifth to a third of a streamed
  * request's CPU. Fastify's onResponse hooks still run when the response finishes or fails;
  * its onSend hooks do not: the reply's headers (request id, limits) are copied here.
  */
