@@ -18,7 +18,7 @@ import { writeBodies } from './lib/bodies.mjs';
 import { printSummary, summarize } from './lib/cpu-profile.mjs';
 import { nodeClient, wrk } from './lib/load.mjs';
 import { freePort, killAll, pinSelf } from './lib/processes.mjs';
-import { startBareProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
@@ -65,7 +65,7 @@ async function main() {
   const inspectPort = await freePort();
   const nodeArgs = [`--inspect=127.0.0.1:${inspectPort}`];
   const gateway = args.includes('--bare')
-    ? await startBareProxy(bench, upstream.base, nodeArgs)
+    ? await startReferenceProxy(bench, upstream.base, nodeArgs)
     : await startModelgate(root, upstream.base, { nodeArgs });
   // The bad-input burst (bad-input.mjs at 200/s) runs next to good chat traffic.
   const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario === 'bad-input' ? 'chat' : scenario], connections, apiKey: gateway.apiKey };

@@ -43,7 +43,7 @@ import {
   SERVER_CORE,
   stop,
 } from './lib/processes.mjs';
-import { startBareProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 import { printTable, median } from './lib/report.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
@@ -120,14 +120,14 @@ async function measure(target, upstream, scenario, bodies) {
   await wrk(bench, { ...load, seconds: WARMUP });
   resetPeakRss(target.pid);
   const groups = { server: target.pid, upstream: upstream.pid };
-  const cpuBefore = usageSnapshot(groups);
+  const usageBefore = usageSnapshot(groups);
   const coresBefore = coreBusySeconds();
   const result = await wrk(bench, { ...load, seconds: DURATION });
-  const cpu = usageBetween(cpuBefore, usageSnapshot(groups));
+  const used = usageBetween(usageBefore, usageSnapshot(groups));
   const coresAfter = coreBusySeconds();
   const seconds = result.duration_us / 1e6;
-  const ours = target.pid === upstream.pid ? cpu.upstream.cpu : cpu.server.cpu + cpu.upstream.cpu;
-  const own = target.pid === upstream.pid ? cpu.upstream : cpu.server;
+  const ours = target.pid === upstream.pid ? used.upstream.cpu : used.server.cpu + used.upstream.cpu;
+  const own = target.pid === upstream.pid ? used.upstream : used.server;
   const perRequest = (value) => value / Math.max(1, result.requests);
   return {
     rps: result.requests / seconds,
@@ -139,7 +139,7 @@ async function measure(target, upstream, scenario, bodies) {
     // Part of it: system calls and page faults (each costs microseconds in a VM).
     system_us_per_request: perRequest(own.system * 1e6),
     minor_faults_per_request: perRequest(own.faults),
-    upstream_cpu_us_per_request: perRequest(cpu.upstream.cpu * 1e6),
+    upstream_cpu_us_per_request: perRequest(used.upstream.cpu * 1e6),
     peak_rss_mb: peakRssMb(target.pid),
     // Share of the server core used by processes other than ours, and how busy the load core was.
     server_core_other_pct: Math.max(0, ((coresAfter[SERVER_CORE] - coresBefore[SERVER_CORE] - ours) / seconds) * 100),
@@ -303,11 +303,11 @@ async function soak(bodies, dir) {
 async function startTargets(upstream) {
   const targets = [{ name: 'direct', base: upstream.base, pid: upstream.pid }];
   if (wanted('bare proxy')) {
-    const bare = await startBareProxy(bench, upstream.base);
+    const bare = await startReferenceProxy(bench, upstream.base);
     targets.push({ name: 'bare proxy', base: bare.base, pid: bare.pid, close: () => stop(bare) });
   }
   if (flag('lean') && wanted('lean proxy')) {
-    const lean = await startBareProxy(bench, upstream.base, [], { name: 'lean proxy', script: 'lean-proxy.mjs' });
+    const lean = await startReferenceProxy(bench, upstream.base, [], { name: 'lean proxy', script: 'lean-proxy.mjs' });
     targets.push({ name: 'lean proxy', base: lean.base, pid: lean.pid, close: () => stop(lean) });
   }
   const modelgates = [['modelgate', {}]];

@@ -20,7 +20,7 @@ export async function startUpstream(bench, env = {}, core = SERVER_CORE) {
 }
 
 /** A reference proxy (`bare-proxy.mjs`, or `lean-proxy.mjs` with `--lean`) in front of the upstream. */
-export async function startBareProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs' } = {}) {
+export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs' } = {}) {
   const port = await freePort();
   const proxy = await startProcess(name, process.execPath, [...nodeArgs, join(bench, script)], {
     env: { PORT: String(port), UPSTREAM: upstreamBase },
