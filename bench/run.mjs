@@ -18,7 +18,7 @@
 // (requests per target at one connection, 1000), BENCH_SOAK_MINUTES (10), BENCH_NICE (-10),
 // BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL),
 // BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
-// BENCH_NODE_ARGS (node flags for every modelgate, e.g. --max-semi-space-size=4).
+// BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
 // Output: tables on stdout, everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
 import { setMaxListeners } from 'node:events';

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The package's bin: runs the compiled CLI (built by `npm install` through the prepare script).
-// `npm start` runs it as `node --max-semi-space-size=4 bin/modelgate.js serve`: a young
-// generation of 2 × 4 MiB instead of 2 × 16 MiB, ~20 MB less resident memory for some CPU on
-// requests that allocate a lot (docs/performance.md, Memory). V8 reads that flag only at
-// start-up, and `#!/usr/bin/env -S node …` is not portable (BusyBox env on Alpine has no -S),
-// so the flag is on the command line, not here. `serve --workers` children inherit it.
+// `npm start` runs it as `node --v8-pool-size=1 --max-semi-space-size=8 bin/modelgate.js serve`:
+// one V8 helper thread instead of four (they only contend with the event loop when every core
+// runs a worker), and a young generation of 2 × 8 MiB instead of 2 × 16 MiB (less resident
+// memory) — docs/performance.md, "Node flags". Node reads both only at start-up, and
+// `#!/usr/bin/env -S node …` is not portable (BusyBox env on Alpine has no -S), so the flags
+// are on the command line, not here. `serve --workers` children inherit them.
 import '../dist/cli/main.js';
