@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
-import { afterFirstItem, finishBody, readServerSentEvents } from '../shared/sse.js';
+import { afterFirstItem, finishBody, readServerSentEventBatches } from '../shared/sse.js';
 import { transportError } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
@@ -48,32 +48,35 @@ export class OpenAICompatibleChat implements ChatModelProvider {
     let failure: { kind: StreamFailure; error?: GatewayError; logDetail: Record<string, unknown> } | null = null;
     let done = false;
     try {
-      for await (const message of readServerSentEvents(body, { destroyOnReturn: false })) {
-        if (message.data === '[DONE]') {
-          done = true;
-          break;
-        }
-        const chunk = parseJson(message.data);
-        if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
-          failure = { kind: 'malformed-frame', logDetail: { provider, frame: message.data.slice(0, 200) } };
-          break;
-        }
-        const frame = chunk as JsonObject;
-        if (message.event === 'error' || (frame.error !== undefined && frame.error !== null)) {
-          failure = { kind: 'error-event', logDetail: { provider, upstreamMessage: errorMessageOf(frame), ...errorKindOf(frame) } };
-          break;
-        }
-        const usage = usageFromWire(frame.usage);
-        const hasChoices = Array.isArray(frame.choices) && frame.choices.length > 0;
-        if (usage === null || hasChoices) {
-          delete frame.usage;
-          started = true;
-          yield { type: 'chunk-received', chunk: frame };
-        }
-        if (usage !== null) {
-          started = true;
-          // A usage-only chunk (`choices: []`) is the provider's own; the route shows it when asked.
-          yield hasChoices ? { type: 'usage-reported', usage } : { type: 'usage-reported', usage, chunk: frame };
+      // One turn of the reader per network chunk; `read` ends the whole stream.
+      read: for await (const messages of readServerSentEventBatches(body, { destroyOnReturn: false })) {
+        for (const message of messages) {
+          if (message.data === '[DONE]') {
+            done = true;
+            break read;
+          }
+          const chunk = parseJson(message.data);
+          if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
+            failure = { kind: 'malformed-frame', logDetail: { provider, frame: message.data.slice(0, 200) } };
+            break read;
+          }
+          const frame = chunk as JsonObject;
+          if (message.event === 'error' || (frame.error !== undefined && frame.error !== null)) {
+            failure = { kind: 'error-event', logDetail: { provider, upstreamMessage: errorMessageOf(frame), ...errorKindOf(frame) } };
+            break read;
+          }
+          const usage = usageFromWire(frame.usage);
+          const hasChoices = Array.isArray(frame.choices) && frame.choices.length > 0;
+          if (usage === null || hasChoices) {
+            delete frame.usage;
+            started = true;
+            yield { type: 'chunk-received', chunk: frame };
+          }
+          if (usage !== null) {
+            started = true;
+            // A usage-only chunk (`choices: []`) is the provider's own; the route shows it when asked.
+            yield hasChoices ? { type: 'usage-reported', usage } : { type: 'usage-reported', usage, chunk: frame };
+          }
         }
       }
       if (!done && failure === null) failure = { kind: 'truncated', logDetail: { provider, reason: 'stream ended without [DONE]' } };

@@ -2,20 +2,30 @@ import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /**
- * Server-sent events of a response body, parsed by eventsource-parser. A reader that stops
- * early destroys the body, unless `destroyOnReturn` is false: then the caller finishes it
- * (see finishBody).
+ * Server-sent events of a response body, parsed by eventsource-parser: the events of each
+ * network chunk together, so a reader pays one turn of an async generator per chunk rather
+ * than per event. A reader that stops early destroys the body, unless `destroyOnReturn` is
+ * false: then the caller finishes it (see finishBody).
  */
-export async function* readServerSentEvents(body: Readable, { destroyOnReturn = true } = {}): AsyncGenerator<EventSourceMessage> {
-  const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event) });
+export async function* readServerSentEventBatches(body: Readable, { destroyOnReturn = true } = {}): AsyncGenerator<EventSourceMessage[]> {
+  let batch: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => batch.push(event) });
   const decoder = new TextDecoder();
   for await (const chunk of body.iterator({ destroyOnReturn }) as AsyncIterable<Uint8Array | string>) {
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    while (pending.length > 0) yield pending.shift()!;
+    if (batch.length > 0) {
+      const events = batch;
+      batch = [];
+      yield events;
+    }
   }
   parser.reset({ consume: true });
-  while (pending.length > 0) yield pending.shift()!;
+  if (batch.length > 0) yield batch;
+}
+
+/** Server-sent events of a response body one at a time (see readServerSentEventBatches). */
+export async function* readServerSentEvents(body: Readable, options: { destroyOnReturn?: boolean } = {}): AsyncGenerator<EventSourceMessage> {
+  for await (const events of readServerSentEventBatches(body, options)) yield* events;
 }
 
 /**
