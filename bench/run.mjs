@@ -18,6 +18,7 @@
 // (requests per target at one connection, 1000), BENCH_SOAK_MINUTES (10), BENCH_NICE (-10),
 // BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL),
 // BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
+// BENCH_BASELINE_NODE_ARGS (node flags for the baseline only, after the others),
 // BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
 // Output: tables on stdout, everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
@@ -312,7 +313,11 @@ async function startTargets(upstream) {
   }
   const modelgates = [['modelgate', {}]];
   // Another checkout (built), measured side by side: what a change bought.
-  if (process.env.BENCH_BASELINE_DIR) modelgates.push(['modelgate baseline', { root: process.env.BENCH_BASELINE_DIR }]);
+  // With BENCH_BASELINE_NODE_ARGS (and BENCH_BASELINE_DIR=. for the same build): what node flags buy.
+  if (process.env.BENCH_BASELINE_DIR) {
+    const nodeArgs = (process.env.BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    modelgates.push(['modelgate baseline', { root: process.env.BENCH_BASELINE_DIR, nodeArgs }]);
+  }
   if (DATABASE_URL && REDIS_URL) modelgates.push(['modelgate pg+redis', { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL }]);
   else log('PostgreSQL + Redis variant skipped: set BENCH_DATABASE_URL and BENCH_REDIS_URL (or TEST_DATABASE_URL and TEST_REDIS_URL)');
   if (flag('workers')) {

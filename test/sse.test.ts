@@ -25,8 +25,8 @@ describe('readServerSentEventBatches', () => {
           'data: {"n":1}\n\ndata: {"n":2}\n\nda',
           'ta: {"n":3}\n',
           '\nevent: error\ndata: {"n":4}\n\n',
-          euro.subarray(0, 11), // inside the three bytes of €
-          euro.subarray(11),
+          euro.subarray(0, euro.indexOf(0xe2) + 1), // after the first of the three bytes of €
+          euro.subarray(euro.indexOf(0xe2) + 1),
         ]),
       ),
     );
