@@ -127,8 +127,10 @@ async function measure(target, upstream, scenario, bodies) {
   const used = usageBetween(usageBefore, usageSnapshot(groups));
   const coresAfter = coreBusySeconds();
   const seconds = result.duration_us / 1e6;
-  const ours = target.pid === upstream.pid ? used.upstream.cpu : used.server.cpu + used.upstream.cpu;
-  const own = target.pid === upstream.pid ? used.upstream : used.server;
+  const isDirect = target.pid === upstream.pid;
+  const own = isDirect ? used.upstream : used.server;
+  // The server core runs the target and the upstream: both are ours.
+  const ours = isDirect ? own.cpu : own.cpu + used.upstream.cpu;
   const perRequest = (value) => value / Math.max(1, result.requests);
   return {
     rps: result.requests / seconds,

@@ -127,8 +127,8 @@ async function pump(stream: ChatStream, output: ServerResponse, options: ChatStr
         event.chunk.model = requestedModel;
         template ??= event.chunk;
         transcript.add(event.chunk);
-        const full = frames.write(JSON.stringify(event.chunk));
-        if (full !== undefined) await full;
+        const drained = frames.write(JSON.stringify(event.chunk));
+        if (drained !== undefined) await drained;
       } else if (event.type === 'usage-reported') {
         record.usage = event.usage;
         usageChunk = event.chunk ?? null;
