@@ -11,6 +11,7 @@
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
+//   npm run bench -- --minimal             # also the minimal gateway (minimal-gateway.mjs): the required work alone
 //   npm run bench -- --soak                # 10 minutes of moderate traffic, RSS over time
 //   npm run bench -- --no-build            # use dist/ as it is
 //
@@ -22,6 +23,7 @@
 // BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
 // Output: tables on stdout, everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, release } from 'node:os';
@@ -159,9 +161,10 @@ function combine(samples) {
   return row;
 }
 
-async function throughput(targets, upstream, bodies) {
+async function throughput(allTargets, upstream, bodies) {
   const rows = [];
   for (const scenario of SCENARIOS.filter((candidate) => selected(candidate.name))) {
+    const targets = allTargets.filter((target) => !target.skips?.includes(scenario.name));
     // Until the JIT has settled, CPU per request keeps falling: every target gets a long warm-up first.
     for (const target of targets) {
       await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, seconds: INITIAL_WARMUP });
@@ -312,6 +315,12 @@ async function startTargets(upstream) {
   if (flag('lean') && wanted('lean proxy')) {
     const lean = await startReferenceProxy(bench, upstream.base, [], { name: 'lean proxy', script: 'lean-proxy.mjs' });
     targets.push({ name: 'lean proxy', base: lean.base, pid: lean.pid, close: () => stop(lean) });
+  }
+  if (flag('minimal') && wanted('minimal gateway')) {
+    const apiKey = `sk-minimal-${randomBytes(16).toString('hex')}`;
+    const minimal = await startReferenceProxy(bench, upstream.base, [], { name: 'minimal gateway', script: 'minimal-gateway.mjs', env: { API_KEY: apiKey } });
+    // Its log would keep a 1 MiB image whole (modelgate keeps a digest): not a reference there.
+    targets.push({ name: 'minimal gateway', base: minimal.base, apiKey, pid: minimal.pid, skips: ['image 1 MiB'], close: () => stop(minimal) });
   }
   const modelgates = [['modelgate', {}]];
   // Another checkout (built), measured side by side: what a change bought.

@@ -19,11 +19,14 @@ export async function startUpstream(bench, env = {}, core = SERVER_CORE) {
   return { ...upstream, base: `http://127.0.0.1:${port}` };
 }
 
-/** A reference proxy (`bare-proxy.mjs`, or `lean-proxy.mjs` with `--lean`) in front of the upstream. */
-export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs' } = {}) {
+/**
+ * A reference server in front of the upstream: `bare-proxy.mjs`, or `lean-proxy.mjs` with
+ * `--lean`, or `minimal-gateway.mjs` with `--minimal` (which checks `env.API_KEY`).
+ */
+export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs', env = {} } = {}) {
   const port = await freePort();
   const proxy = await startProcess(name, process.execPath, [...nodeArgs, join(bench, script)], {
-    env: { PORT: String(port), UPSTREAM: upstreamBase },
+    env: { PORT: String(port), UPSTREAM: upstreamBase, ...env },
     ready: /"port"/,
   });
   return { ...proxy, base: `http://127.0.0.1:${port}` };
