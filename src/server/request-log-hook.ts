@@ -12,6 +12,13 @@ import { toGatewayError } from './error-mapping.js';
 const CLIENT_CLOSED_REQUEST = 499;
 const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'daily_token_cap_exceeded', 'monthly_cost_cap_exceeded']);
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request log's view of a keyed request; null until its reply is sent or it is aborted. */
+    logTracking: Tracking | null;
+  }
+}
+
 /** Where a request is between its response ending and its record being written. */
 interface Tracking {
   /** The route produced its reply (a streamed reply is handed to `record.pendingWork` instead). */
@@ -31,19 +38,14 @@ interface Tracking {
  */
 export function registerRequestLogHook(app: GatewayApp, context: GatewayContext): void {
   const { config, catalog, metrics, logger } = context;
-  const tracking = new WeakMap<FastifyRequest, Tracking>();
   const waiting = new Map<FastifyRequest, () => void>();
   const abortedWaitMs = config.upstream.timeoutMs + config.upstream.streamIdleTimeoutMs;
   const entryOptions = { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes };
 
-  const stateOf = (request: FastifyRequest): Tracking => {
-    let state = tracking.get(request);
-    if (state === undefined) {
-      state = { routeDone: false, aborted: false, finalized: false };
-      tracking.set(request, state);
-    }
-    return state;
-  };
+  // A request property rather than a WeakMap keyed by the request: a WeakMap entry made for
+  // every request is an ephemeron the garbage collector must visit.
+  app.decorateRequest('logTracking', null);
+  const stateOf = (request: FastifyRequest): Tracking => (request.logTracking ??= { routeDone: false, aborted: false, finalized: false });
 
   const modelLabel = (record: RequestRecord | null): string => {
     if (record === null || record.resolvedModel === null) return 'none';

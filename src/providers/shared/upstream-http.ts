@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../errors/index.js';
+import { whenAborted } from './abort-listeners.js';
 
 /** Shared settings of every adapter's HTTP calls, injected (tests and the benchmark swap them). */
 export interface UpstreamHttpOptions {
@@ -86,7 +87,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   private headers: Record<string, string | string[] | undefined> = {};
   private latencyMs = 0;
   private controller: Dispatcher.DispatchController | undefined;
-  private readonly onAbort = () => this.controller?.abort(this.request.signal.reason);
+  private readonly stopListening: () => void;
 
   constructor(
     private readonly request: UpstreamRequest,
@@ -95,7 +96,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     private readonly resolve: (response: BufferedUpstreamResponse) => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
-    request.signal.addEventListener('abort', this.onAbort);
+    this.stopListening = whenAborted(request.signal, () => this.controller?.abort(request.signal.reason));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -119,13 +120,13 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.request.signal.removeEventListener('abort', this.onAbort);
+    this.stopListening();
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
     this.resolve({ status: this.status, headers: this.headers, body, latencyMs: this.latencyMs });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.request.signal.removeEventListener('abort', this.onAbort);
+    this.stopListening();
     this.reject(transportError(error, this.request.provider, this.request.signal));
   }
 }
