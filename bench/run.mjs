@@ -46,7 +46,7 @@ import {
   SERVER_CORE,
   stop,
 } from './lib/processes.mjs';
-import { startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startFlags, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 import { printTable, median } from './lib/report.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
@@ -318,7 +318,8 @@ async function startTargets(upstream) {
   }
   if (flag('minimal') && wanted('minimal gateway')) {
     const apiKey = `sk-minimal-${randomBytes(16).toString('hex')}`;
-    const minimal = await startReferenceProxy(bench, upstream.base, [], { name: 'minimal gateway', script: 'minimal-gateway.mjs', env: { API_KEY: apiKey } });
+    // modelgate's node flags: the two differ in their code only.
+    const minimal = await startReferenceProxy(bench, upstream.base, startFlags(root), { name: 'minimal gateway', script: 'minimal-gateway.mjs', env: { API_KEY: apiKey } });
     // Its log would keep a 1 MiB image whole (modelgate keeps a digest): not a reference there.
     targets.push({ name: 'minimal gateway', base: minimal.base, apiKey, pid: minimal.pid, skips: ['image 1 MiB'], close: () => stop(minimal) });
   }

@@ -57,7 +57,7 @@ async function createDatabase(serverUrl) {
  * as it is started, while the harness still starts node itself (to pin it and add flags such
  * as --inspect).
  */
-function startFlags(root) {
+export function startFlags(root) {
   const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.start ?? '';
   return /^node\s+(.*?)\s*bin\/modelgate\.js\b/.exec(start)?.[1].split(/\s+/).filter(Boolean) ?? [];
 }
