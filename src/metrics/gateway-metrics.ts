@@ -1,5 +1,5 @@
 import type { LimiterState } from '../limits/index.js';
-import { Counter, Gauge, Histogram, Registry } from './registry.js';
+import { Counter, Gauge, Histogram, Registry, type CounterSeries, type HistogramSeries } from './registry.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120] as const;
 const WRITE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5] as const;
@@ -25,7 +25,31 @@ export interface MetricSources {
   limiter: () => LimiterState;
 }
 
-/** The gateway's metrics: what operators alert on, with bounded label sets. */
+/** The series one model's tokens and cost go to, made on first use (a series shows once it exists). */
+interface ModelSeries {
+  prompt?: CounterSeries;
+  completion?: CounterSeries;
+  cachedPrompt?: CounterSeries;
+  cost?: CounterSeries;
+}
+
+function entry<K, V>(map: Map<K, V>, key: K, make: () => NoInfer<V>): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+const newMap = <K, V>() => new Map<K, V>();
+
+/**
+ * The gateway's metrics: what operators alert on, with bounded label sets. Every request
+ * observes several series; their handles are kept by label value (route, model, status: the
+ * same few strings each time, whose hashes V8 keeps) instead of being looked up through
+ * label objects on each observation.
+ */
 export class GatewayMetrics {
   private readonly registry = new Registry();
   private sources: MetricSources = {
@@ -91,28 +115,45 @@ export class GatewayMetrics {
     );
   }
 
+  private readonly requestSeries = new Map<string, Map<string, Map<number, { count: CounterSeries; duration: HistogramSeries }>>>();
+  private readonly upstreamSeries = new Map<string, Map<string, HistogramSeries>>();
+  private readonly modelSeries = new Map<string, ModelSeries>();
+
   watch(sources: MetricSources): void {
     this.sources = sources;
   }
 
   observeRequest(observation: RequestObservation): void {
-    const labels = { route: observation.route, model: observation.model, status: String(observation.status) };
-    this.requests.inc(labels);
-    this.requestDuration.observe(labels, observation.seconds);
+    const { route, model, status } = observation;
+    const byStatus = entry(entry(this.requestSeries, route, newMap), model, newMap);
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      const labels = { route, model, status: String(status) };
+      series = { count: this.requests.seriesOf(labels), duration: this.requestDuration.seriesOf(labels) };
+      byStatus.set(status, series);
+    }
+    this.requests.add(series.count);
+    this.requestDuration.record(series.duration, observation.seconds);
   }
 
   observeUpstream(observation: UpstreamObservation): void {
-    this.upstreamDuration.observe({ provider: observation.provider, model: observation.model }, observation.seconds);
+    const { provider, model } = observation;
+    const byModel = entry(this.upstreamSeries, provider, newMap);
+    const series = entry(byModel, model, () => this.upstreamDuration.seriesOf({ provider, model }));
+    this.upstreamDuration.record(series, observation.seconds);
   }
 
   countTokens(model: string, prompt: number, completion: number, cachedPrompt: number): void {
-    if (prompt > 0) this.tokens.inc({ model, kind: 'prompt' }, prompt);
-    if (completion > 0) this.tokens.inc({ model, kind: 'completion' }, completion);
-    if (cachedPrompt > 0) this.tokens.inc({ model, kind: 'cached_prompt' }, cachedPrompt);
+    const series = entry(this.modelSeries, model, () => ({}));
+    if (prompt > 0) this.tokens.add((series.prompt ??= this.tokens.seriesOf({ model, kind: 'prompt' })), prompt);
+    if (completion > 0) this.tokens.add((series.completion ??= this.tokens.seriesOf({ model, kind: 'completion' })), completion);
+    if (cachedPrompt > 0) this.tokens.add((series.cachedPrompt ??= this.tokens.seriesOf({ model, kind: 'cached_prompt' })), cachedPrompt);
   }
 
   addCost(model: string, microUsd: number): void {
-    if (microUsd > 0) this.cost.inc({ model }, microUsd);
+    if (microUsd <= 0) return;
+    const series = entry(this.modelSeries, model, () => ({}));
+    this.cost.add((series.cost ??= this.cost.seriesOf({ model })), microUsd);
   }
 
   countRateLimited(code: string): void {

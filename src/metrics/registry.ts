@@ -41,7 +41,11 @@ abstract class LabelledMetric<S> implements Metric {
     readonly labelNames: readonly string[],
   ) {}
 
-  protected stateFor(labels: Labels): S {
+  /**
+   * The state of one labelled series. A caller on the request path keeps it and observes into
+   * it (Counter.add, Histogram.record) rather than looking the labels up on every observation.
+   */
+  seriesOf(labels: Labels): S {
     const values = this.labelNames.map((name) => labels[name] ?? '');
     const id = values.join('\u0000');
     let entry = this.series.get(id);
@@ -56,7 +60,18 @@ abstract class LabelledMetric<S> implements Metric {
   abstract render(): string;
 }
 
-export class Counter extends LabelledMetric<{ value: number }> {
+export interface CounterSeries {
+  value: number;
+}
+
+export interface HistogramSeries {
+  /** Observations per bucket (not cumulative: render sums them), then above the last bound. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+export class Counter extends LabelledMetric<CounterSeries> {
   /** Values are added as integers of 1/scale units (exact sums of money), shown divided by scale. */
   constructor(name: string, help: string, labelNames: readonly string[] = [], private readonly scale = 1) {
     super(name, help, labelNames);
@@ -67,8 +82,12 @@ export class Counter extends LabelledMetric<{ value: number }> {
   }
 
   inc(labels: Labels = {}, amount = 1): void {
+    this.add(this.seriesOf(labels), amount);
+  }
+
+  add(series: CounterSeries, amount = 1): void {
     if (amount < 0) throw new Error(`counter ${this.name} cannot decrease`);
-    this.stateFor(labels).value += amount;
+    series.value += amount;
   }
 
   render(): string {
@@ -93,7 +112,7 @@ export class Gauge implements Metric {
   }
 }
 
-export class Histogram extends LabelledMetric<{ counts: number[]; sum: number; count: number }> {
+export class Histogram extends LabelledMetric<HistogramSeries> {
   constructor(
     name: string,
     help: string,
@@ -103,24 +122,29 @@ export class Histogram extends LabelledMetric<{ counts: number[]; sum: number; c
     super(name, help, labelNames);
   }
 
-  protected initial() {
+  protected initial(): HistogramSeries {
     return { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
   }
 
   observe(labels: Labels, value: number): void {
-    const state = this.stateFor(labels);
-    state.sum += value;
-    state.count += 1;
-    for (let index = 0; index < this.buckets.length; index += 1) {
-      if (value <= this.buckets[index]!) state.counts[index]! += 1;
-    }
+    this.record(this.seriesOf(labels), value);
+  }
+
+  /** One increment per observation: the smallest bucket that holds it (the buckets ascend). */
+  record(series: HistogramSeries, value: number): void {
+    series.sum += value;
+    series.count += 1;
+    const index = this.buckets.findIndex((bound) => value <= bound);
+    if (index >= 0) series.counts[index]! += 1;
   }
 
   render(): string {
     let text = header(this.name, this.help, 'histogram');
     for (const { values, state } of this.series.values()) {
+      let cumulative = 0;
       this.buckets.forEach((bound, index) => {
-        text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', formatNumber(bound)])} ${state.counts[index]}\n`;
+        cumulative += state.counts[index]!;
+        text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', formatNumber(bound)])} ${cumulative}\n`;
       });
       text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', '+Inf'])} ${state.count}\n`;
       text += `${this.name}_sum${labelText(this.labelNames, values)} ${formatNumber(state.sum)}\n`;

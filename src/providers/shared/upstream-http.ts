@@ -41,16 +41,35 @@ export interface UpstreamResponse {
 }
 
 /**
+ * Origin and path of each upstream URL, parsed once: adapters call a handful of URLs (a base
+ * and an endpoint, per model for some), and parsing one on every call cost ~1.8 µs in place.
+ */
+const splitUrls = new Map<string, { origin: string; path: string }>();
+/** URLs come from configuration and catalog ids; the bound only guards against a surprise. */
+const MAX_SPLIT_URLS = 1024;
+
+function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (split === undefined) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+    if (splitUrls.size >= MAX_SPLIT_URLS) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
+}
+
+/**
  * One HTTP call to a provider. Transport failures become GatewayErrors here; HTTP error
  * statuses are returned for the adapter to map with its own error body format.
  */
 export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamRequest): Promise<UpstreamResponse> {
   const started = performance.now();
   try {
-    const url = new URL(request.url);
+    const { origin, path } = splitUrl(request.url);
     const response = await http.dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin,
+      path,
       method: request.method ?? 'POST',
       headers: request.headers,
       body: request.body as Dispatcher.DispatchOptions['body'],
@@ -141,10 +160,10 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
 export function sendUpstreamBuffered(http: UpstreamHttpOptions, request: UpstreamRequest, limitBytes = MAX_BODY_BYTES): Promise<BufferedUpstreamResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const url = new URL(request.url);
+    const { origin, path } = splitUrl(request.url);
     const options: Dispatcher.DispatchOptions = {
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin,
+      path,
       method: request.method ?? 'POST',
       headers: request.headers,
       body: request.body as Dispatcher.DispatchOptions['body'],
