@@ -65,7 +65,7 @@ export interface CounterSeries {
 }
 
 export interface HistogramSeries {
-  /** Observations per bucket (not cumulative: render sums them), then above the last bound. */
+  /** Observations per bucket, not cumulative (render sums them); those above the last bound are only in `count`. */
   counts: number[];
   sum: number;
   count: number;
