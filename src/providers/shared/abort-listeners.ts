@@ -6,27 +6,28 @@
  */
 const callbacksOf = new WeakMap<AbortSignal, Set<() => void>>();
 
+/** The callbacks of `signal`, behind the one listener that calls them when it aborts. */
+function callbacksFor(signal: AbortSignal): Set<() => void> {
+  const callbacks = new Set<() => void>();
+  callbacksOf.set(signal, callbacks);
+  signal.addEventListener(
+    'abort',
+    () => {
+      const pending = [...callbacks];
+      callbacks.clear();
+      for (const callback of pending) callback();
+    },
+    { once: true },
+  );
+  return callbacks;
+}
+
 /**
  * Calls `onAbort` when `signal` aborts, until the returned function is called. Does not call
  * it for a signal that is already aborted: check `signal.aborted` first.
  */
 export function whenAborted(signal: AbortSignal, onAbort: () => void): () => void {
-  let callbacks = callbacksOf.get(signal);
-  if (callbacks === undefined) {
-    const registered = new Set<() => void>();
-    callbacks = registered;
-    callbacksOf.set(signal, registered);
-    signal.addEventListener(
-      'abort',
-      () => {
-        const pending = [...registered];
-        registered.clear();
-        for (const callback of pending) callback();
-      },
-      { once: true },
-    );
-  }
-  const own = callbacks;
-  own.add(onAbort);
-  return () => own.delete(onAbort);
+  const callbacks = callbacksOf.get(signal) ?? callbacksFor(signal);
+  callbacks.add(onAbort);
+  return () => callbacks.delete(onAbort);
 }
