@@ -101,9 +101,20 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   });
 }
 
-/** Graceful shutdown on SIGTERM/SIGINT: stop accepting, finish in-flight work, flush, exit 0. */
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: stop accepting, finish in-flight work, flush, exit 0.
+ * A second signal while that runs (a supervisor that repeats it, a second Ctrl-C) is noted
+ * and ignored: with no listener left, node's default action would kill the process and lose
+ * the request-log rows still queued.
+ */
 function onTerminate(close: () => Promise<void>): void {
+  let shuttingDown = false;
   const shutdown = (signal: string) => {
+    if (shuttingDown) {
+      if (!cluster.isWorker) process.stdout.write(`modelgate: ${signal} received again; still finishing in-flight requests and writing the request log\n`);
+      return;
+    }
+    shuttingDown = true;
     if (!cluster.isWorker) process.stdout.write(`modelgate: ${signal} received, finishing in-flight requests\n`);
     close().then(
       () => process.exit(0),
@@ -113,6 +124,6 @@ function onTerminate(close: () => Promise<void>): void {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
