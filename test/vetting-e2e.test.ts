@@ -154,7 +154,8 @@ describe('POST /v1/chat/vetting: drafting on OpenAI, verifying on Anthropic', ()
     const verification = (await client.post('/chat/vetting', { body: { model: DRAFTER_OPENAI, messages: [{ role: 'user', content: 'hi' }] } })) as Loose;
     assert.equal(verification.vetting_info.stopReason, 'VERIFICATION_ERROR');
     assert.equal(verification.choices[0].message.content, FALLBACK);
-    assert.doesNotMatch(JSON.stringify(verification), /401|x-api-key|anthropic/i);
+    // 401 as a word: the random request id in the body may hold those digits (it did, once in CI).
+    assert.doesNotMatch(JSON.stringify(verification), /\b401\b|x-api-key|anthropic/i);
   });
 });
 
