@@ -5,6 +5,7 @@
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench:profile -- image
 //   npm run bench:profile -- chat --no-build # profile the dist/ as it is
 //   npm run bench:profile -- chat --bare     # the bare proxy instead, for comparison
+//   npm run bench:profile -- stream --minimal # the minimal gateway (the required work alone)
 //
 // Writes bench/results/profile-<scenario>-<time>.cpuprofile (open it in Chrome DevTools or
 // speedscope for a flame graph) and prints the hottest areas and functions.
@@ -18,7 +19,7 @@ import { writeBodies } from './lib/bodies.mjs';
 import { printSummary, summarize } from './lib/cpu-profile.mjs';
 import { nodeClient, wrk } from './lib/load.mjs';
 import { freePort, killAll, pinSelf } from './lib/processes.mjs';
-import { startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
@@ -56,6 +57,13 @@ async function inspector(port) {
   };
 }
 
+/** The server to profile: modelgate, or with `--bare` / `--minimal` a reference for comparison. */
+async function startProfiled(upstreamBase, nodeArgs) {
+  if (args.includes('--bare')) return startReferenceProxy(bench, upstreamBase, nodeArgs);
+  if (args.includes('--minimal')) return startMinimalGateway(root, bench, upstreamBase, nodeArgs);
+  return startModelgate(root, upstreamBase, { nodeArgs });
+}
+
 async function main() {
   if (!PATHS[scenario]) throw new Error(`unknown scenario ${scenario}; use one of ${Object.keys(PATHS).join(', ')}`);
   pinSelf();
@@ -64,9 +72,7 @@ async function main() {
   const upstream = await startUpstream(bench);
   const inspectPort = await freePort();
   const nodeArgs = [`--inspect=127.0.0.1:${inspectPort}`];
-  const gateway = args.includes('--bare')
-    ? await startReferenceProxy(bench, upstream.base, nodeArgs)
-    : await startModelgate(root, upstream.base, { nodeArgs });
+  const gateway = await startProfiled(upstream.base, nodeArgs);
   // The bad-input burst (bad-input.mjs at 200/s) runs next to good chat traffic.
   const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario === 'bad-input' ? 'chat' : scenario], connections, apiKey: gateway.apiKey };
   await wrk(bench, { ...load, seconds: 3 }); // warm-up: JIT, pools

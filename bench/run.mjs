@@ -23,7 +23,6 @@
 // BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
 // Output: tables on stdout, everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, release } from 'node:os';
@@ -46,7 +45,7 @@ import {
   SERVER_CORE,
   stop,
 } from './lib/processes.mjs';
-import { startFlags, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 import { printTable, median } from './lib/report.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
@@ -317,11 +316,9 @@ async function startTargets(upstream) {
     targets.push({ name: 'lean proxy', base: lean.base, pid: lean.pid, close: () => stop(lean) });
   }
   if (flag('minimal') && wanted('minimal gateway')) {
-    const apiKey = `sk-minimal-${randomBytes(16).toString('hex')}`;
-    // modelgate's node flags: the two differ in their code only.
-    const minimal = await startReferenceProxy(bench, upstream.base, startFlags(root), { name: 'minimal gateway', script: 'minimal-gateway.mjs', env: { API_KEY: apiKey } });
+    const minimal = await startMinimalGateway(root, bench, upstream.base);
     // Its log would keep a 1 MiB image whole (modelgate keeps a digest): not a reference there.
-    targets.push({ name: 'minimal gateway', base: minimal.base, apiKey, pid: minimal.pid, skips: ['image 1 MiB'], close: () => stop(minimal) });
+    targets.push({ name: 'minimal gateway', base: minimal.base, apiKey: minimal.apiKey, pid: minimal.pid, skips: ['image 1 MiB'], close: () => stop(minimal) });
   }
   const modelgates = [['modelgate', {}]];
   // Another checkout (built), measured side by side: what a change bought.

@@ -32,6 +32,20 @@ export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { 
   return { ...proxy, base: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * The minimal gateway (`minimal-gateway.mjs`) with modelgate's node flags, so the two differ in
+ * their code only; its `apiKey` is made here.
+ */
+export async function startMinimalGateway(root, bench, upstreamBase, nodeArgs = []) {
+  const apiKey = `sk-minimal-${randomBytes(16).toString('hex')}`;
+  const minimal = await startReferenceProxy(bench, upstreamBase, [...startFlags(root), ...nodeArgs], {
+    name: 'minimal gateway',
+    script: 'minimal-gateway.mjs',
+    env: { API_KEY: apiKey },
+  });
+  return { ...minimal, apiKey };
+}
+
 /** A fresh PostgreSQL database (dropped by `drop`), so runs never see each other's rows. */
 async function createDatabase(serverUrl) {
   const name = `modelgate_bench_${randomBytes(6).toString('hex')}`;
