@@ -15,6 +15,7 @@ import {
   type FakeGemini,
 } from './fakes/gemini.js';
 import { PDF_BASE64, PNG_BASE64 } from './providers/conformance.js';
+import { eventsOf, readChatStream } from './helpers/chat-streams.js';
 import { VERDICT_RESPONSE_FORMAT } from '../src/vetting/index.js';
 
 /*
@@ -32,10 +33,7 @@ function chatCall(body: JsonObject, signal = new AbortController().signal): Chat
 const ask = (text: string) => ({ messages: [{ role: 'user', content: text }] });
 
 async function collect(provider: Provider, body: JsonObject): Promise<ChatStreamEvent[]> {
-  const stream = await provider.chat!.stream(chatCall(body));
-  const events: ChatStreamEvent[] = [];
-  for await (const event of stream.events) events.push(event);
-  return events;
+  return eventsOf(await provider.chat!.stream(chatCall(body)));
 }
 
 const chunksOf = (events: ChatStreamEvent[]) =>
@@ -510,11 +508,11 @@ describe('Gemini adapter', () => {
       const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
       fake.reply('streamGenerateContent', { frames: textFrames(['Thinking'], USAGE, { finish: false }), end: 'hang', onClose: () => closed() });
       const controller = new AbortController();
-      const stream = await provider.chat!.stream(chatCall(ask('Think'), controller.signal));
-      const iterator = stream.events[Symbol.asyncIterator]();
-      assert.equal((await iterator.next()).done, false);
+      const reading = readChatStream(await provider.chat!.stream(chatCall(ask('Think'), controller.signal)));
+      assert.ok(reading.events.length > 0, 'the first events come with the stream');
       controller.abort();
       await upstreamClosed;
+      assert.equal((await reading.ended).at(-1)?.type, 'stream-failed');
     });
   });
 

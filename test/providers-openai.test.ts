@@ -216,6 +216,25 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.ok(!result.data.includes('[DONE]'));
     });
 
+    test('a client that reads late gets the whole stream in order: the gateway waits for it instead of dropping or piling up frames', { timeout: 30_000 }, async () => {
+      // ~24 MB of frames: more than the socket buffers between the three processes hold, so the
+      // gateway's writes to the client fill up and it has to pause the upstream and resume later.
+      const deltas = Array.from({ length: 12_000 }, (_, index) => `${String(index).padStart(6, '0')}${'x'.repeat(2000)}`);
+      fake.scriptChat({ kind: 'stream', deltas, usage: { promptTokens: 3, completionTokens: deltas.length } });
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Count' }], stream: true }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500)); // nothing read meanwhile
+      const frames = (await response.text()).split('\n\n').filter((frame) => frame.length > 0);
+      assert.equal(frames.at(-1), 'data: [DONE]');
+      const content = frames.slice(0, -1).map((frame) => (JSON.parse(frame.slice('data: '.length)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '');
+      assert.equal(content.join(''), deltas.join(''));
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.equal(record.usage?.completionTokens, deltas.length);
+    });
+
     test('a malformed first frame is a 502 before anything was streamed', async () => {
       fake.scriptChat({ kind: 'frames', frames: ['not json', '[DONE]'] });
       const response = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true });

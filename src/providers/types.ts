@@ -66,9 +66,26 @@ export type ChatStreamEvent =
   /** The provider failed after the stream started: the client gets an error chunk. */
   | { type: 'stream-failed'; message: string; logDetail?: Record<string, unknown> };
 
+/**
+ * Takes a chat stream's events as they are read: the events of one upstream network chunk at
+ * a time, pushed synchronously. No promise or turn of the event loop per event: a stream of a
+ * dozen frames through async iterators cost more than the bare transport of it (measured).
+ */
+export interface ChatStreamReader {
+  /** Returns false to stop reading from the provider until `ChatStream.resume()` (the client is slow). */
+  onEvents(events: readonly ChatStreamEvent[]): boolean;
+  /**
+   * Called once, last: the provider ended the stream, or it failed (the last event was then
+   * `stream-failed`), or the call was aborted.
+   */
+  onEnd(): void;
+}
+
 export interface ChatStream {
-  /** Yields events until the provider ends the stream; never throws after the first frame. */
-  events: AsyncIterable<ChatStreamEvent>;
+  /** Starts handing events to `reader`, those read before `stream()` resolved first. Call once. */
+  read(reader: ChatStreamReader): void;
+  /** Goes on reading after `onEvents` returned false. */
+  resume(): void;
 }
 
 export interface ChatModelProvider {

@@ -4,7 +4,7 @@ import type { UpstreamResponse } from '../shared/upstream-http.js';
 import { parseErrorBody, type AnthropicErrorBody } from './wire.js';
 
 /** An HTTP error status from Anthropic, with its `{"type":"error","error":{…}}` body, in §4 terms. */
-export function upstreamError(provider: string, response: UpstreamResponse, bodyText: string): GatewayError {
+export function upstreamError(provider: string, response: Pick<UpstreamResponse, 'status' | 'headers'>, bodyText: string): GatewayError {
   return mapUpstreamFailure({
     provider,
     status: response.status,

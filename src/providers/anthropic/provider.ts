@@ -1,10 +1,10 @@
-import { afterFirstItem } from '../shared/sse.js';
-import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamResponse } from '../shared/upstream-http.js';
+import { startSseChatStream } from '../shared/sse-chat-stream.js';
+import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
 import { malformedResponse, upstreamError } from './errors.js';
 import { toAnthropicRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
-import { readAnthropicEvents, toChatStreamEvents } from './stream-mapping.js';
+import { AnthropicChatFrames } from './stream-mapping.js';
 import { ANTHROPIC_VERSION, parseResponse, type AnthropicRequest } from './wire.js';
 
 export interface AnthropicProviderOptions {
@@ -44,24 +44,22 @@ class AnthropicChat implements ChatModelProvider {
     return toChatCompletion(message, plan.structuredOutputTool, nowSeconds());
   }
 
-  async stream(call: ChatCall): Promise<ChatStream> {
+  stream(call: ChatCall): Promise<ChatStream> {
     const plan = toAnthropicRequest(call.upstreamModel, call.body, true);
-    const response = await this.send(plan.request, call);
-    const events = await afterFirstItem(readAnthropicEvents(response.body, this.options.name, call.signal));
-    return {
-      events: toChatStreamEvents(events, { provider: this.options.name, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() }),
-    };
+    const frames = new AnthropicChatFrames({ provider: this.options.name, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() });
+    return startSseChatStream(this.options.http, this.upstreamRequest(plan.request, call), {
+      frames,
+      failure: (status, headers, text) => upstreamError(this.options.name, { status, headers }, text),
+    });
+  }
+
+  private upstreamRequest(request: AnthropicRequest, call: ChatCall): UpstreamRequest {
+    return { url: this.url, headers: this.headers, body: JSON.stringify(request), signal: call.signal, provider: this.options.name };
   }
 
   /** POSTs the request; an error status becomes the mapped GatewayError. */
   private async send(request: AnthropicRequest, call: ChatCall): Promise<UpstreamResponse> {
-    const response = await sendUpstream(this.options.http, {
-      url: this.url,
-      headers: this.headers,
-      body: JSON.stringify(request),
-      signal: call.signal,
-      provider: this.options.name,
-    });
+    const response = await sendUpstream(this.options.http, this.upstreamRequest(request, call));
     if (response.status < 400) return response;
     const text = await readBodyText(response.body).catch(() => '');
     throw upstreamError(this.options.name, response, text);

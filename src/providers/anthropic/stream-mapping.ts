@@ -1,50 +1,10 @@
-import type { Dispatcher } from 'undici';
-import { GatewayError } from '../../errors/index.js';
-import { readServerSentEvents } from '../shared/sse.js';
-import { transportError } from '../shared/upstream-http.js';
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { GatewayError } from '../../errors/index.js';
+import type { ChatFrames } from '../shared/sse-chat-stream.js';
 import type { ChatStreamEvent, JsonObject } from '../types.js';
 import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
 import { finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
 import { parseStreamEvent, type AnthropicStreamEvent, type AnthropicUsage } from './wire.js';
-
-/**
- * The Anthropic events of one stream, validated. An `event: error` frame, a malformed frame
- * and a body that ends without `message_stop` are thrown as GatewayErrors, so a failure
- * before the first event still gets its HTTP status and a later one ends the client stream
- * with an error chunk. After `message_stop` the body is read to its end to keep the pooled
- * connection reusable.
- */
-export async function* readAnthropicEvents(
-  body: Dispatcher.ResponseData['body'],
-  provider: string,
-  signal: AbortSignal,
-): AsyncGenerator<AnthropicStreamEvent> {
-  let stopped = false;
-  try {
-    for await (const frame of readServerSentEvents(body)) {
-      if (stopped) continue;
-      const parsed = parseStreamEvent(parseJson(frame.data, provider));
-      if (parsed.kind === 'malformed') throw malformedResponse(provider, `malformed ${frame.event ?? 'unnamed'} stream event`);
-      if (parsed.kind === 'unknown' || parsed.event.type === 'ping') continue;
-      if (parsed.event.type === 'error') throw streamErrorEvent(provider, parsed.event);
-      stopped = parsed.event.type === 'message_stop';
-      yield parsed.event;
-    }
-  } catch (error) {
-    // Once message_stop came the answer is complete: a failure while draining is not the caller's.
-    if (stopped) return;
-    throw transportError(error, provider, signal);
-  }
-  if (!stopped) throw streamEndedEarly(provider);
-}
-
-function parseJson(data: string, provider: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    throw malformedResponse(provider, 'stream event data is not JSON');
-  }
-}
 
 export interface StreamMappingOptions {
   provider: string;
@@ -53,22 +13,45 @@ export interface StreamMappingOptions {
 }
 
 /**
- * Anthropic stream events as OpenAI `chat.completion.chunk`s: the role chunk on
- * message_start, text and tool-argument deltas as they come, the finish reason and one
- * usage report (message_start and message_delta counts combined, with its OpenAI usage
- * chunk so cached tokens reach a caller that asked for usage) on message_delta. Never
- * throws: a failure ends the events with `stream-failed`, after reporting the usage known so
- * far if message_delta never came.
+ * Anthropic stream events, validated, as OpenAI `chat.completion.chunk`s: the role chunk on
+ * message_start, text and tool-argument deltas as they come, the finish reason and one usage
+ * report (message_start and message_delta counts combined, with its OpenAI usage chunk so
+ * cached tokens reach a caller that asked for usage) on message_delta. An `event: error`
+ * frame, a malformed frame and a body that ends without `message_stop` fail the stream; a
+ * failure after the first event reports the usage known so far first, if message_delta never
+ * came.
  */
-export async function* toChatStreamEvents(events: AsyncIterable<AnthropicStreamEvent>, options: StreamMappingOptions): AsyncGenerator<ChatStreamEvent> {
-  const mapper = new StreamMapper(options);
+export class AnthropicChatFrames implements ChatFrames {
+  private readonly mapper: StreamMapper;
+
+  constructor(private readonly options: StreamMappingOptions) {
+    this.mapper = new StreamMapper(options);
+  }
+
+  read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean {
+    const parsed = parseStreamEvent(parseJson(message.data, this.options.provider));
+    if (parsed.kind === 'malformed') throw malformedResponse(this.options.provider, `malformed ${message.event ?? 'unnamed'} stream event`);
+    if (parsed.kind === 'unknown' || parsed.event.type === 'ping') return false;
+    if (parsed.event.type === 'error') throw streamErrorEvent(this.options.provider, parsed.event);
+    for (const event of this.mapper.map(parsed.event)) events.push(event);
+    return parsed.event.type === 'message_stop';
+  }
+
+  endedEarly(): GatewayError {
+    return streamEndedEarly(this.options.provider);
+  }
+
+  beforeFailure(events: ChatStreamEvent[]): void {
+    const usage = this.mapper.unreportedUsage();
+    if (usage !== null) events.push({ type: 'usage-reported', usage });
+  }
+}
+
+function parseJson(data: string, provider: string): unknown {
   try {
-    for await (const event of events) yield* mapper.map(event);
-  } catch (error) {
-    const failure = error instanceof GatewayError ? error : transportError(error, options.provider);
-    const usage = mapper.unreportedUsage();
-    if (usage !== null) yield { type: 'usage-reported', usage };
-    yield { type: 'stream-failed', message: failure.message, ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}) };
+    return JSON.parse(data);
+  } catch {
+    throw malformedResponse(provider, 'stream event data is not JSON');
   }
 }
 

@@ -48,11 +48,16 @@ export function geminiFailure(options: { provider: string; status: number; body:
 /** Reads the error body of a non-2xx response and maps it. */
 export async function failureOfResponse(response: UpstreamResponse, provider: string): Promise<GatewayError> {
   const text = await readBodyText(response.body, 1024 * 1024).catch(() => '');
+  return failureOfErrorBody(provider, response.status, response.headers, text);
+}
+
+/** Maps a non-2xx status and its error body (text). */
+export function failureOfErrorBody(provider: string, status: number, headers: UpstreamResponse['headers'], text: string): GatewayError {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     body = undefined;
   }
-  return geminiFailure({ provider, status: response.status, body, retryAfterHeader: response.headers['retry-after'] });
+  return geminiFailure({ provider, status, body, retryAfterHeader: headers['retry-after'] });
 }

@@ -1,10 +1,10 @@
 import { GatewayError } from '../../errors/index.js';
-import { afterFirstItem, readServerSentEvents } from '../shared/sse.js';
-import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamResponse } from '../shared/upstream-http.js';
-import type { CallContext, ChatCall, ChatStreamEvent, Provider } from '../types.js';
+import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
+import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
+import type { CallContext, ChatCall, Provider } from '../types.js';
 import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
 import { methodUrl, type GeminiMethod } from './endpoints.js';
-import { failureOfResponse, geminiFailure, parseErrorBody } from './errors.js';
+import { failureOfErrorBody, failureOfResponse, geminiFailure, parseErrorBody } from './errors.js';
 import { toImageResult, toPredictRequest } from './images.js';
 import { toGenerateContentRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
@@ -42,14 +42,12 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   if (options.apiKey !== undefined) headers['x-goog-api-key'] = options.apiKey;
 
   /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
+  function upstreamRequest(call: ModelCall, method: GeminiMethod, body: unknown): UpstreamRequest {
+    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body: JSON.stringify(body), signal: call.signal, provider };
+  }
+
   async function post(call: ModelCall, method: GeminiMethod, body: unknown): Promise<UpstreamResponse> {
-    const response = await sendUpstream(options.http, {
-      url: methodUrl(options.baseUrl, call.upstreamModel, method),
-      headers,
-      body: JSON.stringify(body),
-      signal: call.signal,
-      provider,
-    });
+    const response = await sendUpstream(options.http, upstreamRequest(call, method, body));
     if (response.status < 200 || response.status >= 300) throw await failureOfResponse(response, provider);
     return response;
   }
@@ -74,32 +72,23 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   }
 
   /**
-   * The chat events of a stream. Before the first event a failure is thrown (the route still
-   * answers with its status); after it, it ends the stream as a `stream-failed` event. A stream
-   * that ends before every candidate got its finishReason was cut off.
+   * The chat events of a stream. Gemini has no end-of-stream marker: a stream that ends before
+   * every candidate got its finishReason was cut off.
    */
-  async function* streamEvents(response: UpstreamResponse, call: ChatCall): AsyncGenerator<ChatStreamEvent> {
+  function streamFrames(call: ChatCall): ChatFrames {
     const mapper = new GeminiStreamMapper(call.upstreamModel);
-    let started = false;
-    try {
-      for await (const message of readServerSentEvents(response.body)) {
-        for (const event of mapper.map(parseFrame(message.data))) {
-          started = true;
-          yield event;
-        }
-      }
-      if (!mapper.isComplete()) {
-        throw new GatewayError('provider_error', 'The model provider ended the stream before the answer was complete. Try again.', {
+    return {
+      read(message, events) {
+        for (const event of mapper.map(parseFrame(message.data))) events.push(event);
+        return false;
+      },
+      endedEarly() {
+        if (mapper.isComplete()) return null;
+        return new GatewayError('provider_error', 'The model provider ended the stream before the answer was complete. Try again.', {
           logDetail: { provider, reason: 'stream truncated' },
         });
-      }
-    } catch (error) {
-      const failure = transportError(error, provider, call.signal);
-      if (!started) throw failure;
-      yield { type: 'stream-failed', message: failure.message, logDetail: failure.logDetail ?? { provider } };
-    } finally {
-      response.body.destroy();
-    }
+      },
+    };
   }
 
   return {
@@ -110,9 +99,12 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         const value = await postForJson(call, 'generateContent', toGenerateContentRequest(call.body));
         return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel);
       },
-      async stream(call) {
-        const response = await post(call, 'streamGenerateContent', toGenerateContentRequest(call.body));
-        return { events: await afterFirstItem(streamEvents(response, call)) };
+      stream(call) {
+        const request = upstreamRequest(call, 'streamGenerateContent', toGenerateContentRequest(call.body));
+        return startSseChatStream(options.http, request, {
+          frames: streamFrames(call),
+          failure: (status, responseHeaders, text) => failureOfErrorBody(provider, status, responseHeaders, text),
+        });
       },
     },
     embeddings: {

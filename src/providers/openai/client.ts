@@ -1,16 +1,9 @@
 import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
-import {
-  readBodyText,
-  sendUpstream,
-  sendUpstreamBuffered,
-  type BufferedUpstreamResponse,
-  type UpstreamHttpOptions,
-  type UpstreamRequest,
-  type UpstreamResponse,
-} from '../shared/upstream-http.js';
-import type { CallContext, JsonObject } from '../types.js';
+import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
+import { sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
+import type { CallContext, ChatStream, JsonObject } from '../types.js';
 import { errorKindOf, errorMessageOf, parseJson } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */
@@ -70,12 +63,10 @@ export class OpenAICompatibleClient {
     return this.postWhole(path, this.authHeaders, form as unknown as globalThis.FormData, call);
   }
 
-  /** POSTs JSON; resolves with the 2xx response as it streams in (server-sent events). */
-  async postForStream(path: string, payload: Buffer, call: CallContext, accept: string): Promise<UpstreamResponse> {
-    const response = await sendUpstream(this.config.http, this.request(path, { ...this.jsonHeaders, accept }, payload, call));
-    if (response.status < 400) return response;
-    const text = await readBodyText(response.body, ERROR_BODY_LIMIT).catch(() => '');
-    throw this.failure(response.status, response.headers, text);
+  /** POSTs JSON for a stream of server-sent events (see startSseChatStream). */
+  postForStream(path: string, payload: Buffer, call: CallContext, frames: ChatFrames): Promise<ChatStream> {
+    const request = this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call);
+    return startSseChatStream(this.config.http, request, { frames, failure: (status, headers, text) => this.failure(status, headers, text) });
   }
 
   private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
@@ -89,7 +80,7 @@ export class OpenAICompatibleClient {
   }
 
   /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the §4 family. */
-  private failure(status: number, headers: UpstreamResponse['headers'], text: string): GatewayError {
+  private failure(status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
     const body = parseJson(text);
     const error = mapUpstreamFailure({
       provider: this.name,

@@ -160,27 +160,33 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
 export function sendUpstreamBuffered(http: UpstreamHttpOptions, request: UpstreamRequest, limitBytes = MAX_BODY_BYTES): Promise<BufferedUpstreamResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const { origin, path } = splitUrl(request.url);
-    const options: Dispatcher.DispatchOptions = {
-      origin,
-      path,
-      method: request.method ?? 'POST',
-      headers: request.headers,
-      body: request.body as Dispatcher.DispatchOptions['body'],
-      headersTimeout: http.timeoutMs,
-      bodyTimeout: http.streamIdleTimeoutMs,
-    };
-    http.dispatcher.dispatch(options, new CollectingHandler(request, limitBytes, started, resolve, reject));
+    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new CollectingHandler(request, limitBytes, started, resolve, reject));
   });
+}
+
+/** A call's options for undici's dispatch API (with a handler of its own, no response stream). */
+export function dispatchOptionsOf(http: UpstreamHttpOptions, request: UpstreamRequest): Dispatcher.DispatchOptions {
+  const { origin, path } = splitUrl(request.url);
+  return {
+    origin,
+    path,
+    method: request.method ?? 'POST',
+    headers: request.headers,
+    body: request.body as Dispatcher.DispatchOptions['body'],
+    headersTimeout: http.timeoutMs,
+    bodyTimeout: http.streamIdleTimeoutMs,
+  };
 }
 
 /** Maps a failure to reach or hear from the provider to the §4 family. */
 export function transportError(error: unknown, provider: string, signal?: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', {
-      logDetail: { provider, reason: (error as Error).name },
-    });
+    const message =
+      error instanceof undiciErrors.BodyTimeoutError
+        ? 'The model provider stopped sending its answer. Try again later.'
+        : 'The model provider did not answer in time. Try again later.';
+    return new GatewayError('provider_timeout', message, { logDetail: { provider, reason: error.name } });
   }
   if (signal?.aborted === true) {
     const reason: unknown = signal.reason;

@@ -1,9 +1,8 @@
-import { once } from 'node:events';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import type { RequestRecord } from '../../logs/types.js';
-import type { ChatStream, JsonObject, TokenUsage } from '../../providers/index.js';
+import type { ChatStream, ChatStreamEvent, ChatStreamReader, JsonObject, TokenUsage } from '../../providers/index.js';
 
 export interface ChatStreamOptions {
   requestId: string;
@@ -38,60 +37,12 @@ class StreamTranscript {
 }
 
 /**
- * Writes server-sent event frames, coalescing the frames made in one turn of the event loop
- * (those of one upstream network chunk) into one write: one system call and one chunk on the
- * wire instead of one per frame. A batch goes out as soon as the current work is done
- * (process.nextTick), so the time to first byte does not change.
- */
-class FrameWriter {
-  private batch = '';
-  private scheduled = false;
-  private full = false;
-
-  constructor(
-    private readonly output: ServerResponse,
-    private readonly signal: AbortSignal,
-  ) {}
-
-  /**
-   * Queues a frame. Returns a promise to wait for only when the client's buffer is full, so
-   * the usual frame costs no promise and no turn of the microtask queue.
-   */
-  write(data: string): Promise<void> | undefined {
-    if (this.output.destroyed || this.signal.aborted) return undefined;
-    this.batch += `data: ${data}\n\n`;
-    if (!this.scheduled) {
-      this.scheduled = true;
-      process.nextTick(() => this.flush());
-    }
-    return this.full ? this.drained() : undefined;
-  }
-
-  private async drained(): Promise<void> {
-    // A client that goes away while the buffer is full ends the wait (the loop then stops).
-    await once(this.output, 'drain', { signal: this.signal }).catch(() => undefined);
-    this.full = false;
-  }
-
-  end(): void {
-    this.flush();
-    this.output.end();
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    if (this.batch.length === 0 || this.output.destroyed) return;
-    this.full = !this.output.write(this.batch);
-    this.batch = '';
-  }
-}
-
-/**
  * Sends a provider's chat stream to the client as OpenAI server-sent events. Called once the
- * provider's first frame arrived (so the 200 is committed only then). Each chunk is written
- * as soon as it comes; the stream ends with `data: [DONE]`, or with one error chunk (no
- * [DONE]) when the provider failed mid-stream: OpenAI's own API and SDKs report a mid-stream
- * failure as a `data: {"error": …}` frame, which the SDKs raise as an APIError.
+ * provider's first frame arrived (so the 200 is committed only then). The events of each
+ * upstream network chunk go out as one write, in the turn they arrived in; the stream ends
+ * with `data: [DONE]`, or with one error chunk (no [DONE]) when the provider failed
+ * mid-stream: OpenAI's own API and SDKs report a mid-stream failure as a `data: {"error": …}`
+ * frame, which the SDKs raise as an APIError.
  *
  * The frames go straight to the response (the reply is hijacked): Fastify's stream replies
  * pipe a stream into the response and watch both ends, which cost a fifth to a third of a streamed
@@ -108,58 +59,75 @@ export function sendChatStream(reply: FastifyReply, stream: ChatStream, options:
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
   reply.raw.writeHead(200, headers);
-  // The request log waits for the pump when the client goes away, so late usage still counts.
-  options.record.pendingWork = pump(stream, reply.raw, options);
+  // The request log waits for the relay when the client goes away, so late usage still counts.
+  options.record.pendingWork = new Promise<void>((finished) => stream.read(new ChatStreamRelay(stream, reply.raw, options, finished)));
   return reply;
 }
 
-async function pump(stream: ChatStream, output: ServerResponse, options: ChatStreamOptions): Promise<void> {
-  const { record, signal, requestedModel } = options;
-  const transcript = new StreamTranscript();
-  let template: JsonObject | null = null;
-  let usageChunk: JsonObject | null = null;
-  let failure: { message: string; logDetail?: Record<string, unknown> | undefined } | null = null;
+/** Writes the events it is handed to the client, and ends the response and the record's stream part. */
+class ChatStreamRelay implements ChatStreamReader {
+  private readonly transcript = new StreamTranscript();
+  private template: JsonObject | null = null;
+  private usageChunk: JsonObject | null = null;
+  private failure: { message: string; logDetail?: Record<string, unknown> | undefined } | null = null;
 
-  const frames = new FrameWriter(output, signal);
+  constructor(
+    private readonly stream: ChatStream,
+    private readonly output: ServerResponse,
+    private readonly options: ChatStreamOptions,
+    private readonly finished: () => void,
+  ) {}
 
-  try {
-    for await (const event of stream.events) {
-      if (signal.aborted) break;
+  onEvents(events: readonly ChatStreamEvent[]): boolean {
+    const { record, requestedModel } = this.options;
+    if (this.gone() || this.failure !== null) return true;
+    let frames = '';
+    for (const event of events) {
       if (event.type === 'chunk-received') {
         event.chunk.model = requestedModel;
-        template ??= event.chunk;
-        transcript.add(event.chunk);
-        const drained = frames.write(JSON.stringify(event.chunk));
-        if (drained !== undefined) await drained;
+        this.template ??= event.chunk;
+        this.transcript.add(event.chunk);
+        frames += frameOf(JSON.stringify(event.chunk));
       } else if (event.type === 'usage-reported') {
         record.usage = event.usage;
-        usageChunk = event.chunk ?? null;
+        this.usageChunk = event.chunk ?? null;
       } else {
-        failure = event;
+        this.failure = event;
         break;
       }
     }
-  } catch (error) {
-    // The contract says events never throw after the first frame; a client abort can still surface here.
-    if (!signal.aborted) failure = { message: 'The model provider stream failed.', logDetail: { reason: (error as Error).name } };
+    if (frames.length === 0 || this.output.write(frames)) return true;
+    // The client's buffer is full: the provider waits until it drained. A client that goes
+    // away instead aborts the upstream call, which ends the stream.
+    this.output.once('drain', () => this.stream.resume());
+    return false;
   }
 
-  record.responsePayload = transcript.payload(record.usage, failure !== null || signal.aborted);
-  if (signal.aborted) {
-    record.errorCode = 'client_closed';
-    output.destroy();
-    return;
+  onEnd(): void {
+    const { record, requestedModel } = this.options;
+    const aborted = this.options.signal.aborted;
+    record.responsePayload = this.transcript.payload(record.usage, this.failure !== null || aborted);
+    if (this.gone()) {
+      if (aborted) record.errorCode = 'client_closed';
+      this.output.destroy();
+    } else if (this.failure !== null) {
+      record.errorCode = 'provider_error';
+      record.logDetail = this.failure.logDetail ?? null;
+      this.output.end(frameOf(JSON.stringify(new GatewayError('provider_error', this.failure.message).toBody(this.options.requestId))));
+    } else {
+      const usage = this.options.includeUsage && record.usage !== null ? frameOf(JSON.stringify(usageChunkOf(this.usageChunk, this.template, record.usage, requestedModel))) : '';
+      this.output.end(`${usage}${frameOf('[DONE]')}`);
+    }
+    this.finished();
   }
-  if (failure !== null) {
-    record.errorCode = 'provider_error';
-    record.logDetail = failure.logDetail ?? null;
-    const error = new GatewayError('provider_error', failure.message);
-    await frames.write(JSON.stringify(error.toBody(options.requestId)));
-  } else {
-    if (options.includeUsage && record.usage !== null) await frames.write(JSON.stringify(usageChunkOf(usageChunk, template, record.usage, requestedModel)));
-    await frames.write('[DONE]');
+
+  private gone(): boolean {
+    return this.options.signal.aborted || this.output.destroyed;
   }
-  frames.end();
+}
+
+function frameOf(data: string): string {
+  return `data: ${data}\n\n`;
 }
 
 /** The provider's own usage chunk, or one built like OpenAI's (`choices: []`). */

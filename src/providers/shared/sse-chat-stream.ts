@@ -1,0 +1,219 @@
+import { StringDecoder } from 'node:string_decoder';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import type { Dispatcher } from 'undici';
+import { GatewayError } from '../../errors/index.js';
+import type { ChatStream, ChatStreamEvent, ChatStreamReader } from '../types.js';
+import { whenAborted } from './abort-listeners.js';
+import { dispatchOptionsOf, transportError, type UpstreamHttpOptions, type UpstreamRequest } from './upstream-http.js';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** What an adapter knows about its provider's server-sent events. */
+export interface ChatFrames {
+  /**
+   * Maps one server-sent event to chat events, pushed onto `events`. Returns true for the
+   * provider's end-of-stream marker: what follows it is ignored. Throws a GatewayError for an
+   * event that fails the stream (an error event, a frame it cannot read).
+   */
+  read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean;
+  /**
+   * The body ended without the marker: the failure to report, or null when that is how the
+   * provider ends a complete stream (one without a marker).
+   */
+  endedEarly(): GatewayError | null;
+  /** Before a failure after the first event is reported: events still owed (usage counted so far). */
+  beforeFailure?(events: ChatStreamEvent[]): void;
+}
+
+export interface SseChatStreamOptions {
+  frames: ChatFrames;
+  /** Maps an error status and its body (text, bounded) to the failure the call rejects with. */
+  failure(status: number, headers: Headers, text: string): GatewayError;
+}
+
+/** Longest error body kept for the error mapping; the rest is read and dropped. */
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * A chat stream from a provider that speaks server-sent events: one undici dispatch whose
+ * handler decodes, parses and maps each network chunk as it arrives and hands its events to
+ * the reader in the same turn. `startSseChatStream` resolves once the first event was read,
+ * so a failure before it (an error status, a first frame that fails, a body without events)
+ * rejects with a GatewayError and the client still gets a proper status. A failure after it
+ * becomes a `stream-failed` event. A slow reader pauses the upstream connection.
+ */
+class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: Headers = {};
+  private readonly errorChunks: Buffer[] = [];
+  private errorBytes = 0;
+  private readonly decoder = new StringDecoder('utf8');
+  private parser: EventSourceParser | undefined;
+  /** Events read and not yet handed to the reader. */
+  private pending: ChatStreamEvent[] = [];
+  /** `startSseChatStream` resolved (or rejected). */
+  private callSettled = false;
+  /** The provider's end-of-stream marker arrived. */
+  private complete = false;
+  /** No more events: completed, failed or aborted. */
+  private ended = false;
+  /** undici is done with the call (its response ended or failed): nothing left to abort or pause. */
+  private responseDone = false;
+  private endHandedOver = false;
+  /** The reader asked to wait (returned false) and has not resumed yet. */
+  private waiting = false;
+  private reader: ChatStreamReader | undefined;
+  private readonly stopListening: () => void;
+
+  constructor(
+    private readonly request: UpstreamRequest,
+    private readonly options: SseChatStreamOptions,
+    private readonly resolve: (stream: ChatStream) => void,
+    private readonly reject: (error: GatewayError) => void,
+  ) {
+    this.stopListening = whenAborted(request.signal, () => this.onAbort());
+  }
+
+  read(reader: ChatStreamReader): void {
+    this.reader = reader;
+    this.deliver();
+  }
+
+  resume(): void {
+    if (!this.waiting) return;
+    this.waiting = false;
+    this.deliver();
+    if (!this.waiting && !this.responseDone) this.controller?.resume();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.request.signal.aborted) controller.abort(this.request.signal.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
+    this.status = statusCode;
+    this.headers = headers;
+    if (statusCode >= 200 && statusCode < 300) this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.parser === undefined) {
+      if (this.errorBytes < ERROR_BODY_LIMIT) this.errorChunks.push(chunk);
+      this.errorBytes += chunk.length;
+      return;
+    }
+    if (this.complete || this.ended) return; // read to the end so the connection is reused
+    this.parser.feed(this.decoder.write(chunk));
+    this.deliver();
+  }
+
+  onResponseEnd(): void {
+    this.responseDone = true;
+    if (this.parser === undefined) {
+      this.stopListening();
+      const text = Buffer.concat(this.errorChunks).subarray(0, ERROR_BODY_LIMIT).toString('utf8');
+      this.reject(this.options.failure(this.status, this.headers, text));
+      return;
+    }
+    if (this.ended) return;
+    // An event the body ends inside of is dropped (the SSE standard), so a cut-off stream shows as cut off.
+    if (!this.complete) this.parser.reset({ consume: true });
+    const endedEarly = this.complete ? null : this.options.frames.endedEarly();
+    if (endedEarly !== null) this.fail(endedEarly);
+    else this.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.responseDone = true;
+    if (this.ended) return;
+    // After the marker the answer is whole: a failure while the rest of the body drains is not the caller's.
+    if (this.complete) this.end();
+    else this.fail(error);
+  }
+
+  private onMessage(message: EventSourceMessage): void {
+    if (this.complete || this.ended) return;
+    try {
+      this.complete = this.options.frames.read(message, this.pending);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** The call's signal aborted (the client went away): stop reading, and stop waiting for the reader. */
+  private onAbort(): void {
+    this.waiting = false;
+    if (this.responseDone) this.deliver();
+    else this.controller?.abort(this.request.signal.reason as Error);
+  }
+
+  /**
+   * Hands what was read to the reader (once there is one and it is not waiting), and starts
+   * the stream at its first event. Chunks undici delivers after the reader asked to wait
+   * (the pause takes effect from the next chunk on) stay here until it resumes.
+   */
+  private deliver(): void {
+    if (!this.callSettled) {
+      if (this.pending.length === 0 && !this.ended) return;
+      this.callSettled = true;
+      this.resolve(this);
+    }
+    if (this.reader === undefined || this.waiting) return;
+    if (this.pending.length > 0) {
+      const events = this.pending;
+      this.pending = [];
+      if (!this.reader.onEvents(events)) {
+        this.waiting = true;
+        if (!this.responseDone) this.controller?.pause();
+        return;
+      }
+    }
+    if (this.ended && !this.endHandedOver) {
+      this.endHandedOver = true;
+      this.stopListening();
+      this.reader.onEnd();
+    }
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.deliver();
+  }
+
+  /** Rejects the call before the first event; after it, ends the events with `stream-failed`. */
+  private fail(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    const failure = this.failureOf(error);
+    // Closes the connection: the rest of a failed stream is of no use.
+    if (!this.responseDone) this.controller?.abort(failure);
+    if (!this.callSettled && this.pending.length === 0) {
+      this.callSettled = true;
+      this.stopListening();
+      this.reject(failure);
+      return;
+    }
+    this.options.frames.beforeFailure?.(this.pending);
+    this.pending.push({ type: 'stream-failed', message: failure.message, ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}) });
+    this.deliver();
+  }
+
+  private failureOf(error: unknown): GatewayError {
+    if (error instanceof GatewayError) return error;
+    const failure = transportError(error, this.request.provider, this.request.signal);
+    if (!this.callSettled || failure.code !== 'provider_error' || this.request.signal.aborted) return failure;
+    // "Could not be reached" would be wrong once frames arrived.
+    return new GatewayError('provider_error', 'The connection to the model provider failed during the stream. Try again later.', {
+      ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}),
+    });
+  }
+}
+
+/** Starts a streamed call; resolves once its first event was read (see SseChatStream). */
+export function startSseChatStream(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseChatStreamOptions): Promise<ChatStream> {
+  return new Promise((resolve, reject) => {
+    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseChatStream(request, options, resolve, reject));
+  });
+}
