@@ -6,9 +6,11 @@
 //   npm run bench:profile -- chat --no-build # profile the dist/ as it is
 //   npm run bench:profile -- chat --bare     # the bare proxy instead, for comparison
 //   npm run bench:profile -- stream --minimal # the minimal gateway (the required work alone)
+//   npm run bench:profile -- chat --allocations # bytes allocated per request instead of CPU
 //
 // Writes bench/results/profile-<scenario>-<time>.cpuprofile (open it in Chrome DevTools or
-// speedscope for a flame graph) and prints the hottest areas and functions.
+// speedscope for a flame graph) and prints the hottest areas and functions; with
+// --allocations a .heapprofile (DevTools' memory tab) and the bytes each function allocates.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'undici';
 import { writeBodies } from './lib/bodies.mjs';
-import { printSummary, summarize } from './lib/cpu-profile.mjs';
+import { printAllocations, printSummary, summarize, summarizeAllocations } from './lib/cpu-profile.mjs';
 import { nodeClient, wrk } from './lib/load.mjs';
 import { freePort, killAll, pinSelf } from './lib/processes.mjs';
 import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
@@ -57,6 +59,27 @@ async function inspector(port) {
   };
 }
 
+/** Sampled CPU time (every 100 µs). */
+const CPU = {
+  extension: 'cpuprofile',
+  async start(session) {
+    await session.send('Profiler.enable');
+    await session.send('Profiler.setSamplingInterval', { interval: 100 });
+    await session.send('Profiler.start');
+  },
+  stop: async (session) => (await session.send('Profiler.stop')).profile,
+  print: (profile, requests) => printSummary(summarize(profile, requests)),
+};
+
+/** Sampled allocations (one in every 4 KiB), the objects collected since included. */
+const ALLOCATIONS = {
+  extension: 'heapprofile',
+  start: (session) =>
+    session.send('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+  stop: async (session) => (await session.send('HeapProfiler.stopSampling')).profile,
+  print: (profile, requests) => printAllocations(summarizeAllocations(profile, requests)),
+};
+
 /** The server to profile: modelgate, or with `--bare` / `--minimal` a reference for comparison. */
 async function startProfiled(upstreamBase, nodeArgs) {
   if (args.includes('--bare')) return startReferenceProxy(bench, upstreamBase, nodeArgs);
@@ -77,23 +100,22 @@ async function main() {
   const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario === 'bad-input' ? 'chat' : scenario], connections, apiKey: gateway.apiKey };
   await wrk(bench, { ...load, seconds: 3 }); // warm-up: JIT, pools
   const session = await inspector(inspectPort);
-  await session.send('Profiler.enable');
-  await session.send('Profiler.setSamplingInterval', { interval: 100 });
-  await session.send('Profiler.start');
+  const profiler = args.includes('--allocations') ? ALLOCATIONS : CPU;
+  await profiler.start(session);
   const burst = scenario === 'bad-input' ? nodeClient(bench, 'bad-input.mjs', [gateway.base, gateway.apiKey, 200, seconds]) : undefined;
   const result = await wrk(bench, { ...load, seconds });
   await burst;
-  const { profile } = await session.send('Profiler.stop');
+  const profile = await profiler.stop(session);
   session.close();
   gateway.child.kill('SIGTERM');
   upstream.child.kill('SIGTERM');
 
   mkdirSync(join(bench, 'results'), { recursive: true });
-  const file = join(bench, 'results', `profile-${scenario}-${Date.now()}.cpuprofile`);
+  const file = join(bench, 'results', `profile-${scenario}-${Date.now()}.${profiler.extension}`);
   writeFileSync(file, JSON.stringify(profile));
   const requests = result.requests;
   process.stdout.write(`${scenario}, ${connections} connections, ${seconds} s: ${(requests / (result.duration_us / 1e6)).toFixed(0)} req/s, ${result.non2xx + result.errors} errors\n`);
-  printSummary(summarize(profile, requests));
+  profiler.print(profile, requests);
   process.stdout.write(`\nprofile: ${file}\n`);
 }
 

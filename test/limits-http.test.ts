@@ -175,6 +175,7 @@ describe('limits over HTTP', () => {
         record.requestedModel = record.resolvedModel = 'gpt-4o';
         record.streaming = true;
         record.admission = await context.limits.admit(request.principal, { tokens: 100, costUsd: null });
+        reply.headers(record.admission.headers);
         const output = new PassThrough();
         const clientGone = once(reply.raw, 'close');
         record.pendingWork = (async () => {

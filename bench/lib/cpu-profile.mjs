@@ -1,5 +1,6 @@
 // Reads a V8 .cpuprofile: where the samples fall, by function (self and inclusive time) and
-// by area (a package, node's internals, a modelgate file).
+// by area (a package, node's internals, a modelgate file). Also reads a sampling heap profile
+// (.heapprofile): the bytes allocated, by function and area.
 
 function areaOf(url) {
   if (url === '') return '(native)';
@@ -78,4 +79,39 @@ export function printSummary(summary, write = (text) => process.stdout.write(tex
   for (const entry of summary.self) write(`  ${pct(entry.share)}  ${entry.name}\n`);
   write('\nby function (inclusive):\n');
   for (const entry of summary.inclusive) write(`  ${pct(entry.share)}  ${entry.name}\n`);
+}
+
+/**
+ * Bytes allocated per request by function and area, from a sampling heap profile taken with
+ * the objects collected since included (so it counts every allocation, not what survived).
+ */
+export function summarizeAllocations(profile, requests) {
+  const byFunction = new Map();
+  const areas = new Map();
+  let total = 0;
+  const visit = (node) => {
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const name = label(node);
+      byFunction.set(name, (byFunction.get(name) ?? 0) + node.selfSize);
+      const area = areaOf(node.callFrame.url);
+      areas.set(area, (areas.get(area) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children ?? []) visit(child);
+  };
+  visit(profile.head);
+  const top = (map, count) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([name, bytes]) => ({ name, bytes_per_request: bytes / requests }));
+  return { bytes_per_request: total / requests, areas: top(areas, 20), functions: top(byFunction, 40) };
+}
+
+export function printAllocations(summary, write = (text) => process.stdout.write(text)) {
+  const size = (bytes) => `${(bytes / 1024).toFixed(2).padStart(7)} KiB`;
+  write(`${size(summary.bytes_per_request)} allocated per request (sampled)\n\nby area:\n`);
+  for (const entry of summary.areas) write(`  ${size(entry.bytes_per_request)}  ${entry.name}\n`);
+  write('\nby function:\n');
+  for (const entry of summary.functions) write(`  ${size(entry.bytes_per_request)}  ${entry.name}\n`);
 }

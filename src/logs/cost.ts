@@ -32,23 +32,19 @@ function picoPerUnit(usd: number): bigint {
   return BigInt(Math.round(usd * Number(PICO_PER_USD)));
 }
 
+/** Pico-USD of `tokens` at a price per million; null when there are tokens but no price. */
+function tokensAt(tokens: number, perMillion: number | null): bigint | null {
+  if (tokens === 0) return 0n;
+  return perMillion === null ? null : BigInt(tokens) * picoPerToken(perMillion);
+}
+
 /** Pico-USD of the tokens, or null when a token count has no price to apply. */
 function tokenCost(pricing: ModelPricing, usage: TokenUsage): bigint | null {
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
-  const uncached = usage.promptTokens - cached;
-  const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;
-  const parts: [number, number | null][] = [
-    [uncached, pricing.input_per_million],
-    [cached, cachedPrice],
-    [usage.completionTokens, pricing.output_per_million],
-  ];
-  let total = 0n;
-  for (const [tokens, price] of parts) {
-    if (tokens === 0) continue;
-    if (price === null) return null;
-    total += BigInt(tokens) * picoPerToken(price);
-  }
-  return total;
+  const input = tokensAt(usage.promptTokens - cached, pricing.input_per_million);
+  const cachedInput = tokensAt(cached, pricing.cached_input_per_million ?? pricing.input_per_million);
+  const output = tokensAt(usage.completionTokens, pricing.output_per_million);
+  return input === null || cachedInput === null || output === null ? null : input + cachedInput + output;
 }
 
 /**

@@ -194,10 +194,11 @@ export function redactValue(value: unknown, options: RedactionOptions = {}, dept
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
   const source = value as Record<string, unknown>;
-  const names = Object.keys(source);
   let copy: Record<string, unknown> | undefined;
-  for (let position = 0; position < names.length; position += 1) {
-    const name = names[position]!;
+  // for…in, not Object.keys: no array of names per object (V8 keeps the names with the
+  // object's shape); own names only, in case Object.prototype was given enumerable ones.
+  for (const name in source) {
+    if (!hasOwn(source, name)) continue;
     const field = source[name];
     const kind = fieldKind(name);
     const redacted =
@@ -206,13 +207,22 @@ export function redactValue(value: unknown, options: RedactionOptions = {}, dept
         : typeof field === 'string' && kind === 'base64'
           ? base64Reference(field, null)
           : redactValue(field, options, depth + 1);
-    if (copy === undefined && redacted !== field) {
-      copy = {};
-      for (const earlier of names.slice(0, position)) copy[earlier] = source[earlier];
-    }
+    if (copy === undefined && redacted !== field) copy = copyBefore(source, name);
     if (copy !== undefined) copy[name] = redacted;
   }
   return copy ?? value;
+}
+
+const hasOwn = (object: object, name: string): boolean => Object.prototype.hasOwnProperty.call(object, name);
+
+/** A copy of the own members of `source` that come before `stop`. */
+function copyBefore(source: Record<string, unknown>, stop: string): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const name in source) {
+    if (name === stop) break;
+    if (hasOwn(source, name)) copy[name] = source[name];
+  }
+  return copy;
 }
 
 function redactArray(items: readonly unknown[], options: RedactionOptions, depth: number): unknown[] {

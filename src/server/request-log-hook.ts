@@ -34,7 +34,7 @@ interface Tracking {
  * streams at their last byte, cancelled streams when the route has stopped — and observes
  * metrics for every request. Nothing here runs before the response is sent: the record is
  * queued for the background writer. Also settles the limiter's reservation with what the
- * request really used, and puts the admission's x-ratelimit-* headers on responses.
+ * request really used (the routes put the admission's x-ratelimit-* headers on the reply).
  */
 export function registerRequestLogHook(app: GatewayApp, context: GatewayContext): void {
   const { config, catalog, metrics, logger } = context;
@@ -149,13 +149,12 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     done();
   });
 
-  app.addHook('onSend', (request, reply, payload, done) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     const record = request.record as RequestRecord | null;
     if (record === null) {
       done(null, payload);
       return;
     }
-    if (record.admission !== null && !reply.sent) reply.headers(record.admission.headers);
     const state = stateOf(request);
     state.routeDone = true;
     finalizeAbortedWhenDone(request);

@@ -72,9 +72,10 @@ export const vettingRoutes: RouteModule = (app, context) => {
   const verifierInstructions = config.vetting.verificationSystemPrompt ?? DEFAULT_VERIFIER_INSTRUCTIONS;
   const internalVerificationModel = config.vetting.verificationModel ?? catalog.defaultChatModel;
 
-  /** Reserves the request's estimated usage before the first provider call (the log hook settles it and sends the headers). */
+  /** Reserves the request's estimated usage before the first provider call and sets the rate-limit headers (the log hook settles it). */
   const admit = async (
     request: FastifyRequest,
+    reply: FastifyReply,
     models: readonly ResolvedModel[],
     plan: { draftBody: { messages: unknown[] }; maxTokens: number | undefined },
     attempts: number,
@@ -85,7 +86,9 @@ export const vettingRoutes: RouteModule = (app, context) => {
       attempts,
       pricing: models.map((model) => model.model.entry.pricing),
     });
-    request.record.admission = await context.limits.admit(request.principal, estimate);
+    const admission = await context.limits.admit(request.principal, estimate);
+    request.record.admission = admission;
+    reply.headers(admission.headers);
   };
 
   const callerFor = (request: FastifyRequest, model: ResolvedModel, signal: AbortSignal) =>
@@ -167,7 +170,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       assertInputsSupported(draftModel, body.messages);
       const plan = planLightweight(body, { keyring, verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
       record.requestPayload = plan.loggedRequest;
-      await admit(request, [draftModel, verificationModel], plan, plan.maxAttempts);
+      await admit(request, reply, [draftModel, verificationModel], plan, plan.maxAttempts);
 
       const outcome = await vet(request, { draft: draftModel, verification: verificationModel }, { ...plan, answerKey: null }, abortSignalOf(reply));
       const response = lightweightResponse(outcome, { requestId: request.id, model: draftModel.id, createdAt: record.startedAt });
@@ -212,7 +215,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       const meta = { mode: plan.mode, startedAt: record.startedAt, body };
 
       if (plan.mode === 'chat') {
-        await admit(request, [draftModel], plan, 1);
+        await admit(request, reply, [draftModel], plan, 1);
         const outcome = await runChatOnly(callerFor(request, draftModel, signal), plan.draftBody, config.vetting.fallbackMessage);
         recordOutcome(request, { chatUsage: outcome.chatUsage, verificationUsage: null }, { draft: draftModel, verification: null }, { vettingMode: 'chat', chatModel: draftModel.id });
         const response = fullResponse({ ...outcome, verificationUsage: null, verification: null }, meta);
@@ -225,7 +228,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
         param: 'config.verificationModel.modelId',
         checkKeyAllows: true,
       });
-      await admit(request, [draftModel, verificationModel], plan, plan.maxAttempts);
+      await admit(request, reply, [draftModel, verificationModel], plan, plan.maxAttempts);
       const outcome = await vet(request, { draft: draftModel, verification: verificationModel }, plan, signal);
       const response = fullResponse(
         {
