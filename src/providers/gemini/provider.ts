@@ -41,11 +41,12 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.apiKey !== undefined) headers['x-goog-api-key'] = options.apiKey;
 
-  /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
+  /** One method call of the model (the key in a header). */
   function upstreamRequest(call: ModelCall, method: GeminiMethod, body: unknown): UpstreamRequest {
     return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body: JSON.stringify(body), signal: call.signal, provider };
   }
 
+  /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
   async function post(call: ModelCall, method: GeminiMethod, body: unknown): Promise<UpstreamResponse> {
     const response = await sendUpstream(options.http, upstreamRequest(call, method, body));
     if (response.status < 200 || response.status >= 300) throw await failureOfResponse(response, provider);
