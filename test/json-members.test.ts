@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { patchJsonObject } from '../src/providers/shared/json-members.js';
+import { passThroughJson, patchJsonObject } from '../src/providers/shared/json-members.js';
 import { startFakeServer, writeSse, type FakeServer } from './fakes/fake-server.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -38,6 +38,20 @@ describe('patchJsonObject', () => {
     assert.equal(patch('{"stream_options":{"include_usage":false}}', { stream: true, stream_options: { include_usage: true } }), '{"stream":true,"stream_options":{"include_usage":true}}');
     assert.equal(patch('{}', { model: 'm' }), '{"model":"m"}');
     assert.equal(patch('{"a":1}', {}, []), '{"a":1}');
+  });
+});
+
+describe('passThroughJson of a small body', () => {
+  test('the adapter\'s members on top of the body\'s, in one object', () => {
+    const body = { messages: [{ role: 'user', content: 'Hi' }], stream_options: { include_usage: false }, temperature: 0.2 };
+    const json = passThroughJson({ body }, { model: 'm', stream_options: { include_usage: true } }).toString('utf8');
+    assert.deepEqual(JSON.parse(json), { ...body, model: 'm', stream_options: { include_usage: true } });
+  });
+
+  test('a member named __proto__ (a body built from parsed JSON) is kept as a member, never made the prototype', () => {
+    const body = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
+    const json = passThroughJson({ body }, { model: 'm' }).toString('utf8');
+    assert.equal(json, '{"__proto__":{"polluted":true},"a":1,"model":"m"}');
   });
 });
 
