@@ -66,17 +66,7 @@ function splitUrl(url: string): { origin: string; path: string } {
 export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamRequest): Promise<UpstreamResponse> {
   const started = performance.now();
   try {
-    const { origin, path } = splitUrl(request.url);
-    const response = await http.dispatcher.request({
-      origin,
-      path,
-      method: request.method ?? 'POST',
-      headers: request.headers,
-      body: request.body as Dispatcher.DispatchOptions['body'],
-      signal: request.signal,
-      headersTimeout: http.timeoutMs,
-      bodyTimeout: http.streamIdleTimeoutMs,
-    });
+    const response = await http.dispatcher.request({ ...dispatchOptionsOf(http, request), signal: request.signal });
     return { status: response.statusCode, headers: response.headers, body: response.body, latencyMs: performance.now() - started };
   } catch (error) {
     throw transportError(error, request.provider, request.signal);
