@@ -1,5 +1,5 @@
 import { startSseChatStream } from '../shared/sse-chat-stream.js';
-import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
+import { ERROR_BODY_LIMIT_BYTES, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
 import { malformedResponse, upstreamError } from './errors.js';
 import { toAnthropicRequest } from './request-mapping.js';
@@ -61,7 +61,7 @@ class AnthropicChat implements ChatModelProvider {
   private async send(request: AnthropicRequest, call: ChatCall): Promise<UpstreamResponse> {
     const response = await sendUpstream(this.options.http, this.upstreamRequest(request, call));
     if (response.status < 400) return response;
-    const text = await readBodyText(response.body).catch(() => '');
+    const text = await readBodyText(response.body, ERROR_BODY_LIMIT_BYTES).catch(() => '');
     throw upstreamError(this.options.name, response, text);
   }
 

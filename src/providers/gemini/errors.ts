@@ -1,6 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { GatewayError } from '../../errors/index.js';
-import { readBodyText, type UpstreamResponse } from '../shared/upstream-http.js';
+import { ERROR_BODY_LIMIT_BYTES, readBodyText, type UpstreamResponse } from '../shared/upstream-http.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { ErrorBodySchema, type GeminiErrorBody } from './wire.js';
 
@@ -47,7 +47,7 @@ export function geminiFailure(options: { provider: string; status: number; body:
 
 /** Reads the error body of a non-2xx response and maps it. */
 export async function failureOfResponse(response: UpstreamResponse, provider: string): Promise<GatewayError> {
-  const text = await readBodyText(response.body, 1024 * 1024).catch(() => '');
+  const text = await readBodyText(response.body, ERROR_BODY_LIMIT_BYTES).catch(() => '');
   return failureOfErrorBody(provider, response.status, response.headers, text);
 }
 

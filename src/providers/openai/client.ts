@@ -2,7 +2,7 @@ import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
-import { sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
+import { ERROR_BODY_LIMIT_BYTES, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
 import { errorKindOf, errorMessageOf, parseJson } from './wire.js';
 
@@ -16,8 +16,6 @@ export interface OpenAICompatibleConfig {
   apiKey?: string | undefined;
   http: UpstreamHttpOptions;
 }
-
-const ERROR_BODY_LIMIT = 1024 * 1024;
 
 function jsonBody(payload: JsonObject | Buffer): Buffer {
   return Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
@@ -72,7 +70,7 @@ export class OpenAICompatibleClient {
   private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
     const response = await sendUpstreamBuffered(this.config.http, this.request(path, headers, body, call));
     if (response.status < 400) return response;
-    throw this.failure(response.status, response.headers, response.body.length > ERROR_BODY_LIMIT ? '' : response.body.toString('utf8'));
+    throw this.failure(response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
   }
 
   private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): UpstreamRequest {

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import type { ChatStream, ChatStreamEvent, ChatStreamReader } from '../types.js';
 import { whenAborted } from './abort-listeners.js';
-import { dispatchOptionsOf, transportError, type UpstreamHttpOptions, type UpstreamRequest } from './upstream-http.js';
+import { dispatchOptionsOf, ERROR_BODY_LIMIT_BYTES, transportError, type UpstreamHttpOptions, type UpstreamRequest } from './upstream-http.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -30,9 +30,6 @@ export interface SseChatStreamOptions {
   /** Maps an error status and its body (text, bounded) to the failure the call rejects with. */
   failure(status: number, headers: Headers, text: string): GatewayError;
 }
-
-/** Longest error body kept for the error mapping; the rest is read and dropped. */
-const ERROR_BODY_LIMIT = 1024 * 1024;
 
 /**
  * A chat stream from a provider that speaks server-sent events: one undici dispatch whose
@@ -100,7 +97,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.parser === undefined) {
-      if (this.errorBytes < ERROR_BODY_LIMIT) this.errorChunks.push(chunk);
+      if (this.errorBytes < ERROR_BODY_LIMIT_BYTES) this.errorChunks.push(chunk);
       this.errorBytes += chunk.length;
       return;
     }
@@ -113,7 +110,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
     this.responseDone = true;
     if (this.parser === undefined) {
       this.stopListening();
-      const text = Buffer.concat(this.errorChunks).subarray(0, ERROR_BODY_LIMIT).toString('utf8');
+      const text = Buffer.concat(this.errorChunks).subarray(0, ERROR_BODY_LIMIT_BYTES).toString('utf8');
       this.reject(this.options.failure(this.status, this.headers, text));
       return;
     }

@@ -76,6 +76,9 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
 /** Largest whole response body read into memory, so a hostile upstream cannot exhaust it. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/** Longest error body kept for an adapter's error mapping (its message and codes are near the start). */
+export const ERROR_BODY_LIMIT_BYTES = 1024 * 1024;
+
 function tooLarge(size: number): GatewayError {
   return new GatewayError('provider_error', 'The model provider sent a response that is too large.', { logDetail: { size } });
 }
