@@ -4,9 +4,16 @@ import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import type { ChatStream, ChatStreamEvent, ChatStreamReader } from '../types.js';
 import { whenAborted } from './abort-listeners.js';
-import { dispatchOptionsOf, ERROR_BODY_LIMIT_BYTES, transportError, type UpstreamHttpOptions, type UpstreamRequest } from './upstream-http.js';
+import {
+  dispatchOptionsOf,
+  ERROR_BODY_LIMIT_BYTES,
+  transportError,
+  type UpstreamHttpOptions,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from './upstream-http.js';
 
-type Headers = Record<string, string | string[] | undefined>;
+type Headers = UpstreamResponse['headers'];
 
 /** What an adapter knows about its provider's server-sent events. */
 export interface ChatFrames {
