@@ -76,13 +76,14 @@ export class InMemoryLimiter implements Limiter {
     const estimatedCost = usdToMicro(estimate.costUsd);
 
     const usedRequests = current(this.requests, key, minute.id);
-    const headers = rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - usedRequests, minute.resetSeconds);
+    // The headers a refusal carries are made only for a refusal.
+    const headersAfter = (used: number) => (rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds));
     if (rpm !== null && usedRequests >= rpm) throw requestsPerMinuteExceeded(rpm, minute.resetSeconds);
     if (dailyTokens !== null && current(this.tokens, key, day.id) + estimate.tokens > dailyTokens) {
-      throw dailyTokenCapExceeded(dailyTokens, day.resetSeconds, headers);
+      throw dailyTokenCapExceeded(dailyTokens, day.resetSeconds, headersAfter(usedRequests));
     }
     if (monthlyCostUsd !== null && current(this.costs, key, month.id) + estimatedCost > usdToMicro(monthlyCostUsd)) {
-      throw monthlyCostCapExceeded(monthlyCostUsd, month.resetSeconds, headers);
+      throw monthlyCostCapExceeded(monthlyCostUsd, month.resetSeconds, headersAfter(usedRequests));
     }
 
     const used = rpm !== null ? bump(this.requests, key, minute.id, 1) : 0;
@@ -91,7 +92,7 @@ export class InMemoryLimiter implements Limiter {
 
     let settled = false;
     return {
-      headers: rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds),
+      headers: headersAfter(used),
       estimate,
       settle: async (actual: ActualUsage) => {
         if (settled) return;
