@@ -432,6 +432,22 @@ describe('Gemini adapter', () => {
       ]);
     });
 
+    test('streams one after another reuse one upstream connection (a finished stream goes back to the pool)', async () => {
+      // A pool of one connection: a stream that closed its connection would make the next open a new one.
+      const single = createUpstreamDispatcher({ connectionsPerOrigin: 1, timeoutMs: 300, streamIdleTimeoutMs: 300 });
+      const pooled = createGeminiProvider({ name: 'gemini', baseUrl: `${fake.url}/`, apiKey: FAKE_GEMINI_KEY, http: { ...http, dispatcher: single } });
+      try {
+        fake.reply('streamGenerateContent', { frames: textFrames(['Hi'], USAGE) });
+        const before = fake.requests.length;
+        for (let round = 0; round < 3; round += 1) assert.equal((await collect(pooled, ask('Hi'))).at(-1)?.type, 'usage-reported');
+        const ports = fake.requests.slice(before).map((request) => request.remotePort);
+        assert.equal(ports.length, 3);
+        assert.equal(new Set(ports).size, 1, `connections used: ${ports.join(', ')}`);
+      } finally {
+        await single.close();
+      }
+    });
+
     test('a stream cut before finishReason ends with stream-failed', async () => {
       fake.reply('streamGenerateContent', { frames: textFrames(['Partial', ' answer'], USAGE, { finish: false }), end: 'drop' });
       const events = await collect(provider, ask('Hi'));

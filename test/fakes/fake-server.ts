@@ -10,6 +10,8 @@ export interface RecordedRequest {
   /** Parsed JSON body, or undefined when the body is not JSON. Read loosely: tests assert every field they use. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
+  /** The client's port: requests with the same one came over the same (pooled) connection. */
+  remotePort: number | undefined;
 }
 
 export type FakeHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
@@ -41,7 +43,7 @@ export async function startFakeServer(): Promise<FakeServer> {
       json = undefined;
     }
     const path = (req.url ?? '/').split('?')[0]!;
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, rawBody, json };
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, rawBody, json, remotePort: req.socket.remotePort };
     requests.push(recorded);
     const key = `${req.method} ${path}`;
     const handler =
