@@ -27,7 +27,7 @@ import {
 import type { TokenUsage } from '../../providers/index.js';
 import { computeCombinedCost, type CostInput, type RequestRecord } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
-import { MODEL_ROUTE_SCHEMA } from './model-call.js';
+import { admit as admitEstimate, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
 /** A configured default model must be a chat model of the catalog: checked at start-up, not on the first request. */
 function checkConfiguredModel(catalog: Catalog, id: string | undefined, setting: string): void {
@@ -86,9 +86,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       attempts,
       pricing: models.map((model) => model.model.entry.pricing),
     });
-    const admission = await context.limits.admit(request.principal, estimate);
-    request.record.admission = admission;
-    reply.headers(admission.headers);
+    await admitEstimate(request, reply, context, estimate);
   };
 
   const callerFor = (request: FastifyRequest, model: ResolvedModel, signal: AbortSignal) =>
