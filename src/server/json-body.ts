@@ -1,4 +1,5 @@
 import { errorCodes } from 'fastify';
+import { parseJsonBytes, type ParsedJson } from '../json/parse-bytes.js';
 import type { GatewayApp } from './app.js';
 
 declare module 'fastify' {
@@ -37,7 +38,8 @@ function isPoisoned(root: unknown): boolean {
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
- * JSON bodies, parsed once and kept as bytes. The poisoning check walks the parsed value only
+ * JSON bodies, parsed once (long base64 strings made straight from their bytes, see
+ * parseJsonBytes) and kept as bytes. The poisoning check walks the parsed value only
  * when the text could spell a forbidden key (`"__proto__"`, `"constructor"`, or any `\u` escape):
  * three native substring searches instead of two regular expressions over every body, which
  * matters for megabytes of base64 media.
@@ -52,17 +54,14 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
       return;
     }
     const bytes = raw.subarray(0, 3).equals(BOM) ? raw.subarray(3) : raw;
-    // Not Latin-1 for ASCII bodies, although that copies instead of decoding (0.55 against 1.5
-    // ms for a 1.4 MB image body): Node makes such strings over ~1 MB external, and V8's extra
-    // collections for external memory ate the gain (docs/performance.md, "Tried and not kept").
-    const text = bytes.toString('utf8');
-    let value: unknown;
+    let parsed: ParsedJson;
     try {
-      value = JSON.parse(text);
+      parsed = parseJsonBytes(bytes);
     } catch {
       done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
       return;
     }
+    const { value, text } = parsed;
     // As keys, the two names can only be written like this or with a \u escape. With the quote
     // the search skips through base64 quickly: 'constructor' alone took 0.5 ms for 1.4 MB.
     const suspect = text.includes('"__proto__"') || text.includes('"constructor"') || text.includes('\\u');

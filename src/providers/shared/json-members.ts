@@ -1,15 +1,12 @@
+import { endOfString, isWhitespace, QUOTE, skipWhitespace } from '../../json/bytes.js';
 import type { JsonObject, PassThroughSource } from '../types.js';
 
 /**
  * Rewrites the top-level members of a JSON object's bytes without parsing or serialising
  * the rest: a large pass-through body goes upstream as the caller wrote it, with the
- * adapter's own members in front. Strings are skipped with native byte searches, so
- * megabytes of base64 cost almost nothing and no large string is made. The input must be
- * valid JSON (it was parsed before).
+ * adapter's own members in front. The input must be valid JSON (it was parsed before).
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA_BYTE = 0x2c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
@@ -19,32 +16,17 @@ const OPEN = Buffer.from('{');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from('}');
 
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
-
-function skipWhitespace(bytes: Buffer, from: number): number {
-  let index = from;
-  while (isWhitespace(bytes[index])) index += 1;
-  return index;
-}
-
-/** Position just past the string that opens at `quote`. */
-function endOfString(bytes: Buffer, quote: number): number {
-  let index = quote;
-  for (;;) {
-    index = bytes.indexOf(QUOTE, index + 1);
-    if (index < 0) throw new SyntaxError('unterminated string in JSON text');
-    let backslashes = 0;
-    while (bytes[index - 1 - backslashes] === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return index + 1;
-  }
+/** endOfString for text that was parsed before, so every string is closed. */
+function endOfParsedString(bytes: Buffer, quote: number): number {
+  const end = endOfString(bytes, quote);
+  if (end < 0) throw new SyntaxError('unterminated string in JSON text');
+  return end;
 }
 
 /** Position just past the value that starts at `start`. */
 function endOfValue(bytes: Buffer, start: number): number {
   const first = bytes[start];
-  if (first === QUOTE) return endOfString(bytes, start);
+  if (first === QUOTE) return endOfParsedString(bytes, start);
   let index = start;
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
     // A number, true, false or null.
@@ -55,7 +37,7 @@ function endOfValue(bytes: Buffer, start: number): number {
   for (; index < bytes.length; index += 1) {
     const byte = bytes[index];
     if (byte === QUOTE) {
-      index = endOfString(bytes, index) - 1;
+      index = endOfParsedString(bytes, index) - 1;
     } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
       depth += 1;
     } else if ((byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) && --depth === 0) {
@@ -78,7 +60,7 @@ function membersOf(bytes: Buffer): Member[] {
   for (;;) {
     index = skipWhitespace(bytes, index);
     if (bytes[index] !== QUOTE) return members; // `}`
-    const keyEnd = endOfString(bytes, index);
+    const keyEnd = endOfParsedString(bytes, index);
     const key = JSON.parse(bytes.toString('utf8', index, keyEnd)) as string;
     const valueStart = skipWhitespace(bytes, skipWhitespace(bytes, keyEnd) + 1); // past `:`
     const end = endOfValue(bytes, valueStart);
