@@ -14,7 +14,7 @@ export class OpenAICompatibleChat implements ChatModelProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
-    const { json: completion } = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel }), call);
+    const completion = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel }), call);
     return { completion, usage: usageFromWire(completion.usage) };
   }
 

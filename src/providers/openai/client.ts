@@ -4,7 +4,7 @@ import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
-import { errorKindOf, errorMessageOf, parseJson } from './wire.js';
+import { errorKindOf, errorMessageOf, parseJson, parseJsonObject } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */
 export interface OpenAICompatibleConfig {
@@ -35,19 +35,25 @@ export class OpenAICompatibleClient {
     this.jsonHeaders = { ...this.authHeaders, 'content-type': 'application/json', accept: 'application/json' };
   }
 
+  /** POSTs JSON; resolves with the 2xx response's JSON object, rejects with the mapped GatewayError otherwise. */
+  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext): Promise<JsonObject> {
+    return (await this.postAndRead(path, payload, call, parseJsonObject)).value;
+  }
+
   /**
-   * POSTs JSON; resolves with the 2xx response's JSON object and the bytes it was parsed from,
-   * rejects with the mapped GatewayError otherwise.
+   * POSTs JSON; resolves with what `read` makes of the 2xx response's text and the bytes it
+   * read, rejects with the mapped GatewayError otherwise. `read` returns undefined for a body
+   * that is not a JSON object: a provider_error.
    */
-  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext): Promise<{ json: JsonObject; bytes: Buffer }> {
+  async postAndRead<T>(path: string, payload: JsonObject | Buffer, call: CallContext, read: (text: string) => T | undefined): Promise<{ value: T; bytes: Buffer }> {
     const response = await this.postWhole(path, this.jsonHeaders, jsonBody(payload), call);
-    const json = parseJson(response.body.toString('utf8'));
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    const value = read(response.body.toString('utf8'));
+    if (value === undefined) {
       throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', {
         logDetail: { provider: this.name, reason: 'response body is not a JSON object', upstreamStatus: response.status },
       });
     }
-    return { json: json as JsonObject, bytes: response.body };
+    return { value, bytes: response.body };
   }
 
   /** POSTs JSON; resolves with the whole 2xx response (audio bytes and their type). */

@@ -7,7 +7,7 @@ export class OpenAICompatibleImages implements ImageProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async generate(call: ImageCall): Promise<ImageResult> {
-    const { json: body } = await this.client.postJson('/images/generations', { model: call.upstreamModel, ...call.body }, call);
+    const body = await this.client.postJson('/images/generations', { model: call.upstreamModel, ...call.body }, call);
     const imageCount = Array.isArray(body.data) ? body.data.length : 0;
     return { response: body, imageCount, usage: usageFromWire(body.usage) };
   }

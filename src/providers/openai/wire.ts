@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../types.js';
+import type { JsonObject, TokenUsage } from '../types.js';
 
 /**
  * The OpenAI wire format as far as the adapter reads it. Lenient on purpose: compatible
@@ -70,4 +70,10 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The JSON object `text` holds; undefined when it is not JSON, or JSON of another kind. */
+export function parseJsonObject(text: string): JsonObject | undefined {
+  const value = parseJson(text);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
