@@ -103,6 +103,13 @@ export interface EmbeddingCall extends CallContext, PassThroughSource {
   body: JsonObject;
 }
 
+/** The embeddings of a response as the request log keeps them: not the vectors, how many and how long. */
+export interface EmbeddingVectors {
+  count: number;
+  /** The first embedding's length when it is an array of floats; null otherwise (base64, or no embedding). */
+  dimensions: number | null;
+}
+
 export interface EmbeddingResult {
   /** OpenAI embeddings response (`object: list`, `data`, `usage`). */
   response: JsonObject;
