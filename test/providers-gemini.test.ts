@@ -552,6 +552,7 @@ describe('Gemini adapter', () => {
       assert.equal(result.response.model, 'gemini-embedding-001');
       const data = result.response.data as { object: string; index: number; embedding: number[] }[];
       assert.deepEqual(data.map((item) => [item.object, item.index, item.embedding.length]), [['embedding', 0, 4], ['embedding', 1, 4]]);
+      assert.deepEqual(result.vectors, { count: 2, dimensions: 4 });
       assert.equal(result.usage, null);
     });
 
@@ -563,6 +564,7 @@ describe('Gemini adapter', () => {
       const floats = Array.from({ length: bytes.length / 4 }, (_, index) => bytes.readFloatLE(index * 4));
       assert.equal(floats.length, 8);
       assert.ok(Math.abs(floats[1]! - 0.011) < 1e-6);
+      assert.deepEqual(result.vectors, { count: 1, dimensions: null });
       await rejectsWithCode(provider.embeddings!.embed({ ...call, body: { input: [[1, 2, 3]] } }), 'invalid_body');
     });
   });

@@ -5,6 +5,7 @@ import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFa
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
 import { openaiClient, postRawStream, rejectsWith, runProviderConformance } from './providers/conformance.js';
+import { patchJsonObject } from '../src/providers/index.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 
 /*
@@ -308,6 +309,46 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       const exactText = await exact.text();
       assert.match(exactText, /^\{\n {2}"object": "list",\n/);
       assert.equal((JSON.parse(exactText) as { model: string }).model, 'text-embedding-3-small');
+    });
+
+    test('float vectors in any JSON spelling reach the client byte for byte; the log keeps their count and size', async () => {
+      const json =
+        '{ "object": "list", "usage": {"prompt_tokens": 2, "total_tokens": 2},\n"data": [\n' +
+        '  {"object": "embedding", "index": 0, "embedding": [ 1e-7, -0.5E+3,\r\n\t0.25 ]},\n' +
+        '  {"object": "embedding", "index": 1, "embedding": [0,-0,2.5e10]}\n], "model": "text-embedding-3-small" }';
+      const usage = { prompt_tokens: 2, total_tokens: 2 };
+      fake.answerNext('/v1/embeddings', json);
+      const exact = await post('/v1/embeddings', { model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'float' });
+      assert.equal(exact.status, 200);
+      assert.equal(await exact.text(), json);
+      const record = await records.wait(exact.headers.get('x-request-id')!);
+      assert.deepEqual(record.responsePayload, { object: 'list', embeddings: 2, dimensions: 3, model: 'text-embedding-3-small', usage });
+
+      // Asked by an alias: only `model` is rewritten (and comes first).
+      fake.answerNext('/v1/embeddings', json);
+      const aliased = await post('/v1/embeddings', { model: 'text-embedding', input: ['a', 'b'], encoding_format: 'float' });
+      assert.equal(await aliased.text(), patchJsonObject(Buffer.from(json), { model: 'text-embedding' }, []).toString('utf8'));
+      const aliasedRecord = await records.wait(aliased.headers.get('x-request-id')!);
+      assert.deepEqual(aliasedRecord.responsePayload, { object: 'list', embeddings: 2, dimensions: 3, model: 'text-embedding', usage });
+    });
+
+    test('base64 vectors: the log keeps their count, no size', async () => {
+      const response = await post('/v1/embeddings', { model: 'text-embedding-3-small', input: ['a', 'b', 'c'], encoding_format: 'base64' });
+      assert.equal(response.status, 200);
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.deepEqual(record.responsePayload, { object: 'list', embeddings: 3, dimensions: null, model: 'text-embedding-3-small', usage: { prompt_tokens: 3, total_tokens: 3 } });
+    });
+
+    test('a malformed number in a float vector is a provider_error, not forwarded', async () => {
+      for (const number of ['01', '1.', '.5', '1e', 'NaN', '+1', '1..2']) {
+        fake.answerNext('/v1/embeddings', `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,${number},0.3]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":1,"total_tokens":1}}`);
+        const response = await post('/v1/embeddings', { model: 'text-embedding-3-small', input: 'a', encoding_format: 'float' });
+        assert.equal(response.status, 502, number);
+        const { error } = (await response.json()) as { error: { code: string; type: string } };
+        assert.deepEqual([error.code, error.type], ['provider_error', 'api_error'], number);
+        const record = await records.wait(response.headers.get('x-request-id')!);
+        assert.equal(record.logDetail?.reason, 'response body is not a JSON object', number);
+      }
     });
 
     test('model may be omitted (the catalog\'s embedding model); stream: true is not honoured', async () => {

@@ -111,14 +111,19 @@ export interface EmbeddingVectors {
 }
 
 export interface EmbeddingResult {
-  /** OpenAI embeddings response (`object: list`, `data`, `usage`). */
+  /**
+   * OpenAI embeddings response (`object: list`, `data`, `model`, `usage`). With
+   * `responseJson` it is that response without `data`: the bytes carry the vectors, and the
+   * adapter need not read thousands of floats into numbers.
+   */
   response: JsonObject;
   /**
-   * The bytes `response` was parsed from, when the provider's answer is already in OpenAI's
-   * shape: sent on with only `model` rewritten, so thousands of floats are not serialised
-   * again (nor their digits changed). Absent when the adapter built the response itself.
+   * The provider's response bytes, when its answer is already in OpenAI's shape: sent on
+   * with only `model` rewritten, so thousands of floats are not serialised again (nor their
+   * digits changed). Absent when the adapter built the response itself.
    */
   responseJson?: Buffer;
+  vectors: EmbeddingVectors;
   usage: TokenUsage | null;
 }
 

@@ -21,6 +21,8 @@ export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
   /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`. */
   failNext(path: string, status: 400 | 401 | 429 | 500, message: string): void;
+  /** The next request to `path` answers 200 with exactly this JSON text (spacing, spellings or errors the fake would not write). */
+  answerNext(path: string, json: string): void;
 }
 
 export interface OpenAIFakeOptions {
@@ -304,12 +306,20 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
   const server: FakeServer = await startFakeServer();
   let chatScript: OpenAIChatScript = { kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } };
   const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string }>();
+  const answers = new Map<string, string>();
   const route = (path: string, answer: (request: RecordedRequest, response: ServerResponse) => void) =>
     server.on(`POST ${base}${path}`, (request, response) => {
       const failure = failures.get(`${base}${path}`);
       if (failure !== undefined) {
         failures.delete(`${base}${path}`);
         return sendError(response, failure.status, failure.message);
+      }
+      const json = answers.get(`${base}${path}`);
+      if (json !== undefined) {
+        answers.delete(`${base}${path}`);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(json);
+        return;
       }
       answer(request, response);
     });
@@ -325,6 +335,9 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     },
     failNext(path, status, message) {
       failures.set(path, { status, message });
+    },
+    answerNext(path, json) {
+      answers.set(path, json);
     },
     chatRequests: () => server.requests.filter((request) => request.path.startsWith(`${base}/chat/completions`)).map(viewOfChatRequest),
     close: () => server.close(),

@@ -42,6 +42,7 @@ function encode(values: number[], format: unknown): number[] | string {
 
 export function toEmbeddingResult(response: BatchEmbedContentsResponse, body: JsonObject, upstreamModel: string): EmbeddingResult {
   const usage = usageOf(response.usageMetadata);
+  const first = response.embeddings[0];
   return {
     response: {
       object: 'list',
@@ -50,6 +51,7 @@ export function toEmbeddingResult(response: BatchEmbedContentsResponse, body: Js
       // Gemini does not report embedding tokens: the body keeps OpenAI's shape, the accounting keeps "not reported".
       usage: { prompt_tokens: usage?.promptTokens ?? 0, total_tokens: usage?.totalTokens ?? 0 },
     },
+    vectors: { count: response.embeddings.length, dimensions: first === undefined || body.encoding_format === 'base64' ? null : first.values.length },
     usage,
   };
 }

@@ -1,14 +1,16 @@
 import { passThroughJson } from '../shared/json-members.js';
 import type { EmbeddingCall, EmbeddingProvider, EmbeddingResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
-import { parseJsonObject, usageFromWire } from './wire.js';
+import { readEmbeddingList } from './embedding-list.js';
+import { usageFromWire } from './wire.js';
 
-/** `POST /embeddings`, passed through. */
+/** `POST /embeddings`, passed through: the provider's bytes go on, read without their float vectors. */
 export class OpenAICompatibleEmbeddings implements EmbeddingProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
-    const { value: json, bytes } = await this.client.postAndRead('/embeddings', passThroughJson(call, { model: call.upstreamModel }), call, parseJsonObject);
-    return { response: json, responseJson: bytes, usage: usageFromWire(json.usage) };
+    const payload = passThroughJson(call, { model: call.upstreamModel });
+    const { value: list, bytes } = await this.client.postAndRead('/embeddings', payload, call, readEmbeddingList);
+    return { response: list.response, responseJson: bytes, vectors: list.vectors, usage: usageFromWire(list.response.usage) };
   }
 }

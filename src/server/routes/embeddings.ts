@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
-import { patchJsonObject, type JsonObject } from '../../providers/index.js';
+import { patchJsonObject, type EmbeddingResult, type JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
   admit,
@@ -42,10 +42,8 @@ function checkInput(input: unknown): void {
 }
 
 /** The embeddings kept in the log: their count and size, not the vectors. */
-function logSummary(response: JsonObject): JsonObject {
-  const data = Array.isArray(response.data) ? (response.data as { embedding?: unknown }[]) : [];
-  const first = data[0]?.embedding;
-  return { object: response.object, embeddings: data.length, dimensions: Array.isArray(first) ? first.length : null, model: response.model, usage: response.usage };
+function logSummary({ response, vectors }: EmbeddingResult): JsonObject {
+  return { object: response.object, embeddings: vectors.count, dimensions: vectors.dimensions, model: response.model, usage: response.usage };
 }
 
 export const embeddingsRoutes: RouteModule = (app, context) => {
@@ -81,7 +79,7 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
         request.record.usage = result.usage;
         const providerModel = result.response.model;
         showRequestedModel(result.response, model);
-        request.record.responsePayload = logSummary(result.response);
+        request.record.responsePayload = logSummary(result);
         if (result.responseJson === undefined) return sendJsonText(reply, result.response);
         // The provider's bytes as they came; `model` is rewritten only when it names another id.
         const unchanged = providerModel === undefined || providerModel === model;
