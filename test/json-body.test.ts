@@ -70,4 +70,28 @@ describe('JSON request bodies', () => {
     assert.deepEqual(JSON.parse(received.toString('utf8')), JSON.parse(body));
     await assertRefused('', /empty/);
   });
+
+  describe('a body with a long base64 image (its data URI read from the bytes)', () => {
+    const image = `data:image/png;base64,${Buffer.alloc(200_000, 7).toString('base64')}`;
+    const imageBody = (extra: string) =>
+      `{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"${image}"}}]}]${extra}}`;
+
+    test('goes upstream unchanged', async () => {
+      const response = await post(imageBody(''));
+      assert.equal(response.status, 200);
+      const received = JSON.parse(fake.server.requests.at(-1)!.rawBody.toString('utf8')) as { messages: { content: { image_url?: { url: string } }[] }[] };
+      assert.equal(received.messages[0]!.content[1]!.image_url!.url, image);
+    });
+
+    test('still has its prototype keys refused', async () => {
+      await assertRefused(imageBody(',"__proto__":{"admin":true}'), /not valid JSON/);
+      await assertRefused(imageBody(',"\\u005f_proto__":{"admin":true}'), /not valid JSON/);
+      await assertRefused(imageBody(',"constructor":{"prototype":{"admin":true}}'), /not valid JSON/);
+    });
+
+    test('is refused when the data URI holds a raw control character', async () => {
+      // A raw U+0001 inside the string: JSON.parse refuses it, and so must the cut-out read.
+      await assertRefused(imageBody('').replace('base64,', 'base64,\u0001'), /not valid JSON/);
+    });
+  });
 });
