@@ -42,16 +42,17 @@ function encode(values: number[], format: unknown): number[] | string {
 
 export function toEmbeddingResult(response: BatchEmbedContentsResponse, body: JsonObject, upstreamModel: string): EmbeddingResult {
   const usage = usageOf(response.usageMetadata);
-  const first = response.embeddings[0];
+  const data = response.embeddings.map((embedding, index) => ({ object: 'embedding', index, embedding: encode(embedding.values, body.encoding_format) }));
+  const first = data[0]?.embedding;
   return {
     response: {
       object: 'list',
-      data: response.embeddings.map((embedding, index) => ({ object: 'embedding', index, embedding: encode(embedding.values, body.encoding_format) })),
+      data,
       model: upstreamModel,
       // Gemini does not report embedding tokens: the body keeps OpenAI's shape, the accounting keeps "not reported".
       usage: { prompt_tokens: usage?.promptTokens ?? 0, total_tokens: usage?.totalTokens ?? 0 },
     },
-    vectors: { count: response.embeddings.length, dimensions: first === undefined || body.encoding_format === 'base64' ? null : first.values.length },
+    vectors: { count: data.length, dimensions: Array.isArray(first) ? first.length : null },
     usage,
   };
 }
