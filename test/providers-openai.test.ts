@@ -199,6 +199,38 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(record.usage?.totalTokens, 6);
     });
 
+    test('stream chunks go on as the provider wrote them, with only the model and usage changed, one line each', async () => {
+      const content = '"choices":[{"index":0,"delta":{"content":"caf\\u00e9 \\"model\\":\\"x\\""},"finish_reason":null}]';
+      fake.scriptChat({
+        kind: 'frames',
+        frames: [
+          `{"id":"c1", "object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini-2024-07-18","score":1.50,${content},"usage":null}`,
+          // One event in two data lines: the parser joins them with a line break.
+          `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",\ndata: "choices":[{"index":0,"delta":{"content":"!"},"finish_reason":null}],"usage":null}`,
+          // The model twice: JSON.parse keeps the last, so the text is not used.
+          '{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","model":"upstream-secret-name","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+          '{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}',
+          '[DONE]',
+        ],
+      });
+      const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(result.data[0], `{"id":"c1", "object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","score":1.50,${content}}`);
+      for (const data of result.data) assert.ok(!data.includes('\n') && !data.includes('\r'), `one line: ${JSON.stringify(data)}`);
+      assert.deepEqual(JSON.parse(result.data[1]!), {
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'gpt-4o-mini',
+        choices: [{ index: 0, delta: { content: '!' }, finish_reason: null }],
+      });
+      assert.equal(JSON.parse(result.data[2]!).model, 'gpt-4o-mini');
+      assert.ok(!result.raw.includes('upstream-secret-name'));
+      assert.deepEqual(result.data.slice(3), ['[DONE]'], 'no usage chunk: the caller did not ask for it');
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.equal(record.usage?.totalTokens, 6);
+      assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: 'café "model":"x"!', finish_reason: 'stop' }]);
+    });
+
     test('a stream without usage keeps "not reported" (null), never zero', async () => {
       const chunk = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] });
       fake.scriptChat({ kind: 'frames', frames: [chunk, '[DONE]'] });

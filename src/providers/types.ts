@@ -54,8 +54,13 @@ export interface ChatCompletionResult {
 
 /** Events of a chat stream, noun-verb names as everywhere in the code. */
 export type ChatStreamEvent =
-  /** An OpenAI `chat.completion.chunk` object (without usage). */
-  | { type: 'chunk-received'; chunk: JsonObject }
+  /**
+   * An OpenAI `chat.completion.chunk` object; a `usage` member on it is not shown (usage comes
+   * as `usage-reported`). `json`: the text `chunk` was parsed from, when the provider sent the
+   * chunk as it is: the route then changes members in the text instead of serialising the
+   * object again.
+   */
+  | { type: 'chunk-received'; chunk: JsonObject; json?: string }
   /**
    * Usage as soon as a frame carries it (may come on any chunk). `chunk`: the provider's own
    * usage-only `chat.completion.chunk` (`choices: []`), shown as is to a caller that asked for

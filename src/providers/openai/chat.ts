@@ -54,10 +54,7 @@ class ChatCompletionChunks implements ChatFrames {
     }
     const usage = usageFromWire(frame.usage);
     const hasChoices = Array.isArray(frame.choices) && frame.choices.length > 0;
-    if (usage === null || hasChoices) {
-      delete frame.usage;
-      events.push({ type: 'chunk-received', chunk: frame });
-    }
+    if (usage === null || hasChoices) events.push({ type: 'chunk-received', chunk: frame, json: message.data });
     // A usage-only chunk (`choices: []`) is the provider's own; the route shows it when asked.
     if (usage !== null) events.push(hasChoices ? { type: 'usage-reported', usage } : { type: 'usage-reported', usage, chunk: frame });
     return false;
