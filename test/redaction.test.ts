@@ -32,6 +32,29 @@ describe('redaction', () => {
     assert.match(redacted, /\[redacted private key\] end$/);
   });
 
+  test('each kind of secret is found on its own in a sentence (text without any is let through untouched)', () => {
+    const alone = {
+      ours: OUR_KEY,
+      openai: OPENAI_KEY,
+      anthropic: ANTHROPIC_KEY,
+      google: GOOGLE_KEY,
+      admin: ADMIN_TOKEN,
+      pem: PEM,
+      bearer: 'Bearer abc.def-ghi_jkl123',
+      basic: 'Basic dXNlcjpwYXNzd29yZA==',
+      aws: 'AKIAIOSFODNN7EXAMPLE',
+      github: `ghp_${'a1B2'.repeat(9)}`,
+      datauri: `data:image/png;base64,${PNG.toString('base64')}`,
+    };
+    for (const [kind, secret] of Object.entries(alone)) {
+      const text = `Please keep ${secret} out of the log, thanks.`;
+      const redacted = redactText(text);
+      assert.ok(!redacted.includes(secret.slice(secret.indexOf(' ') + 1, secret.length)), `${kind} left in: ${redacted.slice(0, 200)}`);
+    }
+    const plain = 'Explain in two sentences why the sky is blue, and mention Rayleigh scattering by name.';
+    assert.equal(redactText(plain), plain);
+  });
+
   test('credential fields are redacted by name; ordinary fields like max_tokens are kept', () => {
     const redacted = redactValue({
       headers: { Authorization: 'Basic dXNlcjpwYXNz', cookie: 'session=abc', 'x-api-key': 'whatever', 'set-cookie': ['a=b'] },
