@@ -79,7 +79,8 @@ export function startFlags(root) {
 /**
  * Starts `modelgate serve` (the built CLI) against the upstream and creates its API key.
  * options: databaseUrl (a PostgreSQL server: a fresh database is made in it), redisUrl,
- * workers, nodeArgs (e.g. --inspect), env, core (default: the server core).
+ * workers, nodeArgs (e.g. --inspect), env, core (default: the server core), launcher (a command
+ * and its arguments that run node, e.g. valgrind).
  */
 export async function startModelgate(root, upstreamBase, options = {}) {
   const port = await freePort();
@@ -100,7 +101,8 @@ export async function startModelgate(root, upstreamBase, options = {}) {
   const args = [...nodeArgs, bin, 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];
   let server;
   try {
-    server = await startProcess(options.name ?? 'modelgate', process.execPath, args, { env, ready: /listening on/, cwd: root, core: options.core ?? SERVER_CORE });
+    const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
+    server = await startProcess(options.name ?? 'modelgate', command, [...launcherArgs, ...args], { env, ready: /listening on/, cwd: root, core: options.core ?? SERVER_CORE });
   } catch (error) {
     await database?.drop();
     throw error;

@@ -1,0 +1,105 @@
+// Machine instructions per request of modelgate, counted by valgrind's callgrind. CPU time on
+// this shared VM moves by 5–15 % between processes and minutes; an instruction count moves by
+// a few per cent at most, so a change of a few per cent can be told — before and after,
+// alternating, in one run. It counts work, not time: cache misses, system calls and page
+// faults do not show, so it complements the CPU figures of `npm run bench`, never replaces them.
+//
+//   npm run bench:instructions -- stream          # chat, stream or embeddings (default chat)
+//   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
+//
+// Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (3000: the
+// JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (2000). Node runs under valgrind
+// about 50 times slower: a round takes 2–3 minutes. The counters are switched on only for the
+// counted requests (callgrind_control), which 10 connections send with the benchmark's bodies.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { writeBodies } from './lib/bodies.mjs';
+import { LOAD_CORE, killAll, pinSelf } from './lib/processes.mjs';
+import { median } from './lib/report.mjs';
+import { startModelgate, startUpstream } from './lib/targets.mjs';
+
+const bench = dirname(fileURLToPath(import.meta.url));
+const root = join(bench, '..');
+const args = process.argv.slice(2);
+const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
+const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', embeddings: '/v1/embeddings' };
+const rounds = Number(process.env.BENCH_INSTRUCTION_ROUNDS ?? 2);
+const warmRequests = Number(process.env.BENCH_WARM_REQUESTS ?? 3000);
+const countedRequests = Number(process.env.BENCH_COUNTED_REQUESTS ?? 2000);
+const CONNECTIONS = 10;
+
+/** Sends `count` requests over `pool`, `CONNECTIONS` at a time; every answer must be a 200. */
+async function send(pool, count, { path, body, apiKey }) {
+  let sent = 0;
+  const connection = async () => {
+    while (sent < count) {
+      sent += 1;
+      const response = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}: ${text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, connection));
+}
+
+/** The instructions callgrind counted while the counters were on (its dump's `summary:` line). */
+function countedInstructions(outputDir) {
+  const counts = readdirSync(outputDir).map((file) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(outputDir, file), 'utf8'))?.[1] ?? 0));
+  return Math.max(0, ...counts);
+}
+
+/** One modelgate from `checkout` under callgrind: warmed, then its instructions for the counted requests. */
+async function measure(checkout, upstreamBase, body) {
+  const outputDir = mkdtempSync(join(tmpdir(), 'modelgate-callgrind-'));
+  const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outputDir, 'callgrind.%p')}`];
+  const server = await startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})` });
+  const pool = new Pool(server.base, { connections: CONNECTIONS });
+  try {
+    const load = { path: PATHS[scenario], body, apiKey: server.apiKey };
+    await send(pool, warmRequests, load);
+    execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
+    await send(pool, countedRequests, load);
+    execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
+    return countedInstructions(outputDir) / countedRequests;
+  } finally {
+    await pool.close();
+    await server.close();
+    rmSync(outputDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  if (!PATHS[scenario]) throw new Error(`unknown scenario ${scenario}; use one of ${Object.keys(PATHS).join(', ')}`);
+  pinSelf();
+  if (!args.includes('--no-build')) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  const bodyFile = writeBodies(mkdtempSync(join(tmpdir(), 'modelgate-bench-')))[scenario];
+  const body = readFileSync(bodyFile);
+  const upstream = await startUpstream(bench, {}, LOAD_CORE);
+  const targets = [{ name: 'modelgate', checkout: root }];
+  if (process.env.BENCH_BASELINE_DIR) targets.push({ name: 'modelgate baseline', checkout: resolve(process.env.BENCH_BASELINE_DIR) });
+  const results = new Map(targets.map((target) => [target.name, []]));
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
+      const perRequest = await measure(target.checkout, upstream.base, body);
+      results.get(target.name).push(perRequest);
+      process.stdout.write(`${scenario} / ${target.name} (round ${round}): ${Math.round(perRequest).toLocaleString('en')} instructions per request\n`);
+    }
+  }
+  upstream.child.kill('SIGTERM');
+  const current = median(results.get('modelgate'));
+  process.stdout.write(`\n${scenario}, ${countedRequests} requests counted after ${warmRequests}, ${rounds} rounds (median):\n`);
+  for (const [name, values] of results) {
+    const ratio = name === 'modelgate' ? '' : `  (modelgate ÷ baseline ${(current / median(values)).toFixed(3)})`;
+    process.stdout.write(`  ${name.padEnd(20)} ${Math.round(median(values)).toLocaleString('en').padStart(12)} instructions per request, rounds ${values.map((value) => Math.round(value).toLocaleString('en')).join(' / ')}${ratio}\n`);
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  killAll();
+  process.exit(1);
+});
