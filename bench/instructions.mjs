@@ -8,7 +8,8 @@
 //   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
 //
 // Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (3000: the
-// JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (2000). Node runs under valgrind
+// JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (2000), BENCH_CALLGRIND_KEEP (keep
+// callgrind's files, for `callgrind_annotate`: native functions by name). Node runs under valgrind
 // about 50 times slower: a round takes 2–3 minutes. The counters are switched on only for the
 // counted requests (callgrind_control), which 10 connections send with the benchmark's bodies.
 import { execFileSync } from 'node:child_process';
@@ -68,7 +69,8 @@ async function measure(checkout, upstreamBase, body) {
   } finally {
     await pool.close();
     await server.close();
-    rmSync(outputDir, { recursive: true, force: true });
+    if (process.env.BENCH_CALLGRIND_KEEP) process.stdout.write(`callgrind's files kept in ${outputDir} (callgrind_annotate <file>.1)\n`);
+    else rmSync(outputDir, { recursive: true, force: true });
   }
 }
 
