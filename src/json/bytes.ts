@@ -4,10 +4,17 @@
  * string is made.
  */
 
+// JSON's structural characters, as bytes and as UTF-16 code units alike (object-text.ts).
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const COLON = 0x3a;
+export const COMMA = 0x2c;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
+export const OPEN_ARRAY = 0x5b;
+export const CLOSE_ARRAY = 0x5d;
 
+/** JSON's four whitespace characters (a byte or a code unit; undefined or NaN past the end is not one). */
 export function isWhitespace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }

@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './bytes.js';
+
 /**
  * Rewrites top-level members of a JSON object's text without parsing or serialising the rest:
  * a provider's small JSON objects (stream chunks) go on as the provider wrote them, with only
@@ -6,19 +8,6 @@
  * `providers/shared/json-members.ts` does the same for bytes, where a large body must not be
  * decoded into a string at all.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
-}
 
 function skipWhitespace(text: string, from: number): number {
   let index = from;

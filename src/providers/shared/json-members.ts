@@ -1,4 +1,4 @@
-import { endOfString, isWhitespace, QUOTE, skipWhitespace } from '../../json/bytes.js';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA as COMMA_BYTE, endOfString, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipWhitespace } from '../../json/bytes.js';
 import type { JsonObject, PassThroughSource } from '../types.js';
 
 /**
@@ -7,11 +7,6 @@ import type { JsonObject, PassThroughSource } from '../types.js';
  * adapter's own members in front. The input must be valid JSON (it was parsed before).
  */
 
-const COMMA_BYTE = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 const OPEN = Buffer.from('{');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from('}');
