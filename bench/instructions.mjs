@@ -7,13 +7,14 @@
 //   npm run bench:instructions -- stream          # chat, stream or embeddings (default chat)
 //   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
 //
-// Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (3000: the
-// JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (2000), BENCH_CALLGRIND_KEEP (keep
+// Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (20000: the
+// JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (10000), BENCH_CALLGRIND_KEEP (keep
 // callgrind's files, for `callgrind_annotate`: native functions by name). Node runs under valgrind
-// about 50 times slower: a round takes 2–3 minutes. The counters are switched on only for the
-// counted requests (callgrind_control), which 10 connections send with the benchmark's bodies.
+// about 50 times slower: a round takes ~1.5 minutes per target for chat, ~7 for streams. The
+// counters are switched on only for the counted requests (callgrind_control), which 10
+// connections send with the benchmark's bodies.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +30,8 @@ const args = process.argv.slice(2);
 const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
 const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', embeddings: '/v1/embeddings' };
 const rounds = Number(process.env.BENCH_INSTRUCTION_ROUNDS ?? 2);
-const warmRequests = Number(process.env.BENCH_WARM_REQUESTS ?? 3000);
-const countedRequests = Number(process.env.BENCH_COUNTED_REQUESTS ?? 2000);
+const warmRequests = Number(process.env.BENCH_WARM_REQUESTS ?? 20000);
+const countedRequests = Number(process.env.BENCH_COUNTED_REQUESTS ?? 10000);
 const CONNECTIONS = 10;
 
 /** Sends `count` requests over `pool`, `CONNECTIONS` at a time; every answer must be a 200. */
@@ -49,7 +50,7 @@ async function send(pool, count, { path, body, apiKey }) {
 
 /** The instructions callgrind counted while the counters were on (its dump's `summary:` line). */
 function countedInstructions(outputDir) {
-  const counts = readdirSync(outputDir).map((file) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(outputDir, file), 'utf8'))?.[1] ?? 0));
+  const counts = readdirSync(outputDir).filter((file) => file.startsWith('callgrind.')).map((file) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(outputDir, file), 'utf8'))?.[1] ?? 0));
   return Math.max(0, ...counts);
 }
 
@@ -57,7 +58,12 @@ function countedInstructions(outputDir) {
 async function measure(checkout, upstreamBase, body) {
   const outputDir = mkdtempSync(join(tmpdir(), 'modelgate-callgrind-'));
   const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outputDir, 'callgrind.%p')}`];
-  const server = await startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})` });
+  // Under valgrind the server answers a few hundred requests a second, so the request log's
+  // 200 ms timer would write batches whose size follows the machine's speed, where a loaded
+  // server writes full batches of 100: a long interval keeps them full, as under load.
+  const config = join(outputDir, 'modelgate.yaml');
+  writeFileSync(config, 'logs:\n  flushIntervalMs: 60000\n');
+  const server = await startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})`, env: { MODELGATE_CONFIG: config } });
   const pool = new Pool(server.base, { connections: CONNECTIONS });
   try {
     const load = { path: PATHS[scenario], body, apiKey: server.apiKey };

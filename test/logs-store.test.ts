@@ -74,6 +74,27 @@ for (const backend of STORAGE_BACKENDS) {
       await store.deleteOlderThan(NOW - 9 * DAY, 10);
     });
 
+    test('every column is stored where it was written', async () => {
+      // A different value in every column, so a value bound to the wrong column shows.
+      const written: RequestLogRow = row('columns', {
+        started_at: NOW - 10 * DAY, mode: 'm', platform: 'p', key_id: 'k', project_id: 'pr', fingerprint: 'f', requested_model: 'rq', resolved_model: 'rs',
+        provider: 'pv', status: 201, error_code: 'e', latency_ms: 3, upstream_latency_ms: 4, streaming: 1, prompt_tokens: 5, completion_tokens: 6,
+        cached_tokens: 7, total_tokens: 8, image_count: 9, audio_seconds: 10.5, cost_micro_usd: 11, cost_flag: 'cf', media: '{"m":1}',
+        request_payload: '{"q":1}', response_payload: '{"r":1}', detail: '{"d":1}',
+      });
+      await store.insertBatch([written]);
+      try {
+        const stored = (await store.get('columns', ALL)) as Record<string, unknown> | undefined;
+        assert.ok(stored !== undefined);
+        for (const [column, value] of Object.entries(written)) {
+          // PostgreSQL gives bigint columns back as strings.
+          assert.equal(typeof value === 'number' ? Number(stored[column]) : stored[column], value, column);
+        }
+      } finally {
+        await store.deleteOlderThan(NOW - 9 * DAY, 10);
+      }
+    });
+
     test('lists newest first and pages with a cursor that never repeats or skips rows', async () => {
       const first = await store.list({}, ALL, 2);
       assert.deepEqual(first.rows.map((r) => r.request_id), ['r5', 'r4']);

@@ -212,6 +212,14 @@ describe('what a log row stores', () => {
     assert.equal(stored.sha256, createHash('sha256').update(JSON.stringify({ text })).digest('hex'));
     assert.ok(stored.preview.startsWith('{"text":"lorem ipsum'));
   });
+
+  test('a payload within the limit in characters but over it in bytes keeps only a preview', () => {
+    const text = 'é'.repeat(600); // 600 characters, 1,200 bytes of UTF-8
+    const row = toLogRow({ ...FINISHED, record: record({ requestPayload: { text } }) }, { payloads: true, maxPayloadBytes: 1000 });
+    const stored = JSON.parse(String(row.request_payload));
+    assert.equal(stored.truncated, true);
+    assert.equal(stored.bytes, Buffer.byteLength(JSON.stringify({ text })));
+  });
 });
 
 describe('the process log', () => {

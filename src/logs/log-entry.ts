@@ -52,6 +52,8 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
   if (payload === null || payload === undefined) return null;
   const redacted = redactValue(payload, { opaqueStrings });
   const text = redacted === payload && json !== undefined ? json : toJson(redacted);
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: most payloads need no count.
+  if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.byteLength(text);
   if (bytes <= maxBytes) return text;
   return toJson({

@@ -89,19 +89,59 @@ function after<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O
   );
 }
 
+// insertValues reads them again, in this order: a column added here goes there too (a test
+// writes and reads back every column).
 const ALL_COLUMNS = [...SUMMARY_COLUMNS, 'request_payload', 'response_payload', 'detail'] as const;
+
+/**
+ * A row's values in the order of ALL_COLUMNS, each read by its name: read in a loop over the
+ * names, every read is a megamorphic lookup (5–18 % of the insert, microbenchmark).
+ */
+function insertValues(row: RequestLogRow): unknown[] {
+  return [
+    row.request_id,
+    row.started_at,
+    row.endpoint,
+    row.mode ?? null,
+    row.platform ?? null,
+    row.key_id ?? null,
+    row.project_id ?? null,
+    row.fingerprint ?? null,
+    row.requested_model ?? null,
+    row.resolved_model ?? null,
+    row.provider ?? null,
+    row.status,
+    row.error_code ?? null,
+    row.latency_ms,
+    row.upstream_latency_ms ?? null,
+    row.streaming,
+    row.prompt_tokens ?? null,
+    row.completion_tokens ?? null,
+    row.cached_tokens ?? null,
+    row.total_tokens ?? null,
+    row.image_count ?? null,
+    row.audio_seconds ?? null,
+    row.cost_micro_usd ?? null,
+    row.cost_flag ?? null,
+    row.media ?? null,
+    row.request_payload ?? null,
+    row.response_payload ?? null,
+    row.detail ?? null,
+  ];
+}
 
 /**
  * SQLite batch insert through one prepared statement, run once per row in a transaction:
  * about half the time of building and compiling a many-row INSERT through the query builder
- * for every batch (SQLite writes run on the event loop).
+ * for every batch (SQLite writes run on the event loop). The values are spread as arguments:
+ * better-sqlite3 reads an array argument's elements through V8's API, ~430 instructions each.
  */
 function preparedInsert(sqlite: SqliteDatabase.Database): (rows: readonly RequestLogRow[]) => void {
   const statement = sqlite.prepare(
     `insert into request_logs (${ALL_COLUMNS.join(', ')}) values (${ALL_COLUMNS.map(() => '?').join(', ')}) on conflict (request_id) do nothing`,
   );
   return sqlite.transaction((rows: readonly RequestLogRow[]) => {
-    for (const row of rows) statement.run(ALL_COLUMNS.map((column) => row[column] ?? null));
+    for (const row of rows) statement.run(...insertValues(row));
   });
 }
 
