@@ -12,6 +12,7 @@ import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake } from './fakes/openai.js';
+import { awayFromMinuteBoundary } from './helpers/minute-window.js';
 
 const UPSTREAM = { OPENAI_API_KEY: 'sk-upstream-limits-test-0000000000' };
 const CHAT = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50 };
@@ -62,6 +63,7 @@ describe('limits over HTTP', () => {
     const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
     try {
       const key = await gateway.createKey({ rpm: 3 });
+      await awayFromMinuteBoundary();
       const first = await chat(gateway, key);
       // A streamed reply is written by its route, not sent through Fastify's onSend hooks.
       const streamed = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -236,6 +238,7 @@ describe('limits over HTTP', () => {
     const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1`, REDIS_URL: `redis://127.0.0.1:${closedPort}` } });
     try {
       const key = await gateway.createKey({ rpm: 2 });
+      await awayFromMinuteBoundary();
       const statuses = [];
       for (let i = 0; i < 3; i += 1) statuses.push((await chat(gateway, key)).status);
       assert.deepEqual(statuses, [200, 200, 429]);

@@ -8,17 +8,13 @@ import { KeyStore } from '../src/keys/index.js';
 import { openStorage } from '../src/storage/index.js';
 import { startOpenAIFake } from './fakes/openai.js';
 import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/serve-process.js';
+import { awayFromMinuteBoundary } from './helpers/minute-window.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const RPM = 7;
 const REQUESTS = 24;
 
 /** A per-minute count is only comparable within one minute: start well inside one. */
-async function awayFromMinuteBoundary(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
-}
-
 test(
   'two gateway processes sharing Redis enforce one requests-per-minute limit together',
   { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : CLI_NOT_BUILT },
@@ -49,7 +45,7 @@ test(
       };
       processes.push(await startServeProcess(env), await startServeProcess(env));
 
-      await awayFromMinuteBoundary();
+      await awayFromMinuteBoundary(15_000);
       const statuses = await Promise.all(
         Array.from({ length: REQUESTS }, async (_, index) => {
           const response = await fetch(`${processes[index % 2]!.url}/v1/chat/completions`, {

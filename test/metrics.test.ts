@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { Counter, Gauge, Histogram, Registry } from '../src/metrics/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { awayFromMinuteBoundary } from './helpers/minute-window.js';
 
 /** Every sample line of the text format: name, optional labels, a number. */
 const SAMPLE_LINE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? (-?[0-9.]+(e[+-]?\d+)?|\+Inf|-Inf|NaN)$/;
@@ -76,6 +77,7 @@ describe('GET /metrics', () => {
   test('requests, latency by route, model and status; upstream latency; tokens; cost; limits; log queue', async () => {
     fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 5, completionTokens: 4 } });
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await awayFromMinuteBoundary();
     await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }), { status: 429 });
