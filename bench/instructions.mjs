@@ -9,10 +9,11 @@
 //
 // Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (20000: the
 // JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (10000), BENCH_CALLGRIND_KEEP (keep
-// callgrind's files, for `callgrind_annotate`: native functions by name). Node runs under valgrind
-// about 50 times slower: a round takes ~1.5 minutes per target for chat, ~7 for streams. The
-// counters are switched on only for the counted requests (callgrind_control), which 10
-// connections send with the benchmark's bodies.
+// callgrind's files, for `callgrind_annotate`: native functions by name; with
+// BENCH_NODE_ARGS=--perf-basic-prof, bench/callgrind-names.mjs names JavaScript too). Node runs
+// under valgrind about 50 times slower: a round takes ~1.5 minutes per target for chat, ~7 for
+// streams. The counters are switched on only for the counted requests (callgrind_control),
+// which 10 connections send with the benchmark's bodies.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
