@@ -14,7 +14,6 @@ const REDIS_URL = process.env.TEST_REDIS_URL;
 const RPM = 7;
 const REQUESTS = 24;
 
-/** A per-minute count is only comparable within one minute: start well inside one. */
 test(
   'two gateway processes sharing Redis enforce one requests-per-minute limit together',
   { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : CLI_NOT_BUILT },

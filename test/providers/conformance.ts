@@ -155,6 +155,15 @@ export async function rejectsWith(call: Promise<unknown>, status: number, code: 
   assert.fail(`expected ${status} ${code}, the call succeeded`);
 }
 
+/**
+ * An error body as JSON text without its `request_id`: the id is random hex, so a check that
+ * some text ("401", a number from the provider's message) never reaches the caller would
+ * otherwise fail whenever the id happens to contain it.
+ */
+export function errorTextWithoutId(error: InstanceType<typeof OpenAI.APIError>): string {
+  return JSON.stringify({ ...(error.error as object), request_id: undefined });
+}
+
 function messages(text: string) {
   return [
     { role: 'system' as const, content: 'You are terse.' },
@@ -316,8 +325,7 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
       fake.scriptChat({ kind: 'error', status: 401, message: 'Incorrect API key provided: upstream-credential-xyz.' });
       const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 502, 'provider_error');
       assert.equal(error.type, 'api_error');
-      // The request id is random hex, so it may itself contain "401"; everything else must not.
-      const body = JSON.stringify({ ...(error.error as object), request_id: undefined });
+      const body = errorTextWithoutId(error);
       for (const leak of ['401', 'Incorrect API key', 'upstream-credential-xyz', options.upstreamKey]) {
         assert.ok(!body.includes(leak), `the caller does not see ${leak}: ${body}`);
       }
