@@ -12,7 +12,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
-const [callgrindFile, mapArgument, ...annotateOptions] = process.argv.slice(2);
+const [callgrindFile, ...rest] = process.argv.slice(2);
+// The map is optional: an argument that starts with `--` is one of callgrind_annotate's options.
+const mapArgument = rest[0]?.startsWith('--') ? undefined : rest[0];
+const annotateOptions = mapArgument === undefined ? rest : rest.slice(1);
 if (callgrindFile === undefined) throw new Error('usage: node bench/callgrind-names.mjs <callgrind file> [perf map] [callgrind_annotate options…]');
 const pid = /callgrind\.(\d+)/.exec(basename(callgrindFile))?.[1];
 const mapFile = mapArgument ?? `/tmp/perf-${pid}.map`;

@@ -6,6 +6,7 @@
 //
 //   npm run bench:instructions -- stream          # chat, stream or embeddings (default chat)
 //   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
+//   npm run bench:instructions -- chat --minimal --bare   # the minimal gateway and the bare proxy too
 //
 // Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (20000: the
 // JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (10000), BENCH_CALLGRIND_KEEP (keep
@@ -21,9 +22,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { writeBodies } from './lib/bodies.mjs';
-import { LOAD_CORE, killAll, pinSelf } from './lib/processes.mjs';
+import { LOAD_CORE, killAll, pinSelf, stop } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
-import { startModelgate, startUpstream } from './lib/targets.mjs';
+import { startMinimalGateway, startModelgate, startReferenceProxy, startUpstream } from './lib/targets.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
@@ -55,16 +56,29 @@ function countedInstructions(outputDir) {
   return Math.max(0, ...counts);
 }
 
-/** One modelgate from `checkout` under callgrind: warmed, then its instructions for the counted requests. */
-async function measure(checkout, upstreamBase, body) {
+// Under valgrind a server answers a few hundred requests a second, so a request log's 200 ms
+// timer would write batches whose size follows the machine's speed, where a loaded server
+// writes full batches of 100: a long interval keeps them full, as under load.
+const FLUSH_INTERVAL_MS = 60_000;
+// What `startModelgate` adds from BENCH_NODE_ARGS (--perf-basic-prof), for the other targets too.
+const benchNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+/** Starters of the targets, each under `launcher` (callgrind), writing what it needs into `outputDir`. */
+const STARTERS = {
+  modelgate: (checkout) => (upstreamBase, launcher, outputDir) => {
+    const config = join(outputDir, 'modelgate.yaml');
+    writeFileSync(config, `logs:\n  flushIntervalMs: ${FLUSH_INTERVAL_MS}\n`);
+    return startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})`, env: { MODELGATE_CONFIG: config } });
+  },
+  minimal: () => (upstreamBase, launcher) => startMinimalGateway(root, bench, upstreamBase, benchNodeArgs, { launcher, env: { FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS) } }),
+  bare: () => async (upstreamBase, launcher) => ({ ...(await startReferenceProxy(bench, upstreamBase, benchNodeArgs, { launcher })), apiKey: 'none' }),
+};
+
+/** One server started by `start` under callgrind: warmed, then its instructions for the counted requests. */
+async function measure(start, upstreamBase, body) {
   const outputDir = mkdtempSync(join(tmpdir(), 'modelgate-callgrind-'));
   const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outputDir, 'callgrind.%p')}`];
-  // Under valgrind the server answers a few hundred requests a second, so the request log's
-  // 200 ms timer would write batches whose size follows the machine's speed, where a loaded
-  // server writes full batches of 100: a long interval keeps them full, as under load.
-  const config = join(outputDir, 'modelgate.yaml');
-  writeFileSync(config, 'logs:\n  flushIntervalMs: 60000\n');
-  const server = await startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})`, env: { MODELGATE_CONFIG: config } });
+  const server = await start(upstreamBase, launcher, outputDir);
   const pool = new Pool(server.base, { connections: CONNECTIONS });
   try {
     const load = { path: PATHS[scenario], body, apiKey: server.apiKey };
@@ -75,7 +89,7 @@ async function measure(checkout, upstreamBase, body) {
     return countedInstructions(outputDir) / countedRequests;
   } finally {
     await pool.close();
-    await server.close();
+    await (server.close?.() ?? stop(server));
     if (process.env.BENCH_CALLGRIND_KEEP) process.stdout.write(`callgrind's files kept in ${outputDir} (callgrind_annotate <file>.1)\n`);
     else rmSync(outputDir, { recursive: true, force: true });
   }
@@ -88,12 +102,14 @@ async function main() {
   const bodyFile = writeBodies(mkdtempSync(join(tmpdir(), 'modelgate-bench-')))[scenario];
   const body = readFileSync(bodyFile);
   const upstream = await startUpstream(bench, {}, LOAD_CORE);
-  const targets = [{ name: 'modelgate', checkout: root }];
-  if (process.env.BENCH_BASELINE_DIR) targets.push({ name: 'modelgate baseline', checkout: resolve(process.env.BENCH_BASELINE_DIR) });
+  const targets = [{ name: 'modelgate', start: STARTERS.modelgate(root) }];
+  if (process.env.BENCH_BASELINE_DIR) targets.push({ name: 'modelgate baseline', start: STARTERS.modelgate(resolve(process.env.BENCH_BASELINE_DIR)) });
+  if (args.includes('--minimal')) targets.push({ name: 'minimal gateway', start: STARTERS.minimal() });
+  if (args.includes('--bare')) targets.push({ name: 'bare proxy', start: STARTERS.bare() });
   const results = new Map(targets.map((target) => [target.name, []]));
   for (let round = 1; round <= rounds; round += 1) {
     for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
-      const perRequest = await measure(target.checkout, upstream.base, body);
+      const perRequest = await measure(target.start, upstream.base, body);
       results.get(target.name).push(perRequest);
       process.stdout.write(`${scenario} / ${target.name} (round ${round}): ${Math.round(perRequest).toLocaleString('en')} instructions per request\n`);
     }
@@ -102,7 +118,7 @@ async function main() {
   const current = median(results.get('modelgate'));
   process.stdout.write(`\n${scenario}, ${countedRequests} requests counted after ${warmRequests}, ${rounds} rounds (median):\n`);
   for (const [name, values] of results) {
-    const ratio = name === 'modelgate' ? '' : `  (modelgate ÷ baseline ${(current / median(values)).toFixed(3)})`;
+    const ratio = name === 'modelgate' ? '' : `  (modelgate ÷ ${name} ${(current / median(values)).toFixed(3)})`;
     process.stdout.write(`  ${name.padEnd(20)} ${Math.round(median(values)).toLocaleString('en').padStart(12)} instructions per request, rounds ${values.map((value) => Math.round(value).toLocaleString('en')).join(' / ')}${ratio}\n`);
   }
 }

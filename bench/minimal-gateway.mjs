@@ -27,6 +27,9 @@ const storage = await openStorage({ dataDir: mkdtempSync(join(tmpdir(), 'minimal
 const COLUMNS = ['request_id', 'started_at', 'endpoint', 'key_id', 'requested_model', 'resolved_model', 'provider', 'status', 'latency_ms', 'streaming', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'request_payload', 'response_payload'];
 const insert = storage.sqlite.prepare(`insert into request_logs (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
 const insertBatch = storage.sqlite.transaction((rows) => rows.forEach((row) => insert.run(row)));
+// FLUSH_INTERVAL_MS: the instruction harness, whose server answers slowly under valgrind, keeps
+// the batches full with a long interval, as it does for modelgate's `logs.flushIntervalMs`.
+const flushIntervalMs = Number(process.env.FLUSH_INTERVAL_MS ?? 200);
 let queue = [];
 let timer;
 function flush() {
@@ -38,7 +41,7 @@ function flush() {
 function log(row) {
   queue.push(row);
   if (queue.length >= 100) flush();
-  else timer ??= setTimeout(flush, 200);
+  else timer ??= setTimeout(flush, flushIntervalMs);
 }
 
 const idPrefix = randomBytes(6).toString('hex');

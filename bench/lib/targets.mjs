@@ -21,11 +21,13 @@ export async function startUpstream(bench, env = {}, core = SERVER_CORE) {
 
 /**
  * A reference server in front of the upstream: `bare-proxy.mjs`, or `lean-proxy.mjs` with
- * `--lean`, or `minimal-gateway.mjs` with `--minimal` (which checks `env.API_KEY`).
+ * `--lean`, or `minimal-gateway.mjs` with `--minimal` (which checks `env.API_KEY`). `launcher`:
+ * a command and its arguments that run node (valgrind), as for `startModelgate`.
  */
-export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs', env = {} } = {}) {
+export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { name = 'bare proxy', script = 'bare-proxy.mjs', env = {}, launcher = [] } = {}) {
   const port = await freePort();
-  const proxy = await startProcess(name, process.execPath, [...nodeArgs, join(bench, script)], {
+  const [command, ...launcherArgs] = [...launcher, process.execPath];
+  const proxy = await startProcess(name, command, [...launcherArgs, ...nodeArgs, join(bench, script)], {
     env: { PORT: String(port), UPSTREAM: upstreamBase, ...env },
     ready: /"port"/,
   });
@@ -34,14 +36,15 @@ export async function startReferenceProxy(bench, upstreamBase, nodeArgs = [], { 
 
 /**
  * The minimal gateway (`minimal-gateway.mjs`) with modelgate's node flags, so the two differ in
- * their code only; its `apiKey` is made here.
+ * their code only; its `apiKey` is made here. options: env, launcher (as for `startReferenceProxy`).
  */
-export async function startMinimalGateway(root, bench, upstreamBase, nodeArgs = []) {
+export async function startMinimalGateway(root, bench, upstreamBase, nodeArgs = [], { env = {}, launcher = [] } = {}) {
   const apiKey = `sk-minimal-${randomBytes(16).toString('hex')}`;
   const minimal = await startReferenceProxy(bench, upstreamBase, [...startFlags(root), ...nodeArgs], {
     name: 'minimal gateway',
     script: 'minimal-gateway.mjs',
-    env: { API_KEY: apiKey },
+    env: { API_KEY: apiKey, ...env },
+    launcher,
   });
   return { ...minimal, apiKey };
 }
