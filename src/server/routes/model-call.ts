@@ -177,7 +177,11 @@ export function sendJsonText(reply: FastifyReply, json: JsonObject): FastifyRepl
   return reply.type('application/json').send(JSON.stringify(json));
 }
 
-/** Sends a provider's JSON response that is also the logged response payload: serialised once for both. */
+/**
+ * Sends a provider's JSON response that is also the logged response payload: serialised once
+ * for both. Never the provider's own text in the log: a key written twice parses to its last
+ * value only, so the text could hold what redaction of the object never saw.
+ */
 export function sendLoggedJson(request: FastifyRequest, reply: FastifyReply, json: JsonObject): FastifyReply {
   const text = JSON.stringify(json);
   request.record.responsePayload = json;
