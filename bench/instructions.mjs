@@ -7,11 +7,14 @@
 //   npm run bench:instructions -- stream          # chat, stream or embeddings (default chat)
 //   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
 //   npm run bench:instructions -- chat --minimal --bare   # the minimal gateway and the bare proxy too
+//   npm run bench:instructions -- chat --pg-redis         # modelgate with PostgreSQL + Redis too
 //
 // Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (20000: the
 // JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (10000), BENCH_CALLGRIND_KEEP (keep
 // callgrind's files, for `callgrind_annotate`: native functions by name; with
-// BENCH_NODE_ARGS=--perf-basic-prof, bench/callgrind-names.mjs names JavaScript too). Node runs
+// BENCH_NODE_ARGS=--perf-basic-prof, bench/callgrind-names.mjs names JavaScript too),
+// BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL) for --pg-redis;
+// only modelgate's own process is counted, not PostgreSQL's or Redis's. Node runs
 // under valgrind about 50 times slower: a round takes ~1.5 minutes per target for chat, ~7 for
 // streams. The counters are switched on only for the counted requests (callgrind_control),
 // which 10 connections send with the benchmark's bodies.
@@ -65,10 +68,10 @@ const benchNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Bool
 
 /** Starters of the targets, each under `launcher` (callgrind), writing what it needs into `outputDir`. */
 const STARTERS = {
-  modelgate: (checkout) => (upstreamBase, launcher, outputDir) => {
+  modelgate: (checkout, storage = {}) => (upstreamBase, launcher, outputDir) => {
     const config = join(outputDir, 'modelgate.yaml');
     writeFileSync(config, `logs:\n  flushIntervalMs: ${FLUSH_INTERVAL_MS}\n`);
-    return startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})`, env: { MODELGATE_CONFIG: config } });
+    return startModelgate(checkout, upstreamBase, { launcher, name: `modelgate (${checkout})`, env: { MODELGATE_CONFIG: config }, ...storage });
   },
   minimal: () => (upstreamBase, launcher) => startMinimalGateway(root, bench, upstreamBase, benchNodeArgs, { launcher, env: { FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS) } }),
   bare: () => async (upstreamBase, launcher) => ({ ...(await startReferenceProxy(bench, upstreamBase, benchNodeArgs, { launcher })), apiKey: 'none' }),
@@ -104,6 +107,13 @@ async function main() {
   const upstream = await startUpstream(bench, {}, LOAD_CORE);
   const targets = [{ name: 'modelgate', start: STARTERS.modelgate(root) }];
   if (process.env.BENCH_BASELINE_DIR) targets.push({ name: 'modelgate baseline', start: STARTERS.modelgate(resolve(process.env.BENCH_BASELINE_DIR)) });
+  if (args.includes('--pg-redis')) {
+    const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+    const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+    if (!databaseUrl || !redisUrl) throw new Error('--pg-redis needs BENCH_DATABASE_URL and BENCH_REDIS_URL (or TEST_DATABASE_URL and TEST_REDIS_URL)');
+    targets.push({ name: 'modelgate pg+redis', start: STARTERS.modelgate(root, { databaseUrl, redisUrl }) });
+    if (process.env.BENCH_BASELINE_DIR) targets.push({ name: 'modelgate baseline pg+redis', start: STARTERS.modelgate(resolve(process.env.BENCH_BASELINE_DIR), { databaseUrl, redisUrl }) });
+  }
   if (args.includes('--minimal')) targets.push({ name: 'minimal gateway', start: STARTERS.minimal() });
   if (args.includes('--bare')) targets.push({ name: 'bare proxy', start: STARTERS.bare() });
   const results = new Map(targets.map((target) => [target.name, []]));
@@ -119,7 +129,7 @@ async function main() {
   process.stdout.write(`\n${scenario}, ${countedRequests} requests counted after ${warmRequests}, ${rounds} rounds (median):\n`);
   for (const [name, values] of results) {
     const ratio = name === 'modelgate' ? '' : `  (modelgate ÷ ${name} ${(current / median(values)).toFixed(3)})`;
-    process.stdout.write(`  ${name.padEnd(20)} ${Math.round(median(values)).toLocaleString('en').padStart(12)} instructions per request, rounds ${values.map((value) => Math.round(value).toLocaleString('en')).join(' / ')}${ratio}\n`);
+    process.stdout.write(`  ${name.padEnd(28)} ${Math.round(median(values)).toLocaleString('en').padStart(12)} instructions per request, rounds ${values.map((value) => Math.round(value).toLocaleString('en')).join(' / ')}${ratio}\n`);
   }
 }
 

@@ -327,8 +327,11 @@ async function startTargets(upstream) {
     const nodeArgs = (process.env.BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
     modelgates.push(['modelgate baseline', { root: process.env.BENCH_BASELINE_DIR, nodeArgs }]);
   }
-  if (DATABASE_URL && REDIS_URL) modelgates.push(['modelgate pg+redis', { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL }]);
-  else log('PostgreSQL + Redis variant skipped: set BENCH_DATABASE_URL and BENCH_REDIS_URL (or TEST_DATABASE_URL and TEST_REDIS_URL)');
+  if (DATABASE_URL && REDIS_URL) {
+    modelgates.push(['modelgate pg+redis', { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL }]);
+    const baseline = modelgates.find(([name]) => name === 'modelgate baseline');
+    if (baseline) modelgates.push(['modelgate baseline pg+redis', { ...baseline[1], databaseUrl: DATABASE_URL, redisUrl: REDIS_URL }]);
+  } else log('PostgreSQL + Redis variant skipped: set BENCH_DATABASE_URL and BENCH_REDIS_URL (or TEST_DATABASE_URL and TEST_REDIS_URL)');
   if (flag('workers')) {
     if (REDIS_URL) {
       const name = `modelgate ×2 ${DATABASE_URL ? 'pg' : 'sqlite'}+redis`;

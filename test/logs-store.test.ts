@@ -53,7 +53,7 @@ for (const backend of STORAGE_BACKENDS) {
     before(async () => {
       shared = await backend.create();
       storage = await openStorage({ databaseUrl: shared.env.DATABASE_URL, dataDir: shared.dataDir });
-      store = new LogStore(storage.db, storage.sqlite);
+      store = new LogStore(storage);
       await store.insertBatch([
         row('r1', { started_at: NOW - 3 * DAY }),
         row('r2', { started_at: NOW - DAY, status: 429, error_code: 'rate_limit_exceeded', total_tokens: null, prompt_tokens: null, completion_tokens: null, cost_micro_usd: 0 }),
@@ -72,6 +72,32 @@ for (const backend of STORAGE_BACKENDS) {
       await store.insertBatch([row('dup', { started_at: NOW - 10 * DAY, status: 500 })]);
       assert.equal((await store.get('dup', ALL))?.status, 200);
       await store.deleteOlderThan(NOW - 9 * DAY, 10);
+    });
+
+    test('a batch of any size is written whole, or not at all', async () => {
+      // 123 rows: on PostgreSQL one statement of 100 rows, two of 10 and three of 1.
+      const old = NOW - 20 * DAY;
+      const rows = Array.from({ length: 123 }, (_, index) => row(`batch-${index}`, { started_at: old, latency_ms: index }));
+      rows[110] = row('batch-5', { started_at: old, latency_ms: 999 }); // a repeat of a row earlier in the batch
+      await store.insertBatch(rows);
+      try {
+        const stored = await store.list({ until: old + 1 }, ALL, 200);
+        assert.equal(stored.rows.length, 122);
+        assert.deepEqual(
+          stored.rows.map((found) => found.latency_ms).sort((a, b) => a - b),
+          Array.from({ length: 123 }, (_, index) => index).filter((index) => index !== 110),
+        );
+        // A row the database refuses (endpoint is NOT NULL) in the batch's last statement: nothing of the batch is kept.
+        const failing = Array.from({ length: 13 }, (_, index) => row(`failing-${index}`, { started_at: old }));
+        failing[12] = row('failing-12', { started_at: old, endpoint: null as unknown as string });
+        await assert.rejects(store.insertBatch(failing));
+        assert.equal((await store.list({ until: old + 1 }, ALL, 200)).rows.length, 122);
+        // The store keeps working after the refusal.
+        await store.insertBatch([row('after-failure', { started_at: old })]);
+        assert.ok((await store.get('after-failure', ALL)) !== undefined);
+      } finally {
+        await store.deleteOlderThan(NOW - 19 * DAY, 500);
+      }
     });
 
     test('every column is stored where it was written', async () => {

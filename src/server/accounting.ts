@@ -23,7 +23,7 @@ export async function startAccounting(
   onShutdown: (task: () => Promise<void>) => void,
 ): Promise<Accounting> {
   const metrics = new GatewayMetrics();
-  const store = new LogStore(storage.db, storage.sqlite);
+  const store = new LogStore(storage);
   const writer = new LogWriter(store, config.logs, logger, metrics.logWriter);
   onShutdown(() => writer.close());
 

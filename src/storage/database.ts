@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import type { Pool as PgPool } from 'pg';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
 
@@ -12,6 +13,8 @@ export interface Storage {
   readonly db: Kysely<Database>;
   /** The SQLite connection behind `db` (SQLite only), for the one write hot enough for a prepared statement: the request log. */
   readonly sqlite?: SqliteDatabase.Database;
+  /** The PostgreSQL pool behind `db` (PostgreSQL only), for the same write. */
+  readonly pg?: PgPool;
   close(): Promise<void>;
 }
 
@@ -27,8 +30,8 @@ export interface StorageOptions {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-/** A PostgreSQL dialect. pg is loaded only here: it takes a tenth of a second, for nothing with SQLite. */
-async function postgresDialect(databaseUrl: string): Promise<PostgresDialect> {
+/** A PostgreSQL pool. pg is loaded only here: it takes a tenth of a second, for nothing with SQLite. */
+async function postgresPool(databaseUrl: string): Promise<PgPool> {
   const { default: pg } = await import('pg');
   const types = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -41,7 +44,7 @@ async function postgresDialect(databaseUrl: string): Promise<PostgresDialect> {
   // dropped by the pool and the next query opens a new one. Without a listener, pg re-emits the
   // error as an uncaught exception and the whole gateway exits.
   pool.on('error', () => undefined);
-  return new PostgresDialect({ pool });
+  return pool;
 }
 
 function openSqlite(options: StorageOptions): SqliteDatabase.Database {
@@ -60,12 +63,14 @@ function openSqlite(options: StorageOptions): SqliteDatabase.Database {
 /** Opens storage and brings its schema to the latest migration. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   let sqlite: SqliteDatabase.Database | undefined;
+  let pg: PgPool | undefined;
   let dialect: Dialect;
   if (options.databaseUrl === undefined) {
     sqlite = openSqlite(options);
     dialect = new SqliteDialect({ database: sqlite });
   } else {
-    dialect = await postgresDialect(options.databaseUrl);
+    pg = await postgresPool(options.databaseUrl);
+    dialect = new PostgresDialect({ pool: pg });
   }
   const kind: StorageKind = sqlite === undefined ? 'postgres' : 'sqlite';
   const db = new Kysely<Database>({ dialect });
@@ -75,7 +80,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     await db.destroy();
     throw error;
   }
-  return { kind, db, ...(sqlite !== undefined ? { sqlite } : {}), close: () => db.destroy() };
+  return { kind, db, ...(sqlite !== undefined ? { sqlite } : {}), ...(pg !== undefined ? { pg } : {}), close: () => db.destroy() };
 }
 
 /** Parses a JSON text column written by this code. */
