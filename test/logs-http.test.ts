@@ -5,6 +5,7 @@ import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, FAKE_PNG_BASE64, type OpenAIFake } from './fakes/openai.js';
+import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
 const UPSTREAM_KEY = 'sk-upstream-test-credential-0123456789';
 // Assembled at run time: an obviously fake value with a vendor key's shape, which is what redaction matches.
@@ -288,3 +289,48 @@ describe('a cost the route computed itself', () => {
     }
   });
 });
+
+for (const backend of STORAGE_BACKENDS) {
+  describe(`request log on ${backend.name}: what a caller or a provider sends never stops it`, { skip: backend.skip }, () => {
+    let fake: OpenAIFake;
+    let shared: SharedStorage;
+    let gateway: TestGateway;
+    let key: string;
+
+    before(async () => {
+      fake = await startOpenAIFake();
+      shared = await backend.create();
+      gateway = await startTestGateway({
+        dataDir: shared.dataDir,
+        env: { ...shared.env, OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
+      });
+      key = await gateway.createKey();
+    });
+    after(async () => {
+      await gateway.close();
+      await shared.dispose();
+      await fake.close();
+    });
+
+    test('a model name with U+0000 is logged without it, and the requests after it are logged too', async () => {
+      // PostgreSQL's text cannot hold U+0000: such a row used to fail its whole batch, retried for ever.
+      const refused = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o\u0000x', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(refused.status, 400);
+      fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 3, completionTokens: 2 } });
+      const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(answered.status, 200);
+      assert.equal((await recordOf(gateway, refused.requestId)).requested_model, 'gpt-4o\uFFFDx');
+      assert.equal((await recordOf(gateway, answered.requestId)).status, 200);
+    });
+
+    test("a compatible server's fractional token counts are rounded: the request is priced and logged", async () => {
+      fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 4.6, completionTokens: 2.2 } });
+      const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(answered.status, 200);
+      const record = await recordOf(gateway, answered.requestId);
+      assert.deepEqual(record.usage, { prompt_tokens: 5, completion_tokens: 2, cached_tokens: 0, total_tokens: 7 });
+      // gpt-4o: 5 × $2.50/M + 2 × $10/M = 32.5 µ$ → 33 µ$ (half-up).
+      assert.equal(record.cost_usd, 0.000033);
+    });
+  });
+}

@@ -74,7 +74,7 @@ for (const backend of STORAGE_BACKENDS) {
       await store.deleteOlderThan(NOW - 9 * DAY, 10);
     });
 
-    test('a batch of any size is written whole, or not at all', async () => {
+    test('a batch of any size is written whole, and a row the database refuses leaves out only itself', async () => {
       // 123 rows: on PostgreSQL one statement of 100 rows, two of 10 and three of 1.
       const old = NOW - 20 * DAY;
       const rows = Array.from({ length: 123 }, (_, index) => row(`batch-${index}`, { started_at: old, latency_ms: index }));
@@ -87,11 +87,19 @@ for (const backend of STORAGE_BACKENDS) {
           stored.rows.map((found) => found.latency_ms).sort((a, b) => a - b),
           Array.from({ length: 123 }, (_, index) => index).filter((index) => index !== 110),
         );
-        // A row the database refuses (endpoint is NOT NULL) in the batch's last statement: nothing of the batch is kept.
-        const failing = Array.from({ length: 13 }, (_, index) => row(`failing-${index}`, { started_at: old }));
-        failing[12] = row('failing-12', { started_at: old, endpoint: null as unknown as string });
-        await assert.rejects(store.insertBatch(failing));
-        assert.equal((await store.list({ until: old + 1 }, ALL, 200)).rows.length, 122);
+        // Rows the database refuses (endpoint is NOT NULL; U+0000 in text and a fraction in an
+        // integer column, which PostgreSQL refuses and SQLite stores) in a batch of 13: the batch fails, then its rows
+        // are written one at a time, and only the refused ones are left out and reported.
+        const mixed = Array.from({ length: 13 }, (_, index) => row(`mixed-${index}`, { started_at: old }));
+        mixed[3] = row('mixed-3', { started_at: old, endpoint: null as unknown as string });
+        mixed[7] = row('mixed-7', { started_at: old, platform: 'a\u0000b' });
+        mixed[12] = row('mixed-12', { started_at: old, prompt_tokens: 12.5 });
+        const refused = await store.insertBatch(mixed);
+        const refusedIds = backend.name === 'PostgreSQL' ? ['mixed-3', 'mixed-7', 'mixed-12'] : ['mixed-3'];
+        assert.deepEqual(refused.map((found) => found.requestId), refusedIds);
+        assert.ok(refused.every((found) => found.reason.length > 0));
+        const kept = (await store.list({ until: old + 1 }, ALL, 200)).rows.filter((found) => found.request_id.startsWith('mixed-'));
+        assert.equal(kept.length, 13 - refusedIds.length);
         // The store keeps working after the refusal.
         await store.insertBatch([row('after-failure', { started_at: old })]);
         assert.ok((await store.get('after-failure', ALL)) !== undefined);

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { LogWriter, type LogSink, type RequestLogRow } from '../src/logs/index.js';
+import { LogWriter, type LogSink, type RefusedLogRow, type RequestLogRow } from '../src/logs/index.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -13,6 +13,8 @@ function row(id: number): RequestLogRow {
 class RecordingSink implements LogSink {
   readonly batches: string[][] = [];
   failures = 0;
+  /** Ids of rows the database refuses (written without them, as LogStore does). */
+  readonly refusing = new Set<string>();
   /** Resolves when a write has started. */
   started: Promise<void>;
   private markStarted!: () => void;
@@ -32,14 +34,16 @@ class RecordingSink implements LogSink {
     this.gate = undefined;
   }
 
-  async insertBatch(rows: readonly RequestLogRow[]): Promise<void> {
+  async insertBatch(rows: readonly RequestLogRow[]): Promise<RefusedLogRow[]> {
     this.markStarted();
     await this.gate;
     if (this.failures > 0) {
       this.failures -= 1;
       throw new Error('database unavailable');
     }
-    this.batches.push(rows.map((r) => r.request_id));
+    const refused = rows.filter((r) => this.refusing.has(r.request_id));
+    this.batches.push(rows.filter((r) => !refused.includes(r)).map((r) => r.request_id));
+    return refused.map((r) => ({ requestId: r.request_id, reason: 'invalid byte sequence for encoding "UTF8": 0x00' }));
   }
 
   get written(): string[] {
@@ -48,11 +52,12 @@ class RecordingSink implements LogSink {
 }
 
 function counters() {
-  const counts = { dropped: 0, written: 0, failed: 0 };
+  const counts = { dropped: 0, refused: 0, written: 0, failed: 0 };
   return {
     counts,
     events: {
       rowsDropped: (count: number) => (counts.dropped += count),
+      rowsRefused: (count: number) => (counts.refused += count),
       batchWritten: (rows: number) => (counts.written += rows),
       batchFailed: () => (counts.failed += 1),
     },
@@ -99,6 +104,21 @@ describe('request log writer', () => {
     await writer.close();
     assert.deepEqual(sink.written, ['r0', 'r1', 'r2']);
     assert.equal(counts.failed, 2);
+  });
+
+  test('rows the database refused are counted and logged once, not retried, and the rows after them are written', async () => {
+    const sink = new RecordingSink();
+    sink.refusing.add('r1');
+    const { counts, events } = counters();
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    const writer = new LogWriter(sink, { queueSize: 100, batchSize: 3, flushIntervalMs: 60_000 }, logger, events);
+    for (let i = 0; i < 6; i += 1) writer.push(row(i));
+    await writer.close();
+    assert.deepEqual(sink.written, ['r0', 'r2', 'r3', 'r4', 'r5']);
+    assert.deepEqual({ refused: counts.refused, written: counts.written, failed: counts.failed }, { refused: 1, written: 5, failed: 0 });
+    assert.equal(lines.length, 1);
+    assert.deepEqual(JSON.parse(lines[0]!).refused, [{ requestId: 'r1', reason: 'invalid byte sequence for encoding "UTF8": 0x00' }]);
   });
 
   test('a record pushed after close() began is still written', async () => {

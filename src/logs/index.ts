@@ -6,7 +6,7 @@ export type { Cost, CostInput } from './cost.js';
 export { toLogRow } from './log-entry.js';
 export type { Caller, FinishedRequest, LogEntryOptions, RequestLogRow } from './log-entry.js';
 export { LogStore } from './log-store.js';
-export type { LogSummaryRow, StoredLogRow, UsageRow } from './log-store.js';
+export type { LogSummaryRow, RefusedLogRow, StoredLogRow, UsageRow } from './log-store.js';
 export { LogWriter } from './log-writer.js';
 export type { LogSink, LogWriterEvents, LogWriterOptions } from './log-writer.js';
 export { RetentionJob, RETENTION_DEFAULTS } from './retention-job.js';

@@ -64,6 +64,19 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
   });
 }
 
+/** Longest model name a row keeps; the catalog's error messages quote as much. */
+const MAX_NAME_CHARACTERS = 200;
+
+/**
+ * A name the caller wrote (the model it asked for), as a column can hold it: bounded, and
+ * without U+0000, which PostgreSQL's text cannot hold (the row would be refused).
+ */
+function storedName(name: string | null): string | null {
+  if (name === null) return null;
+  const bounded = name.length > MAX_NAME_CHARACTERS ? name.slice(0, MAX_NAME_CHARACTERS) : name;
+  return bounded.includes('\0') ? bounded.replaceAll('\0', '\uFFFD') : bounded;
+}
+
 function storedObject(value: Record<string, unknown> | null): string | null {
   if (value === null || Object.keys(value).length === 0) return null;
   return toJson(redactValue(value));
@@ -87,7 +100,7 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     key_id: caller.keyId,
     project_id: caller.projectId,
     fingerprint: caller.fingerprint,
-    requested_model: record.requestedModel,
+    requested_model: storedName(record.requestedModel),
     resolved_model: record.resolvedModel,
     provider: record.provider,
     status: finished.status,

@@ -197,6 +197,23 @@ function pgInsert(pool: PgPool): BatchInsert {
   };
 }
 
+/** A record the database would not store, and its reason (the database's message). */
+export interface RefusedLogRow {
+  requestId: string;
+  reason: string;
+}
+
+/**
+ * Whether a write failed on the data it carried rather than on the database: PostgreSQL's
+ * SQLSTATE classes 22 (data exception, such as U+0000 in text or an integer out of range) and
+ * 23 (integrity constraint), SQLite's constraint, type and size errors.
+ */
+function refusesData(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return /^2[23][0-9A-Z]{3}$/.test(code) || code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG';
+}
+
 function batchInsert(storage: Pick<Storage, 'sqlite' | 'pg'>): BatchInsert {
   if (storage.sqlite !== undefined) return sqliteInsert(storage.sqlite);
   if (storage.pg !== undefined) return pgInsert(storage.pg);
@@ -214,10 +231,31 @@ export class LogStore {
     this.insert = batchInsert(storage);
   }
 
-  /** Writes a batch in one transaction. A record written twice keeps its first row. */
-  async insertBatch(rows: readonly RequestLogRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.insert(rows);
+  /**
+   * Writes a batch in one transaction. A record written twice keeps its first row. When the
+   * database refuses a row's data (a value its column cannot hold), the batch is written
+   * again a row at a time and the refused rows are returned, left out: retrying a batch that
+   * holds such a row would hold back every later record. Any other failure is thrown, the
+   * batch unwritten, for the writer to retry.
+   */
+  async insertBatch(rows: readonly RequestLogRow[]): Promise<RefusedLogRow[]> {
+    if (rows.length === 0) return [];
+    try {
+      await this.insert(rows);
+      return [];
+    } catch (error) {
+      if (!refusesData(error)) throw error;
+    }
+    const refused: RefusedLogRow[] = [];
+    for (const row of rows) {
+      try {
+        await this.insert([row]);
+      } catch (error) {
+        if (!refusesData(error)) throw error;
+        refused.push({ requestId: row.request_id, reason: (error as Error).message.slice(0, 300) });
+      }
+    }
+    return refused;
   }
 
   /** Newest first, one page: rows and the cursor of the next page (null on the last). */

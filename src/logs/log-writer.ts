@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { RequestLogRow } from './log-entry.js';
+import type { RefusedLogRow } from './log-store.js';
 
 export interface LogWriterOptions {
   /** Rows waiting to be written; past it new rows are dropped (and counted). */
@@ -11,12 +12,14 @@ export interface LogWriterOptions {
 
 /** Where batches go: one transaction per batch. */
 export interface LogSink {
-  insertBatch(rows: readonly RequestLogRow[]): Promise<void>;
+  /** Resolves with the rows the database refused (left out for good); rejects when nothing was written. */
+  insertBatch(rows: readonly RequestLogRow[]): Promise<readonly RefusedLogRow[]>;
 }
 
 /** What the writer reports to metrics. */
 export interface LogWriterEvents {
   rowsDropped(count: number): void;
+  rowsRefused(count: number): void;
   batchWritten(rows: number, seconds: number): void;
   batchFailed(): void;
 }
@@ -120,9 +123,13 @@ export class LogWriter {
   private async write(batch: RequestLogRow[]): Promise<void> {
     const startedAt = performance.now();
     try {
-      await this.sink.insertBatch(batch);
+      const refused = await this.sink.insertBatch(batch);
       this.failures = 0;
-      this.events.batchWritten(batch.length, (performance.now() - startedAt) / 1000);
+      this.events.batchWritten(batch.length - refused.length, (performance.now() - startedAt) / 1000);
+      if (refused.length > 0) {
+        this.events.rowsRefused(refused.length);
+        this.logger.error({ refused }, 'the database refused request log records; they were left out and the rest written');
+      }
     } catch (error) {
       this.failures += 1;
       this.events.batchFailed();

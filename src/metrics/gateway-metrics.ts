@@ -91,6 +91,9 @@ export class GatewayMetrics {
   private readonly logRowsDropped = this.registry.register(
     new Counter('modelgate_log_records_dropped_total', 'Request log records dropped because the queue was full.'),
   );
+  private readonly logRowsRefused = this.registry.register(
+    new Counter('modelgate_log_records_refused_total', 'Request log records the database refused for their data (left out; their request ids are in the process log).'),
+  );
   private readonly logBatchFailures = this.registry.register(
     new Counter('modelgate_log_write_failures_total', 'Request log batches whose write failed (they are retried).'),
   );
@@ -163,6 +166,7 @@ export class GatewayMetrics {
   /** Events of the request log writer. */
   readonly logWriter = {
     rowsDropped: (count: number) => this.logRowsDropped.inc({}, count),
+    rowsRefused: (count: number) => this.logRowsRefused.inc({}, count),
     batchWritten: (rows: number, seconds: number) => {
       this.logRowsWritten.inc({}, rows);
       this.logBatchDuration.observe({}, seconds);

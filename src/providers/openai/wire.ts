@@ -23,8 +23,9 @@ interface WireUsage {
   input_tokens_details?: { cached_tokens?: unknown } | null;
 }
 
+/** A token count as a whole number: a compatible server that reports 12.5 tokens still gets its request priced and logged. */
 function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
 }
 
 /**
