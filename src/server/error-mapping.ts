@@ -71,6 +71,11 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
       return new GatewayError('invalid_body', 'Content-Length does not match the body that was sent.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new GatewayError('invalid_body', 'The request body is not valid JSON.');
+    // PostgreSQL's SQLSTATE 22021 and 22P05: its text cannot hold U+0000, so a value the caller
+    // sent (a name, an id) could be neither stored nor looked up. The caller's to fix, not a 500.
+    case '22021':
+    case '22P05':
+      return new GatewayError('invalid_body', 'A value in the request holds the character U+0000, which the gateway cannot store or look up. Remove it and send the request again.');
     default:
       break;
   }

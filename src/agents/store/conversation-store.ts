@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../../errors/index.js';
 import type { AgentConversationsTable, Database } from '../../storage/index.js';
-import { newId } from './ids.js';
+import { isMadeId, newId } from './ids.js';
 
 export type ConversationRow = Selectable<AgentConversationsTable>;
 
@@ -55,6 +55,7 @@ export class ConversationStore {
 
   /** Takes the lease of an existing conversation bound to the same agent, owner and kind (test or not). */
   async acquire(id: string, scope: ConversationScope, runId: string, leaseMs: number): Promise<ConversationRow> {
+    if (!isMadeId(id, 'conv')) throw conversationError();
     const row = await this.db.selectFrom('agent_conversations').selectAll().where('id', '=', id).executeTakeFirst();
     if (row === undefined || row.agent_id !== scope.agentId || row.owner !== scope.owner || row.test !== (scope.test ? 1 : 0)) {
       throw conversationError();
