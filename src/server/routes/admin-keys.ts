@@ -26,11 +26,15 @@ const ScopeSchema = Type.Unsafe<Scope>({ type: 'string', enum: [...SCOPES] });
 const ProjectIdSchema = Type.String({ pattern: PROJECT_ID_PATTERN, description: 'lowercase letters, digits, "_" and "-"' });
 const NameSchema = Type.String({ minLength: 1, maxLength: 200 });
 
+// The bounds are what every database column holds (PostgreSQL integer, a double's exact
+// integers, PostgreSQL real): a larger value was a 500 there, and no limit needs one.
 const LimitsSchema = Type.Object(
   {
-    rpm: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'requests per minute' }))),
-    daily_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'tokens per UTC day' }))),
-    monthly_cost_usd: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, description: 'USD per UTC calendar month' }))),
+    rpm: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'requests per minute' }))),
+    daily_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'tokens per UTC day' }))),
+    monthly_cost_usd: Type.Optional(
+      Nullable(Type.Number({ minimum: 0.000001, maximum: 1_000_000_000, description: 'USD per UTC calendar month (from one micro-dollar to a billion)' })),
+    ),
   },
   { additionalProperties: false, description: 'null clears a limit' },
 );

@@ -19,10 +19,10 @@ function graph(name: string): Record<string, unknown> {
   };
 }
 
-// PostgreSQL's text cannot hold U+0000: a caller's value with it used to reach the database
-// and come back as a 500. SQLite stores it.
+// PostgreSQL's text cannot hold U+0000, and its integer and real columns have a range: a
+// caller's value beyond them used to reach the database and come back as a 500.
 for (const backend of STORAGE_BACKENDS) {
-  describe(`U+0000 in what a caller sends, on ${backend.name}: never a 500`, { skip: backend.skip }, () => {
+  describe(`what a caller sends that a database cannot hold, on ${backend.name}: never a 500`, { skip: backend.skip }, () => {
     let fake: OpenAIFake;
     let shared: SharedStorage;
     let gateway: TestGateway;
@@ -57,6 +57,31 @@ for (const backend of STORAGE_BACKENDS) {
         assert.equal(created.body.name, 'a\u0000b');
         assert.equal(agent.status, 200);
         assert.equal(lookup.status, 404);
+      }
+    });
+
+    test('key limits: the largest and smallest each database holds are kept, beyond them a 400 naming the field', async () => {
+      const largest = { rpm: 2_147_483_647, daily_tokens: Number.MAX_SAFE_INTEGER, monthly_cost_usd: 1_000_000_000 };
+      const created = await gateway.admin('POST', '/admin/v1/keys', { name: 'bounds', scopes: ['model:request'], limits: largest });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual((await gateway.admin('GET', `/admin/v1/keys/${created.body.id}`)).body.limits, largest);
+      const smallest = await gateway.admin('PATCH', `/admin/v1/keys/${created.body.id}`, { limits: { monthly_cost_usd: 0.000001 } });
+      assert.equal(smallest.status, 200, JSON.stringify(smallest.body));
+      for (const [field, value] of [['rpm', 2_147_483_648], ['daily_tokens', 1e19], ['monthly_cost_usd', 1e300], ['monthly_cost_usd', 1e-300]] as const) {
+        const refused = await gateway.admin('POST', '/admin/v1/keys', { name: 'x', scopes: ['model:request'], limits: { [field]: value } });
+        assert.equal(refused.status, 400, `${field} ${value}`);
+        assert.equal(refused.body.error.param, `limits.${field}`);
+      }
+    });
+
+    test('a number beyond what a column holds, in a lookup no schema bounds: a 400, not a 500', async () => {
+      const published = await gateway.admin('POST', '/admin/v1/agents/helper/publish', { draft_version: 1e20 });
+      if (backend.name === 'PostgreSQL') {
+        assert.equal(published.status, 400, JSON.stringify(published.body));
+        assert.match(published.body.error.message, /larger \(or closer to zero\) than the gateway can store/);
+      } else {
+        // SQLite compares the number and finds no such draft.
+        assert.equal(published.status, 404, JSON.stringify(published.body));
       }
     });
 
