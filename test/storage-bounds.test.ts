@@ -75,13 +75,16 @@ for (const backend of STORAGE_BACKENDS) {
     });
 
     test('a number beyond what a column holds, in a lookup no schema bounds: a 400, not a 500', async () => {
-      const published = await gateway.admin('POST', '/admin/v1/agents/helper/publish', { draft_version: 1e20 });
-      if (backend.name === 'PostgreSQL') {
-        assert.equal(published.status, 400, JSON.stringify(published.body));
-        assert.match(published.body.error.message, /larger \(or closer to zero\) than the gateway can store/);
-      } else {
-        // SQLite compares the number and finds no such draft.
-        assert.equal(published.status, 404, JSON.stringify(published.body));
+      // 1e20 is out of an integer's range (SQLSTATE 22003); 1e308 goes as text an integer cannot read (22P02).
+      for (const draftVersion of [1e20, 1e308]) {
+        const published = await gateway.admin('POST', '/admin/v1/agents/helper/publish', { draft_version: draftVersion });
+        if (backend.name === 'PostgreSQL') {
+          assert.equal(published.status, 400, JSON.stringify(published.body));
+          assert.match(published.body.error.message, /larger \(or closer to zero\) than the gateway can store/);
+        } else {
+          // SQLite compares the number and finds no such draft.
+          assert.equal(published.status, 404, JSON.stringify(published.body));
+        }
       }
     });
 

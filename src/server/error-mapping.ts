@@ -76,8 +76,10 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
     case '22021':
     case '22P05':
       return new GatewayError('invalid_body', 'A value in the request holds the character U+0000, which the gateway cannot store or look up. Remove it and send the request again.');
-    // SQLSTATE 22003: a number beyond its column's range, which no schema bound caught.
+    // SQLSTATE 22003 and 22P02: a number beyond its column's range (1e20, or 1e308 written
+    // as text the column cannot read), which no schema bound caught.
     case '22003':
+    case '22P02':
       return new GatewayError('invalid_body', 'A number in the request is larger (or closer to zero) than the gateway can store. Send a smaller one.');
     default:
       break;
