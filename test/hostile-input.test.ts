@@ -1,8 +1,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
-import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
+import { TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import { simpleGraph } from './helpers/agents.js';
+import { startBackendGateway, STORAGE_BACKENDS, type BackendGateway } from './helpers/storage-backends.js';
 
 /**
  * Every field of a valid body of every write route, replaced in turn by values a caller may
@@ -55,34 +55,18 @@ function withValue(body: Json, path: Path, value: Json | undefined): Json | unde
   return copy;
 }
 
-const GRAPH: Json = {
-  version: 1,
-  name: 'Hostile',
-  entry: 'input',
-  nodes: [
-    { id: 'input', type: 'input', next: 'answer' },
-    { id: 'answer', type: 'llm', config: { model: 'gpt-4o-mini', system: 'Be brief.' }, next: 'out' },
-    { id: 'out', type: 'output', config: { text: '{{answer.content}}' } },
-  ],
-  variables: { tone: 'calm' },
-};
+const GRAPH = simpleGraph({ name: 'Hostile', variables: { tone: 'calm' } }, 'gpt-4o-mini') as Json;
 
 for (const backend of STORAGE_BACKENDS) {
   describe(`hostile values in every write route on ${backend.name}`, { skip: backend.skip }, () => {
-    let fake: OpenAIFake;
-    let shared: SharedStorage;
+    let running: BackendGateway;
     let gateway: TestGateway;
 
     before(async () => {
-      fake = await startOpenAIFake();
-      shared = await backend.create();
-      gateway = await startTestGateway({ dataDir: shared.dataDir, env: { ...shared.env, OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream' } });
+      running = await startBackendGateway(backend);
+      gateway = running.gateway;
     });
-    after(async () => {
-      await gateway.close();
-      await shared.dispose();
-      await fake.close();
-    });
+    after(() => running.close());
 
     test('no field of any body, whatever its value, gets a 5xx', async () => {
       const key = await gateway.createKey();

@@ -5,7 +5,7 @@ import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, FAKE_PNG_BASE64, type OpenAIFake } from './fakes/openai.js';
-import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
+import { startBackendGateway, STORAGE_BACKENDS, type BackendGateway } from './helpers/storage-backends.js';
 
 const UPSTREAM_KEY = 'sk-upstream-test-credential-0123456789';
 // Assembled at run time: an obviously fake value with a vendor key's shape, which is what redaction matches.
@@ -292,25 +292,17 @@ describe('a cost the route computed itself', () => {
 
 for (const backend of STORAGE_BACKENDS) {
   describe(`request log on ${backend.name}: what a caller or a provider sends never stops it`, { skip: backend.skip }, () => {
+    let running: BackendGateway;
     let fake: OpenAIFake;
-    let shared: SharedStorage;
     let gateway: TestGateway;
     let key: string;
 
     before(async () => {
-      fake = await startOpenAIFake();
-      shared = await backend.create();
-      gateway = await startTestGateway({
-        dataDir: shared.dataDir,
-        env: { ...shared.env, OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
-      });
+      running = await startBackendGateway(backend);
+      ({ fake, gateway } = running);
       key = await gateway.createKey();
     });
-    after(async () => {
-      await gateway.close();
-      await shared.dispose();
-      await fake.close();
-    });
+    after(() => running.close());
 
     test('a model name with U+0000 is logged without it, and the requests after it are logged too', async () => {
       // PostgreSQL's text cannot hold U+0000: such a row used to fail its whole batch, retried for ever.

@@ -1,46 +1,31 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
+import type { TestGateway } from './helpers/gateway.js';
+import { simpleGraph } from './helpers/agents.js';
+import { startBackendGateway, STORAGE_BACKENDS, type BackendGateway } from './helpers/storage-backends.js';
 
 const NUL_MESSAGE = /holds the character U\+0000, which the gateway cannot store or look up/;
 
 function graph(name: string): Record<string, unknown> {
-  return {
-    version: 1,
-    name,
-    entry: 'input',
-    nodes: [
-      { id: 'input', type: 'input', next: 'answer' },
-      { id: 'answer', type: 'llm', config: { model: 'gpt-4o-mini' }, next: 'out' },
-      { id: 'out', type: 'output', config: { text: '{{answer.content}}' } },
-    ],
-  };
+  return simpleGraph({ name }, 'gpt-4o-mini');
 }
 
 // PostgreSQL's text cannot hold U+0000, and its integer and real columns have a range: a
 // caller's value beyond them used to reach the database and come back as a 500.
 for (const backend of STORAGE_BACKENDS) {
   describe(`what a caller sends that a database cannot hold, on ${backend.name}: never a 500`, { skip: backend.skip }, () => {
-    let fake: OpenAIFake;
-    let shared: SharedStorage;
+    let running: BackendGateway;
     let gateway: TestGateway;
     let key: string;
 
     before(async () => {
-      fake = await startOpenAIFake();
-      shared = await backend.create();
-      gateway = await startTestGateway({ dataDir: shared.dataDir, env: { ...shared.env, OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream' } });
+      running = await startBackendGateway(backend);
+      gateway = running.gateway;
       key = await gateway.createKey();
       assert.equal((await gateway.admin('PUT', '/admin/v1/agents/helper', { graph: graph('Helper') })).status, 200);
       assert.equal((await gateway.admin('POST', '/admin/v1/agents/helper/publish', {})).status, 200);
     });
-    after(async () => {
-      await gateway.close();
-      await shared.dispose();
-      await fake.close();
-    });
+    after(() => running.close());
 
     test('names the gateway stores: a 400 that says what to remove on PostgreSQL, stored as sent on SQLite', async () => {
       const created = await gateway.admin('POST', '/admin/v1/keys', { name: 'a\u0000b', scopes: ['model:request'] });

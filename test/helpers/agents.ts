@@ -53,15 +53,15 @@ export function graphEnvironment(options: { allowlist?: string[]; maxLoopIterati
   };
 }
 
-/** input → llm → output: the smallest useful graph. */
-export function simpleGraph(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+/** input → llm → output: the smallest useful graph; `model` is the llm node's. */
+export function simpleGraph(overrides: Record<string, unknown> = {}, model = 'vision-chat'): Record<string, unknown> {
   return {
     version: 1,
     name: 'simple',
     entry: 'input',
     nodes: [
       { id: 'input', type: 'input', next: 'answer' },
-      { id: 'answer', type: 'llm', config: { model: 'vision-chat', system: 'Be brief.' }, next: 'out' },
+      { id: 'answer', type: 'llm', config: { model, system: 'Be brief.' }, next: 'out' },
       { id: 'out', type: 'output', config: { text: '{{answer.content}}' } },
     ],
     ...overrides,

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { POSTGRES_URL, createPostgresDatabase } from './databases.js';
+import { startTestGateway, type TestGateway } from './gateway.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 
 /** A fixed 32-byte key (base64): PostgreSQL mode requires MODELGATE_ENCRYPTION_KEY. */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -51,3 +53,28 @@ export const STORAGE_BACKENDS: readonly StorageBackend[] = [
     },
   },
 ];
+
+/** A gateway on `backend`'s storage in front of the OpenAI fake, and how to stop all three. */
+export interface BackendGateway {
+  fake: OpenAIFake;
+  gateway: TestGateway;
+  close(): Promise<void>;
+}
+
+export async function startBackendGateway(backend: StorageBackend): Promise<BackendGateway> {
+  const fake = await startOpenAIFake();
+  const shared = await backend.create();
+  const gateway = await startTestGateway({
+    dataDir: shared.dataDir,
+    env: { ...shared.env, OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' },
+  });
+  return {
+    fake,
+    gateway,
+    async close() {
+      await gateway.close();
+      await shared.dispose();
+      await fake.close();
+    },
+  };
+}
