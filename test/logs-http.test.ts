@@ -315,6 +315,32 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal((await recordOf(gateway, answered.requestId)).status, 200);
     });
 
+    test('a request the client abandons while the provider thinks is logged 499, and the one before it on the connection 200', async () => {
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-platform-id': `abandon-${backend.name}` };
+      const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 3, completionTokens: 2 } });
+      const answered = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers, body });
+      await answered.text();
+      fake.scriptChat({ kind: 'delay-headers', delayMs: 5_000 });
+      const upstreamCalls = fake.server.requests.length;
+      const controller = new AbortController();
+      const abandoned = fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers, body, signal: controller.signal });
+      while (fake.server.requests.length === upstreamCalls) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+      await assert.rejects(abandoned);
+      let records: { status: number; error_code: string | null }[] = [];
+      for (let attempt = 0; attempt < 200 && records.length < 2; attempt += 1) {
+        await gateway.gateway.context.logs.writer.flush();
+        const listed = await gateway.admin('GET', '/admin/v1/logs?limit=100');
+        records = (listed.body.data as { platform: string; status: number; error_code: string | null }[]).filter((record) => record.platform === headers['x-platform-id']);
+        if (records.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(
+        records.map((record) => [record.status, record.error_code]).sort(),
+        [[200, null], [499, 'client_closed']],
+      );
+    });
+
     test("a compatible server's fractional token counts are rounded: the request is priced and logged", async () => {
       fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 4.6, completionTokens: 2.2 } });
       const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });

@@ -97,7 +97,9 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     try {
       const record = request.record;
       const aborted = sentStatus === null;
-      if (aborted) record.errorCode ??= 'client_closed';
+      // 499 is the client's doing, whatever the route recorded after its upstream call was
+      // cancelled for it (a provider_error of the cancelled call); the route's detail is kept.
+      if (aborted) record.errorCode = 'client_closed';
       const status = sentStatus ?? CLIENT_CLOSED_REQUEST;
       const latencyMs = Date.now() - record.startedAt;
       const pricing = record.resolvedModel === null ? null : (catalog.get(record.resolvedModel)?.entry.pricing ?? null);
