@@ -87,9 +87,9 @@ for (const backend of STORAGE_BACKENDS) {
           stored.rows.map((found) => found.latency_ms).sort((a, b) => a - b),
           Array.from({ length: 123 }, (_, index) => index).filter((index) => index !== 110),
         );
-        // Rows the database refuses (endpoint is NOT NULL; U+0000 in text and a fraction in an
-        // integer column, which PostgreSQL refuses and SQLite stores) in a batch of 13: the batch fails, then its rows
-        // are written one at a time, and only the refused ones are left out and reported.
+        // Rows the database refuses in a batch of 13 (endpoint is NOT NULL; U+0000 in text and a
+        // fraction in an integer column, which PostgreSQL refuses and SQLite stores): the batch
+        // fails, its rows are written one at a time, and only the refused ones are left out and reported.
         const mixed = Array.from({ length: 13 }, (_, index) => row(`mixed-${index}`, { started_at: old }));
         mixed[3] = row('mixed-3', { started_at: old, endpoint: null as unknown as string });
         mixed[7] = row('mixed-7', { started_at: old, platform: 'a\u0000b' });
