@@ -49,12 +49,13 @@ for (const backend of STORAGE_BACKENDS) {
         assert.ok(migrations.some((migration) => migration.name === '0001-projects-and-keys'));
         assert.equal(new Set(migrations.map((migration) => migration.name)).size, migrations.length);
 
-        active = (await first.admin('POST', '/admin/v1/keys', { name: 'survivor', project: 'team', scopes: ['model:request'], limits: { rpm: 5 } })).body;
+        // A cost cap of 9 significant digits: PostgreSQL's real read it back as 1234567.9 until 0004.
+        active = (await first.admin('POST', '/admin/v1/keys', { name: 'survivor', project: 'team', scopes: ['model:request'], limits: { rpm: 5, monthly_cost_usd: 1234567.89 } })).body;
         paused = (await first.admin('POST', '/admin/v1/keys', { name: 'sleeper', scopes: ['model:request'] })).body;
         assert.equal((await first.admin('POST', `/admin/v1/keys/${paused.id}/pause`)).status, 200);
 
         // Running the migrator again on an up-to-date database changes nothing.
-        await migrateToLatest(first.gateway.context.storage.db as Kysely<unknown>);
+        await migrateToLatest(first.gateway.context.storage.db as Kysely<unknown>, first.gateway.context.storage.kind);
         assert.deepEqual(await appliedMigrations(first), migrations);
       } finally {
         await first.close();
@@ -70,7 +71,7 @@ for (const backend of STORAGE_BACKENDS) {
         const shown = await second.admin('GET', `/admin/v1/keys/${active.id}`);
         assert.equal(shown.status, 200);
         assert.equal(shown.body.project_id, 'team');
-        assert.deepEqual(shown.body.limits, { rpm: 5, daily_tokens: null, monthly_cost_usd: null });
+        assert.deepEqual(shown.body.limits, { rpm: 5, daily_tokens: null, monthly_cost_usd: 1234567.89 });
         assert.equal(await probe(second, active.secret), 200);
 
         assert.equal((await second.admin('GET', `/admin/v1/keys/${paused.id}`)).body.status, 'paused');

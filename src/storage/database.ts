@@ -75,7 +75,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const kind: StorageKind = sqlite === undefined ? 'postgres' : 'sqlite';
   const db = new Kysely<Database>({ dialect });
   try {
-    await migrateToLatest(db as Kysely<unknown>);
+    await migrateToLatest(db as Kysely<unknown>, kind);
   } catch (error) {
     await db.destroy();
     throw error;

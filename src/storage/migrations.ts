@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { StorageKind } from './database.js';
 
 /**
  * The one forward-only migration list, run at start-up on SQLite and PostgreSQL alike.
@@ -173,14 +174,32 @@ const MIGRATIONS: Record<string, Migration> = {
   },
 };
 
+/** Migrations that differ by database: appended after MIGRATIONS, under the same rule. */
+function migrationsOf(kind: StorageKind): Record<string, Migration> {
+  return {
+    ...MIGRATIONS,
+    '0004-cost-cap-double': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL's real keeps ~7 significant digits: a cap of 123456.78 USD was read back as
+        // 123456.8. SQLite's REAL is already a double. The table holds one row per key, so the
+        // rewrite is quick.
+        if (kind !== 'postgres') return;
+        await db.schema.alterTable('api_keys').alterColumn('monthly_cost_cap_usd', (column) => column.setDataType('double precision')).execute();
+      },
+    },
+  };
+}
+
 class InCodeMigrations implements MigrationProvider {
+  constructor(private readonly kind: StorageKind) {}
+
   async getMigrations(): Promise<Record<string, Migration>> {
-    return MIGRATIONS;
+    return migrationsOf(this.kind);
   }
 }
 
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrations() });
+export async function migrateToLatest(db: Kysely<unknown>, kind: StorageKind): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrations(kind) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error !== undefined || failed !== undefined) {
