@@ -5,7 +5,8 @@ import { readEmbeddingList, type EmbeddingList } from '../src/providers/openai/e
 /*
  * The OpenAI adapter's embeddings reader: what JSON.parse would make of a response (the
  * members other than `data`, how many embeddings, the first one's size) without reading the
- * float vectors into numbers, and a rejection wherever JSON.parse rejects.
+ * float vectors into numbers, and a rejection wherever JSON.parse rejects or there is no
+ * `data` list (no embeddings response at all).
  */
 
 /** The oracle: JSON.parse of the whole text, as the adapter read responses before. */
@@ -18,7 +19,8 @@ function parsed(text: string): EmbeddingList | undefined {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const { data, ...response } = value as Record<string, unknown>;
-  const items = Array.isArray(data) ? (data as unknown[]) : [];
+  if (!Array.isArray(data)) return undefined;
+  const items = data as unknown[];
   const first = items[0];
   const embedding = typeof first === 'object' && first !== null ? (first as { embedding?: unknown }).embedding : undefined;
   return { response, vectors: { count: items.length, dimensions: Array.isArray(embedding) ? embedding.length : null } };
@@ -63,11 +65,11 @@ describe('readEmbeddingList', () => {
     assert.equal(texts[0]?.replace(/"embedding":"[^"]*:(\d+)"/g, '"embedding":$1'), list(item(0, '7'), item(1, '2'), item(2, '0')), 'JSON.parse sees each vector as its length');
   });
 
-  test('an empty first vector has size 0; no data, or data that is not a list, has no embeddings', () => {
+  test('an empty first vector has size 0, an empty list no embeddings; no data, or data that is not a list, is rejected', () => {
     assert.deepEqual(readsAsJsonParse(list(item(0, '[ ]'), item(1, '[1]')))?.vectors, { count: 2, dimensions: 0 });
     assert.deepEqual(readsAsJsonParse('{"object":"list","data":[]}'), { response: { object: 'list' }, vectors: { count: 0, dimensions: null } });
-    assert.deepEqual(readsAsJsonParse('{"object":"list","data":{"embedding":[1,2]}}')?.vectors, { count: 0, dimensions: null });
-    assert.deepEqual(readsAsJsonParse('{"object":"list"}')?.vectors, { count: 0, dimensions: null });
+    assert.equal(readsAsJsonParse('{"object":"list","data":{"embedding":[1,2]}}'), undefined);
+    assert.equal(readsAsJsonParse('{"object":"list"}'), undefined);
   });
 
   test('base64 vectors are read as they were (one string each): no size', () => {

@@ -379,7 +379,7 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
         const { error } = (await response.json()) as { error: { code: string; type: string } };
         assert.deepEqual([error.code, error.type], ['provider_error', 'api_error'], number);
         const record = await records.wait(response.headers.get('x-request-id')!);
-        assert.equal(record.logDetail?.reason, 'response body is not a JSON object', number);
+        assert.equal(record.logDetail?.reason, 'response body is not a JSON object with a "data" list', number);
       }
     });
 

@@ -196,4 +196,27 @@ describe('startSseChatStream', () => {
     assert.equal(events.at(-1)?.type, 'stream-failed');
     assert.match((events.at(-1) as { message: string }).message, /cancelled/);
   });
+
+  test('a reader that throws on events (a frame it cannot take) gets stream-failed and its end; nothing escapes to undici or the process', async () => {
+    for (const throwOn of [1, 2]) {
+      const stream = await start({ chunks: ['data: {"n":1}\n\n', 'data: {"n":2}\n\n', 'data: {"n":3}\n\n', 'data: [END]\n\n'] });
+      const seen: unknown[] = [];
+      let calls = 0;
+      await new Promise<void>((resolve) =>
+        stream.read({
+          onEvents: (events) => {
+            calls += 1;
+            seen.push(...contentOf([...events]));
+            // The first batch is handed over inside read(), the second from undici's data callback.
+            if (calls === throwOn) throw new TypeError('Cannot read properties of null');
+            return true;
+          },
+          onEnd: resolve,
+        }),
+      );
+      assert.deepEqual(seen.slice(0, throwOn), [1, 2].slice(0, throwOn).map((n) => ({ n, event: null })), `throwing on batch ${throwOn}`);
+      assert.equal(seen.at(-1), 'stream-failed', `throwing on batch ${throwOn}: ${JSON.stringify(seen)}`);
+      assert.equal(seen.length, throwOn + 1);
+    }
+  });
 });

@@ -2,3 +2,4 @@ export type * from './types.js';
 export { ProviderRegistry } from './registry.js';
 export { createProviders } from './create.js';
 export { patchJsonObject } from './shared/json-members.js';
+export { stringifyProviderValue } from './shared/provider-json.js';

@@ -10,7 +10,10 @@
 /** An OpenAI-shaped JSON object. Kept open: pass-through adapters forward unknown fields. */
 export type JsonObject = Record<string, unknown>;
 
-/** Token usage as reported by the provider. `null` everywhere means "not reported", never zero. */
+/**
+ * Token usage as reported by the provider, in whole numbers of at least zero (adapters read
+ * every count with `tokenCount`). `null` everywhere means "not reported", never zero.
+ */
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;

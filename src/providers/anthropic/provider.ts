@@ -1,5 +1,5 @@
 import { startSseChatStream } from '../shared/sse-chat-stream.js';
-import { ERROR_BODY_LIMIT_BYTES, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
+import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
 import { malformedResponse, upstreamError } from './errors.js';
 import { toAnthropicRequest } from './request-mapping.js';
@@ -60,7 +60,7 @@ class AnthropicChat implements ChatModelProvider {
   /** POSTs the request; an error status becomes the mapped GatewayError. */
   private async send(request: AnthropicRequest, call: ChatCall): Promise<UpstreamResponse> {
     const response = await sendUpstream(this.options.http, this.upstreamRequest(request, call));
-    if (response.status < 400) return response;
+    if (isAnswerStatus(response.status)) return response;
     const text = await readBodyText(response.body, ERROR_BODY_LIMIT_BYTES).catch(() => '');
     throw upstreamError(this.options.name, response, text);
   }

@@ -1,3 +1,5 @@
+import { stringifyProviderValue } from '../shared/provider-json.js';
+import { tokenCount } from '../shared/token-count.js';
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../types.js';
 import type { AnthropicResponse, AnthropicUsage } from './wire.js';
 
@@ -26,10 +28,13 @@ export function finishReasonOf(stopReason: string | null | undefined, structured
  * three. A usage without any count is "not reported" (null), never zero.
  */
 export function tokenUsageOf(usage: AnthropicUsage | undefined): TokenUsage | null {
-  if (usage === undefined || (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number')) return null;
-  const cacheRead = usage.cache_read_input_tokens ?? null;
-  const promptTokens = (usage.input_tokens ?? 0) + (cacheRead ?? 0) + (usage.cache_creation_input_tokens ?? 0);
-  const completionTokens = usage.output_tokens ?? 0;
+  if (usage === undefined) return null;
+  const input = tokenCount(usage.input_tokens);
+  const output = tokenCount(usage.output_tokens);
+  if (input === null && output === null) return null;
+  const cacheRead = tokenCount(usage.cache_read_input_tokens);
+  const promptTokens = (input ?? 0) + (cacheRead ?? 0) + (tokenCount(usage.cache_creation_input_tokens) ?? 0);
+  const completionTokens = output ?? 0;
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedPromptTokens: cacheRead };
 }
 
@@ -49,10 +54,10 @@ export function toChatCompletion(message: AnthropicResponse, structuredOutputToo
   const text = message.content.flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : [])).join('');
   const toolCalls = message.content.flatMap((block) =>
     block.type === 'tool_use' && block.name !== structuredOutputTool
-      ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }]
+      ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: stringifyProviderValue(block.input ?? {}, 'tool_use input') } }]
       : [],
   );
-  const content = structured !== undefined ? JSON.stringify(structured.input ?? {}) : text.length > 0 ? text : null;
+  const content = structured !== undefined ? stringifyProviderValue(structured.input ?? {}, 'tool_use input') : text.length > 0 ? text : null;
   const usage = tokenUsageOf(message.usage);
   const completion: JsonObject = {
     id: message.id,

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/index.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
-import { readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
+import { isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { CallContext, ChatCall, Provider } from '../types.js';
 import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
 import { methodUrl, type GeminiMethod } from './endpoints.js';
@@ -49,7 +49,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
   async function post(call: ModelCall, method: GeminiMethod, body: unknown): Promise<UpstreamResponse> {
     const response = await sendUpstream(options.http, upstreamRequest(call, method, body));
-    if (response.status < 200 || response.status >= 300) throw await failureOfResponse(response, provider);
+    if (!isAnswerStatus(response.status)) throw await failureOfResponse(response, provider);
     return response;
   }
 

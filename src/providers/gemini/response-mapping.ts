@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { stringifyProviderValue } from '../shared/provider-json.js';
+import { tokenCount } from '../shared/token-count.js';
 import type { JsonObject, TokenUsage } from '../types.js';
 import type { GeminiCandidate, GeminiResponsePart, GeminiUsageMetadata, GenerateContentResponse } from './wire.js';
 
@@ -21,15 +23,18 @@ export function finishReasonOf(reason: string | undefined, calledTools: boolean)
 
 /** Token usage, or null when Gemini reported none ("not reported" is not zero). */
 export function usageOf(metadata: GeminiUsageMetadata | undefined): TokenUsage | null {
-  if (metadata === undefined || (metadata.promptTokenCount === undefined && metadata.totalTokenCount === undefined)) return null;
+  if (metadata === undefined) return null;
+  const prompt = tokenCount(metadata.promptTokenCount);
+  const total = tokenCount(metadata.totalTokenCount);
+  if (prompt === null && total === null) return null;
   // Tool-use prompt tokens are input, thinking tokens are billed as output (OpenAI counts reasoning in completion_tokens).
-  const promptTokens = (metadata.promptTokenCount ?? 0) + (metadata.toolUsePromptTokenCount ?? 0);
-  const completionTokens = (metadata.candidatesTokenCount ?? 0) + (metadata.thoughtsTokenCount ?? 0);
+  const promptTokens = (prompt ?? 0) + (tokenCount(metadata.toolUsePromptTokenCount) ?? 0);
+  const completionTokens = (tokenCount(metadata.candidatesTokenCount) ?? 0) + (tokenCount(metadata.thoughtsTokenCount) ?? 0);
   return {
     promptTokens,
     completionTokens,
-    totalTokens: metadata.totalTokenCount ?? promptTokens + completionTokens,
-    cachedPromptTokens: metadata.cachedContentTokenCount ?? null,
+    totalTokens: total ?? promptTokens + completionTokens,
+    cachedPromptTokens: tokenCount(metadata.cachedContentTokenCount),
   };
 }
 
@@ -37,7 +42,8 @@ export function usageOf(metadata: GeminiUsageMetadata | undefined): TokenUsage |
 export function openAiUsage(usage: TokenUsage, metadata: GeminiUsageMetadata | undefined): JsonObject {
   const result: JsonObject = { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens };
   if (usage.cachedPromptTokens !== null) result.prompt_tokens_details = { cached_tokens: usage.cachedPromptTokens };
-  if (metadata?.thoughtsTokenCount !== undefined) result.completion_tokens_details = { reasoning_tokens: metadata.thoughtsTokenCount };
+  const reasoning = tokenCount(metadata?.thoughtsTokenCount);
+  if (reasoning !== null) result.completion_tokens_details = { reasoning_tokens: reasoning };
   return result;
 }
 
@@ -63,7 +69,7 @@ export function toolCallOf(part: GeminiResponsePart): JsonObject | null {
   const call: JsonObject = {
     id: part.functionCall.id ?? `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
     type: 'function',
-    function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) },
+    function: { name: part.functionCall.name, arguments: stringifyProviderValue(part.functionCall.args ?? {}, 'functionCall args') },
   };
   if (part.thoughtSignature !== undefined) call.extra_content = { google: { thought_signature: part.thoughtSignature } };
   return call;

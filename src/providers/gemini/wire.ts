@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { GatewayError } from '../../errors/index.js';
+import { providerJsonText } from '../shared/provider-json.js';
 
 /**
  * Gemini's native wire format (generativelanguage v1beta). Request types are what the adapter
@@ -147,7 +148,7 @@ export type PredictResponse = Static<typeof PredictResponseSchema>;
 export type GeminiErrorBody = Static<typeof ErrorBodySchema>;
 
 function malformed(provider: string, what: string, body: unknown): GatewayError {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = (typeof body === 'string' ? body : providerJsonText(body)) ?? '(nested too deep to show)';
   return new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', {
     logDetail: { provider, reason: `malformed ${what}`, body: text.slice(0, 500) },
   });

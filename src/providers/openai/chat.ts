@@ -14,7 +14,7 @@ export class OpenAICompatibleChat implements ChatModelProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
-    const completion = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel }), call);
+    const completion = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel }), call, 'choices');
     return { completion, usage: usageFromWire(completion.usage) };
   }
 
@@ -41,10 +41,8 @@ class ChatCompletionChunks implements ChatFrames {
   read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean {
     if (message.data === '[DONE]') return true;
     const parsed = parseJson(message.data);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw streamFailure('The model provider sent a stream frame the gateway could not read.', { provider: this.provider, frame: message.data.slice(0, 200) });
-    }
-    const frame = parsed as JsonObject;
+    if (!isObject(parsed)) throw this.unreadable(message.data);
+    const frame = parsed;
     if (message.event === 'error' || (frame.error !== undefined && frame.error !== null)) {
       throw streamFailure('The model provider reported an error during the stream.', {
         provider: this.provider,
@@ -52,6 +50,8 @@ class ChatCompletionChunks implements ChatFrames {
         ...errorKindOf(frame),
       });
     }
+    // A chunk's choices are what every client reads: a list of objects, or absent (a usage-only frame of some servers).
+    if (frame.choices !== undefined && !(Array.isArray(frame.choices) && frame.choices.every(isObject))) throw this.unreadable(message.data);
     const usage = usageFromWire(frame.usage);
     const hasChoices = Array.isArray(frame.choices) && frame.choices.length > 0;
     if (usage === null || hasChoices) events.push({ type: 'chunk-received', chunk: frame, json: message.data });
@@ -63,4 +63,12 @@ class ChatCompletionChunks implements ChatFrames {
   endedEarly(): GatewayError {
     return streamFailure('The model provider ended the stream before it was complete.', { provider: this.provider, reason: 'stream ended without [DONE]' });
   }
+
+  private unreadable(data: string): GatewayError {
+    return streamFailure('The model provider sent a stream frame the gateway could not read.', { provider: this.provider, frame: data.slice(0, 200) });
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,9 +2,9 @@ import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
-import { ERROR_BODY_LIMIT_BYTES, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
+import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
-import { errorKindOf, errorMessageOf, parseJson, parseJsonObject } from './wire.js';
+import { errorKindOf, errorMessageOf, parseJson, parseJsonObjectWithList } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */
 export interface OpenAICompatibleConfig {
@@ -35,22 +35,34 @@ export class OpenAICompatibleClient {
     this.jsonHeaders = { ...this.authHeaders, 'content-type': 'application/json', accept: 'application/json' };
   }
 
-  /** POSTs JSON; resolves with the 2xx response's JSON object, rejects with the mapped GatewayError otherwise. */
-  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext): Promise<JsonObject> {
-    return (await this.postAndRead(path, payload, call, parseJsonObject)).value;
+  /**
+   * POSTs JSON; resolves with the 2xx response's JSON object when its `list` member is an
+   * array (`choices`, `data`: what every OpenAI client reads first), rejects with the mapped
+   * GatewayError otherwise.
+   */
+  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext, list: string): Promise<JsonObject> {
+    const read = (text: string) => parseJsonObjectWithList(text, list);
+    return (await this.postAndRead(path, payload, call, read, `a JSON object with a "${list}" list`)).value;
   }
 
   /**
    * POSTs JSON; resolves with what `read` makes of the 2xx response's text and the bytes it
    * read, rejects with the mapped GatewayError otherwise. `read` returns undefined for a body
-   * that is not a JSON object: a provider_error.
+   * that is not what the endpoint answers (`expected`): a provider_error, never a 200 that
+   * would break the caller's SDK.
    */
-  async postAndRead<T>(path: string, payload: JsonObject | Buffer, call: CallContext, read: (text: string) => T | undefined): Promise<{ value: T; bytes: Buffer }> {
+  async postAndRead<T>(
+    path: string,
+    payload: JsonObject | Buffer,
+    call: CallContext,
+    read: (text: string) => T | undefined,
+    expected: string,
+  ): Promise<{ value: T; bytes: Buffer }> {
     const response = await this.postWhole(path, this.jsonHeaders, jsonBody(payload), call);
     const value = read(response.body.toString('utf8'));
     if (value === undefined) {
       throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', {
-        logDetail: { provider: this.name, reason: 'response body is not a JSON object', upstreamStatus: response.status },
+        logDetail: { provider: this.name, reason: `response body is not ${expected}`, upstreamStatus: response.status },
       });
     }
     return { value, bytes: response.body };
@@ -75,7 +87,7 @@ export class OpenAICompatibleClient {
 
   private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
     const response = await sendUpstreamBuffered(this.config.http, this.request(path, headers, body, call));
-    if (response.status < 400) return response;
+    if (isAnswerStatus(response.status)) return response;
     throw this.failure(response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
   }
 

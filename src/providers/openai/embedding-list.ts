@@ -16,7 +16,8 @@ import { parseJsonObject } from './wire.js';
  * replaced, so JSON.parse meets it. When not every count ends up as the `embedding` of a
  * `data` item (the key stood inside a string, was repeated, or stood outside `data`), the
  * original text is parsed whole instead, and so is any text whose short form JSON.parse
- * does not read as an object: a rejection always comes from JSON.parse of the original.
+ * does not read as an object: a rejection comes from JSON.parse of the original, or from a
+ * `data` member that is not a list (no embeddings response at all).
  */
 
 export interface EmbeddingList {
@@ -83,14 +84,15 @@ function countsLanded(body: JsonObject, replaced: number): boolean {
   return found === replaced;
 }
 
-function listOf(body: JsonObject): EmbeddingList {
+function listOf(body: JsonObject): EmbeddingList | undefined {
   const { data, ...response } = body;
-  const items = Array.isArray(data) ? (data as unknown[]) : [];
+  if (!Array.isArray(data)) return undefined;
+  const items = data as unknown[];
   const first = embeddingOf(items[0]);
   return { response, vectors: { count: items.length, dimensions: Array.isArray(first) ? first.length : countOf(first) ?? null } };
 }
 
-/** The response read from its text; undefined where JSON.parse throws or the text is not a JSON object. */
+/** The response read from its text; undefined where JSON.parse throws, or the text is not a JSON object with a `data` list. */
 export function readEmbeddingList(text: string): EmbeddingList | undefined {
   const { short, replaced } = shortened(text);
   if (replaced > 0) {

@@ -10,7 +10,7 @@ export class OpenAICompatibleEmbeddings implements EmbeddingProvider {
 
   async embed(call: EmbeddingCall): Promise<EmbeddingResult> {
     const payload = passThroughJson(call, { model: call.upstreamModel });
-    const { value: list, bytes } = await this.client.postAndRead('/embeddings', payload, call, readEmbeddingList);
+    const { value: list, bytes } = await this.client.postAndRead('/embeddings', payload, call, readEmbeddingList, 'a JSON object with a "data" list');
     return { response: list.response, responseJson: bytes, vectors: list.vectors, usage: usageFromWire(list.response.usage) };
   }
 }

@@ -7,8 +7,8 @@ export class OpenAICompatibleImages implements ImageProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async generate(call: ImageCall): Promise<ImageResult> {
-    const body = await this.client.postJson('/images/generations', { model: call.upstreamModel, ...call.body }, call);
-    const imageCount = Array.isArray(body.data) ? body.data.length : 0;
+    const body = await this.client.postJson('/images/generations', { model: call.upstreamModel, ...call.body }, call, 'data');
+    const imageCount = (body.data as unknown[]).length;
     return { response: body, imageCount, usage: usageFromWire(body.usage) };
   }
 }

@@ -1,3 +1,4 @@
+import { tokenCount } from '../shared/token-count.js';
 import type { JsonObject, TokenUsage } from '../types.js';
 
 /**
@@ -23,10 +24,6 @@ interface WireUsage {
   input_tokens_details?: { cached_tokens?: unknown } | null;
 }
 
-/** A token count as a whole number: a compatible server that reports 12.5 tokens still gets its request priced and logged. */
-function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
-}
 
 /**
  * Usage of any OpenAI response (chat, embeddings, images, transcriptions). Returns null when
@@ -35,16 +32,16 @@ function count(value: unknown): number | null {
 export function usageFromWire(value: unknown): TokenUsage | null {
   if (typeof value !== 'object' || value === null) return null;
   const usage = value as WireUsage;
-  const prompt = count(usage.prompt_tokens) ?? count(usage.input_tokens);
-  const completion = count(usage.completion_tokens) ?? count(usage.output_tokens);
-  const total = count(usage.total_tokens);
+  const prompt = tokenCount(usage.prompt_tokens) ?? tokenCount(usage.input_tokens);
+  const completion = tokenCount(usage.completion_tokens) ?? tokenCount(usage.output_tokens);
+  const total = tokenCount(usage.total_tokens);
   if (prompt === null && completion === null && total === null) return null;
   const details = usage.prompt_tokens_details ?? usage.input_tokens_details;
   return {
-    promptTokens: prompt ?? (total !== null ? total - (completion ?? 0) : 0),
+    promptTokens: prompt ?? (total !== null ? Math.max(0, total - (completion ?? 0)) : 0),
     completionTokens: completion ?? 0,
     totalTokens: total ?? (prompt ?? 0) + (completion ?? 0),
-    cachedPromptTokens: count(details?.cached_tokens),
+    cachedPromptTokens: tokenCount(details?.cached_tokens),
   };
 }
 
@@ -77,4 +74,10 @@ export function parseJson(text: string): unknown {
 export function parseJsonObject(text: string): JsonObject | undefined {
   const value = parseJson(text);
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+}
+
+/** The JSON object `text` holds when its `list` member is an array; undefined otherwise. */
+export function parseJsonObjectWithList(text: string, list: string): JsonObject | undefined {
+  const value = parseJsonObject(text);
+  return value !== undefined && Array.isArray(value[list]) ? value : undefined;
 }

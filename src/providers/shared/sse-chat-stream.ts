@@ -7,6 +7,7 @@ import { whenAborted } from './abort-listeners.js';
 import {
   dispatchOptionsOf,
   ERROR_BODY_LIMIT_BYTES,
+  isAnswerStatus,
   transportError,
   type UpstreamHttpOptions,
   type UpstreamRequest,
@@ -99,7 +100,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
     this.status = statusCode;
     this.headers = headers;
-    if (statusCode >= 200 && statusCode < 300) this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
+    if (isAnswerStatus(statusCode)) this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -168,7 +169,14 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
     if (this.pending.length > 0) {
       const events = this.pending;
       this.pending = [];
-      if (!this.reader.onEvents(events)) {
+      let more: boolean;
+      try {
+        more = this.reader.onEvents(events);
+      } catch (error) {
+        this.readerFailed(error);
+        return;
+      }
+      if (!more) {
         this.waiting = true;
         if (!this.responseDone) this.controller?.pause();
         return;
@@ -202,6 +210,27 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
     this.options.frames.beforeFailure?.(this.pending);
     this.pending.push({ type: 'stream-failed', message: failure.message, ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}) });
     this.deliver();
+  }
+
+  /**
+   * The reader threw on events it was handed (a frame it could not take): the stream fails
+   * from there, as it does for a frame the adapter could not read, and the reader still gets
+   * its end. Never an exception out of an undici callback or a 'drain' listener, which would
+   * end the process.
+   */
+  private readerFailed(error: unknown): void {
+    if (!this.ended) {
+      this.fail(
+        new GatewayError('provider_error', 'The gateway could not relay a frame of the model provider\'s stream. Try again later.', {
+          logDetail: { provider: this.request.provider, reason: 'stream frame not relayed', error: error instanceof Error ? error.message : String(error) },
+        }),
+      );
+      return;
+    }
+    if (this.endHandedOver) return;
+    this.endHandedOver = true;
+    this.stopListening();
+    this.reader?.onEnd();
   }
 
   private failureOf(error: unknown): GatewayError {

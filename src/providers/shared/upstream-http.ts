@@ -60,6 +60,14 @@ function splitUrl(url: string): { origin: string; path: string } {
 }
 
 /**
+ * Whether a provider's status is an answer. Only a 2xx is: a 3xx (undici follows no
+ * redirects) means the base URL points somewhere that moved, and its body is not the answer.
+ */
+export function isAnswerStatus(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/**
  * One HTTP call to a provider. Transport failures become GatewayErrors here; HTTP error
  * statuses are returned for the adapter to map with its own error body format.
  */

@@ -22,8 +22,9 @@ class StreamTranscript {
 
   add(chunk: JsonObject): void {
     if (!Array.isArray(chunk.choices)) return;
-    for (const choice of chunk.choices as { index?: number; delta?: { content?: unknown }; finish_reason?: unknown }[]) {
-      const index = choice.index ?? 0;
+    for (const choice of chunk.choices as ({ index?: unknown; delta?: { content?: unknown } | null; finish_reason?: unknown } | null)[]) {
+      if (typeof choice !== 'object' || choice === null) continue;
+      const index = typeof choice.index === 'number' ? choice.index : 0;
       let entry = this.choices.get(index);
       if (entry === undefined) this.choices.set(index, (entry = { content: '', finishReason: null }));
       if (typeof choice.delta?.content === 'string') entry.content += choice.delta.content;

@@ -5,7 +5,7 @@ import type { CatalogModel, ModelMode, ResolvedModel } from '../../catalog/index
 import { GatewayError } from '../../errors/index.js';
 import { assertModelAllowed } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
-import type { JsonObject, Provider } from '../../providers/index.js';
+import { stringifyProviderValue, type JsonObject, type Provider } from '../../providers/index.js';
 import type { GatewayContext } from '../context.js';
 
 /**
@@ -174,7 +174,7 @@ export function defaultModelOf(context: GatewayContext, mode: ModelMode): string
  * documented response schema (which would drop the fields it does not list).
  */
 export function sendJsonText(reply: FastifyReply, json: JsonObject): FastifyReply {
-  return reply.type('application/json').send(JSON.stringify(json));
+  return reply.type('application/json').send(stringifyProviderValue(json, 'response'));
 }
 
 /**
@@ -183,7 +183,7 @@ export function sendJsonText(reply: FastifyReply, json: JsonObject): FastifyRepl
  * value only, so the text could hold what redaction of the object never saw.
  */
 export function sendLoggedJson(request: FastifyRequest, reply: FastifyReply, json: JsonObject): FastifyReply {
-  const text = JSON.stringify(json);
+  const text = stringifyProviderValue(json, 'response');
   request.record.responsePayload = json;
   request.record.responsePayloadJson = text;
   return reply.type('application/json').send(text);

@@ -1,0 +1,265 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeServer, type FakeServer } from './fakes/fake-server.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { RecordTap } from './helpers/records.js';
+import { postRawStream } from './providers/conformance.js';
+import { ROUTE_MODULES } from '../src/server/routes/index.js';
+
+/*
+ * What a provider answers is not trusted either. Every adapter, given answers that break its
+ * vendor's documented shape — redirects, the list every client reads missing, nesting deeper
+ * than JSON.stringify survives, negative or fractional token counts, stream frames of the
+ * wrong kind — gives the caller the answer or a §4 error (502 provider_error), never a 500 and
+ * never a crash, and counts only token usage it can trust. One raw upstream plays OpenAI,
+ * Gemini and Anthropic at once (each adapter has its own path); the valid parts of each body
+ * follow the vendor's API reference, as the vendor fakes do.
+ */
+
+interface Answer {
+  status: number;
+  body: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+type Endpoint = 'chat' | 'stream' | 'embeddings' | 'images';
+
+const UPSTREAM_KEYS = { openai: 'sk-test-fake-openai-0123456789', gemini: 'AIzaFAKE-gemini-key-0123456789abcdefghij', anthropic: 'sk-ant-fake-0123456789' };
+const MODELS = {
+  openai: { chat: 'gpt-4o-mini', embeddings: 'text-embedding-3-small', images: 'dall-e-3' },
+  gemini: { chat: 'gemini-2.5-flash', embeddings: 'gemini-embedding-001' },
+  anthropic: { chat: 'claude-sonnet-4-5' },
+} as const;
+type Provider = keyof typeof MODELS;
+
+/** A value nested 100,000 levels deep: JSON.parse reads it, JSON.stringify overflows its stack. */
+const DEEP = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+const openaiChat = (extra = '', usage = '{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}') =>
+  `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":${usage}${extra}}`;
+const geminiChat = (part = '{"text":"Hi"}', usage = '{"promptTokenCount":11,"candidatesTokenCount":7,"totalTokenCount":18}') =>
+  `{"candidates":[{"content":{"role":"model","parts":[${part}]},"finishReason":"STOP","index":0}],"usageMetadata":${usage},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`;
+const anthropicChat = (block = '{"type":"text","text":"Hi"}', usage = '{"input_tokens":11,"output_tokens":7}') =>
+  `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[${block}],"stop_reason":"end_turn","stop_sequence":null,"usage":${usage}}`;
+const openaiChunk = (choices: string, usage = '') =>
+  `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":${choices}${usage}}\n\n`;
+const TEXT_CHOICE = '[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]';
+
+const json = (body: string, status = 200): Answer => ({ status, body });
+const sse = (body: string): Answer => ({ status: 200, body, contentType: 'text/event-stream' });
+
+/** Bodies no vendor documents, sent by every adapter's endpoint with several statuses. */
+const JUNK_BODIES = ['', 'not json', 'null', '[]', '"text"', '{}', '{"choices":"x","data":"x","candidates":"x","content":"x"}', DEEP, `{"a":${DEEP}}`, '<html>Moved</html>'];
+const JUNK_STATUSES = [200, 201, 204, 301, 307, 404, 503];
+
+let upstream: FakeServer;
+let gateway: TestGateway;
+let key: string;
+let answer: Answer = json('{}');
+const records = new RecordTap();
+
+before(async () => {
+  upstream = await startFakeServer();
+  upstream.on('POST /*', (_request, response) => {
+    response.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json', ...answer.headers });
+    response.end(answer.status === 204 ? undefined : answer.body);
+  });
+  gateway = await startTestGateway({
+    env: {
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
+      OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+      GEMINI_BASE_URL: upstream.url,
+      GEMINI_API_KEY: UPSTREAM_KEYS.gemini,
+      ANTHROPIC_BASE_URL: upstream.url,
+      ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic,
+    },
+    routes: [...ROUTE_MODULES, records.routes],
+  });
+  key = await gateway.createKey({ scopes: ['model:request'] });
+});
+
+after(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const PATHS: Record<Endpoint, string> = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', embeddings: '/v1/embeddings', images: '/v1/images/generations' };
+
+function requestBody(endpoint: Endpoint, model: string): Record<string, unknown> {
+  if (endpoint === 'embeddings') return { model, input: 'Hello' };
+  if (endpoint === 'images') return { model, prompt: 'A red square', n: 1 };
+  return { model, messages: [{ role: 'user', content: 'Hello' }], ...(endpoint === 'stream' ? { stream: true } : {}) };
+}
+
+/** Sends one request with the upstream answering `given`; the gateway's status, text and request id. */
+async function send(provider: Provider, endpoint: Endpoint, given: Answer): Promise<{ status: number; text: string; requestId: string }> {
+  answer = given;
+  const models: Partial<Record<Endpoint, string>> = MODELS[provider];
+  const model = models[endpoint === 'stream' ? 'chat' : endpoint];
+  assert.ok(model !== undefined, `${provider} serves ${endpoint}`);
+  const response = await fetch(`${gateway.url}${PATHS[endpoint]}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(requestBody(endpoint, model)),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: response.status, text: await response.text(), requestId: response.headers.get('x-request-id')! };
+}
+
+/** Asserts a 502 provider_error in the §4 shape, and returns the request's record. */
+async function assertProviderError(result: { status: number; text: string; requestId: string }, what: string) {
+  assert.equal(result.status, 502, `${what}: ${result.text.slice(0, 300)}`);
+  const body = JSON.parse(result.text) as { error: { code: string; type: string; request_id: string } };
+  assert.equal(body.error.code, 'provider_error', what);
+  assert.equal(body.error.request_id, result.requestId);
+  const record = await records.wait(result.requestId);
+  assert.equal(record.errorCode, 'provider_error', what);
+  return record;
+}
+
+const ENDPOINTS: [Provider, Endpoint][] = [
+  ['openai', 'chat'],
+  ['openai', 'stream'],
+  ['openai', 'embeddings'],
+  ['openai', 'images'],
+  ['gemini', 'chat'],
+  ['gemini', 'stream'],
+  ['gemini', 'embeddings'],
+  ['anthropic', 'chat'],
+  ['anthropic', 'stream'],
+];
+
+describe('answers no vendor documents', () => {
+  test('every endpoint of every adapter: the answer or a §4 error, never a 500, and the gateway keeps serving', async () => {
+    const failures: string[] = [];
+    let sent = 0;
+    for (const [provider, endpoint] of ENDPOINTS) {
+      for (const status of JUNK_STATUSES) {
+        for (const body of JUNK_BODIES) {
+          const result = await send(provider, endpoint, { status, body });
+          sent += 1;
+          const what = `${provider} ${endpoint}: upstream ${status} ${JSON.stringify(body.slice(0, 40))}`;
+          if (result.status === 200 && status < 300 && endpoint !== 'stream') continue; // e.g. Gemini's `{}`: no candidates, read as a blocked prompt
+          const code = result.status === 200 ? null : (JSON.parse(result.text) as { error?: { code?: string } }).error?.code;
+          const allowed = result.status === 502 ? code === 'provider_error' : result.status === 400 ? code === 'invalid_body' && status === 404 : false;
+          if (!allowed) failures.push(`${what} → ${result.status} ${result.text.slice(0, 120)}`);
+        }
+      }
+    }
+    assert.deepEqual(failures, [], `${failures.length} of ${sent} answered wrongly`);
+    const healthy = await send('openai', 'chat', json(openaiChat()));
+    assert.equal(healthy.status, 200);
+  });
+
+  test('a redirect is not an answer: 502, whatever its body, with the status in the log', async () => {
+    const moved = { Location: 'https://elsewhere.example/v1/' };
+    const cases: [Provider, Endpoint, string][] = [
+      ['openai', 'chat', openaiChat()],
+      ['openai', 'embeddings', '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":1,"total_tokens":1}}'],
+      ['openai', 'images', '{"created":1,"data":[{"url":"https://images.example/1.png"}]}'],
+      ['gemini', 'chat', geminiChat()],
+      ['anthropic', 'chat', anthropicChat()],
+    ];
+    for (const [provider, endpoint, body] of cases) {
+      for (const status of [301, 302, 307, 308]) {
+        const record = await assertProviderError(await send(provider, endpoint, { status, body, headers: moved }), `${provider} ${endpoint} ${status}`);
+        assert.equal(record.logDetail?.upstreamStatus, status, `${provider} ${endpoint} ${status}`);
+      }
+    }
+  });
+
+  test('an OpenAI-compatible answer without the list every client reads (choices, data) is a 502, not a 200 the SDK cannot use', async () => {
+    const cases: [Endpoint, string][] = [
+      ['chat', '{}'],
+      ['chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":"none"}'],
+      ['chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":{"0":{}}}'],
+      ['embeddings', '{"object":"list","model":"text-embedding-3-small"}'],
+      ['embeddings', '{"object":"list","data":"x","usage":{"prompt_tokens":1,"total_tokens":1}}'],
+      ['images', '{"created":1}'],
+      ['images', '{"created":1,"data":{"url":"https://images.example/1.png"}}'],
+    ];
+    for (const [endpoint, body] of cases) {
+      const record = await assertProviderError(await send('openai', endpoint, json(body)), `${endpoint} ${body}`);
+      assert.match(String(record.logDetail?.reason), /is not a JSON object with a "(choices|data)" list/);
+    }
+  });
+
+  test('an answer nested deeper than JSON.stringify survives is a 502 provider_error, never a 500', async () => {
+    const cases: [Provider, Endpoint, string][] = [
+      ['openai', 'chat', openaiChat(`,"system_fingerprint":${DEEP}`)],
+      ['openai', 'images', `{"created":1,"data":[{"url":"https://images.example/1.png","revised_prompt":${DEEP}}]}`],
+      ['gemini', 'chat', geminiChat(`{"functionCall":{"name":"lookup","args":{"q":${DEEP}}}}`)],
+      ['gemini', 'embeddings', `{"embeddings":${DEEP}}`],
+      ['anthropic', 'chat', anthropicChat(`{"type":"tool_use","id":"toolu_1","name":"lookup","input":{"q":${DEEP}}}`)],
+    ];
+    for (const [provider, endpoint, body] of cases) await assertProviderError(await send(provider, endpoint, json(body)), `${provider} ${endpoint}`);
+  });
+});
+
+describe('token counts the gateway cannot trust', () => {
+  // A negative count would hand the key's limits back what it spent; a fraction cannot be priced.
+  const cases: [Provider, string, string, { promptTokens: number; completionTokens: number; totalTokens: number } | null][] = [
+    ['openai', 'negative', openaiChat('', '{"prompt_tokens":-50,"completion_tokens":-7,"total_tokens":-57}'), null],
+    ['openai', 'fractional', openaiChat('', '{"prompt_tokens":12.5,"completion_tokens":7.2,"total_tokens":19.7}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+    ['openai', 'a total below the completion', openaiChat('', '{"completion_tokens":5,"total_tokens":1}'), { promptTokens: 0, completionTokens: 5, totalTokens: 1 }],
+    ['gemini', 'negative', geminiChat(undefined, '{"promptTokenCount":-50,"candidatesTokenCount":-7,"totalTokenCount":-57}'), null],
+    ['gemini', 'fractional', geminiChat(undefined, '{"promptTokenCount":12.5,"candidatesTokenCount":7.2,"thoughtsTokenCount":-3}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+    ['anthropic', 'negative', anthropicChat(undefined, '{"input_tokens":-50,"output_tokens":-7}'), null],
+    ['anthropic', 'fractional', anthropicChat(undefined, '{"input_tokens":12.5,"output_tokens":7.2,"cache_read_input_tokens":-4}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+  ];
+  for (const [provider, name, body, expected] of cases) {
+    test(`${provider}, ${name}: the answer is delivered, usage is ${expected === null ? 'not reported' : 'whole numbers'}`, async () => {
+      const result = await send(provider, 'chat', json(body));
+      assert.equal(result.status, 200, result.text);
+      const record = await records.wait(result.requestId);
+      if (expected === null) assert.equal(record.usage, null);
+      else assert.deepEqual({ ...record.usage, cachedPromptTokens: undefined }, { ...expected, cachedPromptTokens: undefined });
+      const shown = (JSON.parse(result.text) as { usage?: Record<string, unknown> }).usage;
+      if (provider !== 'openai' && shown !== undefined) for (const value of Object.values(shown)) if (typeof value === 'number') assert.ok(value >= 0 && Number.isInteger(value), JSON.stringify(shown));
+    });
+  }
+
+  test('streams: negative counts in the last frame are not reported usage', async () => {
+    const frames: [Provider, string][] = [
+      ['openai', `${openaiChunk(TEXT_CHOICE)}${openaiChunk('[]', ',"usage":{"prompt_tokens":-50,"completion_tokens":-7,"total_tokens":-57}')}data: [DONE]\n\n`],
+      ['gemini', `data: ${geminiChat(undefined, '{"promptTokenCount":-50,"candidatesTokenCount":-7,"totalTokenCount":-57}')}\n\n`],
+      [
+        'anthropic',
+        'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":-50,"output_tokens":-1}}}\n\n' +
+          'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+          'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n' +
+          'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+          'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":-7}}\n\n' +
+          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      ],
+    ];
+    for (const [provider, body] of frames) {
+      answer = sse(body);
+      const result = await postRawStream(gateway.url, key, { model: MODELS[provider].chat, messages: [{ role: 'user', content: 'Hello' }] });
+      assert.equal(result.status, 200, `${provider}: ${result.raw.slice(0, 200)}`);
+      assert.equal(result.data.at(-1), '[DONE]', provider);
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.equal(record.usage, null, provider);
+    }
+  });
+});
+
+describe('stream frames of the wrong kind', () => {
+  test('choices that are not a list of objects: before the first event a 502, after it an error chunk; never a crash', async () => {
+    for (const choices of ['[null]', '[5]', '"x"', '{"index":0}', '[[]]']) {
+      answer = sse(`${openaiChunk(choices)}data: [DONE]\n\n`);
+      await assertProviderError(await send('openai', 'stream', answer), `first frame with choices ${choices}`);
+
+      answer = sse(`${openaiChunk(TEXT_CHOICE)}${openaiChunk(choices)}${openaiChunk(TEXT_CHOICE)}data: [DONE]\n\n`);
+      const result = await postRawStream(gateway.url, key, { model: MODELS.openai.chat, messages: [{ role: 'user', content: 'Hello' }] });
+      assert.equal(result.status, 200);
+      assert.equal(result.data.length, 2, `the good frame, then the error chunk (no [DONE]): ${result.raw}`);
+      assert.equal((JSON.parse(result.data[1]!) as { error: { code: string } }).error.code, 'provider_error');
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.equal(record.errorCode, 'provider_error');
+    }
+    const healthy = await send('openai', 'chat', json(openaiChat()));
+    assert.equal(healthy.status, 200);
+  });
+});
