@@ -169,15 +169,19 @@ describe('answers no vendor documents', () => {
     }
   });
 
-  test('an OpenAI-compatible answer without the list every client reads (choices, data) is a 502, not a 200 the SDK cannot use', async () => {
+  test('an OpenAI-compatible answer without the list of objects every client reads (choices, data) is a 502, not a 200 the SDK cannot use', async () => {
     const cases: [Endpoint, string][] = [
       ['chat', '{}'],
       ['chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":"none"}'],
       ['chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":{"0":{}}}'],
       ['embeddings', '{"object":"list","model":"text-embedding-3-small"}'],
       ['embeddings', '{"object":"list","data":"x","usage":{"prompt_tokens":1,"total_tokens":1}}'],
+      ['chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":[null]}'],
+      ['chat', '{"id":"chatcmpl-1","object":"chat.completion","choices":["Hi"]}'],
       ['images', '{"created":1}'],
       ['images', '{"created":1,"data":{"url":"https://images.example/1.png"}}'],
+      ['images', '{"created":1,"data":[null]}'],
+      ['images', '{"created":1,"data":[{"url":"https://images.example/1.png"},"https://images.example/2.png"]}'],
     ];
     for (const [endpoint, body] of cases) {
       const record = await assertProviderError(await send('openai', endpoint, json(body)), `${endpoint} ${body}`);

@@ -4,7 +4,7 @@ import { passThroughJson } from '../shared/json-members.js';
 import type { ChatFrames } from '../shared/sse-chat-stream.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
-import { errorKindOf, errorMessageOf, parseJson, usageFromWire } from './wire.js';
+import { errorKindOf, errorMessageOf, isJsonObject, isObjectList, parseJson, usageFromWire } from './wire.js';
 
 /**
  * Chat completions, passed through: the request body goes upstream as the caller sent it
@@ -41,7 +41,7 @@ class ChatCompletionChunks implements ChatFrames {
   read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean {
     if (message.data === '[DONE]') return true;
     const parsed = parseJson(message.data);
-    if (!isObject(parsed)) throw this.unreadable(message.data);
+    if (!isJsonObject(parsed)) throw this.unreadable(message.data);
     const frame = parsed;
     if (message.event === 'error' || (frame.error !== undefined && frame.error !== null)) {
       throw streamFailure('The model provider reported an error during the stream.', {
@@ -51,7 +51,7 @@ class ChatCompletionChunks implements ChatFrames {
       });
     }
     // A chunk's choices are what every client reads: a list of objects, or absent (a usage-only frame of some servers).
-    if (frame.choices !== undefined && !(Array.isArray(frame.choices) && frame.choices.every(isObject))) throw this.unreadable(message.data);
+    if (frame.choices !== undefined && !isObjectList(frame.choices)) throw this.unreadable(message.data);
     const usage = usageFromWire(frame.usage);
     const hasChoices = Array.isArray(frame.choices) && frame.choices.length > 0;
     if (usage === null || hasChoices) events.push({ type: 'chunk-received', chunk: frame, json: message.data });
@@ -69,6 +69,3 @@ class ChatCompletionChunks implements ChatFrames {
   }
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -36,13 +36,13 @@ export class OpenAICompatibleClient {
   }
 
   /**
-   * POSTs JSON; resolves with the 2xx response's JSON object when its `list` member is an
-   * array (`choices`, `data`: what every OpenAI client reads first), rejects with the mapped
-   * GatewayError otherwise.
+   * POSTs JSON; resolves with the 2xx response's JSON object when its `list` member is a list
+   * of objects (`choices`, `data`: what every OpenAI client reads first), rejects with the
+   * mapped GatewayError otherwise.
    */
   async postJson(path: string, payload: JsonObject | Buffer, call: CallContext, list: string): Promise<JsonObject> {
     const read = (text: string) => parseJsonObjectWithList(text, list);
-    return (await this.postAndRead(path, payload, call, read, `a JSON object with a "${list}" list`)).value;
+    return (await this.postAndRead(path, payload, call, read, `a JSON object with a "${list}" list of objects`)).value;
   }
 
   /**

@@ -70,14 +70,23 @@ export function parseJson(text: string): unknown {
   }
 }
 
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether a value is a list of JSON objects (`choices`, `data`: what every client reads). */
+export function isObjectList(value: unknown): value is JsonObject[] {
+  return Array.isArray(value) && value.every(isJsonObject);
+}
+
 /** The JSON object `text` holds; undefined when it is not JSON, or JSON of another kind. */
 export function parseJsonObject(text: string): JsonObject | undefined {
   const value = parseJson(text);
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+  return isJsonObject(value) ? value : undefined;
 }
 
-/** The JSON object `text` holds when its `list` member is an array; undefined otherwise. */
+/** The JSON object `text` holds when its `list` member is a list of objects; undefined otherwise. */
 export function parseJsonObjectWithList(text: string, list: string): JsonObject | undefined {
   const value = parseJsonObject(text);
-  return value !== undefined && Array.isArray(value[list]) ? value : undefined;
+  return value !== undefined && isObjectList(value[list]) ? value : undefined;
 }
