@@ -68,4 +68,3 @@ class ChatCompletionChunks implements ChatFrames {
     return streamFailure('The model provider sent a stream frame the gateway could not read.', { provider: this.provider, frame: data.slice(0, 200) });
   }
 }
-

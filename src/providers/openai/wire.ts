@@ -24,7 +24,6 @@ interface WireUsage {
   input_tokens_details?: { cached_tokens?: unknown } | null;
 }
 
-
 /**
  * Usage of any OpenAI response (chat, embeddings, images, transcriptions). Returns null when
  * the provider reported none, so "not reported" stays distinct from zero.
