@@ -206,9 +206,11 @@ describe('token counts the gateway cannot trust', () => {
   const cases: [Provider, string, string, { promptTokens: number; completionTokens: number; totalTokens: number } | null][] = [
     ['openai', 'negative', openaiChat('', '{"prompt_tokens":-50,"completion_tokens":-7,"total_tokens":-57}'), null],
     ['openai', 'fractional', openaiChat('', '{"prompt_tokens":12.5,"completion_tokens":7.2,"total_tokens":19.7}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+    ['openai', 'past 2^53', openaiChat('', '{"prompt_tokens":1e300,"completion_tokens":9007199254740992,"total_tokens":1e300}'), null],
     ['openai', 'a total below the completion', openaiChat('', '{"completion_tokens":5,"total_tokens":1}'), { promptTokens: 0, completionTokens: 5, totalTokens: 1 }],
     ['gemini', 'negative', geminiChat(undefined, '{"promptTokenCount":-50,"candidatesTokenCount":-7,"totalTokenCount":-57}'), null],
     ['gemini', 'fractional', geminiChat(undefined, '{"promptTokenCount":12.5,"candidatesTokenCount":7.2,"thoughtsTokenCount":-3}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+    ['gemini', 'past 2^53', geminiChat(undefined, '{"promptTokenCount":1e300,"candidatesTokenCount":1e300,"totalTokenCount":1e300}'), null],
     ['anthropic', 'negative', anthropicChat(undefined, '{"input_tokens":-50,"output_tokens":-7}'), null],
     ['anthropic', 'fractional', anthropicChat(undefined, '{"input_tokens":12.5,"output_tokens":7.2,"cache_read_input_tokens":-4}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
   ];
