@@ -251,6 +251,39 @@ describe('token counts the gateway cannot trust', () => {
   });
 });
 
+describe('transcriptions', () => {
+  async function transcribe(given: Answer): Promise<{ status: number; text: string; requestId: string }> {
+    answer = given;
+    const form = new FormData();
+    form.append('model', 'whisper-1');
+    form.append('file', new Blob([Buffer.alloc(64)], { type: 'audio/wav' }), 'a.wav');
+    const response = await fetch(`${gateway.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    return { status: response.status, text: await response.text(), requestId: response.headers.get('x-request-id')! };
+  }
+
+  test('JSON that is not an object comes back as sent (the bytes are passed on), never a 500', async () => {
+    for (const body of ['null', '[]', '42', '"text"']) {
+      const result = await transcribe(json(body));
+      assert.equal(result.status, 200, `${body}: ${result.text}`);
+      assert.equal(result.text, body);
+      assert.equal((await records.wait(result.requestId)).audioSeconds, null);
+    }
+  });
+
+  test('a duration the provider reports past a day, or negative, is no duration: the request is still logged', async () => {
+    for (const body of ['{"text":"Hi","duration":1e308}', '{"text":"Hi","duration":-5}', '{"text":"Hi","usage":{"type":"duration","seconds":86401}}']) {
+      const result = await transcribe(json(body));
+      assert.equal(result.status, 200, result.text);
+      assert.equal((await records.wait(result.requestId)).audioSeconds, null, body);
+      await gateway.gateway.context.logs.writer.flush();
+      const logged = await gateway.admin('GET', `/admin/v1/logs/${result.requestId}`);
+      assert.equal(logged.status, 200, `${body}: the request has its log row`);
+    }
+    const counted = await transcribe(json('{"text":"Hi","usage":{"type":"duration","seconds":86400}}'));
+    assert.equal((await records.wait(counted.requestId)).audioSeconds, 86_400);
+  });
+});
+
 describe('stream frames of the wrong kind', () => {
   test('choices that are not a list of objects: before the first event a 502, after it an error chunk; never a crash', async () => {
     for (const choices of ['[null]', '[5]', '"x"', '{"index":0}', '[[]]']) {

@@ -519,16 +519,26 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(await response.text(), `${FAKE_TRANSCRIPT}\n`);
     });
 
-    test('missing file or model, a bad duration → 400 naming the field', async () => {
+    test('missing file or model, a bad duration (not a number, negative, past a day) → 400 naming the field', async () => {
       const noFile = new FormData();
       noFile.append('model', 'whisper-1');
       const noModel = new FormData();
       noModel.append('file', new Blob([audio]), 'a.wav');
-      const badDuration = new FormData();
-      badDuration.append('model', 'whisper-1');
-      badDuration.append('duration_seconds', 'ten');
-      badDuration.append('file', new Blob([audio]), 'a.wav');
-      for (const [form, field] of [[noFile, 'file'], [noModel, 'model'], [badDuration, 'duration_seconds']] as const) {
+      const badDurations = [
+        ['duration_seconds', 'ten'],
+        ['duration_seconds', '-1'],
+        ['duration_seconds', '86401'],
+        // 1e308 seconds overflowed the cost's arithmetic: the request was answered and never logged.
+        ['duration_seconds', '1e308'],
+        ['duration_minutes', '1441'],
+      ].map(([field, value]) => {
+        const form = new FormData();
+        form.append('model', 'whisper-1');
+        form.append(field!, value!);
+        form.append('file', new Blob([audio]), 'a.wav');
+        return [form, field!] as const;
+      });
+      for (const [form, field] of [[noFile, 'file'], [noModel, 'model'], ...badDurations] as const) {
         const response = await post('/v1/audio/transcriptions', form, {});
         assert.equal(response.status, 400);
         const error = ((await response.json()) as { error: { code: string; param: string } }).error;

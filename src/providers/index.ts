@@ -3,3 +3,4 @@ export { ProviderRegistry } from './registry.js';
 export { createProviders } from './create.js';
 export { patchJsonObject } from './shared/json-members.js';
 export { stringifyProviderValue } from './shared/provider-json.js';
+export { MAX_AUDIO_SECONDS } from './shared/audio-duration.js';

@@ -1,7 +1,8 @@
 import { FormData } from 'undici';
 import type { TranscriptionCall, TranscriptionProvider, TranscriptionResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
-import { parseJson, usageFromWire } from './wire.js';
+import { audioSeconds } from '../shared/audio-duration.js';
+import { isJsonObject, parseJson, usageFromWire } from './wire.js';
 
 interface WireTranscription {
   /** verbose_json (whisper-1). */
@@ -11,9 +12,7 @@ interface WireTranscription {
 }
 
 function durationOf(body: WireTranscription): number | null {
-  if (typeof body.duration === 'number') return body.duration;
-  const seconds = body.usage?.type === 'duration' ? body.usage.seconds : undefined;
-  return typeof seconds === 'number' ? seconds : null;
+  return audioSeconds(body.duration) ?? (body.usage?.type === 'duration' ? audioSeconds(body.usage.seconds) : null);
 }
 
 /**
@@ -35,7 +34,8 @@ export class OpenAICompatibleTranscription implements TranscriptionProvider {
     const body = response.body;
     const upstreamType = response.headers['content-type'];
     const contentType = typeof upstreamType === 'string' ? upstreamType : 'application/json';
-    const json = contentType.includes('json') ? (parseJson(body.toString('utf8')) as WireTranscription | undefined) : undefined;
+    const parsed = contentType.includes('json') ? parseJson(body.toString('utf8')) : undefined;
+    const json = isJsonObject(parsed) ? (parsed as WireTranscription) : undefined;
     return {
       body,
       contentType,

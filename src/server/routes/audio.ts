@@ -2,7 +2,7 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import { MAX_AUDIO_SECONDS, type JsonObject } from '../../providers/index.js';
 import { SPEECH_CONTENT_TYPES } from '../../providers/shared/speech-formats.js';
 import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
@@ -39,8 +39,8 @@ const TranscriptionForm = Type.Object(
   {
     file: Type.String({ format: 'binary', description: `The audio file, at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}` }),
     model: Type.String(),
-    duration_seconds: Type.Optional(Type.Number({ minimum: 0, description: 'Audio length, for cost logging (not sent upstream)' })),
-    duration_minutes: Type.Optional(Type.Number({ minimum: 0, description: 'Audio length, for cost logging (not sent upstream)' })),
+    duration_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AUDIO_SECONDS, description: 'Audio length, for cost logging (not sent upstream)' })),
+    duration_minutes: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AUDIO_SECONDS / 60, description: 'Audio length, for cost logging (not sent upstream)' })),
     language: Type.Optional(Type.String()),
     prompt: Type.Optional(Type.String()),
     response_format: Type.Optional(Type.String({ description: 'json (default), text, srt, verbose_json or vtt' })),
@@ -117,7 +117,9 @@ function durationOf(fields: Record<string, string | string[]>): number | null {
     const raw = single(fields, name);
     if (raw === undefined) continue;
     const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw invalidBody(`${name} must be a number of at least 0.`, name);
+    if (raw.trim() === '' || !(value >= 0 && value <= MAX_AUDIO_SECONDS / factor)) {
+      throw invalidBody(`${name} must be a number from 0 to ${MAX_AUDIO_SECONDS / factor} (a day).`, name);
+    }
     return value * factor;
   }
   return null;
