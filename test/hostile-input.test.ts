@@ -99,7 +99,13 @@ for (const backend of STORAGE_BACKENDS) {
         ['POST', '/v1/vetting/full', { messages: [{ role: 'user', content: 'Hi' }], config: { chatModel: { modelId: 'gpt-4o-mini' } } }, key],
       ];
       const failures: string[] = [];
+      /** Requests made with a key, each of which must end as one request-log row. */
+      const keyed = new Map<string, string>();
       let sent = 0;
+      const check = (response: Response, text: string, what: string) => {
+        sent += 1;
+        if (response.status >= 500) failures.push(`${response.status} ${what}: ${text.slice(0, 160)}`);
+      };
       for (const [method, path, body, token] of routes) {
         for (const [field, value] of mutations(body)) {
           const sentBody = withValue(body, field, value);
@@ -108,13 +114,36 @@ for (const backend of STORAGE_BACKENDS) {
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
             ...(sentBody === undefined ? {} : { body: JSON.stringify(sentBody) }),
           });
-          const text = await response.text();
-          sent += 1;
-          if (response.status >= 500) failures.push(`${response.status} ${method} ${path} ${JSON.stringify(field)} = ${JSON.stringify(value)?.slice(0, 40)}: ${text.slice(0, 160)}`);
+          const what = `${method} ${path} ${JSON.stringify(field)} = ${JSON.stringify(value)?.slice(0, 40)}`;
+          check(response, await response.text(), what);
+          if (token === key) keyed.set(response.headers.get('x-request-id')!, what);
         }
+      }
+      // The multipart route, with a key of its own (the loop above narrowed the first one's
+      // models): its durations are strings a caller writes.
+      const audioKey = await gateway.createKey();
+      const durations = [['duration_seconds', '1e308'], ['duration_minutes', '1e307'], ['duration_seconds', '1e300'], ['duration_seconds', '-0'], ['duration_seconds', 'Infinity'], ['duration_seconds', '0x10'], ['duration_minutes', ''], ['duration_seconds', '9'.repeat(400)]] as const;
+      for (const [field, value] of durations) {
+        const form = new FormData();
+        form.append('model', 'whisper-1');
+        form.append(field, value);
+        form.append('file', new Blob([Buffer.alloc(64)], { type: 'audio/wav' }), 'a.wav');
+        const response = await fetch(`${gateway.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${audioKey}` }, body: form });
+        const what = `POST /v1/audio/transcriptions ${field} = ${value.slice(0, 40)}`;
+        check(response, await response.text(), what);
+        assert.notEqual(response.status, 403, `${what}: the key may use whisper-1`);
+        keyed.set(response.headers.get('x-request-id')!, what);
       }
       assert.ok(sent > 2000, `only ${sent} requests`);
       assert.deepEqual(failures, []);
+      // Whatever it was sent, every keyed request is in the request log: a value that broke the
+      // record (a cost of Infinity) once left a request answered and never logged.
+      await gateway.gateway.context.logs.writer.flush();
+      const unlogged: string[] = [];
+      for (const [requestId, what] of keyed) {
+        if ((await gateway.gateway.context.logs.store.get(requestId, { projectId: null })) === undefined) unlogged.push(what);
+      }
+      assert.deepEqual(unlogged, []);
     });
   });
 }
