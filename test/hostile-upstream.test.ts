@@ -26,6 +26,8 @@ interface Answer {
 type Endpoint = 'chat' | 'stream' | 'embeddings' | 'images';
 
 const UPSTREAM_KEYS = { openai: 'sk-test-fake-openai-0123456789', gemini: 'AIzaFAKE-gemini-key-0123456789abcdefghij', anthropic: 'sk-ant-fake-0123456789' };
+/** An OpenAI-compatible server's key of no known shape: only its value can give it away. */
+const LOCAL_KEY = 'local-llm-key-7f3a9c2e5b';
 const MODELS = {
   openai: { chat: 'gpt-4o-mini', embeddings: 'text-embedding-3-small', images: 'dall-e-3' },
   gemini: { chat: 'gemini-2.5-flash', embeddings: 'gemini-embedding-001' },
@@ -74,6 +76,7 @@ before(async () => {
       ANTHROPIC_BASE_URL: upstream.url,
       ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic,
     },
+    configFile: { providers: { compatible: [{ name: 'local', baseUrl: `${upstream.url}/local/v1`, apiKey: LOCAL_KEY, models: [{ id: 'local-model', upstreamId: 'm' }] }] } },
     routes: [...ROUTE_MODULES, records.routes],
   });
   key = await gateway.createKey({ scopes: ['model:request'] });
@@ -248,6 +251,33 @@ describe('token counts the gateway cannot trust', () => {
       const record = await records.wait(result.headers.get('x-request-id')!);
       assert.equal(record.usage, null, provider);
     }
+  });
+});
+
+describe('a provider that echoes its own key', () => {
+  test('is never shown to the caller nor stored, whatever the key looks like', async () => {
+    const echoes: [number, string][] = [
+      [400, `{"error":{"message":"Invalid API key provided: ${LOCAL_KEY}","type":"invalid_request_error"}}`],
+      [401, `{"error":{"message":"Incorrect API key provided: ${LOCAL_KEY}","type":"invalid_request_error"}}`],
+      [200, openaiChat(`,"debug":{"authorization":"${LOCAL_KEY}","note":"key ${LOCAL_KEY}"}`)],
+    ];
+    for (const [status, body] of echoes) {
+      answer = json(body, status);
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local-model', messages: [{ role: 'user', content: 'Hello' }] }),
+      });
+      const text = await response.text();
+      assert.equal(response.status, status === 401 ? 502 : status, text);
+      if (status !== 200) assert.ok(!text.includes(LOCAL_KEY), `the caller's error: ${text}`);
+      await records.wait(response.headers.get('x-request-id')!);
+      await gateway.gateway.context.logs.writer.flush();
+      const logged = await gateway.admin('GET', `/admin/v1/logs/${response.headers.get('x-request-id')!}`);
+      assert.equal(logged.status, 200);
+      assert.ok(!JSON.stringify(logged.body).includes(LOCAL_KEY), `the log: ${JSON.stringify(logged.body).slice(0, 400)}`);
+    }
+    assert.ok(upstream.requests.at(-1)?.headers.authorization === `Bearer ${LOCAL_KEY}`, 'the key did reach the provider');
   });
 });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { redactText, redactValue, toLogRow, type RequestRecord } from '../src/logs/index.js';
+import { addKnownSecrets, redactText, redactValue, toLogRow, type RequestRecord } from '../src/logs/index.js';
 import { newRecord } from '../src/server/request-record-hook.js';
 
 const OUR_KEY = `sk-mg-${'A1b2C3d4'.repeat(5)}`;
@@ -156,6 +156,29 @@ function record(overrides: Partial<RequestRecord>): RequestRecord {
 }
 
 const FINISHED = { caller: { keyId: 'key_1', projectId: 'default', fingerprint: 'key_1…abcd' }, status: 200, latencyMs: 12, cost: { microUsd: 5, startingPrice: false } };
+
+describe('the gateway\'s own credentials, by value', () => {
+  // Shapes no pattern knows: a compatible server's key, a storage password with regular-expression characters.
+  const LOCAL_KEY = 'local-llm-key-7f3a9c2e5b';
+  const PASSWORD = 'p4ss.w*rd(1)+x';
+  const SHORT = 'k3y-9x1z';
+
+  test('are found anywhere in text, once added; values shorter than 8 characters are not searched for', () => {
+    assert.equal(redactText(`Invalid API key provided: ${LOCAL_KEY}`), `Invalid API key provided: ${LOCAL_KEY}`, 'unknown before it is added');
+    addKnownSecrets([LOCAL_KEY, PASSWORD, SHORT, 'abc1234', undefined]);
+    assert.equal(redactText(`Invalid API key provided: ${LOCAL_KEY}.`), 'Invalid API key provided: [redacted].');
+    assert.equal(redactText(`${LOCAL_KEY}${LOCAL_KEY} and ${PASSWORD}`), '[redacted][redacted] and [redacted]');
+    assert.equal(redactText(`password ${PASSWORD.replace('*', 'x')}`), `password ${PASSWORD.replace('*', 'x')}`, 'its characters are literal, not a pattern');
+    assert.equal(redactText(`key=${SHORT}`), 'key=[redacted]', 'a short secret in a string shorter than the patterns look at');
+    assert.equal(redactText('code abc1234 ok'), 'code abc1234 ok');
+    assert.deepEqual(redactValue({ error: { message: `bad key ${LOCAL_KEY}` }, note: 'fine' }), { error: { message: 'bad key [redacted]' }, note: 'fine' });
+  });
+
+  test('a secret that contains another is replaced whole', () => {
+    addKnownSecrets([`${LOCAL_KEY}-rotated-2`]);
+    assert.equal(redactText(`key ${LOCAL_KEY}-rotated-2 end`), 'key [redacted] end');
+  });
+});
 
 describe('what a log row stores', () => {
   test('payloads, media and detail go through the redaction', () => {

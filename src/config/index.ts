@@ -1,6 +1,6 @@
 export { loadConfig, ConfigError } from './load.js';
 export type { CommandLineSettings, LoadOptions } from './load.js';
-export { resolveSecrets, findAdminToken } from './secrets.js';
+export { configuredCredentials, resolveSecrets, findAdminToken } from './secrets.js';
 export type { GatewaySecrets } from './secrets.js';
 export { ENVIRONMENT_SETTINGS } from './env.js';
 export { ConfigSchema } from './schema.js';

@@ -55,3 +55,35 @@ export function findAdminToken(env: NodeJS.ProcessEnv, dataDir: string): string 
   const path = join(dataDir, 'admin-token');
   return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
 }
+
+/** The password of a connection URL, when it has one. */
+function passwordOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password.length > 0 ? password : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every credential the gateway holds, for redaction by value (a provider echoing its key in an
+ * error message, a storage error quoting its URL).
+ */
+export function configuredCredentials(config: GatewayConfig, secrets: GatewaySecrets): string[] {
+  const { providers } = config;
+  const values = [
+    providers.openai.apiKey,
+    providers.gemini.apiKey,
+    providers.anthropic.apiKey,
+    ...providers.compatible.map((provider) => provider.apiKey),
+    secrets.adminToken,
+    secrets.encryptionKey.toString('base64'),
+    ...secrets.previousEncryptionKeys.map((key) => key.toString('base64')),
+    config.agents.mediaStore.s3SecretAccessKey,
+    passwordOf(config.databaseUrl),
+    passwordOf(config.redisUrl),
+  ];
+  return values.filter((value): value is string => value !== undefined);
+}

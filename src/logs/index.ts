@@ -1,5 +1,5 @@
 export type { RequestRecord, MediaSummary, LogAccess, LogFilter, UsageGrouping } from './types.js';
-export { redactText, redactValue, mediaReference, REDACTED } from './redaction.js';
+export { addKnownSecrets, redactText, redactValue, mediaReference, REDACTED } from './redaction.js';
 export type { RedactionOptions } from './redaction.js';
 export { computeCost, computeCombinedCost } from './cost.js';
 export type { Cost, CostInput } from './cost.js';

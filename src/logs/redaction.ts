@@ -133,15 +133,45 @@ function wholeDataUriReference(text: string): string | null {
  */
 const SHORTEST_MATCH = 14;
 
+/** Shorter values are not searched for: they would take words out of ordinary text. */
+const SHORTEST_KNOWN_SECRET = 8;
+const knownSecrets = new Set<string>();
+/** Every known secret, longest first (one that contains another is replaced whole); null while there is none. */
+let knownSecretPattern: RegExp | null = null;
+/** MAY_MATCH and the known secrets in one search: on ordinary text it costs what MAY_MATCH alone does (microbenchmark). */
+let mayMatch = MAY_MATCH;
+/** The shortest text redaction looks into: SHORTEST_MATCH, or less for a short known secret. */
+let shortestRedacted = SHORTEST_MATCH;
+
+/**
+ * Credentials the gateway itself holds — its providers' keys, the admin token, storage
+ * passwords — redacted by value wherever text is redacted: a provider that echoes its own
+ * key back ("Invalid API key provided: …") must not have it shown to the caller or stored,
+ * whatever the key looks like. Only ever grows (every gateway of a process adds its own).
+ */
+export function addKnownSecrets(values: Iterable<string | undefined>): void {
+  for (const value of values) if (value !== undefined && value.length >= SHORTEST_KNOWN_SECRET) knownSecrets.add(value);
+  if (knownSecrets.size === 0) return;
+  const literals = [...knownSecrets].sort((a, b) => b.length - a.length).map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  knownSecretPattern = new RegExp(literals.join('|'), 'g');
+  mayMatch = new RegExp([MAY_MATCH.source, ...literals].join('|'));
+  shortestRedacted = Math.min(SHORTEST_MATCH, ...[...knownSecrets].map((value) => value.length));
+}
+
 /** Redacts credentials and replaces media inside a string. */
 export function redactText(text: string): string {
-  if (text.length < SHORTEST_MATCH) return text;
-  if (text.startsWith('data:')) {
-    const reference = wholeDataUriReference(text);
-    if (reference !== null) return reference;
+  if (text.length < shortestRedacted) return text;
+  if (text.length >= SHORTEST_MATCH) {
+    // Media becomes a reference whatever it holds: it is never searched through.
+    if (text.startsWith('data:')) {
+      const reference = wholeDataUriReference(text);
+      if (reference !== null) return reference;
+    }
+    if (text.length >= BARE_BASE64_MIN_LENGTH && BARE_BASE64.test(text)) return base64Reference(text, null);
   }
-  if (text.length >= BARE_BASE64_MIN_LENGTH && BARE_BASE64.test(text)) return base64Reference(text, null);
-  if (!MAY_MATCH.test(text)) return text;
+  if (!mayMatch.test(text)) return text;
+  if (knownSecretPattern !== null) text = text.replace(knownSecretPattern, REDACTED);
+  if (text.length < SHORTEST_MATCH) return text;
   return text.replace(TEXT_PATTERNS, (match: string, ...rest: unknown[]) => {
     const groups = rest[rest.length - 1] as Record<string, string | undefined>;
     if (groups.pem !== undefined) return '[redacted private key]';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { resolveSecrets, type GatewayConfig } from '../config/index.js';
+import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
@@ -10,6 +10,7 @@ import { registerAuthHook } from './auth-hook.js';
 import { registerRequestRecordHook } from './request-record-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
+import { addKnownSecrets } from '../logs/index.js';
 import type { GatewayContext } from './context.js';
 import { createProcessLogger } from './process-logger.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -35,6 +36,7 @@ export interface StartOptions {
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
   const secrets = resolveSecrets(config);
+  addKnownSecrets(configuredCredentials(config, secrets));
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const shutdownTasks: (() => Promise<void>)[] = [];
   try {

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/index.js';
+import { redactText } from '../../logs/redaction.js';
 
 export interface UpstreamFailure {
   provider: string;
@@ -9,10 +10,9 @@ export interface UpstreamFailure {
   retryAfterSeconds?: number;
 }
 
-const SECRET_PATTERN = /(sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|Bearer\s+\S+)/g;
-
+/** A provider's message as the caller may read it: the log's redaction (key shapes, the gateway's own credentials by value), bounded. */
 function clean(message: string): string {
-  return message.replace(SECRET_PATTERN, '[redacted]').slice(0, 500);
+  return redactText(message).slice(0, 500);
 }
 
 /**
