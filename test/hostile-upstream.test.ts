@@ -7,7 +7,8 @@ import { postRawStream } from './providers/conformance.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 
 /*
- * What a provider answers is not trusted either. Every adapter, given answers that break its
+ * What a provider answers is not trusted either (and what a caller sends is mapped for each
+ * vendor without trusting its depth). Every adapter, given answers that break its
  * vendor's documented shape — redirects, the list every client reads missing, nesting deeper
  * than JSON.stringify survives, negative or fractional token counts, stream frames of the
  * wrong kind — gives the caller the answer or a §4 error (502 provider_error), never a 500 and
@@ -278,6 +279,40 @@ describe('a provider that echoes its own key', () => {
       assert.ok(!JSON.stringify(logged.body).includes(LOCAL_KEY), `the log: ${JSON.stringify(logged.body).slice(0, 400)}`);
     }
     assert.ok(upstream.requests.at(-1)?.headers.authorization === `Bearer ${LOCAL_KEY}`, 'the key did reach the provider');
+  });
+});
+
+describe('what the caller sends, nested deeper than a mapping survives', () => {
+  // The adapters that map a request to their vendor's format walk and serialise the caller's
+  // tool schemas and tool-call arguments: thousands of levels were a 500 (a stack overflow).
+  const nestedSchema = `${'{"type":"object","properties":{"a":'.repeat(20_000)}{"type":"string"}${'}}'.repeat(20_000)}`;
+  const nestedArguments = JSON.stringify(`${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`);
+  const bodies = (model: string): [string, string][] => [
+    ['a tool schema', `{"model":"${model}","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":${nestedSchema}}}]}`],
+    [
+      'tool-call arguments',
+      `{"model":"${model}","messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":${nestedArguments}}}]},{"role":"tool","tool_call_id":"call_1","content":"42"}]}`,
+    ],
+  ];
+
+  test('is a 400 invalid_body for the mapping adapters; the OpenAI-compatible one passes it on as sent', async () => {
+    answer = json(openaiChat());
+    for (const provider of ['gemini', 'anthropic', 'openai'] as const) {
+      for (const [what, body] of bodies(MODELS[provider].chat)) {
+        const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+        });
+        const text = await response.text();
+        if (provider === 'openai') {
+          assert.equal(response.status, 200, `${provider}, ${what}: ${text.slice(0, 200)}`);
+          continue;
+        }
+        assert.equal(response.status, 400, `${provider}, ${what}: ${text.slice(0, 200)}`);
+        assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, 'invalid_body');
+      }
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { fromCallerInput } from '../shared/provider-json.js';
 import { startSseChatStream } from '../shared/sse-chat-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
@@ -5,7 +6,7 @@ import { malformedResponse, upstreamError } from './errors.js';
 import { toAnthropicRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { AnthropicChatFrames } from './stream-mapping.js';
-import { ANTHROPIC_VERSION, parseResponse, type AnthropicRequest } from './wire.js';
+import { ANTHROPIC_VERSION, parseResponse } from './wire.js';
 
 export interface AnthropicProviderOptions {
   name: string;
@@ -37,29 +38,37 @@ class AnthropicChat implements ChatModelProvider {
   }
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
-    const plan = toAnthropicRequest(call.upstreamModel, call.body, false);
-    const response = await this.send(plan.request, call);
+    const plan = this.plan(call, false);
+    const response = await this.send(plan.body, call);
     const message = parseResponse(parseJsonOrNull(await this.readText(response, call)));
     if (message === null) throw malformedResponse(this.options.name, 'message body does not match the Messages API');
     return toChatCompletion(message, plan.structuredOutputTool, nowSeconds());
   }
 
   stream(call: ChatCall): Promise<ChatStream> {
-    const plan = toAnthropicRequest(call.upstreamModel, call.body, true);
+    const plan = this.plan(call, true);
     const frames = new AnthropicChatFrames({ provider: this.options.name, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() });
-    return startSseChatStream(this.options.http, this.upstreamRequest(plan.request, call), {
+    return startSseChatStream(this.options.http, this.upstreamRequest(plan.body, call), {
       frames,
       failure: (status, headers, text) => upstreamError(this.options.name, { status, headers }, text),
     });
   }
 
-  private upstreamRequest(request: AnthropicRequest, call: ChatCall): UpstreamRequest {
-    return { url: this.url, headers: this.headers, body: JSON.stringify(request), signal: call.signal, provider: this.options.name };
+  /** The Messages API request for the call, and its JSON. */
+  private plan(call: ChatCall, stream: boolean): { body: string; structuredOutputTool: string | null } {
+    return fromCallerInput(() => {
+      const plan = toAnthropicRequest(call.upstreamModel, call.body, stream);
+      return { body: JSON.stringify(plan.request), structuredOutputTool: plan.structuredOutputTool };
+    });
+  }
+
+  private upstreamRequest(body: string, call: ChatCall): UpstreamRequest {
+    return { url: this.url, headers: this.headers, body, signal: call.signal, provider: this.options.name };
   }
 
   /** POSTs the request; an error status becomes the mapped GatewayError. */
-  private async send(request: AnthropicRequest, call: ChatCall): Promise<UpstreamResponse> {
-    const response = await sendUpstream(this.options.http, this.upstreamRequest(request, call));
+  private async send(body: string, call: ChatCall): Promise<UpstreamResponse> {
+    const response = await sendUpstream(this.options.http, this.upstreamRequest(body, call));
     if (isAnswerStatus(response.status)) return response;
     const text = await readBodyText(response.body, ERROR_BODY_LIMIT_BYTES).catch(() => '');
     throw upstreamError(this.options.name, response, text);

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/index.js';
+import { fromCallerInput } from '../shared/provider-json.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
 import { isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { CallContext, ChatCall, Provider } from '../types.js';
@@ -41,20 +42,21 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.apiKey !== undefined) headers['x-goog-api-key'] = options.apiKey;
 
-  /** One method call of the model (the key in a header). */
-  function upstreamRequest(call: ModelCall, method: GeminiMethod, body: unknown): UpstreamRequest {
-    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body: JSON.stringify(body), signal: call.signal, provider };
+  /** One method call of the model (the key in a header); `build` maps the caller's body. */
+  function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): UpstreamRequest {
+    const body = fromCallerInput(() => JSON.stringify(build()));
+    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body, signal: call.signal, provider };
   }
 
   /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
-  async function post(call: ModelCall, method: GeminiMethod, body: unknown): Promise<UpstreamResponse> {
-    const response = await sendUpstream(options.http, upstreamRequest(call, method, body));
+  async function post(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<UpstreamResponse> {
+    const response = await sendUpstream(options.http, upstreamRequest(call, method, build));
     if (!isAnswerStatus(response.status)) throw await failureOfResponse(response, provider);
     return response;
   }
 
-  async function postForJson(call: ModelCall, method: GeminiMethod, body: unknown): Promise<unknown> {
-    const response = await post(call, method, body);
+  async function postForJson(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<unknown> {
+    const response = await post(call, method, build);
     let text: string;
     try {
       text = await readBodyText(response.body);
@@ -97,11 +99,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     acceptsRemoteImageUrls: false,
     chat: {
       async complete(call) {
-        const value = await postForJson(call, 'generateContent', toGenerateContentRequest(call.body));
+        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body));
         return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel);
       },
       stream(call) {
-        const request = upstreamRequest(call, 'streamGenerateContent', toGenerateContentRequest(call.body));
+        const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
         return startSseChatStream(options.http, request, {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => failureOfErrorBody(provider, status, responseHeaders, text),
@@ -110,13 +112,13 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     },
     embeddings: {
       async embed(call) {
-        const value = await postForJson(call, 'batchEmbedContents', toBatchEmbedRequest(call.body, call.upstreamModel));
+        const value = await postForJson(call, 'batchEmbedContents', () => toBatchEmbedRequest(call.body, call.upstreamModel));
         return toEmbeddingResult(checkBatchEmbedContentsResponse(value, provider), call.body, call.upstreamModel);
       },
     },
     images: {
       async generate(call) {
-        const value = await postForJson(call, 'predict', toPredictRequest(call.body));
+        const value = await postForJson(call, 'predict', () => toPredictRequest(call.body));
         return toImageResult(checkPredictResponse(value, provider));
       },
     },

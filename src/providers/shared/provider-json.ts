@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, invalidBody } from '../../errors/index.js';
 
 /**
  * JSON text of a value a provider sent, or null when JSON.stringify cannot make it: JSON.parse
@@ -25,4 +25,21 @@ export function stringifyProviderValue(value: unknown, what: string): string {
     });
   }
   return text;
+}
+
+/**
+ * Runs the mapping of what the caller sent into the provider's request (and its JSON). A
+ * caller's value nested deeper than the mapping's recursion or JSON.stringify survive (a tool
+ * schema, or tool-call arguments, thousands of levels deep) is the caller's invalid_body, not
+ * a 500.
+ */
+export function fromCallerInput<T>(map: () => T): T {
+  try {
+    return map();
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw invalidBody('The request nests too deep to pass on to the model provider: flatten its tools, schemas or tool-call arguments.');
+    }
+    throw error;
+  }
 }
