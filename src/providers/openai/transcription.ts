@@ -1,7 +1,7 @@
 import { FormData } from 'undici';
+import { audioSeconds } from '../shared/audio-duration.js';
 import type { TranscriptionCall, TranscriptionProvider, TranscriptionResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
-import { audioSeconds } from '../shared/audio-duration.js';
 import { isJsonObject, parseJson, usageFromWire } from './wire.js';
 
 interface WireTranscription {
