@@ -349,6 +349,30 @@ describe('transcriptions', () => {
   });
 });
 
+describe('a stream whose usage chunk cannot be written again', () => {
+  test('still ends, with a usage chunk built from the counts, for a caller that asked for usage', async () => {
+    answer = sse(`${openaiChunk(TEXT_CHOICE)}${openaiChunk('[]', `,"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18},"extra":${DEEP}`)}data: [DONE]\n\n`);
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODELS.openai.chat, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] }),
+      // Before the fix the stream never ended: the relay threw while writing the usage chunk.
+      signal: AbortSignal.timeout(5_000),
+    });
+    const frames = (await response.text()).split('\n\n').filter((frame) => frame.length > 0);
+    assert.equal(frames.at(-1), 'data: [DONE]');
+    const usageChunk = JSON.parse(frames.at(-2)!.slice('data: '.length)) as Record<string, unknown>;
+    assert.deepEqual(usageChunk, {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: MODELS.openai.chat,
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    });
+  });
+});
+
 describe('stream frames of the wrong kind', () => {
   test('choices that are not a list of objects: before the first event a 502, after it an error chunk; never a crash', async () => {
     for (const choices of ['[null]', '[5]', '"x"', '{"index":0}', '[[]]']) {

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/object-text.js';
 import type { RequestRecord } from '../../logs/types.js';
-import type { ChatStream, ChatStreamEvent, ChatStreamReader, JsonObject, TokenUsage } from '../../providers/index.js';
+import { providerJsonText, type ChatStream, type ChatStreamEvent, type ChatStreamReader, type JsonObject, type TokenUsage } from '../../providers/index.js';
 
 export interface ChatStreamOptions {
   requestId: string;
@@ -108,7 +108,7 @@ class ChatStreamRelay implements ChatStreamReader {
   }
 
   onEnd(): void {
-    const { record, requestedModel } = this.options;
+    const { record } = this.options;
     const aborted = this.options.signal.aborted;
     record.responsePayload = this.transcript.payload(record.usage, this.failure !== null || aborted);
     if (this.gone()) {
@@ -119,10 +119,20 @@ class ChatStreamRelay implements ChatStreamReader {
       record.logDetail = this.failure.logDetail ?? null;
       this.output.end(frameOf(JSON.stringify(new GatewayError('provider_error', this.failure.message).toBody(this.options.requestId))));
     } else {
-      const usage = this.options.includeUsage && record.usage !== null ? frameOf(JSON.stringify(usageChunkOf(this.usageChunk, this.template, record.usage, requestedModel))) : '';
+      const usage = this.options.includeUsage && record.usage !== null ? frameOf(this.usageChunkJson(record.usage)) : '';
       this.output.end(`${usage}${frameOf('[DONE]')}`);
     }
     this.finished();
+  }
+
+  /**
+   * The usage chunk: the provider's own with the caller's model, or one built like OpenAI's
+   * when there is none, or when the provider's cannot be written again (nested too deep:
+   * the stream would never end).
+   */
+  private usageChunkJson(usage: TokenUsage): string {
+    const own = this.usageChunk === null ? null : providerJsonText({ ...this.usageChunk, model: this.options.requestedModel });
+    return own ?? JSON.stringify(builtUsageChunk(this.template, usage, this.options.requestedModel));
   }
 
   /**
@@ -150,13 +160,12 @@ function frameOf(data: string): string {
   return `data: ${data}\n\n`;
 }
 
-/** The provider's own usage chunk, or one built like OpenAI's (`choices: []`). */
-function usageChunkOf(own: JsonObject | null, template: JsonObject | null, usage: TokenUsage, model: string): JsonObject {
-  if (own !== null) return { ...own, model };
+/** A usage chunk built like OpenAI's (`choices: []`), with the stream's id and time when the provider's are a string and a number. */
+function builtUsageChunk(template: JsonObject | null, usage: TokenUsage, model: string): JsonObject {
   return {
-    id: template?.id ?? null,
+    id: typeof template?.id === 'string' ? template.id : null,
     object: 'chat.completion.chunk',
-    created: template?.created ?? Math.floor(Date.now() / 1000),
+    created: typeof template?.created === 'number' ? template.created : Math.floor(Date.now() / 1000),
     model,
     choices: [],
     usage: {
