@@ -26,7 +26,7 @@ interface Answer {
 
 type Endpoint = 'chat' | 'stream' | 'embeddings' | 'images';
 
-const UPSTREAM_KEYS = { openai: 'sk-test-fake-openai-0123456789', gemini: 'AIzaFAKE-gemini-key-0123456789abcdefghij', anthropic: 'sk-ant-fake-0123456789' };
+const UPSTREAM_KEYS = { openai: 'sk-test-fake-openai-0123456789', gemini: 'fake-gemini-key-0123456789', anthropic: 'sk-ant-fake-0123456789' };
 /** An OpenAI-compatible server's key of no known shape: only its value can give it away. */
 const LOCAL_KEY = 'local-llm-key-7f3a9c2e5b';
 const MODELS = {
