@@ -5,7 +5,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../src/errors/index.js';
-import { startSseChatStream, type ChatFrames } from '../src/providers/shared/sse-chat-stream.js';
+import { MAX_STREAM_EVENT_BYTES, startSseChatStream, type ChatFrames } from '../src/providers/shared/sse-chat-stream.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from '../src/providers/shared/upstream-http.js';
 import type { ChatStream, ChatStreamEvent } from '../src/providers/types.js';
 import { eventsOf, readChatStream } from './helpers/chat-streams.js';
@@ -218,5 +218,19 @@ describe('startSseChatStream', () => {
       assert.equal(seen.at(-1), 'stream-failed', `throwing on batch ${throwOn}: ${JSON.stringify(seen)}`);
       assert.equal(seen.length, throwOn + 1);
     }
+  });
+
+  test('an event that never ends fails the stream at MAX_STREAM_EVENT_BYTES instead of being held whole', async () => {
+    const mebibyte = Buffer.alloc(1024 * 1024, 'x');
+    const pieces = Array.from({ length: MAX_STREAM_EVENT_BYTES / mebibyte.length + 2 }, () => mebibyte);
+    const events = await eventsOf(await start({ chunks: ['data: {"n":1}\n\n', 'data: {"n":"', ...pieces, '"}\n\n', 'data: [END]\n\n'], before: async () => undefined }));
+    assert.deepEqual(contentOf(events), [{ n: 1, event: null }, 'stream-failed']);
+    assert.match((events.at(-1) as { message: string }).message, /too large/);
+
+    // Many events adding up to more than the bound are fine: the count starts again at each.
+    const small = Array.from({ length: 40 }, (_, index) => `data: {"n":${index},"pad":"${'y'.repeat(512 * 1024)}"}\n\n`);
+    const many = await eventsOf(await start({ chunks: [...small, 'data: [END]\n\n'], before: async () => undefined }));
+    assert.equal(many.length, 40);
+    assert.ok(many.every((event) => event.type === 'chunk-received'));
   });
 });

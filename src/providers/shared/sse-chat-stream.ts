@@ -16,6 +16,13 @@ import {
 
 type Headers = UpstreamResponse['headers'];
 
+/**
+ * The most a stream may send without completing an event. A chat chunk is a few hundred
+ * bytes and a streamed partial image a few MiB; a provider sending one endless event would
+ * otherwise have the parser hold all of it (300 MB took the gateway's RSS past 1.5 GB).
+ */
+export const MAX_STREAM_EVENT_BYTES = 16 * 1024 * 1024;
+
 /** What an adapter knows about its provider's server-sent events. */
 export interface ChatFrames {
   /**
@@ -55,6 +62,8 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private errorBytes = 0;
   private readonly decoder = new StringDecoder('utf8');
   private parser: EventSourceParser | undefined;
+  /** Bytes fed to the parser since the network chunk in which the last event ended. */
+  private eventBytes = 0;
   /** Events read and not yet handed to the reader. */
   private pending: ChatStreamEvent[] = [];
   /** `startSseChatStream` resolved (or rejected). */
@@ -110,6 +119,15 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
       return;
     }
     if (this.complete || this.ended) return; // read to the end so the connection is reused
+    this.eventBytes += chunk.length;
+    if (this.eventBytes > MAX_STREAM_EVENT_BYTES) {
+      this.fail(
+        new GatewayError('provider_error', 'The model provider sent a stream event that is too large. Try again later.', {
+          logDetail: { provider: this.request.provider, reason: `stream event over ${MAX_STREAM_EVENT_BYTES} bytes` },
+        }),
+      );
+      return;
+    }
     this.parser.feed(this.decoder.write(chunk));
     this.deliver();
   }
@@ -139,6 +157,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   }
 
   private onMessage(message: EventSourceMessage): void {
+    this.eventBytes = 0;
     if (this.complete || this.ended) return;
     try {
       this.complete = this.options.frames.read(message, this.pending);
