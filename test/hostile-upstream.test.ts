@@ -373,6 +373,26 @@ describe('a stream whose usage chunk cannot be written again', () => {
   });
 });
 
+describe('a stream longer than the log keeps', () => {
+  test('its transcript holds no more text than the log stores, nor more than 128 choices', async () => {
+    // 640 deltas of 512 characters (320 KiB) against the default logs.maxPayloadBytes of 256 KiB.
+    const delta = 'The tide rolls in. '.repeat(27).slice(0, 512);
+    const frames = Array.from({ length: 640 }, () => openaiChunk(`[{"index":0,"delta":{"content":${JSON.stringify(delta)}},"finish_reason":null}]`));
+    const extraChoices = Array.from({ length: 200 }, (_, index) => openaiChunk(`[{"index":${index + 1},"delta":{"content":"x"},"finish_reason":"stop"}]`));
+    answer = sse(`${frames.join('')}${extraChoices.join('')}data: [DONE]\n\n`);
+    const result = await postRawStream(gateway.url, key, { model: MODELS.openai.chat, messages: [{ role: 'user', content: 'Hello' }] });
+    assert.equal(result.status, 200);
+    assert.equal(result.data.length, 640 + 200 + 1, 'the caller gets every frame');
+    const record = await records.wait(result.headers.get('x-request-id')!);
+    const transcript = record.responsePayload as { choices: { index: number; content: string }[]; characters_not_kept: number };
+    const limit = gateway.config.logs.maxPayloadBytes;
+    assert.equal(transcript.choices[0]!.content, delta.repeat(640).slice(0, limit));
+    assert.equal(transcript.choices.length, 128);
+    // Past the limit every character is counted, not kept: the rest of choice 0 and all of the others'.
+    assert.equal(transcript.characters_not_kept, 640 * 512 - limit + 200);
+  });
+});
+
 describe('stream frames of the wrong kind', () => {
   test('choices that are not a list of objects: before the first event a 502, after it an error chunk; never a crash', async () => {
     for (const choices of ['[null]', '[5]', '"x"', '{"index":0}', '[[]]']) {

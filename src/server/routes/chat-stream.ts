@@ -14,27 +14,60 @@ export interface ChatStreamOptions {
   /** Fires when the client went away. */
   signal: AbortSignal;
   record: RequestRecord;
+  /** Characters of answer text the request log's transcript keeps (the log stores no more). */
+  transcriptCharacters: number;
 }
 
-/** Text and finish reasons of a streamed answer, kept for the request log. */
+/** The most choices a transcript follows: a request may ask for 128 (`n`). */
+const MAX_TRANSCRIPT_CHOICES = 128;
+
+/**
+ * Text and finish reasons of a streamed answer, kept for the request log. Bounded: a stream
+ * may go on far longer than the log stores (260 MB of deltas held 470 MB of heap), so text
+ * past `characters` is counted, not kept.
+ */
 class StreamTranscript {
   private readonly choices = new Map<number, { content: string; finishReason: unknown }>();
+  private room: number;
+  private notKept = 0;
+
+  constructor(characters: number) {
+    this.room = characters;
+  }
 
   add(chunk: JsonObject): void {
     if (!Array.isArray(chunk.choices)) return;
     for (const choice of chunk.choices as ({ index?: unknown; delta?: { content?: unknown } | null; finish_reason?: unknown } | null)[]) {
       if (typeof choice !== 'object' || choice === null) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
+      const content = choice.delta?.content;
       let entry = this.choices.get(index);
-      if (entry === undefined) this.choices.set(index, (entry = { content: '', finishReason: null }));
-      if (typeof choice.delta?.content === 'string') entry.content += choice.delta.content;
+      if (entry === undefined) {
+        if (this.choices.size >= MAX_TRANSCRIPT_CHOICES) {
+          if (typeof content === 'string') this.notKept += content.length;
+          continue;
+        }
+        this.choices.set(index, (entry = { content: '', finishReason: null }));
+      }
+      if (typeof content === 'string') this.keep(entry, content);
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) entry.finishReason = choice.finish_reason;
     }
   }
 
+  private keep(entry: { content: string }, content: string): void {
+    if (content.length <= this.room) {
+      entry.content += content;
+      this.room -= content.length;
+      return;
+    }
+    entry.content += content.slice(0, this.room);
+    this.notKept += content.length - this.room;
+    this.room = 0;
+  }
+
   payload(usage: TokenUsage | null, failed: boolean): JsonObject {
     const choices = [...this.choices].map(([index, entry]) => ({ index, content: entry.content, finish_reason: entry.finishReason }));
-    return { object: 'chat.completion.stream', choices, usage, complete: !failed };
+    return { object: 'chat.completion.stream', choices, usage, complete: !failed, ...(this.notKept > 0 ? { characters_not_kept: this.notKept } : {}) };
   }
 }
 
@@ -68,7 +101,7 @@ export function sendChatStream(reply: FastifyReply, stream: ChatStream, options:
 
 /** Writes the events it is handed to the client, and ends the response and the record's stream part. */
 class ChatStreamRelay implements ChatStreamReader {
-  private readonly transcript = new StreamTranscript();
+  private readonly transcript: StreamTranscript;
   private template: JsonObject | null = null;
   private usageChunk: JsonObject | null = null;
   private failure: { message: string; logDetail?: Record<string, unknown> | undefined } | null = null;
@@ -81,6 +114,7 @@ class ChatStreamRelay implements ChatStreamReader {
     private readonly finished: () => void,
   ) {
     this.chunkEdits = memberEdits({ model: options.requestedModel }, ['usage']);
+    this.transcript = new StreamTranscript(options.transcriptCharacters);
   }
 
   onEvents(events: readonly ChatStreamEvent[]): boolean {

@@ -122,6 +122,7 @@ export const chatRoutes: RouteModule = (app, context) => {
             includeUsage: body.stream_options?.include_usage === true,
             signal: call.signal,
             record,
+            transcriptCharacters: context.config.logs.payloads ? context.config.logs.maxPayloadBytes : 0,
           });
         }
         const result = await target.capability.complete(call);
