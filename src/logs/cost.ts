@@ -35,8 +35,8 @@ function picoPerUnit(usd: number): bigint {
 /** Pico-USD of `tokens` at a price per million; null when there are tokens but no price. */
 function tokensAt(tokens: number, perMillion: number | null): bigint | null {
   if (tokens === 0) return 0n;
-  // Rounded: BigInt throws on a fraction, and a provider's count is not checked to be whole.
-  return perMillion === null ? null : BigInt(Math.round(tokens)) * picoPerToken(perMillion);
+  // Whole: every adapter reads counts with tokenCount (BigInt throws on a fraction).
+  return perMillion === null ? null : BigInt(tokens) * picoPerToken(perMillion);
 }
 
 /** Pico-USD of the tokens, or null when a token count has no price to apply. */

@@ -1,10 +1,11 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
+import { isRecord } from '../shared/message-content.js';
 import type { ChatFrames } from '../shared/sse-chat-stream.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
-import { errorKindOf, errorMessageOf, isJsonObject, isObjectList, parseJson, usageFromWire } from './wire.js';
+import { errorKindOf, errorMessageOf, isObjectList, parseJson, usageFromWire } from './wire.js';
 
 /**
  * Chat completions, passed through: the request body goes upstream as the caller sent it
@@ -41,7 +42,7 @@ class ChatCompletionChunks implements ChatFrames {
   read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean {
     if (message.data === '[DONE]') return true;
     const parsed = parseJson(message.data);
-    if (!isJsonObject(parsed)) throw this.unreadable(message.data);
+    if (!isRecord(parsed)) throw this.unreadable(message.data);
     const frame = parsed;
     if (message.event === 'error' || (frame.error !== undefined && frame.error !== null)) {
       throw streamFailure('The model provider reported an error during the stream.', {

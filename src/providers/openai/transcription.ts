@@ -1,8 +1,9 @@
 import { FormData } from 'undici';
 import { audioSeconds } from '../shared/audio-duration.js';
+import { isRecord } from '../shared/message-content.js';
 import type { TranscriptionCall, TranscriptionProvider, TranscriptionResult } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
-import { isJsonObject, parseJson, usageFromWire } from './wire.js';
+import { parseJson, usageFromWire } from './wire.js';
 
 interface WireTranscription {
   /** verbose_json (whisper-1). */
@@ -35,7 +36,7 @@ export class OpenAICompatibleTranscription implements TranscriptionProvider {
     const upstreamType = response.headers['content-type'];
     const contentType = typeof upstreamType === 'string' ? upstreamType : 'application/json';
     const parsed = contentType.includes('json') ? parseJson(body.toString('utf8')) : undefined;
-    const json = isJsonObject(parsed) ? (parsed as WireTranscription) : undefined;
+    const json = isRecord(parsed) ? (parsed as WireTranscription) : undefined;
     return {
       body,
       contentType,

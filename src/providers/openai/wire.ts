@@ -1,3 +1,4 @@
+import { isRecord } from '../shared/message-content.js';
 import { tokenCount } from '../shared/token-count.js';
 import type { JsonObject, TokenUsage } from '../types.js';
 
@@ -69,19 +70,15 @@ export function parseJson(text: string): unknown {
   }
 }
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Whether a value is a list of JSON objects (`choices`, `data`: what every client reads). */
 export function isObjectList(value: unknown): value is JsonObject[] {
-  return Array.isArray(value) && value.every(isJsonObject);
+  return Array.isArray(value) && value.every(isRecord);
 }
 
 /** The JSON object `text` holds; undefined when it is not JSON, or JSON of another kind. */
 export function parseJsonObject(text: string): JsonObject | undefined {
   const value = parseJson(text);
-  return isJsonObject(value) ? value : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 /** The JSON object `text` holds when its `list` member is a list of objects; undefined otherwise. */
