@@ -2,7 +2,8 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, resolveSecrets, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
-import { startGateway } from '../server/gateway.js';
+import { startGateway, type RunningGateway } from '../server/gateway.js';
+import { redactText } from '../logs/index.js';
 
 interface WorkerMessage {
   type: 'listening';
@@ -58,13 +59,17 @@ async function serveSingle(config: GatewayConfig): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n`);
-  onTerminate(async () => gateway.close());
+  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
 async function serveWorker(config: GatewayConfig): Promise<void> {
   const gateway = await startGateway(config);
   process.send?.({ type: 'listening', url: gateway.url } satisfies WorkerMessage);
-  onTerminate(async () => gateway.close());
+  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+}
+
+function logFault(gateway: RunningGateway): (error: unknown) => void {
+  return (error) => gateway.context.logger.fatal({ err: error }, 'an error no code handled; shutting down after in-flight requests (exit 1)');
 }
 
 async function servePrimary(config: GatewayConfig, workers: number): Promise<void> {
@@ -91,39 +96,59 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   });
   for (let index = 0; index < workers; index += 1) fork();
 
-  onTerminate(async () => {
+  const reportFault = (error: unknown) => process.stderr.write(`modelgate: an error no code handled in the primary; stopping the workers (exit 1): ${redactText(String(error))}\n`);
+  runUntilStopped(config, async () => {
     shuttingDown = true;
     const exits = Object.values(cluster.workers ?? {}).map(
       (worker) => new Promise<void>((resolve) => (worker === undefined ? resolve() : worker.once('exit', () => resolve()))),
     );
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     await Promise.all(exits);
-  });
+  }, reportFault);
 }
+
+/** How long a shutdown forced by a fault may take beyond the grace period before the process exits anyway. */
+const FAULT_FLUSH_MS = 30_000;
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting, finish in-flight work, flush, exit 0.
  * A second signal while that runs (a supervisor that repeats it, a second Ctrl-C) is noted
  * and ignored: with no listener left, node's default action would kill the process and lose
  * the request-log rows still queued.
+ *
+ * A fault — an exception or a rejected promise no code handled — leaves the process in a state
+ * nobody designed for, and node's default (exit at once) would cut every open request and lose
+ * the queued log rows. So it is logged and the same shutdown runs, exiting 1 so the supervisor
+ * (or, for a worker, the primary) starts a fresh process. Because nothing outside would stop a
+ * process whose shutdown hangs, a fault also sets a deadline: the grace period plus 30 s.
  */
-function onTerminate(close: () => Promise<void>): void {
+function runUntilStopped(config: GatewayConfig, close: () => Promise<void>, reportFault: (error: unknown) => void): void {
   let shuttingDown = false;
-  const shutdown = (signal: string) => {
-    if (shuttingDown) {
-      if (!cluster.isWorker) process.stdout.write(`modelgate: ${signal} received again; still finishing in-flight requests and writing the request log\n`);
-      return;
-    }
+  let exitCode = 0;
+  const shutdown = (announcement: string) => {
     shuttingDown = true;
-    if (!cluster.isWorker) process.stdout.write(`modelgate: ${signal} received, finishing in-flight requests\n`);
+    if (!cluster.isWorker) process.stdout.write(`modelgate: ${announcement}, finishing in-flight requests\n`);
     close().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (error: unknown) => {
-        process.stderr.write(`modelgate: shutdown failed: ${(error as Error).message}\n`);
+        process.stderr.write(`modelgate: shutdown failed: ${redactText(String(error))}\n`);
         process.exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  const onSignal = (signal: string) => {
+    if (!shuttingDown) return shutdown(`${signal} received`);
+    if (!cluster.isWorker) process.stdout.write(`modelgate: ${signal} received again; still finishing in-flight requests and writing the request log\n`);
+  };
+  const fault = (error: unknown) => {
+    reportFault(error);
+    if (exitCode !== 0) return;
+    exitCode = 1;
+    setTimeout(() => process.exit(1), config.server.shutdownGraceMs + FAULT_FLUSH_MS).unref();
+    if (!shuttingDown) shutdown('an error no code handled');
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('uncaughtException', fault);
+  process.on('unhandledRejection', fault);
 }

@@ -15,6 +15,9 @@ import type { GatewayContext } from './context.js';
 import { createProcessLogger } from './process-logger.js';
 import { ROUTE_MODULES } from './routes/index.js';
 
+/** How often a graceful shutdown closes the connections whose requests have finished. */
+const IDLE_SWEEP_MS = 50;
+
 export interface RunningGateway {
   readonly app: GatewayApp;
   readonly context: GatewayContext;
@@ -79,8 +82,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       closing ??= (async () => {
         const grace = setTimeout(() => app.server.closeAllConnections?.(), config.server.shutdownGraceMs);
         grace.unref();
+        // A client that keeps its connection alive (the OpenAI SDKs do) would hold the close open
+        // until the grace period ends after its last response; close each connection once idle.
+        const idleSweep = setInterval(() => app.server.closeIdleConnections?.(), IDLE_SWEEP_MS);
+        idleSweep.unref();
         await app.close();
         clearTimeout(grace);
+        clearInterval(idleSweep);
         // Later-registered tasks depend on earlier services (log writer before storage), so run in reverse.
         for (const task of shutdownTasks.reverse()) await task();
         await storage.close();
