@@ -79,6 +79,23 @@ describe('redaction', () => {
     assert.equal(redacted.empty_password, null);
   });
 
+  test('a logprobs entry keeps its token (model output); a credential inside it is still found in the text', () => {
+    const logprobs = {
+      content: [
+        { token: 'Hello', logprob: -0.31, bytes: [72, 101, 108, 108, 111], top_logprobs: [{ token: ' Hi', logprob: -1.2, bytes: [32, 72, 105] }] },
+        { token: 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789', logprob: -9.5, bytes: null, top_logprobs: [] },
+      ],
+    };
+    const redacted = redactValue({ choices: [{ index: 0, logprobs }] }) as { choices: [{ logprobs: typeof logprobs }] };
+    const [first, second] = redacted.choices[0].logprobs.content;
+    assert.equal(first!.token, 'Hello');
+    assert.equal(first!.top_logprobs[0]!.token, ' Hi');
+    assert.equal(second!.token, '[redacted]');
+    // Without a numeric logprob beside it, a field named token is a credential as before.
+    assert.deepEqual(redactValue({ token: 'Hello', logprob: '-0.31' }), { token: '[redacted]', logprob: '-0.31' });
+    assert.deepEqual(redactValue({ session: { token: 'opaque-value' } }), { session: { token: '[redacted]' } });
+  });
+
   test('generated image base64 (b64_json) becomes a reference: type, bytes, sha256', () => {
     const redacted = redactValue({ created: 1, data: [{ b64_json: PNG.toString('base64'), revised_prompt: 'a cat' }] }) as {
       data: { b64_json: string; revised_prompt: string }[];

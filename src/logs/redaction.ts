@@ -238,7 +238,7 @@ export function redactValue(value: unknown, options: RedactionOptions = {}, dept
     const field = source[name];
     const kind = fieldKind(name);
     const redacted =
-      field !== null && field !== undefined && kind === 'secret'
+      field !== null && field !== undefined && kind === 'secret' && !isLogprobToken(source, name)
         ? REDACTED
         : typeof field === 'string' && kind === 'base64'
           ? base64Reference(field, null)
@@ -250,6 +250,13 @@ export function redactValue(value: unknown, options: RedactionOptions = {}, dept
 }
 
 const hasOwn = (object: object, name: string): boolean => Object.prototype.hasOwnProperty.call(object, name);
+
+/**
+ * In a logprobs entry (`{"token", "logprob", "bytes", "top_logprobs"}`) `token` is a piece of
+ * the model's output, not a credential: the log would otherwise lose every token of it. Its
+ * text still goes through the text redaction, so a key inside it is redacted all the same.
+ */
+const isLogprobToken = (source: Record<string, unknown>, name: string): boolean => name === 'token' && typeof source.logprob === 'number';
 
 /** A copy of the own members of `source` that come before `stop`. */
 function copyBefore(source: Record<string, unknown>, stop: string): Record<string, unknown> {
