@@ -410,4 +410,15 @@ describe('stream frames of the wrong kind', () => {
     const healthy = await send('openai', 'chat', json(openaiChat()));
     assert.equal(healthy.status, 200);
   });
+
+  test('a Gemini candidate index no caller could ask for (negative, 128 and past) is a 502, not a choice; a stream keeps no state for it', async () => {
+    for (const index of ['-1', '128', '1000000000']) {
+      const candidate = geminiChat().replace('"index":0', `"index":${index}`);
+      await assertProviderError(await send('gemini', 'chat', json(candidate)), `chat with candidate index ${index}`);
+      await assertProviderError(await send('gemini', 'stream', sse(`data: ${candidate}\n\n`)), `stream with candidate index ${index}`);
+    }
+    const highest = await send('gemini', 'chat', json(geminiChat().replace('"index":0', '"index":127')));
+    assert.equal(highest.status, 200);
+    assert.equal((JSON.parse(highest.text) as { choices: { index: number }[] }).choices[0]!.index, 127);
+  });
 });

@@ -99,8 +99,14 @@ const UsageMetadata = Type.Object({
   totalTokenCount: Count,
 });
 
+/**
+ * A candidate's index becomes the caller's choice index, so it must be one a caller can ask
+ * for (n ≤ 128; Gemini itself makes at most 8). It also bounds what a stream keeps per index.
+ */
+const MAX_CANDIDATE_INDEX = 127;
+
 const Candidate = Type.Object({
-  index: Type.Optional(Type.Integer()),
+  index: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CANDIDATE_INDEX })),
   content: Type.Optional(Type.Object({ parts: Type.Optional(Type.Array(ResponsePart)), role: Type.Optional(Type.String()) })),
   finishReason: Type.Optional(Type.String()),
 });
