@@ -268,3 +268,22 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
     assert.equal(await serverExit, 0);
   });
 });
+
+test('serve against a database it cannot reach stops with exit 1 and says so, without the password', async () => {
+  const port = await freePort();
+  const result = await new Promise<CliResult>((done) => {
+    const env = {
+      ...cleanEnvironment(),
+      DATABASE_URL: `postgres://modelgate:unreachable-db-password@127.0.0.1:${port}/modelgate`,
+      MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      MODELGATE_ADMIN_TOKEN: 'mg-admin-unreachable-db-test-0123456789',
+      MODELGATE_PORT: '0',
+    };
+    execFile(process.execPath, [BIN, 'serve'], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+    });
+  });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, new RegExp(`^modelgate: could not migrate the database: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\n$`));
+  assert.doesNotMatch(result.stdout + result.stderr, /unreachable-db-password/);
+});

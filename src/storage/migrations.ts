@@ -203,7 +203,8 @@ export async function migrateToLatest(db: Kysely<unknown>, kind: StorageKind): P
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error !== undefined || failed !== undefined) {
-    const name = failed?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${name} failed: ${(error as Error | undefined)?.message ?? 'see log'}`);
+    const reason = (error as Error | undefined)?.message ?? 'see log';
+    // No migration failed when the database could not be reached (refused, unknown host or role).
+    throw new Error(failed !== undefined ? `database migration ${failed.migrationName} failed: ${reason}` : `could not migrate the database: ${reason}`);
   }
 }
