@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import type { RouteModule } from '../src/server/app.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -81,5 +82,70 @@ describe('framework errors get the §4 body', () => {
     assert.equal(error.code, 'internal_error');
     assert.equal(error.type, 'api_error');
     assert.doesNotMatch(error.message, /hunter2|secret\.ts|exploded/);
+  });
+});
+
+/** Sends `payload` on a fresh connection (optionally the rest after a pause) and reads until the gateway closes it. */
+function rawExchange(url: string, payload: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(payload));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses get the §4 body too', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway({ configFile: { server: { requestTimeoutMs: 2_000 } } });
+  });
+  after(() => gateway.close());
+
+  async function refused(payload: string) {
+    const answer = await rawExchange(gateway.url, payload);
+    const { error } = JSON.parse(answer.body) as { error: { message: string; type: string; code: string; request_id: string } };
+    assert.match(answer.headers['x-request-id'] ?? '', /^req_[0-9a-f]{32}$/);
+    assert.equal(error.request_id, answer.headers['x-request-id']);
+    assert.equal(answer.headers.connection, 'close');
+    return { status: answer.status, error };
+  }
+
+  test('headers over the limit: 413 request_too_large naming it', async () => {
+    const { status, error } = await refused(`GET /v1/models HTTP/1.1\r\nHost: x\r\nCookie: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.equal(status, 413);
+    assert.equal(error.code, 'request_too_large');
+    assert.match(error.message, /headers are over 16384 bytes/);
+  });
+
+  test('malformed HTTP: 400 invalid_body saying what is wrong', async () => {
+    const cases: [string, RegExp][] = [
+      ['GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Note: a\u0001b\r\n\r\n', /a header name or value holds a character HTTP does not allow/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n', /Content-Length header is not a whole number/],
+      ['FETCH! / HTTP/1.1\r\n\r\n', /not valid HTTP\/1\.1/],
+    ];
+    for (const [payload, message] of cases) {
+      const { status, error } = await refused(payload);
+      assert.equal(status, 400, payload);
+      assert.deepEqual([error.type, error.code], ['invalid_request_error', 'invalid_body']);
+      assert.match(error.message, message);
+    }
+  });
+
+  test('a request that stops arriving is answered and its connection closed after server.requestTimeoutMs', async () => {
+    const key = await gateway.createKey({ scopes: ['model:request'] });
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+    const { status, error } = await refused(`${head}{"model":`);
+    assert.equal(status, 400);
+    assert.equal(error.code, 'invalid_body');
+    assert.match(error.message, /did not arrive in time: its headers must arrive within 2 s and all of it within 2 s/);
   });
 });

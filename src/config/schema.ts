@@ -83,6 +83,7 @@ export const ConfigSchema = Type.Object(
         workers: Type.Integer({ minimum: 0, default: 0, description: '0 = one per core with Redis, else 1' }),
         bodyLimitBytes: PositiveInt(20 * 1024 * 1024, 'largest JSON body on model endpoints'),
         shutdownGraceMs: PositiveInt(10_000, 'how long a graceful shutdown waits for in-flight requests'),
+        requestTimeoutMs: Type.Integer({ minimum: 0, default: 300_000, description: 'longest time to receive a whole request from a client; 0 = no limit' }),
         trustProxy: Type.Boolean({ default: false }),
         logLevel: Type.Union(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),

@@ -11,6 +11,7 @@ import { API_VERSION } from './api-version.js';
 import { registerJsonBody } from './json-body.js';
 import { LazySchemaCompilers } from './lazy-schemas.js';
 import { lazyRequestLogger } from './request-logger.js';
+import { clientErrorHandler, type ClientTimeouts } from './client-errors.js';
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -45,6 +46,13 @@ function requestIds(): () => string {
   };
 }
 
+/** Node's own wait for a request's headers, shortened to the whole request's when that is shorter. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
+function clientTimeoutsOf(requestMs: number): ClientTimeouts {
+  return { requestMs, headersMs: requestMs > 0 ? Math.min(HEADERS_TIMEOUT_MS, requestMs) : HEADERS_TIMEOUT_MS };
+}
+
 /**
  * Builds the HTTP app: framework set-up, the one error mapping, request ids, OpenAPI, and
  * the hooks and route modules given. Listening is left to the caller (tests use port 0).
@@ -52,12 +60,18 @@ function requestIds(): () => string {
 export async function buildApp(context: GatewayContext, modules: AppModules): Promise<GatewayApp> {
   const { config } = context;
   const schemas = new LazySchemaCompilers();
+  const nextRequestId = requestIds();
+  const clientTimeouts = clientTimeoutsOf(config.server.requestTimeoutMs);
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
     trustProxy: config.server.trustProxy,
-    genReqId: requestIds(),
+    genReqId: nextRequestId,
+    requestTimeout: clientTimeouts.requestMs,
+    // Node checks both timeouts on this interval; a quarter of the shorter one notices it in time.
+    http: { headersTimeout: clientTimeouts.headersMs, connectionsCheckingInterval: Math.max(1_000, Math.min(30_000, clientTimeouts.headersMs / 4)) },
+    clientErrorHandler: clientErrorHandler(nextRequestId, clientTimeouts),
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     return503OnClosing: true,

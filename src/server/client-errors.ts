@@ -1,0 +1,64 @@
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { GatewayError, invalidBody } from '../errors/index.js';
+
+/** What to fix, for the HTTP parser's error codes a caller can cause (llhttp's names). */
+const PARSER_FAULTS: Readonly<Record<string, string>> = {
+  HPE_INVALID_HEADER_TOKEN: 'a header name or value holds a character HTTP does not allow',
+  HPE_INVALID_CONTENT_LENGTH: 'the Content-Length header is not a whole number',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'it has both Content-Length and Transfer-Encoding; send one of them',
+  HPE_INVALID_TRANSFER_ENCODING: 'its Transfer-Encoding cannot be read (send chunked alone, or a Content-Length and no Transfer-Encoding)',
+  HPE_INVALID_CHUNK_SIZE: 'a chunk of its chunked body has no valid size',
+  HPE_INVALID_METHOD: 'its method is not an HTTP method',
+  HPE_INVALID_URL: 'its path is not a valid URL path',
+  HPE_INVALID_VERSION: 'its HTTP version is not 1.0 or 1.1',
+};
+
+export interface ClientTimeouts {
+  /** Longest wait for a request's headers (ms). */
+  headersMs: number;
+  /** Longest wait for a whole request (ms); 0 = none. */
+  requestMs: number;
+}
+
+/** The §4 error for a request Node's HTTP parser refused or gave up on. */
+function clientError(error: NodeJS.ErrnoException, timeouts: ClientTimeouts): GatewayError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return new GatewayError(
+      'request_too_large',
+      `The request's headers are over ${maxHeaderSize} bytes, the most the gateway reads. Send fewer or shorter headers (large cookies are the usual cause).`,
+    );
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const whole = timeouts.requestMs > 0 ? ` and all of it within ${timeouts.requestMs / 1000} s` : '';
+    return invalidBody(`The request did not arrive in time: its headers must arrive within ${timeouts.headersMs / 1000} s${whole}. Send it without pausing.`);
+  }
+  const fault = PARSER_FAULTS[error.code ?? ''] ?? 'the gateway could not parse it';
+  return invalidBody(`The request is not valid HTTP/1.1: ${fault}.`);
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before any route sees it (oversized headers, bad
+ * characters, a malformed request line or length, a request too slow to arrive) with the §4
+ * body and an x-request-id like every other error, instead of the framework's own shape. The
+ * connection's framing is lost, so it is closed. As Node does, nothing is written on a
+ * connection that has already sent something (a response may be under way on it).
+ */
+export function clientErrorHandler(nextRequestId: () => string, timeouts: ClientTimeouts): (error: NodeJS.ErrnoException, socket: Socket) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (!socket.writable || socket.bytesWritten > 0) {
+      socket.destroy();
+      return;
+    }
+    const requestId = nextRequestId();
+    const gatewayError = clientError(error, timeouts);
+    const body = JSON.stringify(gatewayError.toBody(requestId));
+    socket.end(
+      `HTTP/1.1 ${gatewayError.status} ${STATUS_CODES[gatewayError.status]}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  };
+}
