@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Type } from '@sinclair/typebox';
 import type { RouteModule } from '../src/server/app.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -67,6 +68,21 @@ describe('framework errors get the §4 body', () => {
     assert.equal(error.code, 'unsupported_media_type');
     const text = await post('/test/strict', 'hello', 'text/plain');
     assert.equal(text.status, 415);
+  });
+
+  test('a compressed body is a 415 that says to send it uncompressed, not "not valid JSON"', async () => {
+    const response = await fetch(`${gateway.url}/test/strict`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ name: 'x', count: 1 })),
+    });
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(response.status, 415);
+    assert.equal(error.code, 'unsupported_media_type');
+    assert.match(error.message, /Content-Encoding: gzip, which the gateway does not decode\. Send it uncompressed/);
+    // Without the header, bytes that are not JSON are invalid JSON as before.
+    const identity = await post('/test/strict', '{"name": ');
+    assert.equal(identity.error.code, 'invalid_body');
   });
 
   test('an oversized body is a 413 naming the limit', async () => {

@@ -1,4 +1,5 @@
 import { errorCodes } from 'fastify';
+import { GatewayError } from '../errors/index.js';
 import { parseJsonBytes, type ParsedJson } from '../json/parse-bytes.js';
 import type { GatewayApp } from './app.js';
 
@@ -34,6 +35,18 @@ function isPoisoned(root: unknown): boolean {
   return false;
 }
 
+/**
+ * A body that is not JSON because it was compressed says so, instead of "not valid JSON".
+ * Looked at only once the parse has failed, so a good request pays nothing for it.
+ */
+function encodedBodyError(encoding: string | undefined): GatewayError | null {
+  if (encoding === undefined || /^\s*identity\s*$/i.test(encoding)) return null;
+  return new GatewayError(
+    'unsupported_media_type',
+    `The body is sent with Content-Encoding: ${encoding.slice(0, 40)}, which the gateway does not decode. Send it uncompressed, without Content-Encoding.`,
+  );
+}
+
 /** UTF-8 byte order mark, which JSON.parse does not accept. */
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -58,7 +71,7 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
     try {
       parsed = parseJsonBytes(bytes);
     } catch {
-      done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+      done(encodedBodyError(request.headers['content-encoding']) ?? new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
       return;
     }
     const { value, text } = parsed;
