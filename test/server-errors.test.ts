@@ -165,3 +165,46 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     assert.match(error.message, /did not arrive in time: its headers must arrive within 2 s and all of it within 2 s/);
   });
 });
+
+describe('a request that arrives during a graceful shutdown', () => {
+  test('is refused with a §4 503 shutting_down and its connection closed, after the request in flight is answered', async () => {
+    let entered!: () => void;
+    const inFlight = new Promise<void>((done) => (entered = done));
+    let release!: () => void;
+    const released = new Promise<void>((done) => (release = done));
+    const holdingRoute: RouteModule = (app) => {
+      app.get('/test/hold', { schema: { hide: true } }, async () => {
+        entered();
+        await released;
+        return { held: true };
+      });
+    };
+    const gateway = await startTestGateway({ routes: [holdingRoute] });
+    const { hostname, port } = new URL(gateway.url);
+    const socket = connect(Number(port), hostname);
+    socket.setEncoding('utf8');
+    let received = '';
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((done) => socket.on('close', () => done()));
+    socket.write('GET /test/hold HTTP/1.1\r\nHost: x\r\n\r\n');
+    await inFlight;
+
+    const shutdown = gateway.close();
+    await new Promise((done) => setTimeout(done, 100));
+    // The same kept-alive connection, busy with the first request, so nothing closes it before this one is read.
+    socket.write('GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((done) => setTimeout(done, 100));
+    release();
+    await closed;
+    await shutdown;
+
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    assert.match(first ?? '', /^HTTP\/1\.1 200 [\s\S]*\{"held":true\}$/);
+    assert.match(second ?? '', /^HTTP\/1\.1 503 /);
+    assert.match(second ?? '', /\r\nconnection: close\r\n/i);
+    const requestId = /\r\nx-request-id: (\S+)\r\n/i.exec(second ?? '')?.[1];
+    const { error } = JSON.parse((second ?? '').split('\r\n\r\n')[1]!) as { error: { type: string; code: string; message: string; request_id: string } };
+    assert.deepEqual([error.type, error.code, error.request_id], ['api_error', 'shutting_down', requestId]);
+    assert.match(error.message, /shutting down\. Send the request again/);
+  });
+});

@@ -74,7 +74,8 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     clientErrorHandler: clientErrorHandler(nextRequestId, clientTimeouts),
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Refused in our own onRequest hook instead, with the §4 body (Fastify's has its own shape).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
     schemaController: { compilersFactory: schemas.compilersFactory },
@@ -88,9 +89,22 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app, config.server.bodyLimitBytes);
 
+  // Set when a graceful shutdown starts: requests that still arrive on kept-alive connections
+  // are refused, and their connections closed, so the client retries elsewhere.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
   // Callback style, like the other per-request hooks: an async hook costs a promise and a turn.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      done(new GatewayError('shutting_down', 'The gateway is shutting down. Send the request again: a new connection reaches a running instance.'));
+      return;
+    }
     done();
   });
 
