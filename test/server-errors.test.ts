@@ -156,6 +156,22 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     }
   });
 
+  test('paths the router refuses: 400 invalid_body with x-request-id, not the framework\'s shape', async () => {
+    const cases: [string, RegExp][] = [
+      ['/v1/%zz', /percent-escape that does not decode/],
+      ['/admin/v1/keys/%E0%A4%A', /percent-escape that does not decode/],
+      [`/admin/v1/keys/${'k'.repeat(101)}`, /over 100 characters/],
+    ];
+    for (const [path, message] of cases) {
+      const response = await fetch(`${gateway.url}${path}`);
+      const { error } = (await response.json()) as { error: { code: string; message: string; request_id: string } };
+      assert.equal(response.status, 400, path);
+      assert.equal(error.code, 'invalid_body');
+      assert.match(error.message, message);
+      assert.equal(error.request_id, response.headers.get('x-request-id'));
+    }
+  });
+
   test('a request that stops arriving is answered and its connection closed after server.requestTimeoutMs', async () => {
     const key = await gateway.createKey({ scopes: ['model:request'] });
     const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;

@@ -11,7 +11,7 @@ import { API_VERSION } from './api-version.js';
 import { registerJsonBody } from './json-body.js';
 import { LazySchemaCompilers } from './lazy-schemas.js';
 import { lazyRequestLogger } from './request-logger.js';
-import { clientErrorHandler, type ClientTimeouts } from './client-errors.js';
+import { clientErrorHandler, frameworkError, MAX_PARAM_LENGTH, type ClientTimeouts } from './client-errors.js';
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -72,6 +72,8 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     // Node checks both timeouts on this interval; a quarter of the shorter one notices it in time.
     http: { headersTimeout: clientTimeouts.headersMs, connectionsCheckingInterval: Math.max(1_000, Math.min(30_000, clientTimeouts.headersMs / 4)) },
     clientErrorHandler: clientErrorHandler(nextRequestId, clientTimeouts),
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: (error, request, reply) => frameworkError(error, request.id, reply.raw),
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     // Refused in our own onRequest hook instead, with the §4 body (Fastify's has its own shape).

@@ -1,4 +1,4 @@
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError, invalidBody } from '../errors/index.js';
 
@@ -61,4 +61,23 @@ export function clientErrorHandler(nextRequestId: () => string, timeouts: Client
       () => socket.destroy(),
     );
   };
+}
+
+/** The router's longest path parameter (Fastify's `maxParamLength`): ids and slugs are at most 64. */
+export const MAX_PARAM_LENGTH = 100;
+
+/**
+ * The §4 answer for what Fastify's router refuses before any hook runs: a path whose
+ * percent-escapes do not decode, or a path parameter over its length limit (Fastify would
+ * answer both in its own shape, without x-request-id).
+ */
+export function frameworkError(error: { code?: string }, requestId: string, response: ServerResponse): void {
+  const gatewayError = invalidBody(
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `A part of the path is over ${MAX_PARAM_LENGTH} characters; no id or name is that long.`
+      : 'The path holds a percent-escape that does not decode (% must be followed by two hex digits that form UTF-8). Encode the path again.',
+  );
+  const body = JSON.stringify(gatewayError.toBody(requestId));
+  response.writeHead(gatewayError.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId });
+  response.end(body);
 }
