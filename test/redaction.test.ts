@@ -83,7 +83,7 @@ describe('redaction', () => {
     const logprobs = {
       content: [
         { token: 'Hello', logprob: -0.31, bytes: [72, 101, 108, 108, 111], top_logprobs: [{ token: ' Hi', logprob: -1.2, bytes: [32, 72, 105] }] },
-        { token: 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789', logprob: -9.5, bytes: null, top_logprobs: [] },
+        { token: OPENAI_KEY, logprob: -9.5, bytes: null, top_logprobs: [] },
       ],
     };
     const redacted = redactValue({ choices: [{ index: 0, logprobs }] }) as { choices: [{ logprobs: typeof logprobs }] };

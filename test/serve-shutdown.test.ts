@@ -10,8 +10,8 @@ import { startFakeServer, writeSse, type FakeServer } from './fakes/fake-server.
 import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 
 const ADMIN_TOKEN = 'mg-admin-fault-test-token-0123456789';
-/** The provider key: the planted fault's message carries it, and no output may. */
-const PROVIDER_KEY = 'sk-proj-faulttestSECRET0123456789abcdefghijklmnop';
+/** The provider key (fake, of no known shape: redacted by value): the planted fault's message carries it, and no output may. */
+const PROVIDER_KEY = 'fake-provider-key-for-the-fault-test-0123456789';
 const FIXTURE = resolve('test/fixtures/fault-on-signal.mjs');
 const REDIS_URL = process.env.TEST_REDIS_URL;
 

@@ -11,7 +11,7 @@ import { API_VERSION } from './api-version.js';
 import { registerJsonBody } from './json-body.js';
 import { LazySchemaCompilers } from './lazy-schemas.js';
 import { lazyRequestLogger } from './request-logger.js';
-import { clientErrorHandler, frameworkError, MAX_PARAM_LENGTH, type ClientTimeouts } from './client-errors.js';
+import { clientErrorHandler, clientTimeoutsOf, frameworkError, MAX_PARAM_LENGTH } from './client-errors.js';
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -46,13 +46,6 @@ function requestIds(): () => string {
   };
 }
 
-/** Node's own wait for a request's headers, shortened to the whole request's when that is shorter. */
-const HEADERS_TIMEOUT_MS = 60_000;
-
-function clientTimeoutsOf(requestMs: number): ClientTimeouts {
-  return { requestMs, headersMs: requestMs > 0 ? Math.min(HEADERS_TIMEOUT_MS, requestMs) : HEADERS_TIMEOUT_MS };
-}
-
 /**
  * Builds the HTTP app: framework set-up, the one error mapping, request ids, OpenAPI, and
  * the hooks and route modules given. Listening is left to the caller (tests use port 0).
@@ -69,8 +62,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     trustProxy: config.server.trustProxy,
     genReqId: nextRequestId,
     requestTimeout: clientTimeouts.requestMs,
-    // Node checks both timeouts on this interval; a quarter of the shorter one notices it in time.
-    http: { headersTimeout: clientTimeouts.headersMs, connectionsCheckingInterval: Math.max(1_000, Math.min(30_000, clientTimeouts.headersMs / 4)) },
+    http: { headersTimeout: clientTimeouts.headersMs, connectionsCheckingInterval: clientTimeouts.checkIntervalMs },
     clientErrorHandler: clientErrorHandler(nextRequestId, clientTimeouts),
     maxParamLength: MAX_PARAM_LENGTH,
     frameworkErrors: (error, request, reply) => frameworkError(error, request.id, reply.raw),

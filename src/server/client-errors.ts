@@ -19,6 +19,17 @@ export interface ClientTimeouts {
   headersMs: number;
   /** Longest wait for a whole request (ms); 0 = none. */
   requestMs: number;
+  /** How often Node looks for requests past them (ms). */
+  checkIntervalMs: number;
+}
+
+/** Node's own wait for a request's headers, shortened to the whole request's when that is shorter. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
+/** The timeouts for `server.requestTimeoutMs`; checked every quarter of the shorter one, so each is noticed in time. */
+export function clientTimeoutsOf(requestMs: number): ClientTimeouts {
+  const headersMs = requestMs > 0 ? Math.min(HEADERS_TIMEOUT_MS, requestMs) : HEADERS_TIMEOUT_MS;
+  return { requestMs, headersMs, checkIntervalMs: Math.max(1_000, Math.min(30_000, headersMs / 4)) };
 }
 
 /** The §4 error for a request Node's HTTP parser refused or gave up on. */
