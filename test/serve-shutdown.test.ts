@@ -104,9 +104,10 @@ function gatewayEnv(dir: string, upstream: string): Record<string, string> {
   };
 }
 
-function pidsOf(dir: string, role: 'primary' | 'worker'): number[] {
+/** The pids the fixture recorded for the workers started so far. */
+function workerPids(dir: string): number[] {
   return readdirSync(dir)
-    .filter((name) => /^\d+$/.test(name) && readFileSync(join(dir, name), 'utf8') === role)
+    .filter((name) => /^\d+$/.test(name) && readFileSync(join(dir, name), 'utf8') === 'worker')
     .map(Number);
 }
 
@@ -180,12 +181,12 @@ describe('serve shuts down', { skip: CLI_NOT_BUILT }, () => {
     const serve = await startServeProcess({ ...gatewayEnv(dir, fake.url), MODELGATE_WORKERS: '2', REDIS_URL: REDIS_URL! });
     const output = collectOutput(serve);
     try {
-      await waitFor(() => pidsOf(dir, 'worker').length === 2, 'both workers');
+      await waitFor(() => workerPids(dir).length === 2, 'both workers');
       const key = await createKey(serve.url);
-      const [victim] = pidsOf(dir, 'worker');
+      const [victim] = workerPids(dir);
       process.kill(victim!, 'SIGUSR2');
       await waitFor(() => output.text().includes(`worker ${victim} exited (1); starting a new one`), 'the primary to replace the worker');
-      await waitFor(() => pidsOf(dir, 'worker').length === 3, 'the new worker');
+      await waitFor(() => workerPids(dir).length === 3, 'the new worker');
       // New connections are spread over both workers; ten answers in a row means both serve.
       const deadline = Date.now() + 10_000;
       for (let inARow = 0; inARow < 10; ) {
