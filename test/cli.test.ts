@@ -43,6 +43,8 @@ let dataDir: string;
 let url: string;
 let server: ChildProcess;
 let serverExit: Promise<number | null>;
+/** What the server wrote to stderr: Node's warnings (a deprecated option, say) land there. */
+let serverStderr = '';
 
 function cli(...args: string[]): Promise<CliResult> {
   return new Promise((done) => {
@@ -110,6 +112,7 @@ before(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   serverExit = new Promise((exited) => server.once('exit', (code) => exited(code)));
+  server.stderr?.on('data', (chunk: Buffer) => (serverStderr += chunk.toString()));
   const line = await waitForLine(server, 'listening on');
   url = /listening on (http:\/\/\S+)/.exec(line)?.[1] ?? '';
   assert.equal(url, `http://127.0.0.1:${port}`);
@@ -263,9 +266,10 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
     assert.match(noToken.stderr, /no admin token/);
   });
 
-  test('SIGTERM stops the server with exit code 0', async () => {
+  test('SIGTERM stops the server with exit code 0; nothing was written to stderr (no warnings) all along', async () => {
     server.kill('SIGTERM');
     assert.equal(await serverExit, 0);
+    assert.equal(serverStderr, '');
   });
 });
 

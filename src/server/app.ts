@@ -64,7 +64,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     requestTimeout: clientTimeouts.requestMs,
     http: { headersTimeout: clientTimeouts.headersMs, connectionsCheckingInterval: clientTimeouts.checkIntervalMs },
     clientErrorHandler: clientErrorHandler(nextRequestId, clientTimeouts),
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: (error, request, reply) => frameworkError(error, request.id, reply.raw),
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
