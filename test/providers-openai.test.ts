@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -624,5 +625,46 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(response.status, 400);
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unsupported_input_modality');
     });
+  });
+});
+
+describe('a streaming client that stops reading', () => {
+  test('is cut off after upstream.streamIdleTimeoutMs: the upstream call ends and the request is logged 499 with the reason', { timeout: 60_000 }, async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
+      configFile: { upstream: { streamIdleTimeoutMs: 1_000 } },
+    });
+    try {
+      const key = await gateway.createKey({ scopes: ['model:request'] });
+      let upstreamClosed!: () => void;
+      const upstreamClosedPromise = new Promise<void>((done) => (upstreamClosed = done));
+      // ~24 MB: far more than the socket buffers hold, so the gateway's writes to the client back up.
+      const deltas = Array.from({ length: 12_000 }, () => 'x'.repeat(2000));
+      fake.scriptChat({ kind: 'stream-hang', deltas, onClose: () => upstreamClosed() });
+
+      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Count' }], stream: true });
+      const { hostname, port } = new URL(gateway.url);
+      const client = connect(Number(port), hostname, () => {
+        client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        client.pause(); // and never read
+      });
+      client.on('error', () => undefined);
+      // Without the cut-off the provider's connection stays open for good: undici's idle timeout does not run while it is paused.
+      await upstreamClosedPromise;
+      client.destroy();
+
+      let logged: { status: number; error_code: string; request_id: string } | undefined;
+      for (const deadline = Date.now() + 10_000; logged === undefined; await new Promise((done) => setTimeout(done, 50))) {
+        assert.ok(Date.now() < deadline, 'the request was not logged');
+        logged = (await gateway.admin('GET', '/admin/v1/logs?limit=1')).body.data[0];
+      }
+      assert.deepEqual([logged.status, logged.error_code], [499, 'client_closed']);
+      const { body: full } = await gateway.admin('GET', `/admin/v1/logs/${logged.request_id}`);
+      assert.match(JSON.stringify(full.detail), /the client took no data for 1000 ms; the stream was cut off/);
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
   });
 });
