@@ -12,7 +12,7 @@ import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/s
 const ADMIN_TOKEN = 'mg-admin-fault-test-token-0123456789';
 /** The provider key (fake, of no known shape: redacted by value): the planted fault's message carries it, and no output may. */
 const PROVIDER_KEY = 'fake-provider-key-for-the-fault-test-0123456789';
-const FIXTURE = resolve('test/fixtures/fault-on-signal.mjs');
+const FIXTURE = resolve('test/fixtures/serve-probes.mjs');
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
 function completion(model: string) {
@@ -100,8 +100,23 @@ function gatewayEnv(dir: string, upstream: string): Record<string, string> {
     OPENAI_BASE_URL: `${upstream}/v1`,
     NODE_OPTIONS: `--import ${FIXTURE}`,
     FAULT_SECRET: PROVIDER_KEY,
-    FAULT_PID_DIR: dir,
+    PROBE_PID_DIR: dir,
   };
+}
+
+/** New connections are spread over the workers; ten answers in a row means both serve. */
+async function bothWorkersAnswer(url: string, key: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let inARow = 0; inARow < 10; ) {
+    assert.ok(Date.now() < deadline, 'the workers did not answer ten requests in a row within 10 s');
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'are you there?' }] }),
+    });
+    await response.arrayBuffer();
+    inARow = response.status === 200 ? inARow + 1 : 0;
+  }
 }
 
 /** The pids the fixture recorded for the workers started so far. */
@@ -187,19 +202,43 @@ describe('serve shuts down', { skip: CLI_NOT_BUILT }, () => {
       process.kill(victim!, 'SIGUSR2');
       await waitFor(() => output.text().includes(`worker ${victim} exited (1); starting a new one`), 'the primary to replace the worker');
       await waitFor(() => workerPids(dir).length === 3, 'the new worker');
-      // New connections are spread over both workers; ten answers in a row means both serve.
-      const deadline = Date.now() + 10_000;
-      for (let inARow = 0; inARow < 10; ) {
-        assert.ok(Date.now() < deadline, 'the workers did not answer ten requests in a row within 10 s');
-        const response = await fetch(`${serve.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', connection: 'close' },
-          body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'after the fault' }] }),
-        });
-        await response.arrayBuffer();
-        inARow = response.status === 200 ? inARow + 1 : 0;
-      }
+      await bothWorkersAnswer(serve.url, key);
       assert.ok(!output.text().includes(PROVIDER_KEY), 'the provider key reached the process output');
+      assert.equal(await serve.stop(), 0);
+    } finally {
+      if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a worker that dies while starting', { skip: CLI_NOT_BUILT || (REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false) }, () => {
+  test('is restarted after 1, 2, 4 … s rather than in a loop, and at once again once workers start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-restarts-'));
+    const { fake, release } = await startHoldingUpstream();
+    release();
+    const block = join(dir, 'block-worker-start');
+    const serve = await startServeProcess({ ...gatewayEnv(dir, fake.url), MODELGATE_WORKERS: '2', REDIS_URL: REDIS_URL!, BLOCK_WORKER_START: block });
+    const output = collectOutput(serve);
+    try {
+      await waitFor(() => workerPids(dir).length === 2, 'both workers');
+      const key = await createKey(serve.url);
+      writeFileSync(block, 'workers exit as they start (a database gone, say)');
+      const [victim, survivor] = workerPids(dir);
+      process.kill(victim!, 'SIGKILL');
+      const failedStarts = () => output.text().match(/exited before it was ready \(1\); starting a new one in \d+ s/g) ?? [];
+      await waitFor(() => failedStarts().length === 3, 'three failed starts');
+      assert.deepEqual(failedStarts().map((line) => /in (\d+) s/.exec(line)?.[1]), ['1', '2', '4']);
+      assert.match(output.text(), new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting a new one`));
+
+      rmSync(block);
+      await waitFor(() => workerPids(dir).length === 3, 'a worker that starts');
+      await bothWorkersAnswer(serve.url, key);
+      // The next death of a ready worker is replaced at once, not after the grown delay.
+      process.kill(survivor!, 'SIGKILL');
+      await waitFor(() => workerPids(dir).length === 4, 'the survivor replaced');
+      assert.equal(failedStarts().length, 3);
       assert.equal(await serve.stop(), 0);
     } finally {
       if (serve.child.exitCode === null) serve.child.kill('SIGKILL');

@@ -72,6 +72,10 @@ function logFault(gateway: RunningGateway): (error: unknown) => void {
   return (error) => gateway.context.logger.fatal({ err: error }, 'an error no code handled; shutting down after in-flight requests (exit 1)');
 }
 
+/** A worker that dies before it is ready is restarted after 1 s, then 2, 4 … up to 30 s; a ready one resets this. */
+const FIRST_RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+
 async function servePrimary(config: GatewayConfig, workers: number): Promise<void> {
   // Secrets and migrations once, before any worker starts, so workers never race to create them.
   const secrets = resolveSecrets(config);
@@ -81,9 +85,14 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
 
   let shuttingDown = false;
   let listening = 0;
+  /** Workers that reported listening: one that dies later is replaced at once. */
+  const ready = new Set<number>();
+  let restartDelayMs = FIRST_RESTART_DELAY_MS;
   const fork = () => cluster.fork();
-  cluster.on('message', (_worker, message: WorkerMessage) => {
+  cluster.on('message', (worker, message: WorkerMessage) => {
     if (message?.type !== 'listening') return;
+    ready.add(worker.id);
+    restartDelayMs = FIRST_RESTART_DELAY_MS;
     listening += 1;
     if (listening === workers) {
       process.stdout.write(`modelgate listening on ${message.url} with ${workers} workers (${describe(config, storageKind, secrets.adminTokenFile)})\n`);
@@ -91,8 +100,19 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   });
   cluster.on('exit', (worker, code, signal) => {
     if (shuttingDown) return;
-    process.stderr.write(`modelgate: worker ${worker.process.pid} exited (${signal ?? code}); starting a new one\n`);
-    fork();
+    const pid = worker.process.pid;
+    if (ready.delete(worker.id)) {
+      process.stderr.write(`modelgate: worker ${pid} exited (${signal ?? code}); starting a new one\n`);
+      fork();
+      return;
+    }
+    // It died starting (a database gone, say): wait, longer each time, rather than restart in a loop.
+    const delayMs = restartDelayMs;
+    restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS);
+    process.stderr.write(`modelgate: worker ${pid} exited before it was ready (${signal ?? code}); starting a new one in ${delayMs / 1000} s\n`);
+    setTimeout(() => {
+      if (!shuttingDown) fork();
+    }, delayMs);
   });
   for (let index = 0; index < workers; index += 1) fork();
 
