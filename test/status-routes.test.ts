@@ -122,6 +122,22 @@ describe('status routes', () => {
     assert.ok(ids.includes(gateway.gateway.context.catalog.defaultChatModel));
   });
 
+  test('the openai SDK retrieves one model by id, service alias or legacy alias; an unknown one is a 404 naming close ids', async () => {
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused-for-public-routes', maxRetries: 0 });
+    const { body: list } = await getJson<ModelListBody>(`${gateway.url}/v1/models`);
+    for (const id of ['gpt-4o', 'service-1', 'text-embedding-3-small']) {
+      const model = await client.models.retrieve(id);
+      assert.deepEqual(model, list.available_models.find((entry) => entry.id === id));
+    }
+    assert.equal((await client.models.retrieve('gpt4o')).id, list.aliases.gpt4o);
+    await assert.rejects(client.models.retrieve('gpt-4x'), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.NotFoundError);
+      assert.equal((error.error as { code: string }).code, 'not_found');
+      assert.match(error.message, /The model "gpt-4x" is not a model of this gateway\. Did you mean "gpt-4o"/);
+      return true;
+    });
+  });
+
   test('GET /v1/docs/metadata holds the catalog, endpoints, quickstarts, examples and pricing notes', async () => {
     const { status, body } = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`);
     assert.equal(status, 200);
@@ -214,7 +230,7 @@ describe('status routes with operator settings', () => {
           models: [{ id: 'gpt-4o', disabled: true }],
         },
         providers: {
-          compatible: [{ name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: [{ id: 'llama3.2', context_window: 131072 }] }],
+          compatible: [{ name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: [{ id: 'llama3.2', context_window: 131072 }, { id: 'hf.co/org/model:Q4' }] }],
         },
       },
     });
@@ -236,6 +252,9 @@ describe('status routes with operator settings', () => {
     assert.equal(llama.pricing, null);
     const status = await getJson<StatusBody>(`${gateway.url}/`);
     assert.equal(status.body.default_model, 'claude-haiku-4-5');
+    // An id with slashes is retrieved whole.
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused-for-public-routes', maxRetries: 0 });
+    assert.equal((await client.models.retrieve('hf.co/org/model:Q4')).owned_by, 'ollama');
   });
 
   test('behind a trusted proxy the documentation link uses the forwarded scheme and host', async () => {

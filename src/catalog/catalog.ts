@@ -152,6 +152,19 @@ export class Catalog {
     return this.publicList.map((entry) => entry.id);
   }
 
+  /**
+   * The public entry of `GET /v1/models/{model}`: a listed id or service alias as listed, a
+   * legacy alias as its model's entry; or the §4 not_found naming close ids.
+   */
+  entry(requested: string): PublicModelEntry {
+    const listed = this.publicList.find((entry) => entry.id === requested);
+    if (listed !== undefined) return listed;
+    const target = this.legacyAliases.get(requested);
+    if (target !== undefined) return this.models.get(target)!.entry;
+    const suggestion = didYouMean(requested, [...this.supportedModelIds(), ...this.legacyAliases.keys()]);
+    throw new GatewayError('not_found', `The model "${requested.slice(0, 200)}" is not a model of this gateway.${suggestion} GET /v1/models lists them.`);
+  }
+
   /** A catalog model by exact id (no alias resolution). */
   get(id: string): CatalogModel | undefined {
     return this.models.get(id);
@@ -230,8 +243,7 @@ export class Catalog {
       ...this.publicList.filter((entry) => entry.mode === options.mode).map((entry) => entry.id),
       ...[...this.legacyAliases].filter(([, target]) => this.models.get(target)?.entry.mode === options.mode).map(([alias]) => alias),
     ];
-    const suggestions = closestIds(requested, candidates, 3);
-    const suggestion = suggestions.length > 0 ? ` Did you mean ${suggestions.map((id) => `"${id}"`).join(', ')}?` : '';
+    const suggestion = didYouMean(requested, candidates);
     const reason = why === undefined ? 'is not a model of this gateway' : `cannot be used: ${why}`;
     return new GatewayError(
       'model_not_found',
@@ -239,4 +251,10 @@ export class Catalog {
       { param: options.param ?? 'model' },
     );
   }
+}
+
+/** " Did you mean …?" with up to three close ids, or nothing. */
+function didYouMean(requested: string, candidates: readonly string[]): string {
+  const suggestions = closestIds(requested, candidates, 3);
+  return suggestions.length > 0 ? ` Did you mean ${suggestions.map((id) => `"${id}"`).join(', ')}?` : '';
 }

@@ -21,6 +21,7 @@ function keyedEndpoint(method: string, path: string, scope: Scope, description: 
 const ENDPOINTS: readonly Endpoint[] = [
   publicEndpoint('GET', '/', 'Service status, default model and supported model ids.'),
   publicEndpoint('GET', '/v1/models', 'The live model catalog: entries, default model and legacy aliases.'),
+  publicEndpoint('GET', '/v1/models/{model}', 'One catalog entry by id or alias (the SDKs\' models.retrieve).'),
   publicEndpoint('GET', '/v1/docs/metadata', 'Catalog, endpoint list, quickstarts, playground examples and pricing notes.'),
   publicEndpoint('GET', '/openapi.json', 'OpenAPI 3.1 description of this API.'),
   publicEndpoint('GET', '/docs', 'Interactive API reference rendered from /openapi.json.'),

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { RouteModule } from '../app.js';
 import { buildDocsMetadata } from './docs-metadata.js';
-import { DocsMetadataResponseSchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
+import { DocsMetadataResponseSchema, ModelEntrySchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
 
 const METADATA_PATH = '/v1/docs/metadata';
 
@@ -9,8 +9,8 @@ const METADATA_PATH = '/v1/docs/metadata';
 const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The status and catalog routes (no key needed): `GET /`, `GET /v1/models` and
- * `GET /v1/docs/metadata`.
+ * The status and catalog routes (no key needed): `GET /`, `GET /v1/models`,
+ * `GET /v1/models/{model}` and `GET /v1/docs/metadata`.
  */
 export const statusRoutes: RouteModule = (app, context) => {
   const { catalog, config } = context;
@@ -59,6 +59,20 @@ export const statusRoutes: RouteModule = (app, context) => {
       const models = [...catalog.list()];
       return { object: 'list' as const, default_model: catalog.defaultChatModel, aliases: catalog.aliases(), available_models: models, data: models };
     },
+  );
+
+  // A wildcard, not a parameter: ids of OpenAI-compatible servers may hold a "/".
+  app.get(
+    '/v1/models/*',
+    {
+      schema: {
+        summary: 'Retrieve a model',
+        description: 'One entry of the catalog by id or alias, as GET /v1/models lists it (the OpenAI SDKs\' models.retrieve); 404 not_found otherwise.',
+        tags: ['status'],
+        response: { 200: ModelEntrySchema },
+      },
+    },
+    async (request) => catalog.entry((request.params as { '*': string })['*']),
   );
 
   app.get(
