@@ -193,8 +193,13 @@ describe('status routes', () => {
 
   test('every response carries x-request-id, and an unknown route is a §4 404', async () => {
     for (const path of ['/', '/v1/models', '/v1/docs/metadata', '/openapi.json', '/docs']) {
+      const before = Date.now();
       const response = await fetch(`${gateway.url}${path}`);
-      assert.match(response.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/, path);
+      const id = response.headers.get('x-request-id') ?? '';
+      assert.match(id, /^req_[0-9a-f]{32}$/, path);
+      // Ids begin with the time in milliseconds, so the log's primary key grows in time order.
+      const time = Number.parseInt(id.slice(4, 16), 16);
+      assert.ok(time >= before && time <= Date.now(), `${path}: ${id} begins with the time of the request`);
       await response.body?.cancel();
     }
     const ids = new Set<string>();

@@ -36,14 +36,33 @@ export interface AppModules {
 function requestIds(): () => string {
   let pool = Buffer.alloc(0);
   let offset = 0;
+  let lastMs = -1;
+  let msHex = '';
   return () => {
     if (offset === pool.length) {
       pool = randomBytes(4000);
       offset = 0;
     }
     offset += 10;
-    return `req_${Date.now().toString(16).padStart(12, '0')}${pool.toString('hex', offset - 10, offset)}`;
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      msHex = millisecondsHex(now);
+    }
+    return `req_${msHex}${pool.toString('hex', offset - 10, offset)}`;
   };
+}
+
+const LOW_24_BITS = 0x100_0000;
+
+/**
+ * 12 hex digits of a millisecond time. The time is above 2^31, so V8 holds it as a double
+ * and `toString(16)` takes a digit-by-digit floating-point path (~0.4 µs, a slice of every
+ * request); its two 24-bit halves are small integers, which print ~3 times faster.
+ */
+function millisecondsHex(ms: number): string {
+  const high = Math.floor(ms / LOW_24_BITS);
+  return `${high.toString(16).padStart(6, '0')}${(ms - high * LOW_24_BITS).toString(16).padStart(6, '0')}`;
 }
 
 /**

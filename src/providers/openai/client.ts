@@ -27,6 +27,7 @@ export class OpenAICompatibleClient {
   private readonly base: string;
   private readonly jsonHeaders: Record<string, string>;
   private readonly authHeaders: Record<string, string>;
+  private readonly urls = new Map<string, string>();
 
   constructor(private readonly config: OpenAICompatibleConfig) {
     this.name = config.name;
@@ -92,7 +93,21 @@ export class OpenAICompatibleClient {
   }
 
   private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): UpstreamRequest {
-    return { url: `${this.base}${path}`, headers, body, signal: call.signal, provider: this.name };
+    return { url: this.urlOf(path), headers, body, signal: call.signal, provider: this.name };
+  }
+
+  /**
+   * One string per endpoint URL, made once: a URL joined for every call was a new string
+   * whose hash the dispatcher's URL map computed again each time (~0.4 % of a chat request's
+   * instructions). The paths are the adapter's own constants.
+   */
+  private urlOf(path: string): string {
+    let url = this.urls.get(path);
+    if (url === undefined) {
+      url = `${this.base}${path}`;
+      this.urls.set(path, url);
+    }
+    return url;
   }
 
   /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the §4 family. */
