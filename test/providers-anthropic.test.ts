@@ -468,6 +468,24 @@ describe('anthropic adapter', () => {
       assert.equal(chunksOf(events).at(-1).choices[0].finish_reason, 'tool_calls');
     });
 
+    test('a tool called without arguments streams "{}" as its arguments, as the answer without streaming has', async () => {
+      fake.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01E', name: 'current_time', input: {} }], stop_reason: 'tool_use' } });
+      const events = await eventsOf(await chat.stream(callOf(userSays('What time is it?'))));
+      const argumentsText = chunksOf(events)
+        .flatMap((chunk) => chunk.choices[0].delta.tool_calls ?? [])
+        .map((delta: Loose) => delta.function.arguments ?? '')
+        .join('');
+      assert.equal(argumentsText, '{}');
+      const { completion } = await chat.complete(callOf(userSays('What time is it?')));
+      assert.equal((completion.choices as Loose[])[0].message.tool_calls[0].function.arguments, '{}');
+    });
+
+    test('a forced response_format tool with an empty input streams "{}" as the content', async () => {
+      fake.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01F', name: 'json_object', input: {} }], stop_reason: 'tool_use' } });
+      const events = await eventsOf(await chat.stream(callOf({ ...userSays('JSON please'), response_format: { type: 'json_object' } })));
+      assert.equal(contentOf(events), '{}');
+    });
+
     test('an error event inside the 200 stream ends it with stream-failed after the usage known so far', async () => {
       const frames = streamFramesOf(messageBody({ content: [{ type: 'text', text: 'Partial answer' }], usage: { input_tokens: 15 } }));
       const beforeEnd = frames.findIndex(([event]) => event === 'content_block_stop');
@@ -625,6 +643,38 @@ describe('anthropic through the gateway (openai SDK)', () => {
     assert.equal(call?.id, 'toolu_01B');
     assert.equal(call?.type === 'function' ? call.function.arguments : undefined, '{"city":"Lima"}');
     assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
+  });
+
+  test('runTools, streamed: a tool without arguments is run with {} and its result goes back as a tool_result', async () => {
+    fake.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01T', name: 'current_time', input: {} }], stop_reason: 'tool_use' } });
+    const received: unknown[] = [];
+    const runner = client.chat.completions.runTools({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'What time is it?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'current_time',
+            description: 'The time now.',
+            parameters: { type: 'object', properties: {} },
+            parse: JSON.parse,
+            function: (args: unknown) => {
+              received.push(args);
+              fake.reply({ message: { content: [{ type: 'text', text: 'It is noon.' }] } });
+              return '12:00';
+            },
+          },
+        },
+      ],
+    });
+    const completion = await runner.finalChatCompletion();
+    assert.deepEqual(received, [{}]);
+    assert.equal(completion.choices[0]!.message.content, 'It is noon.');
+    const [, assistant, results] = fake.lastBody().messages;
+    assert.deepEqual(assistant.content, [{ type: 'tool_use', id: 'toolu_01T', name: 'current_time', input: {} }]);
+    assert.deepEqual(results.content, [{ type: 'tool_result', tool_use_id: 'toolu_01T', content: '12:00' }]);
   });
 
   test('response_format json_schema: a forced tool upstream, the JSON as content, finish_reason stop', async () => {

@@ -139,7 +139,7 @@ export function streamFramesOf(message: MessageBody, textPieces: (text: string) 
     const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
     frames.push(['content_block_start', { type: 'content_block_start', index, content_block: start }]);
     if (index === 0) frames.push(['ping', { type: 'ping' }]);
-    const pieces = block.type === 'text' ? textPieces(block.text) : ['', ...splitInPieces(JSON.stringify(block.input))];
+    const pieces = block.type === 'text' ? textPieces(block.text) : toolInputPieces(block.input);
     for (const piece of pieces) {
       const delta = block.type === 'text' ? { type: 'text_delta', text: piece } : { type: 'input_json_delta', partial_json: piece };
       frames.push(['content_block_delta', { type: 'content_block_delta', index, delta }]);
@@ -154,6 +154,15 @@ export function streamFramesOf(message: MessageBody, textPieces: (text: string) 
 /** The frames up to the first block's content_block_stop: content sent, the message not finished. */
 export function framesBeforeBlockStop(frames: StreamFrame[]): StreamFrame[] {
   return frames.slice(0, frames.findIndex(([event]) => event === 'content_block_stop'));
+}
+
+/**
+ * A tool's input as input_json_delta pieces: an empty first piece, then the JSON in parts.
+ * A tool called without arguments streams only the empty piece, never "{}" (the real API
+ * does so; its own SDKs read an empty buffer as {}).
+ */
+function toolInputPieces(input: Record<string, unknown>): string[] {
+  return Object.keys(input).length === 0 ? [''] : ['', ...splitInPieces(JSON.stringify(input))];
 }
 
 function splitInPieces(text: string): string[] {

@@ -64,6 +64,8 @@ class StreamMapper {
   private readonly toolCallIndexes = new Map<number, number>();
   /** Content block index of the forced response_format tool, whose input streams as content. */
   private structuredBlockIndex: number | null = null;
+  /** tool_use blocks (by Anthropic block index) whose input has not streamed a character yet. */
+  private readonly blocksWithoutInput = new Set<number>();
 
   constructor(private readonly options: StreamMappingOptions) {}
 
@@ -80,6 +82,9 @@ class StreamMapper {
         return;
       case 'content_block_delta':
         yield* this.blockDelta(event.index, event.delta);
+        return;
+      case 'content_block_stop':
+        yield* this.blockStopped(event.index);
         return;
       case 'message_delta': {
         yield this.chunk({}, finishReasonOf(event.delta.stop_reason, this.structuredBlockIndex !== null));
@@ -102,6 +107,7 @@ class StreamMapper {
   private *blockStarted(index: number, block: { type: string; text?: string; id?: string; name?: string }): Generator<ChatStreamEvent> {
     if (block.type === 'text' && block.text !== undefined && block.text.length > 0) yield this.chunk({ content: block.text });
     if (block.type !== 'tool_use') return;
+    this.blocksWithoutInput.add(index);
     if (block.name === this.options.structuredOutputTool) {
       this.structuredBlockIndex = index;
       return;
@@ -114,12 +120,27 @@ class StreamMapper {
   private *blockDelta(index: number, delta: { type: string; text?: string; partial_json?: string }): Generator<ChatStreamEvent> {
     if (delta.type === 'text_delta' && delta.text !== undefined) yield this.chunk({ content: delta.text });
     if (delta.type !== 'input_json_delta' || delta.partial_json === undefined || delta.partial_json.length === 0) return;
+    this.blocksWithoutInput.delete(index);
+    yield* this.inputText(index, delta.partial_json);
+  }
+
+  /**
+   * A tool called without arguments streams no input text at all (only an empty
+   * input_json_delta): its input is {}, as in the answer without streaming, and clients parse
+   * the arguments they assembled, so "{}" is sent when the block ends.
+   */
+  private *blockStopped(index: number): Generator<ChatStreamEvent> {
+    if (!this.blocksWithoutInput.delete(index)) return;
+    yield* this.inputText(index, '{}');
+  }
+
+  private *inputText(index: number, json: string): Generator<ChatStreamEvent> {
     if (index === this.structuredBlockIndex) {
-      yield this.chunk({ content: delta.partial_json });
+      yield this.chunk({ content: json });
       return;
     }
     const toolCallIndex = this.toolCallIndexes.get(index);
-    if (toolCallIndex !== undefined) yield this.chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: delta.partial_json } }] });
+    if (toolCallIndex !== undefined) yield this.chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: json } }] });
   }
 
   private chunk(delta: JsonObject, finishReason: FinishReason | null = null): ChatStreamEvent {
