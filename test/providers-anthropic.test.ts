@@ -583,6 +583,23 @@ describe('anthropic adapter', () => {
       }
     });
 
+    test('402 billing_error (the gateway\'s own account) → neutral 502, never the caller\'s 400; 504 timeout_error → 504', async () => {
+      fake.reply({ error: 'billing_error' });
+      for (const attempt of [() => chat.complete(callOf(userSays('Hi'))), () => chat.stream(callOf(userSays('Hi')))]) {
+        await assert.rejects(attempt(), (error: unknown) => {
+          assert.ok(error instanceof GatewayError);
+          assert.equal(error.status, 502);
+          assert.equal(error.code, 'provider_error');
+          assert.doesNotMatch(error.message, /credit|billing|402/i);
+          assert.equal(error.logDetail?.upstreamStatus, 402);
+          assert.match(String(error.logDetail?.upstreamMessage), /credit balance is too low/);
+          return true;
+        });
+      }
+      fake.reply({ error: 'timeout_error' });
+      await assert.rejects(chat.complete(callOf(userSays('Hi'))), isGatewayError('provider_timeout', 504));
+    });
+
     test('no response headers within the timeout → 504 provider_timeout', async () => {
       const provider = createAnthropicProvider({ name: 'anthropic', baseUrl: fake.url, apiKey: FAKE_ANTHROPIC_KEY, http: httpOptions(200) });
       fake.reply({ delayMs: 5_000 });
@@ -702,6 +719,17 @@ describe('anthropic through the gateway (openai SDK)', () => {
     for await (const chunk of stream) usage = chunk.usage ?? usage;
     assert.equal(usage?.prompt_tokens, 1010);
     assert.equal(usage?.prompt_tokens_details?.cached_tokens, 1000);
+  });
+
+  test('the gateway\'s own account out of credit (402 billing_error) is a neutral 502 for the caller', async () => {
+    fake.reply({ error: 'billing_error' });
+    await assert.rejects(client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] }), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.APIError);
+      assert.equal(error.status, 502);
+      assert.equal(error.code, 'provider_error');
+      assert.doesNotMatch(error.message, /credit|billing|Anthropic/i);
+      return true;
+    });
   });
 
   test('a refusal is finish_reason content_filter', async () => {

@@ -18,22 +18,26 @@ export const FAKE_ANTHROPIC_KEY = 'sk-ant-api03-fake-test-key';
 export type AnthropicErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'billing_error'
   | 'permission_error'
   | 'not_found_error'
   | 'request_too_large'
   | 'rate_limit_error'
   | 'api_error'
+  | 'timeout_error'
   | 'overloaded_error';
 
 /** HTTP status of each error type, per Anthropic's errors page. */
 export const ERROR_STATUS: Record<AnthropicErrorType, number> = {
   invalid_request_error: 400,
   authentication_error: 401,
+  billing_error: 402,
   permission_error: 403,
   not_found_error: 404,
   request_too_large: 413,
   rate_limit_error: 429,
   api_error: 500,
+  timeout_error: 504,
   overloaded_error: 529,
 };
 
@@ -237,11 +241,13 @@ function defaultErrorMessage(type: AnthropicErrorType): string {
   const messages: Record<AnthropicErrorType, string> = {
     invalid_request_error: 'messages: at least one message is required',
     authentication_error: 'invalid x-api-key',
+    billing_error: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
     permission_error: 'Your API key does not have permission to use the specified resource.',
     not_found_error: 'model: claude-unknown',
     request_too_large: 'Request exceeds the maximum allowed number of bytes.',
     rate_limit_error: 'Number of request tokens has exceeded your per-minute rate limit',
     api_error: 'Internal server error',
+    timeout_error: 'Request timed out while processing.',
     overloaded_error: 'Overloaded',
   };
   return messages[type];
