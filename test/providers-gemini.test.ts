@@ -506,6 +506,18 @@ describe('Gemini adapter', () => {
       assert.equal(error.logDetail?.upstreamReason, 'API_KEY_INVALID');
     });
 
+    test('400 FAILED_PRECONDITION (billing or the region of the gateway\'s own account) → provider-neutral provider_error', async () => {
+      const message = 'Gemini API free tier is not available in your country. Please enable billing on your project in Google AI Studio.';
+      fake.reply('chat', { error: 400, status: 'FAILED_PRECONDITION', message });
+      for (const attempt of [() => provider.chat!.complete(chatCall(ask('Hi'))), () => provider.chat!.stream(chatCall(ask('Hi')))]) {
+        const error = await rejectsWithCode(attempt(), 'provider_error');
+        assert.equal(error.status, 502);
+        assert.doesNotMatch(error.message, /billing|country|Gemini/i);
+        assert.equal(error.logDetail?.upstreamStatus, 400);
+        assert.equal(error.logDetail?.upstreamMessage, message);
+      }
+    });
+
     test('400 INVALID_ARGUMENT → invalid_body with Gemini\'s message; 500 → provider_error', async () => {
       fake.reply('generateContent', { error: 400, message: '* GenerateContentRequest.generation_config.max_output_tokens: must be positive\n' });
       const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'invalid_body');

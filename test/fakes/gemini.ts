@@ -48,7 +48,8 @@ export type GeminiReply =
    * connection (a truncated stream), `hang` keeps it open until the client goes away.
    */
   | { frames: unknown[]; end?: 'complete' | 'drop' | 'hang'; onClose?: () => void }
-  | { error: number; message?: string }
+  /** An error body; `status` overrides the code's usual status name (400 FAILED_PRECONDITION, …). */
+  | { error: number; message?: string; status?: string }
   /** No response headers for this long (or until the client gives up), then the default reply. */
   | { delayMs: number };
 
@@ -160,12 +161,12 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   504: 'Deadline expired before operation could complete.',
 };
 
-export function errorBody(code: number, message?: string, details?: unknown[]): Record<string, unknown> {
+export function errorBody(code: number, message?: string, details?: unknown[], status?: string): Record<string, unknown> {
   return {
     error: {
       code,
       message: message ?? DEFAULT_MESSAGES[code] ?? 'Unknown error.',
-      status: STATUS_NAMES[code] ?? 'UNKNOWN',
+      status: status ?? STATUS_NAMES[code] ?? 'UNKNOWN',
       ...(details !== undefined ? { details } : {}),
     },
   };
@@ -221,9 +222,9 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body, null, 2));
 }
 
-export function sendError(response: ServerResponse, code: number, message?: string): void {
+export function sendError(response: ServerResponse, code: number, message?: string, status?: string): void {
   const details = code === 429 ? QUOTA_DETAILS : undefined;
-  sendJson(response, code, errorBody(code, message, details));
+  sendJson(response, code, errorBody(code, message, details, status));
 }
 
 export async function startFakeGemini(options: { apiKey?: string } = {}): Promise<FakeGemini> {
@@ -281,7 +282,7 @@ async function answer(reply: GeminiReply, request: RecordedRequest, response: Se
     if (!(await holdResponse(response, reply.delayMs))) return;
     return answer(defaultReply(method, request), request, response, method);
   }
-  if ('error' in reply) return sendError(response, reply.error, reply.message);
+  if ('error' in reply) return sendError(response, reply.error, reply.message, reply.status);
   if ('response' in reply) {
     if (method !== 'streamGenerateContent') return sendJson(response, 200, reply.response);
     return sendStream(response, request, { frames: [reply.response] });

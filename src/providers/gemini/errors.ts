@@ -24,23 +24,36 @@ function retryDelaySeconds(error: GeminiErrorBody['error'] | null): number | und
 }
 
 /**
+ * Why a Gemini 400 is about the gateway's own credential or account rather than the
+ * caller's request: a bad API key (ErrorInfo reason API_KEY_INVALID), or FAILED_PRECONDITION,
+ * which Google uses for an account without billing in a region without the free tier.
+ * Null for a 400 the caller can fix.
+ */
+function accountProblemOf(error: GeminiErrorBody['error'] | null): string | null {
+  if (detailOf(error, 'ErrorInfo')?.reason === 'API_KEY_INVALID') return 'API_KEY_INVALID';
+  if (error?.status === 'FAILED_PRECONDITION') return 'FAILED_PRECONDITION';
+  return null;
+}
+
+/**
  * Maps a Gemini error (HTTP status plus error body) to the §4 family. Gemini answers a bad
- * API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID), not 401: it is still the
- * gateway's own credential, so it gets the provider-neutral answer like a 401.
+ * API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID), not 401, and an account that
+ * needs billing with 400 FAILED_PRECONDITION: both are the gateway's own, so they get the
+ * provider-neutral answer of a 401 instead of telling the caller to fix the request.
  */
 export function geminiFailure(options: { provider: string; status: number; body: unknown; retryAfterHeader?: string | string[] }): GatewayError {
   const error = parseErrorBody(options.body);
   const upstreamMessage = error?.message ?? null;
-  const credentialRejected = detailOf(error, 'ErrorInfo')?.reason === 'API_KEY_INVALID';
+  const accountProblem = accountProblemOf(error);
   const mapped = mapUpstreamFailure({
     provider: options.provider,
-    status: credentialRejected ? 401 : options.status,
+    status: accountProblem !== null ? 401 : options.status,
     upstreamMessage,
     retryAfterSeconds: retryAfterOf(options.retryAfterHeader) ?? retryDelaySeconds(error),
   });
-  if (credentialRejected && mapped.logDetail !== undefined) {
+  if (accountProblem !== null && mapped.logDetail !== undefined) {
     // Keep the real status in the log, as for any other upstream failure.
-    Object.assign(mapped.logDetail, { upstreamStatus: options.status, upstreamReason: 'API_KEY_INVALID' });
+    Object.assign(mapped.logDetail, { upstreamStatus: options.status, upstreamReason: accountProblem });
   }
   return mapped;
 }
