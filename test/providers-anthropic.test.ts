@@ -732,6 +732,23 @@ describe('anthropic through the gateway (openai SDK)', () => {
     });
   });
 
+  test('stop sequences Anthropic cannot take (whitespace only, empty) are a 400 naming stop, before any upstream call', async () => {
+    const sent = fake.requests.length;
+    for (const stop of ['\n', ['END', '\n\n'], ['']]) {
+      await assert.rejects(client.chat.completions.create({ model, messages: [{ role: 'user', content: 'One line, please.' }], stop }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal(error.code, 'invalid_body');
+        assert.match(String(error.param), /^stop/);
+        assert.match(error.message, /whitespace|empty/);
+        assert.doesNotMatch(error.message, /stop_sequences/);
+        return true;
+      });
+    }
+    assert.equal(fake.requests.length, sent);
+    await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], stop: ['END', ' END\n'] });
+    assert.deepEqual(fake.lastBody().stop_sequences, ['END', ' END\n']);
+  });
+
   test('a refusal is finish_reason content_filter', async () => {
     fake.reply({ message: { content: [], stop_reason: 'refusal' } });
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Something unsafe' }] });

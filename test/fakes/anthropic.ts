@@ -264,6 +264,10 @@ function validate(request: RecordedRequest, apiKey: string): { type: AnthropicEr
   if (typeof body.model !== 'string') return { type: 'invalid_request_error', message: 'model: Field required' };
   if (typeof body.max_tokens !== 'number') return { type: 'invalid_request_error', message: 'max_tokens: Field required' };
   if (!Array.isArray(body.messages)) return { type: 'invalid_request_error', message: 'messages: Field required' };
+  for (const sequence of (body.stop_sequences ?? []) as string[]) {
+    if (sequence === '') return { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must be non-empty' };
+    if (sequence.trim() === '') return { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must contain non-whitespace' };
+  }
   for (const [index, message] of (body.messages as { role: string; content: unknown }[]).entries()) {
     if (message.role !== 'user' && message.role !== 'assistant') {
       return { type: 'invalid_request_error', message: `messages.${index}.role: Input should be 'user' or 'assistant'` };

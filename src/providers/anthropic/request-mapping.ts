@@ -54,10 +54,25 @@ function maxTokensOf(body: JsonObject): number {
   return typeof value === 'number' ? value : DEFAULT_MAX_TOKENS;
 }
 
+/**
+ * `stop` as Anthropic's stop_sequences. Anthropic refuses an empty or whitespace-only
+ * sequence (a common `stop: ["\n"]` among them) with a message about a field the caller never
+ * sent; such a stop is refused here, naming the caller's own field, rather than dropped, which
+ * would quietly give a longer answer than the caller asked for.
+ */
 function stopSequencesOf(stop: unknown): { stop_sequences?: string[] } {
-  if (typeof stop === 'string') return { stop_sequences: [stop] };
-  if (Array.isArray(stop) && stop.length > 0) return { stop_sequences: stop.filter((item): item is string => typeof item === 'string') };
-  return {};
+  if (stop === undefined || stop === null) return {};
+  const sequences = typeof stop === 'string' ? [stop] : stop;
+  if (!Array.isArray(sequences) || !sequences.every((item): item is string => typeof item === 'string')) {
+    throw invalidBody('stop must be a string or an array of strings.', 'stop');
+  }
+  sequences.forEach((sequence, index) => {
+    if (sequence.trim().length > 0) return;
+    const param = typeof stop === 'string' ? 'stop' : `stop[${index}]`;
+    const problem = sequence.length === 0 ? 'is empty' : 'is only whitespace';
+    throw invalidBody(`${param} ${problem}; this model can stop only at sequences with visible characters. Remove it, or use e.g. "END".`, param);
+  });
+  return sequences.length > 0 ? { stop_sequences: sequences } : {};
 }
 
 /**
