@@ -160,6 +160,24 @@ describe('Gemini models through the gateway (openai SDK)', () => {
     });
   });
 
+  test('usage with thinking and cached tokens reads the same streamed (include_usage) as not', async () => {
+    const usage = { promptTokens: 5, completionTokens: 3, thoughtsTokens: 20, cachedTokens: 2 };
+    fake.reply('chat', { frames: textFrames(['Hel', 'lo'], usage) });
+    const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] });
+    const expected = {
+      prompt_tokens: 5,
+      completion_tokens: 23,
+      total_tokens: 28,
+      prompt_tokens_details: { cached_tokens: 2 },
+      completion_tokens_details: { reasoning_tokens: 20 },
+    };
+    assert.deepEqual(completion.usage, expected);
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
+    let streamed: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) streamed = chunk.usage ?? streamed;
+    assert.deepEqual(streamed, expected);
+  });
+
   test('a safety-blocked prompt is a 200 with finish_reason content_filter and empty content', async () => {
     fake.reply('chat', { response: blockedPromptResponse() });
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Something unsafe' }] });

@@ -295,10 +295,9 @@ async function answer(reply: GeminiReply, request: RecordedRequest, response: Se
 function mergeFrames(frames: Record<string, Loose>[]): Record<string, unknown> {
   const last = frames.at(-1) ?? {};
   const text = frames.map((frame) => frame.candidates?.[0]?.content?.parts?.map((part: Loose) => part.text ?? '').join('') ?? '').join('');
-  return textResponse(text, {
-    finishReason: last.candidates?.[0]?.finishReason ?? 'STOP',
-    usage: { promptTokens: last.usageMetadata?.promptTokenCount ?? 0, completionTokens: last.usageMetadata?.candidatesTokenCount ?? 0 },
-  });
+  const response = textResponse(text, { finishReason: last.candidates?.[0]?.finishReason ?? 'STOP' });
+  // The whole answer's usage is the last frame's, every count of it (thinking, cache).
+  return { ...response, ...(last.usageMetadata !== undefined ? { usageMetadata: last.usageMetadata } : {}) };
 }
 
 async function sendStream(response: ServerResponse, request: RecordedRequest, reply: Extract<GeminiReply, { frames: unknown[] }>): Promise<void> {

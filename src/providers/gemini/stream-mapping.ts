@@ -1,5 +1,5 @@
 import type { ChatStreamEvent, JsonObject } from '../types.js';
-import { answerText, completionId, finishReasonOf, toolCallsOf, usageOf } from './response-mapping.js';
+import { answerText, completionId, finishReasonOf, openAiUsage, toolCallsOf, usageOf } from './response-mapping.js';
 import type { GenerateContentResponse } from './wire.js';
 
 interface CandidateState {
@@ -11,7 +11,9 @@ interface CandidateState {
 /**
  * Turns the frames of streamGenerateContent (each a whole GenerateContentResponse holding the
  * next piece of every candidate) into OpenAI `chat.completion.chunk` events. Gemini sends
- * cumulative usageMetadata on the frames; each change is reported, so the latest one counts.
+ * cumulative usageMetadata on the frames; each change is reported, so the latest one counts,
+ * with its usage chunk, so a caller that asked for usage sees the thinking tokens
+ * (`completion_tokens_details.reasoning_tokens`) as it does without streaming.
  */
 export class GeminiStreamMapper {
   private id: string | undefined;
@@ -51,7 +53,8 @@ export class GeminiStreamMapper {
     const usageKey = JSON.stringify(usage);
     if (usage !== null && usageKey !== this.lastUsage) {
       this.lastUsage = usageKey;
-      events.push({ type: 'usage-reported', usage });
+      const chunk = { ...this.chunkFields(), choices: [], usage: openAiUsage(usage, frame.usageMetadata) };
+      events.push({ type: 'usage-reported', usage, chunk });
     }
     return events;
   }
@@ -62,15 +65,10 @@ export class GeminiStreamMapper {
   }
 
   private chunk(index: number, delta: JsonObject, finishReason: string | null): ChatStreamEvent {
-    return {
-      type: 'chunk-received',
-      chunk: {
-        id: this.id,
-        object: 'chat.completion.chunk',
-        created: this.created,
-        model: this.upstreamModel,
-        choices: [{ index, delta, finish_reason: finishReason, logprobs: null }],
-      },
-    };
+    return { type: 'chunk-received', chunk: { ...this.chunkFields(), choices: [{ index, delta, finish_reason: finishReason, logprobs: null }] } };
+  }
+
+  private chunkFields(): JsonObject {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.upstreamModel };
   }
 }
