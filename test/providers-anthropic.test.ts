@@ -553,7 +553,7 @@ describe('anthropic adapter', () => {
     });
 
     test('the key the gateway holds is the one sent: a wrong key is refused by the fake', async () => {
-      const provider = createAnthropicProvider({ name: 'anthropic', baseUrl: fake.url, apiKey: 'sk-ant-wrong', http: httpOptions(10_000) });
+      const provider = createAnthropicProvider({ name: 'anthropic', baseUrl: fake.url, apiKey: 'fake-anthropic-wrong-key', http: httpOptions(10_000) });
       await assert.rejects(provider.chat!.complete(callOf(userSays('Hi'))), isGatewayError('provider_error', 502));
     });
 

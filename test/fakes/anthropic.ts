@@ -13,7 +13,7 @@ import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } fro
  * that roles alternate, so a request the real API would refuse fails here too.
  */
 
-export const FAKE_ANTHROPIC_KEY = 'sk-ant-api03-fake-test-key';
+export const FAKE_ANTHROPIC_KEY = 'fake-anthropic-test-key-not-a-real-credential';
 
 export type AnthropicErrorType =
   | 'invalid_request_error'
