@@ -178,6 +178,40 @@ describe('Gemini models through the gateway (openai SDK)', () => {
     assert.deepEqual(streamed, expected);
   });
 
+  test('tool and response schemas with integer, boolean or null enum values reach Gemini in a shape it accepts', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'set_priority',
+          parameters: {
+            type: 'object',
+            properties: {
+              level: { type: 'integer', enum: [0, 2, 4], description: 'Priority level' },
+              urgent: { const: true },
+              colour: { type: ['string', 'null'], enum: ['red', 'green', null] },
+            },
+            required: ['level'],
+          },
+        },
+      },
+    ];
+    fake.reply('chat', { response: candidateResponse([{ functionCall: { name: 'set_priority', args: { level: 2 } } }], { usage: USAGE }) });
+    const completion = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Make it urgent.' }],
+      tools,
+      response_format: { type: 'json_schema', json_schema: { name: 'pick', schema: { type: 'object', properties: { n: { type: 'number', enum: [1.5, 2.5] } } } } },
+    });
+    assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
+    const body = fake.last('generateContent')!.json;
+    const properties = body.tools[0].functionDeclarations[0].parameters.properties;
+    assert.deepEqual(properties.level, { type: 'INTEGER', description: 'Priority level (one of: 0, 2, 4)' });
+    assert.deepEqual(properties.urgent, { type: 'BOOLEAN', description: 'Always true.' });
+    assert.deepEqual(properties.colour, { type: 'STRING', enum: ['red', 'green'], nullable: true });
+    assert.deepEqual(body.generationConfig.responseSchema.properties.n, { type: 'NUMBER', description: 'One of: 1.5, 2.5.' });
+  });
+
   test('a safety-blocked prompt is a 200 with finish_reason content_filter and empty content', async () => {
     fake.reply('chat', { response: blockedPromptResponse() });
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Something unsafe' }] });

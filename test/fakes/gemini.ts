@@ -412,6 +412,9 @@ function schemaProblem(schema: Loose, at: string): string | null {
   if (schema.type !== undefined && !SCHEMA_TYPES.includes(String(schema.type).toUpperCase())) {
     return `Invalid value at '${at}.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), "${schema.type}"`;
   }
+  // Schema.enum is a repeated string field: Google's JSON parser refuses any other value.
+  const notString = ((schema.enum ?? []) as unknown[]).findIndex((value) => typeof value !== 'string');
+  if (notString >= 0) return `Invalid value at '${at}.enum[${notString}]' (TYPE_STRING), ${String(schema.enum[notString])}`;
   if (String(schema.type).toUpperCase() === 'OBJECT' && (schema.properties === undefined || Object.keys(schema.properties).length === 0)) {
     return `* ${at}.properties: should be non-empty for OBJECT type\n`;
   }

@@ -5,7 +5,9 @@ import type { GeminiSchema } from './wire.js';
  * Converts a JSON Schema (OpenAI `response_format.json_schema.schema`, tool `parameters`) to
  * Gemini's OpenAPI-subset Schema: local `$ref`s inlined, `type: [x, "null"]` and null branches
  * turned into `nullable`, `oneOf` read as `anyOf`, `const` as a one-value `enum`, and keywords
- * Gemini rejects (additionalProperties, $schema, patternProperties, …) dropped.
+ * Gemini rejects (additionalProperties, $schema, patternProperties, …) dropped. Gemini's
+ * `enum` holds strings only: a `null` value becomes `nullable`, and an enum (or const) of
+ * numbers or booleans moves into the description, keeping the value's type.
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -14,7 +16,6 @@ type JsonSchema = Record<string, unknown>;
 const KEPT_KEYWORDS = [
   'title',
   'description',
-  'enum',
   'default',
   'example',
   'minItems',
@@ -53,16 +54,14 @@ class SchemaConverter {
 
     const result: GeminiSchema = {};
     for (const keyword of KEPT_KEYWORDS) if (node[keyword] !== undefined) (result as Record<string, unknown>)[keyword] = node[keyword];
-    if (node.const !== undefined) result.enum = [node.const];
 
     const types = (Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type]).map(String);
     const nonNull = types.filter((type) => type !== 'null');
     if (types.includes('null')) result.nullable = true;
     if (nonNull.length === 1) result.type = nonNull[0]!.toUpperCase();
     if (nonNull.length > 1) result.anyOf = nonNull.map((type) => ({ type: type.toUpperCase() }));
-    if (result.type === undefined && result.enum !== undefined && result.enum.every((value) => typeof value === 'string')) {
-      result.type = 'STRING';
-    }
+    if (node.const !== undefined) addAllowedValues(result, [node.const], 'const');
+    else if (Array.isArray(node.enum)) addAllowedValues(result, node.enum, 'enum');
 
     const format = node.format;
     if (typeof format === 'string' && result.type !== undefined && KEPT_FORMATS[result.type]?.includes(format)) result.format = format;
@@ -119,6 +118,34 @@ class SchemaConverter {
   private convertSiblings(siblings: JsonSchema): GeminiSchema {
     return Object.keys(siblings).length === 0 ? {} : this.convert(siblings);
   }
+}
+
+/**
+ * An `enum` or `const` in Gemini's terms. Its `enum` is a list of strings (Google's parser
+ * refuses any other value, and with it the whole request): `null` makes the schema nullable,
+ * strings stay an enum, and numbers or booleans, which an enum cannot carry without changing
+ * the type of the argument, are listed in the description instead.
+ */
+function addAllowedValues(result: GeminiSchema, values: unknown[], keyword: 'enum' | 'const'): void {
+  const allowed = values.filter((value) => value !== null);
+  if (allowed.length < values.length) result.nullable = true;
+  if (allowed.length === 0) return;
+  if (allowed.every((value) => typeof value === 'string')) {
+    result.enum = allowed;
+    result.type ??= 'STRING';
+    return;
+  }
+  result.type ??= typeOfValues(allowed);
+  const listed = allowed.map((value) => JSON.stringify(value)).join(', ');
+  const sentence = keyword === 'const' ? `Always ${listed}.` : `One of: ${listed}.`;
+  result.description = result.description === undefined ? sentence : `${result.description} (${sentence.charAt(0).toLowerCase()}${sentence.slice(1, -1)})`;
+}
+
+function typeOfValues(values: unknown[]): string | undefined {
+  if (values.every((value) => typeof value === 'boolean')) return 'BOOLEAN';
+  if (values.every((value) => Number.isInteger(value))) return 'INTEGER';
+  if (values.every((value) => typeof value === 'number')) return 'NUMBER';
+  return undefined;
 }
 
 function withoutUndefined(values: Record<string, unknown>): Record<string, unknown> {
