@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -628,12 +628,34 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
   });
 });
 
-describe('a streaming client that stops reading', () => {
-  test('is cut off after upstream.streamIdleTimeoutMs: the upstream call ends and the request is logged 499 with the reason', { timeout: 60_000 }, async () => {
+describe('a client that stops reading', () => {
+  /** Sends `body` on a raw connection that never reads. */
+  function sendAndNeverRead(gateway: TestGateway, key: string, body: string): Socket {
+    const { hostname, port } = new URL(gateway.url);
+    const client = connect(Number(port), hostname, () => {
+      client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      client.pause(); // and never read
+    });
+    client.on('error', () => undefined);
+    return client;
+  }
+
+  async function loggedCutOff(gateway: TestGateway): Promise<void> {
+    let logged: { status: number; error_code: string; request_id: string } | undefined;
+    for (const deadline = Date.now() + 10_000; logged === undefined; await new Promise((done) => setTimeout(done, 50))) {
+      assert.ok(Date.now() < deadline, 'the request was not logged');
+      logged = (await gateway.admin('GET', '/admin/v1/logs?limit=1')).body.data[0];
+    }
+    assert.deepEqual([logged.status, logged.error_code], [499, 'client_closed']);
+    const { body: full } = await gateway.admin('GET', `/admin/v1/logs/${logged.request_id}`);
+    assert.match(JSON.stringify(full.detail), /the client took no data for 1000 ms; its connection was closed/);
+  }
+
+  test('streaming: cut off after server.clientStallTimeoutMs, the upstream call ends, the request is logged 499 with the reason', { timeout: 60_000 }, async () => {
     const fake = await startOpenAIFake();
     const gateway = await startTestGateway({
       env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
-      configFile: { upstream: { streamIdleTimeoutMs: 1_000 } },
+      configFile: { server: { clientStallTimeoutMs: 1_000 } },
     });
     try {
       const key = await gateway.createKey({ scopes: ['model:request'] });
@@ -642,26 +664,88 @@ describe('a streaming client that stops reading', () => {
       // ~24 MB: far more than the socket buffers hold, so the gateway's writes to the client back up.
       const deltas = Array.from({ length: 12_000 }, () => 'x'.repeat(2000));
       fake.scriptChat({ kind: 'stream-hang', deltas, onClose: () => upstreamClosed() });
-
       const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Count' }], stream: true });
-      const { hostname, port } = new URL(gateway.url);
-      const client = connect(Number(port), hostname, () => {
-        client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-        client.pause(); // and never read
-      });
-      client.on('error', () => undefined);
+      const client = sendAndNeverRead(gateway, key, body);
       // Without the cut-off the provider's connection stays open for good: undici's idle timeout does not run while it is paused.
       await upstreamClosedPromise;
+      await loggedCutOff(gateway);
       client.destroy();
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
 
-      let logged: { status: number; error_code: string; request_id: string } | undefined;
-      for (const deadline = Date.now() + 10_000; logged === undefined; await new Promise((done) => setTimeout(done, 50))) {
-        assert.ok(Date.now() < deadline, 'the request was not logged');
-        logged = (await gateway.admin('GET', '/admin/v1/logs?limit=1')).body.data[0];
-      }
-      assert.deepEqual([logged.status, logged.error_code], [499, 'client_closed']);
-      const { body: full } = await gateway.admin('GET', `/admin/v1/logs/${logged.request_id}`);
-      assert.match(JSON.stringify(full.detail), /the client took no data for 1000 ms; the stream was cut off/);
+  test('a whole answer: the unsent bytes are not held for good, and the request is logged 499 with the reason', { timeout: 60_000 }, async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
+      configFile: { server: { clientStallTimeoutMs: 1_000 } },
+    });
+    try {
+      const key = await gateway.createKey({ scopes: ['model:request'] });
+      // 16 MB of answer: far more than the socket buffers hold. Node keeps the rest in memory
+      // and, without the cut-off, the connection stays open (and the request unlogged) for good.
+      fake.scriptChat({
+        kind: 'completion',
+        body: {
+          id: 'chatcmpl-big',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'y'.repeat(16 * 1024 * 1024), refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+        },
+      });
+      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a lot' }] });
+      const client = sendAndNeverRead(gateway, key, body);
+      // Without the cut-off the response never finishes, so it is never logged.
+      await loggedCutOff(gateway);
+      client.destroy();
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
+
+  test('a slow client that keeps reading is not cut off', { timeout: 60_000 }, async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
+      configFile: { server: { clientStallTimeoutMs: 1_000 } },
+    });
+    try {
+      const key = await gateway.createKey({ scopes: ['model:request'] });
+      const content = 'z'.repeat(16 * 1024 * 1024);
+      fake.scriptChat({
+        kind: 'completion',
+        body: { id: 'chatcmpl-slow', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+      });
+      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a lot' }] });
+      const { hostname, port } = new URL(gateway.url);
+      // Reads 512 KiB every 100 ms: the whole answer takes several times the stall timeout, but
+      // data keeps leaving (the gateway sees it in steps of a few MB, as the kernel's buffers drain).
+      const received = await new Promise<Buffer>((done, fail) => {
+        const chunks: Buffer[] = [];
+        let pending = 0;
+        const client = connect(Number(port), hostname, () => {
+          client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        });
+        client.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          pending += chunk.length;
+          if (pending >= 512 * 1024) {
+            pending = 0;
+            client.pause();
+            setTimeout(() => client.resume(), 100);
+          }
+        });
+        client.on('error', fail);
+        client.on('end', () => done(Buffer.concat(chunks)));
+      });
+      const text = received.toString('utf8');
+      const answer = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { choices: { message: { content: string } }[] };
+      assert.equal(answer.choices[0]!.message.content.length, content.length);
     } finally {
       await gateway.close();
       await fake.close();

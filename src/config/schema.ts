@@ -84,6 +84,7 @@ export const ConfigSchema = Type.Object(
         bodyLimitBytes: PositiveInt(20 * 1024 * 1024, 'largest JSON body on model endpoints'),
         shutdownGraceMs: PositiveInt(10_000, 'how long a graceful shutdown waits for in-flight requests'),
         requestTimeoutMs: Type.Integer({ minimum: 0, default: 300_000, description: 'longest time to receive a whole request from a client; 0 = no limit' }),
+        clientStallTimeoutMs: PositiveInt(60_000, 'longest a client may leave a response unread (bytes waiting, none taken) before its connection is closed'),
         trustProxy: Type.Boolean({ default: false }),
         logLevel: Type.Union(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),

@@ -12,6 +12,14 @@ import { registerJsonBody } from './json-body.js';
 import { LazySchemaCompilers } from './lazy-schemas.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { clientErrorHandler, clientTimeoutsOf, frameworkError, MAX_PARAM_LENGTH } from './client-errors.js';
+import { StalledClientWatch } from './stalled-clients.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Cuts off clients that stopped taking their responses. */
+    stalledClients: StalledClientWatch;
+  }
+}
 
 export type GatewayApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -93,6 +101,13 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
     schemaController: { compilersFactory: schemas.compilersFactory },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Clients that stop taking their responses are cut off (see stalled-clients.ts).
+  const stalledClients = new StalledClientWatch(app.server, config.server.clientStallTimeoutMs);
+  app.decorate('stalledClients', stalledClients);
+  app.addHook('onClose', (_instance, done) => {
+    stalledClients.stop();
+    done();
+  });
   app.addHook('onListen', (done) => {
     schemas.warmUp((error) => context.logger.error({ err: error }, 'a route schema does not compile'));
     done();

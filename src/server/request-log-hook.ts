@@ -163,10 +163,23 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     done(null, payload);
   });
 
+  /** The response ended without reaching the client whole: logged as the client's doing (499), once the route stopped. */
+  const responseAborted = (request: FastifyRequest) => {
+    if (app.stalledClients.closedForStalling(request.raw.socket)) {
+      const reason = `the client took no data for ${app.stalledClients.stallMs} ms; its connection was closed`;
+      request.record.logDetail = { ...request.record.logDetail, reason };
+    }
+    stateOf(request).aborted = true;
+    finalizeAbortedWhenDone(request);
+  };
+
   app.addHook('onResponse', (request, reply, done) => {
     const record = request.record as RequestRecord | null;
     if (record !== null) {
-      finalize(request, reply.statusCode);
+      // Fastify runs onResponse for a response that failed as well as for one that finished,
+      // and Node reports a response whose connection the stalled-client watch reset as finished.
+      if (reply.raw.writableFinished && !app.stalledClients.closedForStalling(request.raw.socket)) finalize(request, reply.statusCode);
+      else responseAborted(request);
     } else {
       metrics.observeRequest({
         route: request.routeOptions.url ?? 'unmatched',
@@ -182,9 +195,7 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
   // onRequestAbort is not used: it does not fire once a POST body has been read in full.
   addKeyedRouteHook(app, () => (request, reply, done) => {
     reply.raw.once('close', () => {
-      if (reply.raw.writableFinished) return;
-      stateOf(request).aborted = true;
-      finalizeAbortedWhenDone(request);
+      if (!reply.raw.writableFinished) responseAborted(request);
     });
     done();
   });

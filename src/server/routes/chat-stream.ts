@@ -16,8 +16,6 @@ export interface ChatStreamOptions {
   record: RequestRecord;
   /** Characters of answer text the request log's transcript keeps (the log stores no more). */
   transcriptCharacters: number;
-  /** Longest wait for a client whose buffer is full to take more (upstream.streamIdleTimeoutMs). */
-  clientIdleMs: number;
 }
 
 /** The most choices a transcript follows: a request may ask for 128 (`n`). */
@@ -139,22 +137,10 @@ class ChatStreamRelay implements ChatStreamReader {
     if (frames.length === 0 || this.output.write(frames)) return true;
     // The client's buffer is full: the provider waits until it drained. A client that goes
     // away instead aborts the upstream call, which ends the stream. One that stays but takes
-    // nothing would hold the stream and its upstream connection for good (undici's idle
-    // timeout does not run while the connection is paused), so it is cut off as gone.
-    const stalled = setTimeout(() => this.cutOffStalledClient(), this.options.clientIdleMs).unref();
-    this.output.once('drain', () => {
-      clearTimeout(stalled);
-      this.stream.resume();
-    });
+    // nothing (undici's idle timeout does not run while the connection is paused) has its
+    // connection closed by the stalled-client watch, which aborts the call the same way.
+    this.output.once('drain', () => this.stream.resume());
     return false;
-  }
-
-  /** No 'drain' comes once the response is ended: a client that then took the rest in time is left alone. */
-  private cutOffStalledClient(): void {
-    if (this.output.writableFinished || this.output.destroyed) return;
-    const { record, clientIdleMs } = this.options;
-    record.logDetail = { ...record.logDetail, reason: `the client took no data for ${clientIdleMs} ms; the stream was cut off` };
-    this.output.destroy();
   }
 
   onEnd(): void {

@@ -123,7 +123,6 @@ export const chatRoutes: RouteModule = (app, context) => {
             signal: call.signal,
             record,
             transcriptCharacters: context.config.logs.payloads ? context.config.logs.maxPayloadBytes : 0,
-            clientIdleMs: context.config.upstream.streamIdleTimeoutMs,
           });
         }
         const result = await target.capability.complete(call);
