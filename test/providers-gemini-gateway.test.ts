@@ -1,10 +1,11 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import type { RecordedRequest } from './fakes/fake-server.js';
 import {
   blockedPromptResponse,
   candidateResponse,
+  contentlessCandidateResponse,
   errorBody,
   FAKE_GEMINI_KEY,
   GENERATED_PNG_BASE64,
@@ -217,6 +218,34 @@ describe('Gemini models through the gateway (openai SDK)', () => {
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Something unsafe' }] });
     assert.equal(completion.choices[0]?.finish_reason, 'content_filter');
     assert.equal(completion.choices[0]?.message.content, '');
+  });
+
+  test('a malformed function call is a 502 the SDK raises (streamed: the error chunk), never an empty "stop" answer', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'save_report', parameters: { type: 'object', properties: { body: { type: 'string' } } } } }];
+    const request = { model: MODEL, messages: [{ role: 'user' as const, content: 'Save the report.' }], tools };
+    fake.reply('chat', { response: contentlessCandidateResponse('MALFORMED_FUNCTION_CALL') });
+    const error = await rejectsWith(client.chat.completions.create(request), 502, 'provider_error');
+    assert.match(error.message, /malformed tool call.*Retry the request/);
+
+    const id = 'resp-mfc-stream';
+    fake.reply('chat', {
+      frames: [textResponse('Saving it now.', { finishReason: null, usage: USAGE, id }), { ...contentlessCandidateResponse('MALFORMED_FUNCTION_CALL'), responseId: id }],
+    });
+    const stream = await client.chat.completions.create({ ...request, stream: true });
+    const finishes: (string | null)[] = [];
+    await assert.rejects(
+      async () => {
+        for await (const chunk of stream) finishes.push(chunk.choices[0]?.finish_reason ?? null);
+      },
+      (raised: unknown) => raised instanceof OpenAI.APIError && raised.code === 'provider_error' && /malformed tool call/.test(raised.message),
+    );
+    assert.deepEqual(finishes, [null], 'the text chunk came, no finish_reason did');
+  });
+
+  test('a candidate that stopped with nothing (finishReason OTHER) is a 502, not an empty answer', async () => {
+    fake.reply('chat', { response: contentlessCandidateResponse('OTHER') });
+    const error = await rejectsWith(client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }), 502, 'provider_error');
+    assert.match(error.message, /without an answer/);
   });
 
   test('a file-URI reference is a clear 400 and never reaches Gemini', async () => {

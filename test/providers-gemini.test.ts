@@ -7,6 +7,7 @@ import type { ChatCall, ChatStreamEvent, JsonObject, Provider } from '../src/pro
 import {
   blockedPromptResponse,
   candidateResponse,
+  contentlessCandidateResponse,
   FAKE_GEMINI_KEY,
   GENERATED_PNG_BASE64,
   startFakeGemini,
@@ -354,7 +355,13 @@ describe('Gemini adapter', () => {
       ['PROHIBITED_CONTENT', 'content_filter'],
       ['SPII', 'content_filter'],
       ['BLOCKLIST', 'content_filter'],
+      ['LANGUAGE', 'content_filter'],
+      ['IMAGE_SAFETY', 'content_filter'],
+      ['IMAGE_PROHIBITED_CONTENT', 'content_filter'],
+      ['IMAGE_RECITATION', 'content_filter'],
       ['OTHER', 'stop'],
+      ['FINISH_REASON_UNSPECIFIED', 'stop'],
+      ['A_REASON_ADDED_LATER', 'stop'],
     ] as const) {
       test(`finishReason ${reason} → ${expected}`, async () => {
         fake.reply('generateContent', { response: candidateResponse(reason === 'SAFETY' ? [] : [{ text: 'Cut' }], { finishReason: reason, usage: USAGE }) });
@@ -364,6 +371,40 @@ describe('Gemini adapter', () => {
         assert.equal(choice.message.content, reason === 'SAFETY' ? '' : 'Cut');
       });
     }
+
+    for (const reason of ['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MALFORMED_RESPONSE']) {
+      test(`finishReason ${reason} → provider_error that says to retry, never an empty "stop"`, async () => {
+        fake.reply('generateContent', { response: contentlessCandidateResponse(reason) });
+        const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'provider_error');
+        assert.equal(error.status, 502);
+        assert.match(error.message, /Retry the request/);
+        assert.doesNotMatch(error.message, /Gemini|[A-Z]{2,}_[A-Z]/, 'the caller\'s message stays provider-neutral');
+        assert.equal(error.logDetail?.finishReason, reason);
+      });
+    }
+
+    test('a malformed function call after some text is still a failure: the narration is not the answer', async () => {
+      fake.reply('generateContent', { response: candidateResponse([{ text: 'Let me look that up.' }], { finishReason: 'MALFORMED_FUNCTION_CALL', usage: USAGE }) });
+      const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'provider_error');
+      assert.match(error.message, /malformed tool call/);
+    });
+
+    for (const reason of ['OTHER', 'FINISH_REASON_UNSPECIFIED', 'NO_IMAGE', 'IMAGE_OTHER', 'A_REASON_ADDED_LATER']) {
+      test(`finishReason ${reason} with no content → provider_error, not an empty answer`, async () => {
+        fake.reply('generateContent', { response: contentlessCandidateResponse(reason) });
+        const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'provider_error');
+        assert.match(error.message, /without an answer.*Retry the request/);
+        assert.equal(error.logDetail?.finishReason, reason);
+      });
+    }
+
+    test('finishReason MISSING_THOUGHT_SIGNATURE → 400 invalid_body saying to send assistant tool calls back unchanged', async () => {
+      fake.reply('generateContent', { response: contentlessCandidateResponse('MISSING_THOUGHT_SIGNATURE') });
+      const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'invalid_body');
+      assert.equal(error.status, 400);
+      assert.match(error.message, /extra_content\.google\.thought_signature/);
+      assert.equal(error.param, 'messages');
+    });
 
     test('a prompt blocked by safety (promptFeedback, no candidates) → empty content, finish_reason content_filter', async () => {
       fake.reply('generateContent', { response: blockedPromptResponse('SAFETY', 9) });
@@ -468,6 +509,40 @@ describe('Gemini adapter', () => {
 
       fake.reply('streamGenerateContent', { frames: [...textFrames(['Partial'], USAGE, { finish: false }), { candidates: 7 }] });
       assert.equal((await collect(provider, ask('Hi'))).at(-1)?.type, 'stream-failed');
+    });
+
+    test('a malformed function call mid-stream ends with stream-failed (usage so far counted); as the first frame it rejects with 502', async () => {
+      const id = 'resp-mfc';
+      fake.reply('streamGenerateContent', {
+        frames: [
+          textResponse('Let me check.', { finishReason: null, usage: USAGE, id }),
+          { ...contentlessCandidateResponse('MALFORMED_FUNCTION_CALL', 30), responseId: id },
+        ],
+      });
+      const events = await collect(provider, ask('Hi'));
+      const failed = events.at(-1);
+      assert.ok(failed?.type === 'stream-failed', `last event: ${JSON.stringify(failed)}`);
+      assert.match(failed.message, /malformed tool call.*Retry the request/);
+      assert.equal(failed.logDetail?.finishReason, 'MALFORMED_FUNCTION_CALL');
+      assert.ok(!chunksOf(events).some((chunk) => chunk.choices[0]!.finish_reason !== null), 'no chunk says the answer finished');
+      const usages = events.flatMap((event) => (event.type === 'usage-reported' ? [event.usage] : []));
+      assert.equal(usages.at(-1)?.promptTokens, 30, 'the failing frame\'s usage is still counted');
+
+      fake.reply('streamGenerateContent', { frames: [contentlessCandidateResponse('UNEXPECTED_TOOL_CALL')] });
+      const error = await rejectsWithCode(provider.chat!.stream(chatCall(ask('Hi'))), 'provider_error');
+      assert.match(error.message, /tool the request does not offer/);
+    });
+
+    test('a streamed OTHER after text ends the answer with stop; with nothing streamed it fails', async () => {
+      const id = 'resp-other';
+      fake.reply('streamGenerateContent', {
+        frames: [textResponse('Partial', { finishReason: null, usage: USAGE, id }), textResponse(' answer', { finishReason: 'OTHER', usage: USAGE, id })],
+      });
+      const chunks = chunksOf(await collect(provider, ask('Hi')));
+      assert.equal(chunks.at(-1)!.choices[0]!.finish_reason, 'stop');
+
+      fake.reply('streamGenerateContent', { frames: [contentlessCandidateResponse('OTHER')] });
+      await rejectsWithCode(provider.chat!.stream(chatCall(ask('Hi'))), 'provider_error');
     });
 
     test('failures before the first frame reject stream() with their §4 error', async () => {

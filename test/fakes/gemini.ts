@@ -109,6 +109,19 @@ export function textResponse(text: string, options: Parameters<typeof candidateR
   return candidateResponse([{ text }], options);
 }
 
+/**
+ * A candidate that stopped with no content at all, as the API answers a malformed or
+ * unexpected function call: `{"finishReason": …, "index": 0}`, usage with the prompt only.
+ */
+export function contentlessCandidateResponse(finishReason: string, promptTokens = 9): Record<string, unknown> {
+  return {
+    candidates: [{ finishReason, index: 0 }],
+    usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }] },
+    modelVersion: 'gemini-2.5-flash',
+    responseId: responseId(),
+  };
+}
+
 /** A prompt refused by the safety filters: promptFeedback.blockReason and no candidates. */
 export function blockedPromptResponse(blockReason = 'SAFETY', promptTokens = 9): Record<string, unknown> {
   return {

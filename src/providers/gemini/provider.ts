@@ -79,7 +79,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
    * every candidate got its finishReason was cut off.
    */
   function streamFrames(call: ChatCall): ChatFrames {
-    const mapper = new GeminiStreamMapper(call.upstreamModel);
+    const mapper = new GeminiStreamMapper(call.upstreamModel, provider);
     return {
       read(message, events) {
         for (const event of mapper.map(parseFrame(message.data))) events.push(event);
@@ -91,6 +91,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
           logDetail: { provider, reason: 'stream truncated' },
         });
       },
+      beforeFailure(events) {
+        // Counted; the caller gets no usage chunk after a failed stream.
+        const usage = mapper.unreportedUsage();
+        if (usage !== null) events.push({ type: 'usage-reported', usage: usage.usage });
+      },
     };
   }
 
@@ -100,7 +105,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     chat: {
       async complete(call) {
         const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body));
-        return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel);
+        return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel, provider);
       },
       stream(call) {
         const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));

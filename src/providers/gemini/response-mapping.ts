@@ -2,24 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { stringifyProviderValue } from '../shared/provider-json.js';
 import { tokenCount } from '../shared/token-count.js';
 import type { JsonObject, TokenUsage } from '../types.js';
+import { finishReasonOf } from './finish-reasons.js';
 import type { GeminiCandidate, GeminiResponsePart, GeminiUsageMetadata, GenerateContentResponse } from './wire.js';
 
 /*
  * Gemini generateContent response → OpenAI `chat.completion`: candidates become choices,
  * text parts the message content (thought summaries left out), functionCall parts tool_calls
- * with JSON-string arguments, finishReason the OpenAI finish_reason and usageMetadata the usage.
+ * with JSON-string arguments, finishReason the OpenAI finish_reason (finish-reasons.ts) and
+ * usageMetadata the usage.
  */
-
-const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
-
-/** OpenAI finish_reason of a Gemini finishReason; null while the candidate is still going. */
-export function finishReasonOf(reason: string | undefined, calledTools: boolean): string | null {
-  if (reason === undefined || reason === 'FINISH_REASON_UNSPECIFIED') return null;
-  if (calledTools && reason === 'STOP') return 'tool_calls';
-  if (reason === 'MAX_TOKENS') return 'length';
-  if (CONTENT_FILTER_REASONS.has(reason)) return 'content_filter';
-  return 'stop';
-}
 
 /** Token usage, or null when Gemini reported none ("not reported" is not zero). */
 export function usageOf(metadata: GeminiUsageMetadata | undefined): TokenUsage | null {
@@ -79,7 +70,7 @@ export function toolCallsOf(parts: readonly GeminiResponsePart[]): JsonObject[] 
   return parts.map(toolCallOf).filter((call): call is JsonObject => call !== null);
 }
 
-function choiceOf(candidate: GeminiCandidate, position: number): JsonObject {
+function choiceOf(candidate: GeminiCandidate, position: number, provider: string): JsonObject {
   const parts = candidate.content?.parts ?? [];
   const toolCalls = toolCallsOf(parts);
   const text = answerText(parts);
@@ -89,7 +80,7 @@ function choiceOf(candidate: GeminiCandidate, position: number): JsonObject {
     index: candidate.index ?? position,
     message,
     // A candidate without a finishReason in a complete response is treated as a normal end.
-    finish_reason: finishReasonOf(candidate.finishReason ?? 'STOP', toolCalls.length > 0),
+    finish_reason: finishReasonOf(candidate.finishReason ?? 'STOP', { calledTools: toolCalls.length > 0, hasContent: text.length > 0 }, provider),
     logprobs: null,
   };
 }
@@ -99,7 +90,12 @@ function blockedChoice(): JsonObject {
   return { index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: 'content_filter', logprobs: null };
 }
 
-export function toChatCompletion(response: GenerateContentResponse, upstreamModel: string): { completion: JsonObject; usage: TokenUsage | null } {
+/** Throws the GatewayError of a candidate that ended without an answer (finish-reasons.ts). */
+export function toChatCompletion(
+  response: GenerateContentResponse,
+  upstreamModel: string,
+  provider: string,
+): { completion: JsonObject; usage: TokenUsage | null } {
   const candidates = response.candidates ?? [];
   const usage = usageOf(response.usageMetadata);
   const completion: JsonObject = {
@@ -107,7 +103,7 @@ export function toChatCompletion(response: GenerateContentResponse, upstreamMode
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: upstreamModel,
-    choices: candidates.length > 0 ? candidates.map(choiceOf) : [blockedChoice()],
+    choices: candidates.length > 0 ? candidates.map((candidate, position) => choiceOf(candidate, position, provider)) : [blockedChoice()],
   };
   if (usage !== null) completion.usage = openAiUsage(usage, response.usageMetadata);
   return { completion, usage };

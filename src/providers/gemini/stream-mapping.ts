@@ -1,40 +1,53 @@
 import type { ChatStreamEvent, JsonObject } from '../types.js';
-import { answerText, completionId, finishReasonOf, openAiUsage, toolCallsOf, usageOf } from './response-mapping.js';
+import { finishReasonOf } from './finish-reasons.js';
+import { answerText, completionId, openAiUsage, toolCallsOf, usageOf } from './response-mapping.js';
 import type { GenerateContentResponse } from './wire.js';
 
 interface CandidateState {
   roleSent: boolean;
   toolCalls: number;
+  /** Answer text was sent. */
+  hasContent: boolean;
   finished: boolean;
 }
+
+type UsageReported = Extract<ChatStreamEvent, { type: 'usage-reported' }>;
 
 /**
  * Turns the frames of streamGenerateContent (each a whole GenerateContentResponse holding the
  * next piece of every candidate) into OpenAI `chat.completion.chunk` events. Gemini sends
  * cumulative usageMetadata on the frames; each change is reported, so the latest one counts,
  * with its usage chunk, so a caller that asked for usage sees the thinking tokens
- * (`completion_tokens_details.reasoning_tokens`) as it does without streaming.
+ * (`completion_tokens_details.reasoning_tokens`) as it does without streaming. A candidate
+ * that ends without an answer (finish-reasons.ts) throws, which fails the stream; the usage
+ * of that frame is still owed (`unreportedUsage`).
  */
 export class GeminiStreamMapper {
   private id: string | undefined;
   private readonly created = Math.floor(Date.now() / 1000);
   private readonly candidates = new Map<number, CandidateState>();
   private lastUsage = '';
+  /** The usage of the frame being mapped, until it is reported. */
+  private pendingUsage: UsageReported | null = null;
 
-  constructor(private readonly upstreamModel: string) {}
+  constructor(
+    private readonly upstreamModel: string,
+    private readonly provider: string,
+  ) {}
 
   map(frame: GenerateContentResponse): ChatStreamEvent[] {
     this.id ??= completionId(frame);
+    this.pendingUsage = this.usageEvent(frame);
     const events: ChatStreamEvent[] = [];
     const frameCandidates = frame.candidates ?? [];
     if (frameCandidates.length === 0 && frame.promptFeedback?.blockReason !== undefined) {
       // A blocked prompt: no candidates, only the block reason (first frame only).
-      this.candidates.set(0, { roleSent: true, toolCalls: 0, finished: true });
+      this.candidates.set(0, { roleSent: true, toolCalls: 0, hasContent: false, finished: true });
       events.push(this.chunk(0, { role: 'assistant', content: '' }, 'content_filter'));
     }
     frameCandidates.forEach((candidate, position) => {
       const index = candidate.index ?? position;
-      const state = this.candidates.get(index) ?? { roleSent: false, toolCalls: 0, finished: false };
+      const state = this.candidates.get(index) ?? { roleSent: false, toolCalls: 0, hasContent: false, finished: false };
       this.candidates.set(index, state);
       const parts = candidate.content?.parts ?? [];
       const delta: JsonObject = {};
@@ -43,20 +56,35 @@ export class GeminiStreamMapper {
       if (text.length > 0) delta.content = text;
       const toolCalls = toolCallsOf(parts).map((call) => ({ index: state.toolCalls++, ...call }));
       if (toolCalls.length > 0) delta.tool_calls = toolCalls;
-      const finishReason = finishReasonOf(candidate.finishReason, state.toolCalls > 0);
+      state.hasContent ||= text.length > 0;
+      // FINISH_REASON_UNSPECIFIED is the enum's default: no reason yet.
+      const reason = candidate.finishReason === 'FINISH_REASON_UNSPECIFIED' ? undefined : candidate.finishReason;
+      const finishReason = finishReasonOf(reason, { calledTools: state.toolCalls > 0, hasContent: state.hasContent }, this.provider);
       if (Object.keys(delta).length === 0 && finishReason === null) return;
       state.roleSent = true;
       state.finished ||= finishReason !== null;
       events.push(this.chunk(index, delta, finishReason));
     });
+    if (this.pendingUsage !== null) events.push(this.pendingUsage);
+    this.pendingUsage = null;
+    return events;
+  }
+
+  /** The usage of a frame that failed the stream, when it changed: still counted. */
+  unreportedUsage(): UsageReported | null {
+    const usage = this.pendingUsage;
+    this.pendingUsage = null;
+    return usage;
+  }
+
+  /** The usage event of a frame whose usage changed; null when it did not. */
+  private usageEvent(frame: GenerateContentResponse): UsageReported | null {
     const usage = usageOf(frame.usageMetadata);
     const usageKey = JSON.stringify(usage);
-    if (usage !== null && usageKey !== this.lastUsage) {
-      this.lastUsage = usageKey;
-      const chunk = { ...this.chunkFields(), choices: [], usage: openAiUsage(usage, frame.usageMetadata) };
-      events.push({ type: 'usage-reported', usage, chunk });
-    }
-    return events;
+    if (usage === null || usageKey === this.lastUsage) return null;
+    this.lastUsage = usageKey;
+    const chunk = { ...this.chunkFields(), choices: [], usage: openAiUsage(usage, frame.usageMetadata) };
+    return { type: 'usage-reported', usage, chunk };
   }
 
   /** Whether every candidate that started got its finishReason: Gemini's only end-of-stream marker. */
