@@ -71,6 +71,9 @@ type Loose = any;
 
 const userSays = (text: string) => ({ messages: [{ role: 'user', content: text }] });
 
+/** The start of a JPEG (SOI, JFIF APP0) and its end: what the signature checks read. */
+const JPEG_BASE64 = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9]).toString('base64');
+
 describe('anthropic adapter', () => {
   let fake: FakeAnthropic;
   let chat: ChatModelProvider;
@@ -164,6 +167,28 @@ describe('anthropic adapter', () => {
         { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
         { type: 'image', source: { type: 'url', url: 'https://images.example/cat.jpg' } },
       ]);
+    });
+
+    test('an image labelled image/jpg (or with another accepted type than its bytes) is sent as the type its bytes are', async () => {
+      const imagePart = (url: string) => ({ type: 'image_url', image_url: { url } });
+      await chat.complete(
+        callOf({
+          messages: [
+            {
+              role: 'user',
+              content: [
+                imagePart(`data:image/jpg;base64,${JPEG_BASE64}`),
+                imagePart(`data:IMAGE/JPG;base64,${JPEG_BASE64}`),
+                imagePart(`data:image/png;base64,${JPEG_BASE64}`),
+                imagePart(`data:image/jpeg;base64,${PNG_BASE64}`),
+                { type: 'text', text: 'Which is sharper?' },
+              ],
+            },
+          ],
+        }),
+      );
+      const types = (fake.lastBody().messages[0].content as Loose[]).flatMap((block) => (block.type === 'image' ? [block.source.media_type] : []));
+      assert.deepEqual(types, ['image/jpeg', 'image/jpeg', 'image/jpeg', 'image/png']);
     });
 
     test('a PDF file part becomes a base64 document block (data URI or raw base64 with its type)', async () => {
@@ -753,6 +778,18 @@ describe('anthropic through the gateway (openai SDK)', () => {
     fake.reply({ message: { content: [], stop_reason: 'refusal' } });
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Something unsafe' }] });
     assert.equal(completion.choices[0]!.finish_reason, 'content_filter');
+  });
+
+  test('an image data URI labelled image/jpg is answered, not refused', async () => {
+    fake.reply({ message: { content: [{ type: 'text', text: 'A tiny image.' }] } });
+    const completion = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Describe it.' }, { type: 'image_url', image_url: { url: `data:image/jpg;base64,${JPEG_BASE64}` } }] },
+      ],
+    });
+    assert.equal(completion.choices[0]?.message.content, 'A tiny image.');
+    assert.equal(fake.lastBody().messages[0].content[1].source.media_type, 'image/jpeg');
   });
 
   test('system messages, max_tokens and multimodal parts reach Anthropic translated', async () => {

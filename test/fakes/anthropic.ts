@@ -278,6 +278,34 @@ function validate(request: RecordedRequest, apiKey: string): { type: AnthropicEr
     if (Array.isArray(message.content) && message.content.some((block: Loose) => block.type === 'text' && block.text === '')) {
       return { type: 'invalid_request_error', message: `messages: text content blocks must be non-empty` };
     }
+    for (const [blockIndex, block] of (Array.isArray(message.content) ? (message.content as Loose[]) : []).entries()) {
+      const problem = block.type === 'image' && block.source?.type === 'base64' ? imageProblem(block.source) : null;
+      if (problem !== null) return { type: 'invalid_request_error', message: `messages.${index}.content.${blockIndex}.image.source.${problem}` };
+    }
+  }
+  return null;
+}
+
+const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+/** The image type the bytes are, by their signature, as the real API checks it. */
+function imageTypeOf(base64: string): string | null {
+  const head = Buffer.from(base64.slice(0, 16), 'base64');
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return null;
+}
+
+/** Anthropic's refusals of a base64 image source (the path after `image.source.`), with its wording. */
+function imageProblem(source: { media_type?: string; data?: string }): string | null {
+  if (!IMAGE_MEDIA_TYPES.includes(source.media_type ?? '')) {
+    return `base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+  }
+  const actual = imageTypeOf(source.data ?? '');
+  if (actual !== null && actual !== source.media_type) {
+    return `base64: The image was specified using the ${source.media_type} media type, but the image appears to be a ${actual} image`;
   }
   return null;
 }

@@ -11,6 +11,26 @@ import type { AnthropicRequestBlock, AnthropicTextBlock } from './wire.js';
 
 const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
+/** `image/jpg` is not a registered type but a common label for JPEG, which Anthropic refuses by name. */
+const MEDIA_TYPE_ALIASES = new Map([['image/jpg', 'image/jpeg']]);
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * The type an image's bytes are, by their signature: JPEG, PNG, GIF or WebP; null for
+ * anything else. Anthropic checks the bytes against the declared type and refuses a mismatch
+ * (a JPEG labelled image/png is common), so a recognised signature decides the type sent.
+ */
+function imageTypeOfBytes(base64: string): string | null {
+  const head = Buffer.from(base64.slice(0, 16), 'base64');
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return 'image/png';
+  const ascii = head.toString('latin1');
+  if (ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) return 'image/gif';
+  if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') return 'image/webp';
+  return null;
+}
+
 /** User message content (a string or parts) as Anthropic blocks. */
 export function userBlocks(content: unknown, param: string): AnthropicRequestBlock[] {
   return mapUserContent(content, param, textBlocks, partBlocks);
@@ -41,10 +61,12 @@ function imageBlock(imageUrl: unknown, param: string): AnthropicRequestBlock {
   if (url.startsWith('data:')) {
     const data = parseBase64DataUri(url);
     if (data === null) throw invalidImage('is a data URI without base64 data. Send data:<type>;base64,<data>.', `${param}.url`);
-    if (!IMAGE_MEDIA_TYPES.has(data.mimeType)) {
+    const declared = MEDIA_TYPE_ALIASES.get(data.mimeType) ?? data.mimeType;
+    if (!IMAGE_MEDIA_TYPES.has(declared)) {
       throw invalidImage(`has type "${data.mimeType}"; this model accepts image/jpeg, image/png, image/gif or image/webp.`, `${param}.url`);
     }
-    return { type: 'image', source: { type: 'base64', media_type: data.mimeType, data: data.base64 } };
+    const mediaType = imageTypeOfBytes(data.base64) ?? declared;
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data.base64 } };
   }
   return { type: 'image', source: { type: 'url', url: remoteImageUrl(url, `${param}.url`) } };
 }
