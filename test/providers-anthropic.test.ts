@@ -138,6 +138,24 @@ describe('anthropic adapter', () => {
       ]);
     });
 
+    test('a conversation opening with the assistant (a chat UI greeting) is sent as it is: Anthropic takes it', async () => {
+      await chat.complete(
+        callOf({
+          messages: [
+            { role: 'system', content: 'You are a support agent.' },
+            { role: 'assistant', content: 'Hi! How can I help you today?' },
+            { role: 'user', content: 'My order is late.' },
+          ],
+        }),
+      );
+      const body = fake.lastBody();
+      assert.equal(body.system, 'You are a support agent.');
+      assert.deepEqual(body.messages, [
+        { role: 'assistant', content: [{ type: 'text', text: 'Hi! How can I help you today?' }] },
+        { role: 'user', content: [{ type: 'text', text: 'My order is late.' }] },
+      ]);
+    });
+
     test('n > 1 and logprobs are refused before any upstream call', async () => {
       const before = fake.requests.length;
       await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), n: 2 })), isGatewayError('invalid_body', 400));
