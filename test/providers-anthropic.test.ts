@@ -417,11 +417,13 @@ describe('anthropic adapter', () => {
       assert.deepEqual(usage, { promptTokens: 12, completionTokens: 9, totalTokens: 21, cachedPromptTokens: 0 });
     });
 
-    test('stop reasons: end_turn/stop_sequence → stop, max_tokens → length, refusal → content_filter', async () => {
+    test('stop reasons: end_turn/stop_sequence/pause_turn → stop, max_tokens/model_context_window_exceeded → length, refusal → content_filter', async () => {
       const expectations: [string, string][] = [
         ['end_turn', 'stop'],
         ['stop_sequence', 'stop'],
+        ['pause_turn', 'stop'],
         ['max_tokens', 'length'],
+        ['model_context_window_exceeded', 'length'],
         ['refusal', 'content_filter'],
       ];
       for (const [stopReason, finishReason] of expectations) {

@@ -56,7 +56,7 @@ export interface MessageBody {
   role: 'assistant';
   model: string;
   content: ContentBlock[];
-  stop_reason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
+  stop_reason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
   stop_sequence: string | null;
   usage: Usage;
 }

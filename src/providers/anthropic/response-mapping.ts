@@ -7,7 +7,8 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
 /**
  * Anthropic stop reasons in OpenAI's terms. A refusal is the provider's own safety block
- * (content_filter); the forced `response_format` tool finishing is a normal stop.
+ * (content_filter); the forced `response_format` tool finishing is a normal stop. pause_turn
+ * comes only from server tools, which the adapter never sends (docs/providers-anthropic.md).
  */
 export function finishReasonOf(stopReason: string | null | undefined, structuredOutputCalled: boolean): FinishReason {
   switch (stopReason) {
