@@ -248,6 +248,16 @@ describe('Gemini models through the gateway (openai SDK)', () => {
     assert.match(error.message, /without an answer/);
   });
 
+  test('presence_penalty on a model that refuses penalties → 400 invalid_body naming it and saying to remove it', async () => {
+    const error = await rejectsWith(
+      client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], presence_penalty: 0.6 }),
+      400,
+      'invalid_body',
+    );
+    assert.equal(error.param, 'presence_penalty');
+    assert.match(error.message, /does not support presence_penalty: remove it/);
+  });
+
   test('a file-URI reference is a clear 400 and never reaches Gemini', async () => {
     const before = fake.requests.length;
     const error = await rejectsWith(

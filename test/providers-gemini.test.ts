@@ -593,6 +593,25 @@ describe('Gemini adapter', () => {
       }
     });
 
+    test('penalties the model refuses → 400 invalid_body naming the caller\'s field and saying to remove it, streamed or not', async () => {
+      for (const [fields, named] of [
+        [{ presence_penalty: 0.5 }, /presence_penalty/],
+        [{ frequency_penalty: -0.2 }, /frequency_penalty/],
+        [{ presence_penalty: 0.1, frequency_penalty: 0.1 }, /presence_penalty and frequency_penalty/],
+      ] as const) {
+        for (const attempt of [() => provider.chat!.complete(chatCall({ ...ask('Hi'), ...fields })), () => provider.chat!.stream(chatCall({ ...ask('Hi'), ...fields }))]) {
+          const error = await rejectsWithCode(attempt(), 'invalid_body');
+          assert.equal(error.status, 400);
+          assert.match(error.message, named);
+          assert.match(error.message, /[Rr]emove/);
+          assert.equal(error.param, Object.keys(fields)[0]);
+          assert.match(String(error.logDetail?.upstreamMessage), /Penalty is not enabled/);
+        }
+      }
+      fake.reply('generateContent', { response: textResponse('Fine.', { usage: USAGE }) });
+      await provider.chat!.complete(chatCall({ ...ask('Hi'), presence_penalty: 0, frequency_penalty: 0 }));
+    });
+
     test('400 INVALID_ARGUMENT → invalid_body with Gemini\'s message; 500 → provider_error', async () => {
       fake.reply('generateContent', { error: 400, message: '* GenerateContentRequest.generation_config.max_output_tokens: must be positive\n' });
       const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'invalid_body');

@@ -373,7 +373,7 @@ function validate(request: RecordedRequest, apiKey: string, model: string, metho
   if (unknown !== undefined) return { code: 400, message: unknownName(unknown, '') };
   if (method === 'batchEmbedContents') return validateEmbed(body, model);
   if (method === 'predict') return typeof body.instances?.[0]?.prompt === 'string' ? null : { code: 400, message: 'Prompt is required.' };
-  return validateGenerate(body);
+  return validateGenerate(body, model);
 }
 
 function validateEmbed(body: Loose, model: string): Refusal | null {
@@ -387,12 +387,17 @@ function validateEmbed(body: Loose, model: string): Refusal | null {
   return null;
 }
 
-function validateGenerate(body: Loose): Refusal | null {
+function validateGenerate(body: Loose, model: string): Refusal | null {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return { code: 400, message: '* GenerateContentRequest.contents: contents is not specified\n' };
   }
   const unknownConfig = Object.keys(body.generationConfig ?? {}).find((name) => !GENERATION_CONFIG_FIELDS.includes(name));
   if (unknownConfig !== undefined) return { code: 400, message: unknownName(unknownConfig, 'generation_config') };
+  // Only gemini-2.0 models take penalties; later ones refuse any but 0 with this message, naming no field.
+  const penalties = [body.generationConfig?.presencePenalty, body.generationConfig?.frequencyPenalty];
+  if (!model.startsWith('gemini-2.0') && penalties.some((value) => value !== undefined && value !== 0)) {
+    return { code: 400, message: `Penalty is not enabled for models/${model}` };
+  }
   const contents = [...body.contents, ...(body.systemInstruction !== undefined ? [body.systemInstruction] : [])];
   for (const [index, content] of contents.entries()) {
     if (content.role !== undefined && content.role !== 'user' && content.role !== 'model') {

@@ -1,5 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { GatewayError } from '../../errors/index.js';
+import { GatewayError } from '../../errors/index.js';
+import type { JsonObject } from '../types.js';
 import { ERROR_BODY_LIMIT_BYTES, readBodyText, type UpstreamResponse } from '../shared/upstream-http.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { ErrorBodySchema, type GeminiErrorBody } from './wire.js';
@@ -73,4 +74,25 @@ export function failureOfErrorBody(provider: string, status: number, headers: Up
     body = undefined;
   }
   return geminiFailure({ provider, status, body, retryAfterHeader: headers['retry-after'] });
+}
+
+const PENALTY_FIELDS = ['presence_penalty', 'frequency_penalty'] as const;
+
+/**
+ * Gemini 2.5 and later refuse any penalty but 0 with "Penalty is not enabled for
+ * models/gemini-2.5-flash", which names neither of the caller's fields nor the fix: that 400
+ * is told again in the caller's terms. Any other failure is returned as it is.
+ */
+export function inCallerTerms(error: GatewayError, body: JsonObject): GatewayError {
+  if (error.code !== 'invalid_body') return error;
+  const upstreamMessage = error.logDetail?.upstreamMessage;
+  if (typeof upstreamMessage !== 'string' || !/penalty is not enabled/i.test(upstreamMessage)) return error;
+  const sent = PENALTY_FIELDS.filter((field) => typeof body[field] === 'number' && body[field] !== 0);
+  if (sent.length === 0) return error;
+  const fields = sent.join(' and ');
+  const pronoun = sent.length > 1 ? 'them' : 'it';
+  return new GatewayError('invalid_body', `This model does not support ${fields}: remove ${pronoun} from the request (or send 0).`, {
+    param: sent[0],
+    ...(error.logDetail !== undefined ? { logDetail: error.logDetail } : {}),
+  });
 }

@@ -5,7 +5,7 @@ import { isAnswerStatus, readBodyText, sendUpstream, transportError, type Upstre
 import type { CallContext, ChatCall, Provider } from '../types.js';
 import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
 import { methodUrl, type GeminiMethod } from './endpoints.js';
-import { failureOfErrorBody, failureOfResponse, geminiFailure, parseErrorBody } from './errors.js';
+import { failureOfErrorBody, failureOfResponse, geminiFailure, inCallerTerms, parseErrorBody } from './errors.js';
 import { toImageResult, toPredictRequest } from './images.js';
 import { toGenerateContentRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
@@ -104,14 +104,16 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     acceptsRemoteImageUrls: false,
     chat: {
       async complete(call) {
-        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body));
+        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body)).catch((error: unknown) => {
+          throw error instanceof GatewayError ? inCallerTerms(error, call.body) : error;
+        });
         return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel, provider);
       },
       stream(call) {
         const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
         return startSseChatStream(options.http, request, {
           frames: streamFrames(call),
-          failure: (status, responseHeaders, text) => failureOfErrorBody(provider, status, responseHeaders, text),
+          failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),
         });
       },
     },
