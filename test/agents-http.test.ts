@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -26,12 +26,12 @@ const resolveTo = (...addresses: string[]): Resolver => async () => addresses.ma
 const context = { requestId: 'req_http', nodeId: 'call' };
 const signal = () => new AbortController().signal;
 
-function client(options: { allow?: string[]; allowAddresses?: string[]; resolver: Resolver; ca?: string; maxResponseBytes?: number }) {
+function client(options: { allow?: string[]; allowAddresses?: string[]; resolver: Resolver; ca?: string; maxResponseBytes?: number; timeoutMs?: number }) {
   const { logger, lines } = capturingLogger();
   const http = new HttpNodeClient({
     allowlist: new HostAllowlist(options.allow ?? []),
     policy: new AddressPolicy(options.allowAddresses ?? []),
-    timeoutMs: 5_000,
+    timeoutMs: options.timeoutMs ?? 5_000,
     maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
     logger,
     resolver: options.resolver,
@@ -96,6 +96,7 @@ describe('agent http node: allowed calls', { skip: opensslMissing }, () => {
   let ca = '';
   let dir = '';
   const seen: { url: string; headers: IncomingHttpHeaders; body: string }[] = [];
+  const stalled: ServerResponse[] = [];
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'modelgate-tls-'));
@@ -110,6 +111,12 @@ describe('agent http node: allowed calls', { skip: opensslMissing }, () => {
           response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
         } else if (request.url === '/gzip') {
           response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('x'.repeat(5000)));
+        } else if (request.url === '/slow-gzip' || request.url === '/slow-plain') {
+          // Headers and a first part, then nothing: only the call's timeout can end it.
+          const gzip = request.url === '/slow-gzip';
+          response.writeHead(200, { 'content-type': 'text/plain', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+          response.write(gzip ? gzipSync('x'.repeat(5000)).subarray(0, 20) : 'x'.repeat(100));
+          stalled.push(response);
         } else if (request.url === '/same-origin-redirect') {
           response.writeHead(302, { location: '/json' }).end();
         } else if (request.url === '/cross-origin-redirect') {
@@ -123,6 +130,7 @@ describe('agent http node: allowed calls', { skip: opensslMissing }, () => {
     port = (server.address() as AddressInfo).port;
   });
   after(async () => {
+    for (const response of stalled) response.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
   });
@@ -151,6 +159,24 @@ describe('agent http node: allowed calls', { skip: opensslMissing }, () => {
     assert.match(String(small.lines.at(-1)?.reason), /larger than 1000 bytes/);
     await small.http.close();
   });
+
+  for (const path of ['/slow-plain', '/slow-gzip']) {
+    test(`a body that stalls (${path}) ends at the call's timeout, compressed or not`, async () => {
+      const { http, lines } = client({ allow: [`api.test:${port}`], allowAddresses: ['127.0.0.0/8'], resolver: resolveTo('127.0.0.1'), ca, timeoutMs: 300 });
+      const startedAt = Date.now();
+      const outcome = await Promise.race([
+        http.call({ method: 'GET', url: `https://api.test:${port}${path}`, body: null }, signal(), context).then(
+          () => 'answered',
+          (error: unknown) => (isGeneric(error) ? 'refused' : error),
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000)),
+      ]);
+      assert.equal(outcome, 'refused');
+      assert.ok(Date.now() - startedAt < 2_000);
+      assert.match(String(lines.at(-1)?.reason), /timed out after 300 ms/);
+      await http.close();
+    });
+  }
 
   test('follows a same-origin redirect and refuses a cross-origin one', async () => {
     const { http, lines } = allowedClient();

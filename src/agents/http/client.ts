@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
@@ -147,11 +147,14 @@ export class HttpNodeClient implements HttpCaller {
   /** The body as text, decompressed, refused past maxResponseBytes. */
   private async readBody(response: Dispatcher.ResponseData): Promise<string> {
     const encoding = (headerText(response.headers['content-encoding']) ?? 'identity').trim().toLowerCase();
-    let stream: Readable = response.body;
-    if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.body.pipe(createGunzip());
-    else if (encoding === 'deflate') stream = response.body.pipe(createInflate());
-    else if (encoding === 'br') stream = response.body.pipe(createBrotliDecompress());
+    let decoder: Transform | null = null;
+    if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
+    else if (encoding === 'deflate') decoder = createInflate();
+    else if (encoding === 'br') decoder = createBrotliDecompress();
     else if (encoding !== 'identity') throw new HttpNodeFailure(`unsupported content-encoding ${encoding}`);
+    // pipeline, not pipe: when the body is aborted (the call's timeout, the run's deadline) the
+    // decoder fails with it; with pipe it would wait for more input for ever.
+    const stream: Readable = decoder === null ? response.body : pipeline(response.body, decoder, () => {});
     const chunks: Buffer[] = [];
     let total = 0;
     try {
