@@ -6,6 +6,7 @@ import { executeGraph, RunProgress } from '../src/agents/runtime/execute.js';
 import type { HistoryMessage, RunLimits, RuntimeDependencies, Turn } from '../src/agents/runtime/types.js';
 import { ProviderRegistry } from '../src/providers/index.js';
 import { GatewayError } from '../src/errors/index.js';
+import { toSafeValue, valueBytes } from '../src/agents/values.js';
 import { agentTestCatalog, graphEnvironment } from './helpers/agents.js';
 import { MemoryMedia, PNG_1X1, RecordingHttp, ScriptedProvider, type ChatScript } from './helpers/scripted-provider.js';
 
@@ -150,6 +151,43 @@ describe('agent runtime', () => {
 
     const values = harness(() => 'y'.repeat(2000), { limits: { maxValueBytes: 1000 } });
     await assert.rejects(executeGraph(graph, text('x'), [], values.dependencies), rejectsWith('invalid_agent_graph', /node "talk" exceeded .*maxValueBytes/));
+  });
+
+  test('templates and transforms that repeat a large value stop at maxValueBytes before building it', async () => {
+    // 600 copies of a 1 MB answer would be a string past V8's limit (a RangeError, a 500); the
+    // budget stops each at its first megabyte instead.
+    const big = () => 'y'.repeat(1000 * 1000);
+    const repeated = (last: Record<string, unknown>) => compile({ version: 1, name: 'r', entry: 'input', nodes: [
+      { id: 'input', type: 'input', next: 'talk' },
+      { id: 'talk', type: 'llm', config: { model: 'vision-chat' }, next: last.id },
+      last,
+      ...(last.type === 'output' ? [] : [{ id: 'out', type: 'output', config: { text: 'never' } }]),
+    ] });
+    const cases: [string, Record<string, unknown>][] = [
+      ['an output text', { id: 'last', type: 'output', config: { text: '{{talk.content}}'.repeat(600) } }],
+      ['an llm system prompt', { id: 'last', type: 'llm', config: { model: 'vision-chat', system: '{{talk.content}}'.repeat(600) }, next: 'out' }],
+      ['a transform object', { id: 'last', type: 'transform', config: { output: Object.fromEntries(Array.from({ length: 600 }, (_, index) => [`k${index}`, '{{talk.content}}'])) }, next: 'out' }],
+    ];
+    for (const [name, last] of cases) {
+      const h = harness(big);
+      await assert.rejects(executeGraph(repeated(last), text('x'), [], h.dependencies), rejectsWith('invalid_agent_graph', /node "last" exceeded .*agents\.maxValueBytes/), name);
+      assert.equal(h.provider.chatCalls.length, 1, name);
+    }
+    const http = harness(big);
+    const graph = compile({ version: 1, name: 'h', entry: 'input', nodes: [
+      { id: 'input', type: 'input', next: 'talk' },
+      { id: 'talk', type: 'llm', config: { model: 'vision-chat' }, next: 'call' },
+      { id: 'call', type: 'http', config: { url: 'https://api.example.com/x', method: 'POST', body: { a: ['{{talk.content}}', '{{talk.content}}'] } }, next: 'out' },
+      { id: 'out', type: 'output', config: { text: 'never' } },
+    ] }, ['api.example.com']);
+    await assert.rejects(executeGraph(graph, text('x'), [], http.dependencies), rejectsWith('invalid_agent_graph', /node "call" exceeded/));
+    assert.equal(http.http.requests.length, 0);
+  });
+
+  test('the value budget counts a value as its JSON text', () => {
+    const value = toSafeValue({ a: ['x', 1, true, null, { 'é"': 'ü\n' }], b: {}, c: [] });
+    assert.equal(valueBytes(value), Buffer.byteLength(JSON.stringify(value)));
+    assert.ok(valueBytes(value, 10) > 10);
   });
 
   test('the run deadline aborts the model call through its signal', async () => {

@@ -58,11 +58,41 @@ export function parseSafeJson(text: string): SafeValue {
   return toSafeValue(JSON.parse(text) as unknown);
 }
 
-/** Size of a value as the run budget counts it: UTF-8 bytes of its text or JSON form. */
-export function valueBytes(value: SafeValue | undefined): number {
+/** A value being built (a rendered template) grew past the run's value budget. */
+export class ValueSizeError extends Error {
+  override name = 'ValueSizeError';
+}
+
+const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8');
+
+/**
+ * Size of a value as the run budget counts it: UTF-8 bytes of its text or JSON form. Counted
+ * by walking the value, never by writing it out, and abandoned as soon as it passes `limit`
+ * (the result is then some number above `limit`): a value that shares one big part many times
+ * (a transform that repeats a node's JSON) could be far too large to write out at all.
+ */
+export function valueBytes(value: SafeValue | undefined, limit = Number.POSITIVE_INFINITY): number {
   if (value === undefined || value === null) return 0;
   if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  let total = 0;
+  const add = (item: SafeValue): void => {
+    if (total > limit) return;
+    if (item === null || typeof item === 'boolean' || typeof item === 'number') total += String(item).length;
+    else if (typeof item === 'string') total += jsonBytes(item);
+    else if (Array.isArray(item)) {
+      total += 2 + Math.max(0, item.length - 1);
+      for (const element of item) add(element);
+    } else {
+      const keys = Object.keys(item);
+      total += 2 + Math.max(0, keys.length - 1);
+      for (const key of keys) {
+        total += jsonBytes(key) + 1;
+        add(item[key]!);
+      }
+    }
+  };
+  add(value);
+  return total;
 }
 
 /**

@@ -156,7 +156,7 @@ function evaluate(expression: Expression, resolver: PathResolver, options: Evalu
       return compare(expression.operator, evaluate(expression.left, resolver, options), evaluate(expression.right, resolver, options));
     case 'arithmetic': {
       const result = arithmetic(expression.operator, evaluate(expression.left, resolver, options), evaluate(expression.right, resolver, options));
-      if (valueBytes(result) > options.maxValueBytes) {
+      if (valueBytes(result, options.maxValueBytes) > options.maxValueBytes) {
         throw new ExpressionError(`the expression built a value larger than ${options.maxValueBytes} bytes`);
       }
       return result;

@@ -68,8 +68,10 @@ export class RunBudget {
   }
 
   checkValue(node: string, value: SafeValue | undefined): void {
-    if (valueBytes(value) > this.limits.maxValueBytes) {
-      throw budgetExceeded(`a value made by node "${node}"`, 'maxValueBytes', this.limits.maxValueBytes);
-    }
+    if (valueBytes(value, this.limits.maxValueBytes) > this.limits.maxValueBytes) throw this.valueTooLarge(node);
+  }
+
+  valueTooLarge(node: string): GatewayError {
+    return budgetExceeded(`a value made by node "${node}"`, 'maxValueBytes', this.limits.maxValueBytes);
   }
 }

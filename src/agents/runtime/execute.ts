@@ -3,7 +3,7 @@ import { ExpressionError, evaluateExpression } from '../expressions/expression.j
 import { compare, containsValue, isTruthy, OperatorError } from '../expressions/operators.js';
 import type { CompiledGraph, ConditionNode, GraphNode, HttpNode, JsonTemplate, LoopNode, OutputNode } from '../graph/types.js';
 import { renderTemplate, renderTemplateValue } from '../templates/template.js';
-import { emptyObject, parseSafeJson, type SafeValue } from '../values.js';
+import { emptyObject, parseSafeJson, ValueSizeError, type SafeValue } from '../values.js';
 import { RunBudget } from './budget.js';
 import { runImageNode, runLlmNode, type ModelNodeContext } from './model-nodes.js';
 import { assertTurnImagesAccepted } from './preflight.js';
@@ -26,17 +26,17 @@ function expressionFailure(node: string, error: unknown): unknown {
   return error;
 }
 
-function renderJson(template: JsonTemplate, scope: RunScope): SafeValue {
+function renderJson(template: JsonTemplate, scope: RunScope, maxBytes: number): SafeValue {
   switch (template.kind) {
     case 'literal':
       return template.value;
     case 'template':
-      return renderTemplateValue(template.template, scope);
+      return renderTemplateValue(template.template, scope, { maxBytes });
     case 'array':
-      return template.items.map((item) => renderJson(item, scope));
+      return template.items.map((item) => renderJson(item, scope, maxBytes));
     case 'object': {
       const object = emptyObject();
-      for (const [key, value] of template.entries) object[key] = renderJson(value, scope);
+      for (const [key, value] of template.entries) object[key] = renderJson(value, scope, maxBytes);
       return object;
     }
   }
@@ -70,7 +70,12 @@ class Run {
       const startedAt = performance.now();
       const step: TraceStep = { node: node.id, type: node.type, durationMs: 0 };
       this.progress.trace.push(step);
-      const next = await this.step(node, step);
+      let next: string | RunResult;
+      try {
+        next = await this.step(node, step);
+      } catch (error) {
+        throw error instanceof ValueSizeError ? this.budget.valueTooLarge(node.id) : error;
+      }
       step.durationMs = Math.round(performance.now() - startedAt);
       if (typeof next !== 'string') return next;
       current = next;
@@ -111,9 +116,9 @@ class Run {
       case 'loop':
         return this.loop(node, step);
       case 'transform': {
-        const json = renderJson(node.output, this.scope);
+        const json = renderJson(node.output, this.scope, this.budget.limits.maxValueBytes);
+        this.budget.checkValue(node.id, json); // before writing it out: it may repeat a large part many times
         const content = typeof json === 'string' ? json : JSON.stringify(json);
-        this.budget.checkValue(node.id, content);
         this.scope.setOutput(node.id, { content, json });
         return node.next;
       }
@@ -174,9 +179,11 @@ class Run {
   }
 
   private async http(node: HttpNode, step: TraceStep): Promise<string> {
-    const url = renderTemplate(node.url, this.scope, { encode: encodeURIComponent });
-    const body = node.body === null ? null : JSON.stringify(renderJson(node.body, this.scope));
-    this.budget.checkValue(node.id, body);
+    const maxBytes = this.budget.limits.maxValueBytes;
+    const url = renderTemplate(node.url, this.scope, { encode: encodeURIComponent, maxBytes });
+    const bodyValue = node.body === null ? null : renderJson(node.body, this.scope, maxBytes);
+    this.budget.checkValue(node.id, bodyValue);
+    const body = bodyValue === null ? null : JSON.stringify(bodyValue);
     this.budget.checkAlive();
     let response;
     try {
@@ -199,8 +206,7 @@ class Run {
   }
 
   private output(node: OutputNode): RunResult {
-    const text = renderTemplate(node.text, this.scope);
-    this.budget.checkValue(node.id, text);
+    const text = renderTemplate(node.text, this.scope, { maxBytes: this.budget.limits.maxValueBytes });
     this.scope.setOutput(node.id, { content: text });
     let attachments: GeneratedImage[];
     if (node.attachments === null) {

@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors/index.js';
 import { computeCost } from '../../logs/cost.js';
 import type { JsonObject, TokenUsage } from '../../providers/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
-import { renderTemplate } from '../templates/template.js';
+import { renderTemplate, type Template } from '../templates/template.js';
 import { emptyObject, isPlainObject, parseSafeJson, type SafeObject } from '../values.js';
 import type { RunBudget } from './budget.js';
 import { historyMessages, turnImageParts, userMessage, type ModelAbilities } from './messages.js';
@@ -20,9 +20,9 @@ export interface ModelNodeContext {
   recordUsage(usage: NodeUsage): void;
 }
 
-function rendered(context: ModelNodeContext, node: string, text: string): string {
-  context.budget.checkValue(node, text);
-  return text;
+/** A template rendered within the run's value budget (a larger one stops the run with the budget error). */
+function rendered(context: ModelNodeContext, template: Template): string {
+  return renderTemplate(template, context.scope, { maxBytes: context.budget.limits.maxValueBytes });
 }
 
 /** A provider's failure, or the run's own deadline showing up as one. */
@@ -87,12 +87,12 @@ function chatModelOf(context: ModelNodeContext, modelId: string): { resolved: Re
 }
 
 export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Promise<{ content: string; json?: SafeObject }> {
-  const { dependencies, budget, scope, turn } = context;
+  const { dependencies, budget, turn } = context;
   const { resolved, abilities } = chatModelOf(context, node.model);
   const messages: JsonObject[] = [];
-  if (node.system !== null) messages.push({ role: 'system', content: rendered(context, node.id, renderTemplate(node.system, scope)) });
+  if (node.system !== null) messages.push({ role: 'system', content: rendered(context, node.system) });
   if (node.includeHistory) messages.push(...(await historyMessages(context.history, abilities, dependencies.media)));
-  const text = node.user === null ? turn.text : rendered(context, node.id, renderTemplate(node.user, scope));
+  const text = node.user === null ? turn.text : rendered(context, node.user);
   const withMedia = node.user === null || node.includeInputMedia;
   messages.push(userMessage(text, withMedia ? turnImageParts(turn.images, abilities) : []));
 
@@ -118,11 +118,11 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
 }
 
 export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<GeneratedImage[]> {
-  const { dependencies, budget, scope } = context;
+  const { dependencies, budget } = context;
   const resolved = dependencies.catalog.resolve(node.model, { mode: 'image_generation', param: 'config.model' });
   const images = dependencies.providers.get(resolved.model.provider).images;
   if (images === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot generate images.', { logDetail: { node: node.id } });
-  const body: JsonObject = { prompt: rendered(context, node.id, renderTemplate(node.prompt, scope)), n: node.n, response_format: 'b64_json' };
+  const body: JsonObject = { prompt: rendered(context, node.prompt), n: node.n, response_format: 'b64_json' };
   if (node.size !== null) body.size = node.size;
   budget.modelCallStarted();
   let result;

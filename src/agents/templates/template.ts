@@ -1,5 +1,5 @@
 import { parsePath, PathError } from '../paths.js';
-import { valueToText, type PathResolver, type SafeValue } from '../values.js';
+import { valueToText, ValueSizeError, type PathResolver, type SafeValue } from '../values.js';
 
 /**
  * Templates in string config values: literal text with `{{ path }}` placeholders. A template
@@ -53,17 +53,28 @@ export function templatePaths(template: Template): (readonly string[])[] {
 export interface RenderOptions {
   /** Applied to each inserted value (the http node percent-encodes values inserted into URLs). */
   encode?: (text: string) => string;
+  /**
+   * Largest result in UTF-8 bytes (the run's value budget); past it rendering stops with a
+   * ValueSizeError, before a template that repeats a large value builds a string of gigabytes.
+   */
+  maxBytes?: number;
 }
 
 export function renderTemplate(template: Template, resolver: PathResolver, options: RenderOptions = {}): string {
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   let text = '';
+  let bytes = 0;
   for (const part of template.parts) {
+    let piece: string;
     if (part.kind === 'text') {
-      text += part.text;
+      piece = part.text;
     } else {
       const value = valueToText(resolver.resolve(part.path));
-      text += options.encode === undefined ? value : options.encode(value);
+      piece = options.encode === undefined ? value : options.encode(value);
     }
+    bytes += Buffer.byteLength(piece, 'utf8');
+    if (bytes > maxBytes) throw new ValueSizeError(`the rendered text is larger than ${maxBytes} bytes`);
+    text += piece;
   }
   return text;
 }
@@ -72,8 +83,8 @@ export function renderTemplate(template: Template, resolver: PathResolver, optio
  * A template that is exactly one placeholder yields the value itself (an object stays an
  * object); anything else renders to text. Used where JSON is built (transform, http body).
  */
-export function renderTemplateValue(template: Template, resolver: PathResolver): SafeValue {
+export function renderTemplateValue(template: Template, resolver: PathResolver, options: RenderOptions = {}): SafeValue {
   const only = template.parts.length === 1 ? template.parts[0]! : undefined;
   if (only?.kind === 'value') return resolver.resolve(only.path) ?? null;
-  return renderTemplate(template, resolver);
+  return renderTemplate(template, resolver, options);
 }
