@@ -190,6 +190,18 @@ describe('agent runtime', () => {
     assert.ok(valueBytes(value, 10) > 10);
   });
 
+  test('a caller\'s lone surrogate in an http URL placeholder is sent as U+FFFD, not a 500', async () => {
+    const graph = compile({ version: 1, name: 'u', entry: 'input', nodes: [
+      { id: 'input', type: 'input', next: 'call' },
+      { id: 'call', type: 'http', config: { url: 'https://api.example.com/s?q={{input}}' }, next: 'out' },
+      { id: 'out', type: 'output', config: { text: '{{call.status}}' } },
+    ] }, ['api.example.com']);
+    const h = harness();
+    const result = await executeGraph(graph, text('a\ud800b \ud83d\ude00'), [], h.dependencies);
+    assert.equal(result.text, '200');
+    assert.equal(h.http.requests[0]!.url, 'https://api.example.com/s?q=a%EF%BF%BDb%20%F0%9F%98%80');
+  });
+
   test('the run deadline aborts the model call through its signal', async () => {
     let seenSignal: AbortSignal | undefined;
     const h = harness((call) => {

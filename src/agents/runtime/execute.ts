@@ -26,6 +26,11 @@ function expressionFailure(node: string, error: unknown): unknown {
   return error;
 }
 
+/** Lone UTF-16 surrogates (a caller's `"\ud800"`) as U+FFFD: encodeURIComponent throws on them. */
+function encodeUrlValue(text: string): string {
+  return encodeURIComponent(text.replace(/\p{Surrogate}/gu, '\uFFFD'));
+}
+
 function renderJson(template: JsonTemplate, scope: RunScope, maxBytes: number): SafeValue {
   switch (template.kind) {
     case 'literal':
@@ -180,7 +185,7 @@ class Run {
 
   private async http(node: HttpNode, step: TraceStep): Promise<string> {
     const maxBytes = this.budget.limits.maxValueBytes;
-    const url = renderTemplate(node.url, this.scope, { encode: encodeURIComponent, maxBytes });
+    const url = renderTemplate(node.url, this.scope, { encode: encodeUrlValue, maxBytes });
     const bodyValue = node.body === null ? null : renderJson(node.body, this.scope, maxBytes);
     this.budget.checkValue(node.id, bodyValue);
     const body = bodyValue === null ? null : JSON.stringify(bodyValue);
