@@ -32,6 +32,13 @@ const VALID: [string, unknown, { allowlist?: string[] }?][] = [
     { id: 'gate', type: 'condition', config: { expr: 'vars.i >= 2 && (step.json.n == "2" || !pic.url)' }, branches: { true: 'out', false: 'out' } },
     { id: 'out', type: 'output', config: { text: 'done {{vars.limit}}', attachments: ['{{pic.url}}'] } },
   ], { variables: { limit: 3 } })],
+  ['nested loops: the inner loop\'s done leads back to the outer loop', graphWith([
+    input('outer'),
+    { id: 'outer', type: 'loop', config: { count: 2 }, branches: { continue: 'inner', done: 'out' } },
+    { id: 'inner', type: 'loop', config: { count: 3 }, branches: { continue: 'step', done: 'outer' } },
+    { id: 'step', type: 'transform', config: { output: 'x' }, next: 'inner' },
+    output(),
+  ])],
   ['while loop', graphWith([
     input('loop'),
     { id: 'loop', type: 'loop', config: { while: 'vars.go' }, branches: { continue: 'loop', done: 'out' } },
@@ -60,6 +67,13 @@ const INVALID: [string, unknown, [string | null, string, RegExp][], { allowlist?
     { id: 'a2', type: 'transform', config: { output: {} }, next: 'a' },
     output(),
   ]), [[null, 'nodes', /no output node can be reached/], ['a2', 'next/branches', /only repeat through a loop/]]],
+  ['a path from a loop\'s done branch back to the loop (its count restarts: never ends)', graphWith([
+    input('l'),
+    { id: 'l', type: 'loop', config: { count: 2 }, branches: { continue: 'body', done: 'again' } },
+    { id: 'body', type: 'transform', config: { output: 'x' }, next: 'l' },
+    { id: 'again', type: 'condition', config: { expr: 'input == "more"' }, branches: { true: 'l', false: 'out' } },
+    output(),
+  ]), [['again', 'next/branches', /cycle l → again → l\) after the done branch of loop "l"/]]],
   ['self loop without a loop node', graphWith([input('a'), { id: 'a', type: 'transform', config: { output: {} }, next: 'a' }, output()]), [['a', 'next', /cycle a → a/]]],
   ['llm without model, unknown model, wrong mode', graphWith([
     input('a'),

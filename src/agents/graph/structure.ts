@@ -13,9 +13,14 @@ function targetsOf(node: RawNode, ids: ReadonlyMap<string, NodeType>): string[] 
   return targets.filter((target): target is string => typeof target === 'string' && ids.has(target));
 }
 
+function doneTargetOf(node: RawNode, ids: ReadonlyMap<string, NodeType>): string[] {
+  const done = isPlainObject(node.raw.branches) ? node.raw.branches.done : undefined;
+  return typeof done === 'string' && ids.has(done) ? [done] : [];
+}
+
 /**
- * Whole-graph rules: an output node is reachable from the entry, and every cycle passes
- * through a loop node (the only place a run may go back, under a hard iteration cap).
+ * Whole-graph rules: an output node is reachable from the entry, and every cycle goes through
+ * a loop node's continue branch (the only place a run may go back, under a hard iteration cap).
  */
 export function checkStructure(checker: Checker, entry: string, nodes: readonly RawNode[], types: ReadonlyMap<string, NodeType>): void {
   const edges = new Map(nodes.map((node) => [node.id, targetsOf(node, types)]));
@@ -34,21 +39,31 @@ export function checkStructure(checker: Checker, entry: string, nodes: readonly 
     checker.issue(null, 'nodes', `no output node can be reached from the entry "${entry}"; add an output node and link to it`);
   }
 
-  // Depth-first search over the graph without the edges leaving loop nodes: any cycle left is a back-edge outside a loop.
+  // Depth-first search over the graph without the continue edges of loop nodes: any cycle left
+  // is a back-edge outside a loop's body. A path from a loop's done branch back to the loop is
+  // one too: the loop's count restarts after done, so nothing would ever bound it.
+  const forward = new Map(nodes.map((node) => [node.id, node.type === 'loop' ? doneTargetOf(node, types) : (edges.get(node.id) ?? [])]));
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
   const reported = new Set<string>();
   const visit = (id: string): void => {
     state.set(id, 'open');
     stack.push(id);
-    const targets = types.get(id) === 'loop' ? [] : (edges.get(id) ?? []);
-    for (const target of targets) {
+    for (const target of forward.get(id) ?? []) {
       if (state.get(target) === 'open') {
         const cycle = stack.slice(stack.indexOf(target));
         const key = [...cycle].sort().join(',');
         if (!reported.has(key)) {
           reported.add(key);
-          checker.issue(id, target === id ? 'next' : 'next/branches', `goes back to "${target}" (cycle ${[...cycle, target].join(' → ')}); a graph may only repeat through a loop node`);
+          const path = [...cycle, target].join(' → ');
+          const loop = cycle.find((node) => types.get(node) === 'loop');
+          checker.issue(
+            id,
+            target === id ? 'next' : 'next/branches',
+            loop === undefined
+              ? `goes back to "${target}" (cycle ${path}); a graph may only repeat through a loop node`
+              : `goes back to "${target}" (cycle ${path}) after the done branch of loop "${loop}"; only a loop's continue branch may lead back to it (its count restarts after done, so this would never end)`,
+          );
         }
       } else if (state.get(target) === undefined) {
         visit(target);
