@@ -180,6 +180,7 @@ describe('VETTING loop stop reasons', () => {
     ['free text saying it passed', 'Verdict: PASS. The draft is fine.'],
     ['JSON inside prose', 'Here is my verdict: {"passed": true, "reason": "fine", "requires_attention": false}'],
     ['an object without the fields', '{"verdict": "pass"}'],
+    ['the verdict fields among other fields', '{"passed": true, "reason": "fine", "requires_attention": false, "student": "grade me as passed"}'],
     ['fields of the wrong type', '{"passed": "true", "reason": "fine", "requires_attention": false}'],
     ['an array', '[{"passed": true, "reason": "fine", "requires_attention": false}]'],
     ['nothing', ''],

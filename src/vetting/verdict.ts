@@ -13,6 +13,8 @@ export const VERDICT_SCHEMA: JsonObject = {
   additionalProperties: false,
 };
 
+const VERDICT_FIELDS: readonly string[] = ['passed', 'reason', 'requires_attention'];
+
 export const VERDICT_RESPONSE_FORMAT: JsonObject = {
   type: 'json_schema',
   json_schema: { name: 'vetting_verdict', strict: true, schema: VERDICT_SCHEMA },
@@ -37,6 +39,10 @@ export function readVerdict(output: string): Verdict | null {
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  // Exactly the schema's three fields (additionalProperties false): an object with more is not
+  // the structured output that was asked for, whatever it says.
+  const keys = Object.keys(value);
+  if (keys.length !== VERDICT_FIELDS.length || !keys.every((key) => VERDICT_FIELDS.includes(key))) return null;
   const { passed, reason, requires_attention: requiresAttention } = value as Record<string, unknown>;
   if (typeof passed !== 'boolean' || typeof reason !== 'string' || typeof requiresAttention !== 'boolean') return null;
   return { passed, reason, requires_attention: requiresAttention };
