@@ -193,6 +193,24 @@ describe('POST /v1/chat/vetting', () => {
     assert.equal(verification.choices[0].message.content, FALLBACK);
   });
 
+  test('a later draft the provider refuses stays the caller\'s 400, and the calls already made are still logged and charged', async () => {
+    scripts.draft = (_call, index) =>
+      index === 0 ? completion('It is Paris.', { usage: usage(10, 5) }) : new GatewayError('invalid_body', 'The provider rejected the request: the prompt is too long.');
+    scripts.verify = () => verdict(false, 'States the answer.', false, usage(20, 4));
+    const error = await client.post('/chat/vetting', { body: { messages: [{ role: 'user', content: 'capital?' }], vettingConfig: { maxAttempts: 3 } } }).then(
+      () => assert.fail('expected a 400'),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof OpenAI.BadRequestError);
+    assert.equal(error.code, 'invalid_body');
+    assert.equal(drafter.calls.length, 2);
+    const record = await tap.wait(drafter.calls[0]!.requestId);
+    assert.deepEqual(record.usage, { promptTokens: 30, completionTokens: 9, totalTokens: 39, cachedPromptTokens: null });
+    // 10×$1 + 5×$4 (draft) + 20×$10 + 4×$30 (verify) per million tokens.
+    assert.equal(record.costMicroUsd, 10 + 20 + 200 + 120);
+    assert.equal((record.extra as Loose).verificationCalls, 1);
+  });
+
   test('a safety flag from the verifier stops the loop and sets safety_signals', async () => {
     scripts.verify = () => verdict(false, 'The student may be in danger.', true);
     const response = (await client.post('/chat/vetting', { body: { messages: [{ role: 'user', content: 'hi' }], vettingConfig: { maxAttempts: 3 } } })) as Loose;

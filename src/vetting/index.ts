@@ -1,4 +1,4 @@
-export { runVettingLoop, runChatOnly } from './loop.js';
+export { runVettingLoop, runChatOnly, newLoopTally } from './loop.js';
 export type { VettingLoopInput, ChatOnlyOutcome } from './loop.js';
 export { planLightweight, lightweightResponse } from './lightweight.js';
 export type { LightweightPlan, LightweightOptions } from './lightweight.js';

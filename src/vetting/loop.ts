@@ -2,7 +2,7 @@ import { isGatewayError } from '../errors/index.js';
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../providers/index.js';
 import type { AnswerKeyGuard } from './answer-key.js';
 import { LOCAL_CHECK_REASON, feedbackMessage } from './prompts.js';
-import type { Attempt, ChatCaller, LoopOutcome, StopReason } from './types.js';
+import type { Attempt, ChatCaller, LoopOutcome, LoopTally, StopReason } from './types.js';
 import { addUsage, emptyUsage } from './usage.js';
 import { VERDICT_RESPONSE_FORMAT, readVerdict } from './verdict.js';
 
@@ -18,6 +18,12 @@ export interface VettingLoopInput {
   /** Full VETTING: rejects leaking drafts locally and scrubs failure reasons. */
   answerKey: AnswerKeyGuard | null;
   signal: AbortSignal;
+  /** Filled in as the calls answer, so the caller can meter what was used when the loop throws. */
+  tally?: LoopTally;
+}
+
+export function newLoopTally(): LoopTally {
+  return { chatUsage: emptyUsage(), verificationUsage: emptyUsage(), chatCalls: 0, verificationCalls: 0 };
 }
 
 /** What one call gave back: text, a provider safety block, or a failure. */
@@ -67,10 +73,7 @@ async function callModel(caller: ChatCaller, body: JsonObject, signal: AbortSign
  */
 export async function runVettingLoop(input: VettingLoopInput): Promise<LoopOutcome> {
   const attempts: Attempt[] = [];
-  let chatUsage = emptyUsage();
-  let verificationUsage = emptyUsage();
-  let chatCalls = 0;
-  let verificationCalls = 0;
+  const tally = input.tally ?? newLoopTally();
   let lastFailureReason: string | null = null;
   let messages = input.draftBody.messages;
   // Every reason the caller or the next draft sees is scrubbed of the answer key first.
@@ -86,20 +89,17 @@ export async function runVettingLoop(input: VettingLoopInput): Promise<LoopOutco
     attempts,
     lastFailureReason,
     requiresAttention: stopReason === 'SAFETY_TRIGGERED',
-    chatUsage,
-    verificationUsage,
-    chatCalls,
-    verificationCalls,
+    ...tally,
   });
 
   for (let attemptNumber = 1; attemptNumber <= input.maxAttempts; attemptNumber += 1) {
-    chatCalls += 1;
+    tally.chatCalls += 1;
     const drafted = await callModel(input.draft, { ...input.draftBody, messages }, input.signal, 'draft');
     if (drafted.kind === 'failed') {
       fail(`The drafting call failed (${drafted.code}).`);
       return stop('GENERATION_ERROR');
     }
-    chatUsage = addUsage(chatUsage, drafted.usage);
+    tally.chatUsage = addUsage(tally.chatUsage, drafted.usage);
     const attempt: Attempt = { draft: drafted.text, verificationPassed: false, verificationOutput: null, requiresAttention: false, checkedBy: null };
     attempts.push(attempt);
     if (drafted.kind === 'blocked') {
@@ -117,7 +117,7 @@ export async function runVettingLoop(input: VettingLoopInput): Promise<LoopOutco
       attempt.checkedBy = 'local_check';
       rejection = fail(LOCAL_CHECK_REASON);
     } else {
-      verificationCalls += 1;
+      tally.verificationCalls += 1;
       attempt.checkedBy = 'verifier';
       const verified = await callModel(
         input.verify,
@@ -129,7 +129,7 @@ export async function runVettingLoop(input: VettingLoopInput): Promise<LoopOutco
         fail(`The verification call failed (${verified.code}).`);
         return stop('VERIFICATION_ERROR');
       }
-      verificationUsage = addUsage(verificationUsage, verified.usage);
+      tally.verificationUsage = addUsage(tally.verificationUsage, verified.usage);
       attempt.verificationOutput = verified.text;
       if (verified.kind === 'blocked') {
         attempt.requiresAttention = true;

@@ -31,15 +31,19 @@ export interface Attempt {
   checkedBy: AttemptCheck | null;
 }
 
-export interface LoopOutcome {
+/** What the loop's calls used so far; readable after the loop threw too (metering, the log). */
+export interface LoopTally {
+  chatUsage: TokenUsage;
+  verificationUsage: TokenUsage;
+  chatCalls: number;
+  verificationCalls: number;
+}
+
+export interface LoopOutcome extends LoopTally {
   stopReason: StopReason;
   /** The reply to send: the verified draft, or the fallback message (fail closed). */
   content: string;
   attempts: Attempt[];
   lastFailureReason: string | null;
   requiresAttention: boolean;
-  chatUsage: TokenUsage;
-  verificationUsage: TokenUsage;
-  chatCalls: number;
-  verificationCalls: number;
 }

@@ -16,12 +16,15 @@ import {
   estimateVettingUsage,
   fullResponse,
   lightweightResponse,
+  newLoopTally,
   planFull,
   planLightweight,
   resolveVettingModel,
   runChatOnly,
   runVettingLoop,
   type LoopOutcome,
+  type LoopTally,
+  type StopReason,
   type VettingLoopInput,
 } from '../../vetting/index.js';
 import type { TokenUsage } from '../../providers/index.js';
@@ -120,17 +123,28 @@ export const vettingRoutes: RouteModule = (app, context) => {
     plan: Pick<VettingLoopInput, 'draftBody' | 'verificationMessages' | 'maxAttempts' | 'answerKey'>,
     signal: AbortSignal,
   ) => {
-    const outcome = await runVettingLoop({
-      draft: callerFor(request, models.draft, signal),
-      verify: callerFor(request, models.verification, signal),
-      draftBody: plan.draftBody,
-      verificationMessages: plan.verificationMessages,
-      maxAttempts: plan.maxAttempts,
-      fallbackMessage: config.vetting.fallbackMessage,
-      answerKey: plan.answerKey,
-      signal,
-    });
-    recordOutcome(request, outcome, models, vettingExtra(outcome, models.draft, models.verification));
+    const tally = newLoopTally();
+    let outcome: LoopOutcome;
+    try {
+      outcome = await runVettingLoop({
+        draft: callerFor(request, models.draft, signal),
+        verify: callerFor(request, models.verification, signal),
+        draftBody: plan.draftBody,
+        verificationMessages: plan.verificationMessages,
+        maxAttempts: plan.maxAttempts,
+        fallbackMessage: config.vetting.fallbackMessage,
+        answerKey: plan.answerKey,
+        signal,
+        tally,
+      });
+    } catch (error) {
+      // A later draft refused for the caller's input (a 4xx): the calls before it are still
+      // logged and charged. A client that went away keeps the limiter's estimate instead, as
+      // its cancelled call used an amount nobody reported.
+      if (!signal.aborted) recordOutcome(request, tally, models, vettingExtra(null, tally, models.draft, models.verification));
+      throw error;
+    }
+    recordOutcome(request, outcome, models, vettingExtra(outcome.stopReason, outcome, models.draft, models.verification));
     return outcome;
   };
 
@@ -249,17 +263,17 @@ export const vettingRoutes: RouteModule = (app, context) => {
   );
 };
 
-/** What the request log keeps about a loop beyond usage: who drafted, who verified, how it ended. */
-function vettingExtra(outcome: LoopOutcome, draftModel: ResolvedModel, verificationModel: ResolvedModel): Record<string, unknown> {
+/** What the request log keeps about a loop beyond usage: who drafted, who verified, how it ended (null: the loop threw). */
+function vettingExtra(stopReason: StopReason | null, tally: LoopTally, draftModel: ResolvedModel, verificationModel: ResolvedModel): Record<string, unknown> {
   return {
     vettingMode: 'vetting',
     chatModel: draftModel.id,
     verificationModel: verificationModel.id,
     verificationProvider: verificationModel.model.provider,
-    stopReason: outcome.stopReason,
-    attemptCount: outcome.chatCalls,
-    verificationCalls: outcome.verificationCalls,
-    chatUsage: outcome.chatUsage,
-    verificationUsage: outcome.verificationUsage,
+    stopReason,
+    attemptCount: tally.chatCalls,
+    verificationCalls: tally.verificationCalls,
+    chatUsage: tally.chatUsage,
+    verificationUsage: tally.verificationUsage,
   };
 }
