@@ -340,6 +340,16 @@ describe('AnswerKeyGuard', () => {
     assert.equal(guard.leaks('No leak at all.'), false);
   });
 
+  test('invisible characters between the letters do not hide a term', () => {
+    // Shown to the student these read "Paris" and "42"; a student can ask for them by name.
+    const guard = new AnswerKeyGuard(['Paris', '42']);
+    for (const hidden of ['P\u200Ba\u200Br\u200Bi\u200Bs', 'Pa\u00ADris', 'Par\u2060is', 'P\u200Dar\uFEFFis', '4\u200C2']) {
+      assert.equal(guard.leaks(`It is ${hidden}.`), true, JSON.stringify(hidden));
+      assert.equal(guard.redact(`It is ${hidden}.`), 'It is [protected].', JSON.stringify(hidden));
+    }
+    assert.equal(guard.leaks('1\u200B42'), false, 'still on term boundaries');
+  });
+
   test('ignores empty terms and redacts every occurrence', () => {
     const guard = new AnswerKeyGuard(['  ', 'Paris']);
     assert.equal(guard.leaks('   '), false);

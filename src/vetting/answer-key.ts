@@ -30,16 +30,18 @@ export class AnswerKeyGuard {
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 
 /**
- * Whitespace-insensitive: any whitespace may appear between the term's characters. A term
- * that starts or ends with a letter or digit must stand alone there ("4" does not match "14").
+ * Whitespace-insensitive: any whitespace, and any invisible format character (zero-width
+ * space and joiners, soft hyphen, word joiner: Unicode category Cf), may appear between the
+ * term's characters — "Pa\u200Bris" reads "Paris" on screen. A term that starts or ends with
+ * a letter or digit must stand alone there ("4" does not match "14").
  */
 function termPattern(term: string): RegExp | null {
-  const characters = [...term.normalize('NFKC').replace(/\s+/gu, '')];
+  const characters = [...term.normalize('NFKC').replace(/[\s\p{Cf}]+/gu, '')];
   const first = characters[0];
   const last = characters[characters.length - 1];
   if (first === undefined || last === undefined) return null;
-  const body = characters.map((character) => character.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('\\s*');
-  const before = WORD_CHARACTER.test(first) ? '(?<![\\p{L}\\p{N}])' : '';
-  const after = WORD_CHARACTER.test(last) ? '(?![\\p{L}\\p{N}])' : '';
+  const body = characters.map((character) => character.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('[\\s\\p{Cf}]*');
+  const before = WORD_CHARACTER.test(first) ? '(?<![\\p{L}\\p{N}]\\p{Cf}*)' : '';
+  const after = WORD_CHARACTER.test(last) ? '(?!\\p{Cf}*[\\p{L}\\p{N}])' : '';
   return new RegExp(`${before}${body}${after}`, 'giu');
 }
