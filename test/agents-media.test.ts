@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { checkTurnImages, cleanFilename } from '../src/agents/media/ingest.js';
 import { FilesystemMediaStore, newStorageKey } from '../src/agents/media/media-store.js';
 import { withAssetReferences } from '../src/agents/media/payload.js';
+import { AgentMedia } from '../src/agents/media/agent-media.js';
+import type { MediaStore } from '../src/agents/media/media-store.js';
+import { historyMessages } from '../src/agents/runtime/messages.js';
+import type { AssetRecords, AssetRow } from '../src/agents/store/asset-records.js';
 import { GatewayError } from '../src/errors/index.js';
 import { PNG_1X1 } from './helpers/scripted-provider.js';
 
@@ -82,6 +86,33 @@ describe('filesystem media store', () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+});
+
+test('earlier images over the 8 MiB per request are labelled without being read from storage', async () => {
+  // 20 turns of 5 MiB each would otherwise read 100 MiB from the media store for every llm call.
+  const MiB = 1024 * 1024;
+  const reads: string[] = [];
+  const store: MediaStore = {
+    put: async () => undefined,
+    get: async (key) => {
+      reads.push(key);
+      return Buffer.alloc(5 * MiB);
+    },
+  };
+  const rows = new Map<string, AssetRow>();
+  const history = Array.from({ length: 20 }, (_, index) => {
+    const id = `asset_${index}`;
+    rows.set(id, {
+      id, agent_id: 'agt_1', conversation_id: 'conv_1', run_id: `run_${index}`, owner: 'key:k', created_at: index, source: 'inline',
+      mime_type: 'image/png', bytes: 5 * MiB, sha256: '0'.repeat(64), storage_key: `key_${index}`, source_url: null, filename: null,
+    });
+    return { role: 'user' as const, text: `turn ${index}`, assetIds: [id] };
+  });
+  const records = { get: async (id: string) => rows.get(id) } as unknown as AssetRecords;
+  const media = new AgentMedia(store, records, { agentId: 'agt_1', conversationId: 'conv_1', runId: 'run_x', owner: 'key:k' }, (id) => id);
+  const messages = await historyMessages(history, { acceptsImages: true, acceptsImageUrls: false }, media);
+  assert.deepEqual(reads, ['key_19'], 'only the newest image, the one that fits, is read');
+  assert.equal(JSON.stringify(messages).match(/exceed the 8 MiB/g)?.length, 19);
 });
 
 test('logged run bodies reference archived images by asset id, never base64', () => {

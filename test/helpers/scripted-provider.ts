@@ -51,8 +51,10 @@ export class MemoryMedia implements RunMedia {
   readonly stored = new Map<string, StoredMedia>();
   private counter = 0;
 
-  async load(assetId: string): Promise<StoredMedia | null> {
-    return this.stored.get(assetId) ?? null;
+  async load(assetId: string, maxBytes: number): Promise<StoredMedia | null> {
+    const stored = this.stored.get(assetId);
+    if (stored === undefined) return null;
+    return stored.kind === 'inline' && stored.data.length > maxBytes ? { kind: 'over_budget' } : stored;
   }
 
   async storeGenerated(image: { data: Buffer } | { url: string }, nodeId: string): Promise<GeneratedImage> {

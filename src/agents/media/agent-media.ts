@@ -74,11 +74,13 @@ export class AgentMedia implements RunMedia {
     return { images: turnImages, assets };
   }
 
-  async load(assetId: string): Promise<StoredMedia | null> {
+  async load(assetId: string, maxBytes: number): Promise<StoredMedia | null> {
     const row = await this.records.get(assetId);
     if (row === undefined) return null;
     if (row.source_url !== null) return { kind: 'url', url: row.source_url };
     if (row.storage_key === null || row.mime_type === null) return null;
+    // The record knows the size: an image that cannot fit is not read from storage at all.
+    if (row.bytes !== null && row.bytes > maxBytes) return { kind: 'over_budget' };
     const data = await this.store.get(row.storage_key);
     return data === null ? null : { kind: 'inline', mimeType: row.mime_type, data };
   }

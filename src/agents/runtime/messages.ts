@@ -53,10 +53,10 @@ export async function historyMessages(history: readonly HistoryMessage[], abilit
         parts.push({ type: 'text', text: LABELS.modality });
         continue;
       }
-      const stored = await media.load(assetId);
+      const stored = await media.load(assetId, remaining);
       if (stored === null) parts.push({ type: 'text', text: LABELS.missing });
       else if (stored.kind === 'url') parts.push(abilities.acceptsImageUrls ? { type: 'image_url', image_url: { url: stored.url } } : { type: 'text', text: LABELS.remote });
-      else if (stored.data.length > remaining) parts.push({ type: 'text', text: LABELS.budget });
+      else if (stored.kind === 'over_budget' || stored.data.length > remaining) parts.push({ type: 'text', text: LABELS.budget });
       else {
         remaining -= stored.data.length;
         parts.push({ type: 'image_url', image_url: { url: dataUri(stored.mimeType, stored.data) } });

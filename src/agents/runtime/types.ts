@@ -28,8 +28,11 @@ export interface HistoryMessage {
   assetIds: string[];
 }
 
-/** Prior media as the media store gives it back for a model request. */
-export type StoredMedia = { kind: 'inline'; mimeType: string; data: Buffer } | { kind: 'url'; url: string };
+/**
+ * Prior media as the media store gives it back for a model request; `over_budget` when its
+ * recorded size is over what the request may still take (then it is not read at all).
+ */
+export type StoredMedia = { kind: 'inline'; mimeType: string; data: Buffer } | { kind: 'url'; url: string } | { kind: 'over_budget' };
 
 /** A generated image once archived. */
 export interface GeneratedImage {
@@ -40,8 +43,8 @@ export interface GeneratedImage {
 
 /** What the runtime needs from media storage (implemented over the media store and asset records). */
 export interface RunMedia {
-  /** Prior media by asset id; null when the stored object is missing. */
-  load(assetId: string): Promise<StoredMedia | null>;
+  /** Prior media by asset id, read only if it is at most `maxBytes`; null when the stored object is missing. */
+  load(assetId: string, maxBytes: number): Promise<StoredMedia | null>;
   /** Archives an image a model generated (bytes, or a provider URL kept as provenance). */
   storeGenerated(image: { data: Buffer } | { url: string }, nodeId: string): Promise<GeneratedImage>;
 }
