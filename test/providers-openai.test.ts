@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import OpenAI, { toFile } from 'openai';
-import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIChatScript, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
 import { openaiClient, postRawStream, rejectsWith, runProviderConformance } from './providers/conformance.js';
@@ -629,13 +629,50 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
 });
 
 describe('a client that stops reading', () => {
-  /** Sends `body` on a raw connection that never reads. */
-  function sendAndNeverRead(gateway: TestGateway, key: string, body: string): Socket {
+  /** A gateway whose stall timeout is 1 s, its fake provider and a key; closed afterwards. */
+  async function withStallGateway(run: (fake: OpenAIFake, gateway: TestGateway, key: string) => Promise<void>): Promise<void> {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
+      configFile: { server: { clientStallTimeoutMs: 1_000 } },
+    });
+    try {
+      await run(fake, gateway, await gateway.createKey({ scopes: ['model:request'] }));
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  }
+
+  /** An answer of `content` (megabytes: far more than the socket buffers hold). */
+  function bigAnswer(content: string): OpenAIChatScript {
+    return {
+      kind: 'completion',
+      body: {
+        id: 'chatcmpl-big',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o-mini',
+        choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+      },
+    };
+  }
+
+  /** Opens a raw connection and sends a chat request with `body` on it. */
+  function sendRaw(gateway: TestGateway, key: string, body: Record<string, unknown>): Socket {
+    const text = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a lot' }], ...body });
     const { hostname, port } = new URL(gateway.url);
     const client = connect(Number(port), hostname, () => {
-      client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-      client.pause(); // and never read
+      client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
     });
+    return client;
+  }
+
+  /** Sends a chat request on a raw connection that never reads. */
+  function sendAndNeverRead(gateway: TestGateway, key: string, body: Record<string, unknown>): Socket {
+    const client = sendRaw(gateway, key, body);
+    client.pause();
     client.on('error', () => undefined);
     return client;
   }
@@ -651,86 +688,40 @@ describe('a client that stops reading', () => {
     assert.match(JSON.stringify(full.detail), /the client took no data for 1000 ms; its connection was closed/);
   }
 
-  test('streaming: cut off after server.clientStallTimeoutMs, the upstream call ends, the request is logged 499 with the reason', { timeout: 60_000 }, async () => {
-    const fake = await startOpenAIFake();
-    const gateway = await startTestGateway({
-      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
-      configFile: { server: { clientStallTimeoutMs: 1_000 } },
-    });
-    try {
-      const key = await gateway.createKey({ scopes: ['model:request'] });
+  test('streaming: cut off after server.clientStallTimeoutMs, the upstream call ends, the request is logged 499 with the reason', { timeout: 60_000 }, () =>
+    withStallGateway(async (fake, gateway, key) => {
       let upstreamClosed!: () => void;
       const upstreamClosedPromise = new Promise<void>((done) => (upstreamClosed = done));
       // ~24 MB: far more than the socket buffers hold, so the gateway's writes to the client back up.
       const deltas = Array.from({ length: 12_000 }, () => 'x'.repeat(2000));
       fake.scriptChat({ kind: 'stream-hang', deltas, onClose: () => upstreamClosed() });
-      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Count' }], stream: true });
-      const client = sendAndNeverRead(gateway, key, body);
+      const client = sendAndNeverRead(gateway, key, { stream: true });
       // Without the cut-off the provider's connection stays open for good: undici's idle timeout does not run while it is paused.
       await upstreamClosedPromise;
       await loggedCutOff(gateway);
       client.destroy();
-    } finally {
-      await gateway.close();
-      await fake.close();
-    }
-  });
+    }));
 
-  test('a whole answer: the unsent bytes are not held for good, and the request is logged 499 with the reason', { timeout: 60_000 }, async () => {
-    const fake = await startOpenAIFake();
-    const gateway = await startTestGateway({
-      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
-      configFile: { server: { clientStallTimeoutMs: 1_000 } },
-    });
-    try {
-      const key = await gateway.createKey({ scopes: ['model:request'] });
-      // 16 MB of answer: far more than the socket buffers hold. Node keeps the rest in memory
-      // and, without the cut-off, the connection stays open (and the request unlogged) for good.
-      fake.scriptChat({
-        kind: 'completion',
-        body: {
-          id: 'chatcmpl-big',
-          object: 'chat.completion',
-          created: 1,
-          model: 'gpt-4o-mini',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'y'.repeat(16 * 1024 * 1024), refusal: null }, logprobs: null, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
-        },
-      });
-      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a lot' }] });
-      const client = sendAndNeverRead(gateway, key, body);
-      // Without the cut-off the response never finishes, so it is never logged.
+  test('a whole answer: the unsent bytes are not held for good, and the request is logged 499 with the reason', { timeout: 60_000 }, () =>
+    withStallGateway(async (fake, gateway, key) => {
+      // Node keeps the unsent rest in memory and, without the cut-off, the connection stays
+      // open and the request unlogged (a response that never finishes is never logged) for good.
+      fake.scriptChat(bigAnswer('y'.repeat(16 * 1024 * 1024)));
+      const client = sendAndNeverRead(gateway, key, {});
       await loggedCutOff(gateway);
       client.destroy();
-    } finally {
-      await gateway.close();
-      await fake.close();
-    }
-  });
+    }));
 
-  test('a slow client that keeps reading is not cut off', { timeout: 60_000 }, async () => {
-    const fake = await startOpenAIFake();
-    const gateway = await startTestGateway({
-      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY },
-      configFile: { server: { clientStallTimeoutMs: 1_000 } },
-    });
-    try {
-      const key = await gateway.createKey({ scopes: ['model:request'] });
+  test('a slow client that keeps reading is not cut off', { timeout: 60_000 }, () =>
+    withStallGateway(async (fake, gateway, key) => {
       const content = 'z'.repeat(16 * 1024 * 1024);
-      fake.scriptChat({
-        kind: 'completion',
-        body: { id: 'chatcmpl-slow', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
-      });
-      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a lot' }] });
-      const { hostname, port } = new URL(gateway.url);
+      fake.scriptChat(bigAnswer(content));
       // Reads 512 KiB every 100 ms: the whole answer takes several times the stall timeout, but
       // data keeps leaving (the gateway sees it in steps of a few MB, as the kernel's buffers drain).
       const received = await new Promise<Buffer>((done, fail) => {
         const chunks: Buffer[] = [];
         let pending = 0;
-        const client = connect(Number(port), hostname, () => {
-          client.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-        });
+        const client = sendRaw(gateway, key, {});
         client.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           pending += chunk.length;
@@ -746,9 +737,5 @@ describe('a client that stops reading', () => {
       const text = received.toString('utf8');
       const answer = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { choices: { message: { content: string } }[] };
       assert.equal(answer.choices[0]!.message.content.length, content.length);
-    } finally {
-      await gateway.close();
-      await fake.close();
-    }
-  });
+    }));
 });
