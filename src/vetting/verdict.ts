@@ -1,6 +1,9 @@
 import type { JsonObject } from '../providers/index.js';
 import type { Verdict } from './types.js';
 
+/** The verdict's fields: all required, and no others (readVerdict refuses an object with more). */
+const VERDICT_FIELDS: readonly string[] = ['passed', 'reason', 'requires_attention'];
+
 /** JSON schema of the verdict; adapters map it to each vendor's structured output (decisions §6). */
 export const VERDICT_SCHEMA: JsonObject = {
   type: 'object',
@@ -9,11 +12,9 @@ export const VERDICT_SCHEMA: JsonObject = {
     reason: { type: 'string', description: 'why, in one or two sentences, without quoting protected content' },
     requires_attention: { type: 'boolean', description: 'true when the conversation needs a human to look at it' },
   },
-  required: ['passed', 'reason', 'requires_attention'],
+  required: [...VERDICT_FIELDS],
   additionalProperties: false,
 };
-
-const VERDICT_FIELDS: readonly string[] = ['passed', 'reason', 'requires_attention'];
 
 export const VERDICT_RESPONSE_FORMAT: JsonObject = {
   type: 'json_schema',
