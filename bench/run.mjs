@@ -21,7 +21,8 @@
 // BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
 // BENCH_BASELINE_NODE_ARGS (node flags for the baseline only, after the others),
 // BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
-// Output: tables on stdout, everything as JSON in bench/results/<time>.json.
+// Output: tables on stdout, ending with issue 7's budget read off the run (lib/budget.mjs);
+// everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,6 +48,7 @@ import {
 } from './lib/processes.mjs';
 import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 import { printTable, median } from './lib/report.mjs';
+import { budgetLines, printBudget } from './lib/budget.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
@@ -421,7 +423,9 @@ async function main() {
     process.stdout.write(`soak ${result.minutes} min at ${result.rate_per_s}/s: RSS ${result.settled_min_mb.toFixed(1)}–${result.settled_max_mb.toFixed(1)} MB after warm-up ` +
       `(median ${result.settled_median_mb.toFixed(1)} MB, largest deviation ${result.settled_max_deviation_pct.toFixed(1)}%, ` +
       `trend ${result.settled_trend_mb_per_minute.toFixed(2)} MB/min); ${JSON.stringify(result.traffic)}\n`);
-    save(`soak-${Date.now()}`, { machine, soak: result });
+    const budget = budgetLines({ soak: result });
+    printBudget(budget);
+    save(`soak-${Date.now()}`, { machine, soak: result, budget });
     return;
   }
 
@@ -458,6 +462,8 @@ async function main() {
   }
   process.stdout.write(`start-up to listening: ${Object.entries(startup).map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`).join(', ')}\n`);
   results.load_average_at_end = loadAverage();
+  results.budget = budgetLines(results);
+  printBudget(results.budget);
   save(String(Date.now()), results);
 }
 
