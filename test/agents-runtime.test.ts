@@ -5,6 +5,8 @@ import type { CompiledGraph } from '../src/agents/graph/types.js';
 import { executeGraph, RunProgress } from '../src/agents/runtime/execute.js';
 import type { HistoryMessage, RunLimits, RuntimeDependencies, Turn } from '../src/agents/runtime/types.js';
 import { ProviderRegistry } from '../src/providers/index.js';
+import { callMeter, InMemoryLimiter, type CallMeter } from '../src/limits/index.js';
+import type { Principal } from '../src/keys/index.js';
 import { GatewayError } from '../src/errors/index.js';
 import { toSafeValue, valueBytes } from '../src/agents/values.js';
 import { agentTestCatalog, graphEnvironment } from './helpers/agents.js';
@@ -25,7 +27,17 @@ interface Harness {
   dependencies: RuntimeDependencies;
 }
 
-function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; acceptsRemoteImageUrls?: boolean; http?: RecordingHttp } = {}): Harness {
+const ANONYMOUS: Principal = { kind: 'anonymous', fingerprint: 'anonymous' };
+
+/** A key with caps (no per-minute limit), as a run's meter sees it. */
+function keyWithCaps(limits: { dailyTokens?: number; monthlyCostUsd?: number }): Principal {
+  return {
+    kind: 'key', keyId: 'key_capped', projectId: 'default', fingerprint: 'key_capped…test', scopes: new Set(['agents:execute']), allowedModels: null,
+    limits: { rpm: null, dailyTokens: limits.dailyTokens ?? null, monthlyCostUsd: limits.monthlyCostUsd ?? null },
+  };
+}
+
+function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; acceptsRemoteImageUrls?: boolean; http?: RecordingHttp; meter?: CallMeter } = {}): Harness {
   const provider = new ScriptedProvider(script, { acceptsRemoteImageUrls: options.acceptsRemoteImageUrls ?? true });
   const media = new MemoryMedia();
   const http = options.http ?? new RecordingHttp();
@@ -39,6 +51,7 @@ function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; ac
       limits: { ...LIMITS, ...options.limits },
       media,
       http,
+      meter: options.meter ?? callMeter(new InMemoryLimiter(), ANONYMOUS),
       requestId: 'req_test',
     },
   };
@@ -317,3 +330,86 @@ describe('agent runtime', () => {
     assert.deepEqual(h.provider.chatCalls[0]!.body.messages, [{ role: 'user', content: 'now' }]);
   });
 });
+
+describe('agent runtime: model calls against the key caps', () => {
+  const threeCalls = () =>
+    compile({
+      version: 1, name: 'three calls', entry: 'input',
+      nodes: [
+        { id: 'input', type: 'input', next: 'a' },
+        { id: 'a', type: 'llm', config: { model: 'vision-chat' }, next: 'b' },
+        { id: 'b', type: 'llm', config: { model: 'vision-chat' }, next: 'c' },
+        { id: 'c', type: 'llm', config: { model: 'vision-chat' }, next: 'out' },
+        { id: 'out', type: 'output', config: { text: '{{c.content}}' } },
+      ],
+    });
+
+  test('each call reserves before it is made: a run stops at the call that no longer fits the daily cap', async () => {
+    // Each call reserves its prompt plus the default reply budget (1,024) and settles at 1,500.
+    const h = harness(undefined, { meter: callMeter(new InMemoryLimiter(), keyWithCaps({ dailyTokens: 3000 })) });
+    h.provider.usage = { promptTokens: 100, completionTokens: 1400, totalTokens: 1500, cachedPromptTokens: null };
+    const progress = new RunProgress();
+    await assert.rejects(executeGraph(threeCalls(), text('hello'), [], h.dependencies, progress), rejectsWith('daily_token_cap_exceeded'));
+    assert.equal(h.provider.chatCalls.length, 2);
+    assert.deepEqual(progress.nodes.map((node) => node.usage?.totalTokens), [1500, 1500]);
+  });
+
+  test('concurrent runs admit only the calls that fit the monthly cost cap, and settle them at their cost', async () => {
+    const limiter = new InMemoryLimiter();
+    // vision-chat costs $1 / $2 per million: a call reserves ≈ $0.00205 (1,024 reply tokens at $2).
+    const principal = keyWithCaps({ monthlyCostUsd: 0.005 });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const h = harness(async () => {
+      await held;
+      return 'ok';
+    }, { meter: callMeter(limiter, principal) });
+    const graph = compile({
+      version: 1, name: 'one call', entry: 'input',
+      nodes: [{ id: 'input', type: 'input', next: 'a' }, { id: 'a', type: 'llm', config: { model: 'vision-chat' }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{a.content}}' } }],
+    });
+    let refused = 0;
+    const runs = Array.from({ length: 5 }, () =>
+      executeGraph(graph, text('hello'), [], h.dependencies).then(
+        () => 'ok',
+        (error: unknown) => {
+          refused += 1;
+          return (error as GatewayError).code;
+        },
+      ),
+    );
+    // The provider holds every call it got until each run was either admitted (called it) or refused.
+    while (h.provider.chatCalls.length + refused < 5) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(h.provider.chatCalls.length, 2);
+    release();
+    assert.deepEqual((await Promise.all(runs)).sort(), ['monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'ok', 'ok']);
+    // Settled at the real cost (15 tokens ≈ $0.00002 each), the cap has room again.
+    const after = await callMeter(limiter, principal).reserve({ tokens: 0, costUsd: 0.0049 });
+    await after.settle({ tokens: 0, costUsd: 0 });
+  });
+
+  test('a call the provider refused gives its reservation back; an image node reserves its images', async () => {
+    const limiter = new InMemoryLimiter();
+    const principal = keyWithCaps({ dailyTokens: 1100, monthlyCostUsd: 0.05 });
+    const failing = harness(() => {
+      throw new GatewayError('provider_error', 'The model provider failed. Try again later.');
+    }, { meter: callMeter(limiter, principal) });
+    const oneCall = compile({
+      version: 1, name: 'one call', entry: 'input',
+      nodes: [{ id: 'input', type: 'input', next: 'a' }, { id: 'a', type: 'llm', config: { model: 'vision-chat' }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{a.content}}' } }],
+    });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await assert.rejects(executeGraph(oneCall, text('hello'), [], failing.dependencies), rejectsWith('provider_error'));
+    }
+    // image-gen costs $0.04 an image: two images fit the $0.05 cap once, not twice.
+    const images = harness(undefined, { meter: callMeter(limiter, principal) });
+    const draw = compile({
+      version: 1, name: 'draw', entry: 'input',
+      nodes: [{ id: 'input', type: 'input', next: 'img' }, { id: 'img', type: 'image', config: { model: 'image-gen', prompt: 'a cat', n: 1 }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{img.url}}' } }],
+    });
+    await executeGraph(draw, text('draw'), [], images.dependencies);
+    await assert.rejects(executeGraph(draw, text('draw'), [], images.dependencies), rejectsWith('monthly_cost_cap_exceeded'));
+    assert.equal(images.provider.imageCalls.length, 1);
+  });
+});
+

@@ -3,6 +3,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { GatewayConfig } from '../config/index.js';
 import { GatewayError, isGatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
+import type { CallMeter } from '../limits/index.js';
 import type { Provider } from '../providers/index.js';
 import type { Database } from '../storage/index.js';
 import { ownerOf } from './access.js';
@@ -55,6 +56,8 @@ export interface RunTurnRequest {
   requestId: string;
   assetUrl: AssetUrl;
   signal: AbortSignal;
+  /** Meters the run's model calls against the caller's key caps. */
+  meter: CallMeter;
 }
 
 /** What a run used and made, filled in as it goes: the route logs and meters it even after a failure. */
@@ -145,6 +148,7 @@ export class AgentRunner {
         limits: this.dependencies.config,
         media,
         http: this.dependencies.http,
+        meter: request.meter,
         requestId: request.requestId,
         signal: request.signal,
       }, tracker.progress);

@@ -6,3 +6,5 @@ export { createLimiter } from './create-limiter.js';
 export type { LimiterSettings } from './create-limiter.js';
 export { rateLimitHeaders, dayWindow, monthWindow } from './windows.js';
 export { usdToMicro, microToUsd, MICRO_PER_USD } from './micro-usd.js';
+export { estimateTokens, estimateImages } from './estimate.js';
+export { callMeter, type CallMeter } from './call-meter.js';

@@ -1,5 +1,6 @@
 import type { ModelPricing, ResolvedModel } from '../../catalog/index.js';
 import { GatewayError } from '../../errors/index.js';
+import { estimateImages, estimateTokens, microToUsd, type UsageEstimate } from '../../limits/index.js';
 import { computeCost } from '../../logs/cost.js';
 import type { JsonObject, TokenUsage } from '../../providers/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
@@ -28,6 +29,41 @@ function rendered(context: ModelNodeContext, template: Template): string {
 /** A provider's failure, or the run's own deadline showing up as one. */
 function callFailure(context: ModelNodeContext, error: unknown): unknown {
   return context.budget.timedOut ? context.budget.timeoutError() : error;
+}
+
+/**
+ * One model call of the run, within the run's call budget and the caller's key caps: its
+ * estimate is reserved before the call (a 429 when it does not fit) and replaced by what the
+ * call used, as for a chat request. The estimate stays counted for work that was done but not
+ * measured: an answer without usage, or a call cut off by the deadline or the client.
+ */
+async function meteredCall<T>(context: ModelNodeContext, estimate: UsageEstimate, call: () => Promise<T>, usageOf: (result: T) => NodeUsage): Promise<T> {
+  context.budget.modelCallStarted();
+  const reservation = await context.dependencies.meter.reserve(estimate);
+  let result: T;
+  try {
+    result = await call();
+  } catch (error) {
+    await reservation.settle(context.budget.signal.aborted ? estimate : { tokens: 0, costUsd: null });
+    throw callFailure(context, error);
+  }
+  const used = usageOf(result);
+  context.recordUsage(used);
+  await reservation.settle({
+    tokens: used.usage?.totalTokens ?? estimate.tokens,
+    costUsd: used.costMicroUsd !== null ? microToUsd(used.costMicroUsd) : used.usage === null ? estimate.costUsd : null,
+  });
+  return result;
+}
+
+/** Bytes of a request's text, for its token estimate (images are priced per image, not per base64 byte). */
+function promptTextBytes(messages: readonly JsonObject[]): number {
+  let bytes = 0;
+  for (const { content } of messages) {
+    if (typeof content === 'string') bytes += Buffer.byteLength(content);
+    else if (Array.isArray(content)) for (const part of content) if (isPlainObject(part) && typeof part.text === 'string') bytes += Buffer.byteLength(part.text);
+  }
+  return bytes;
 }
 
 function completionText(completion: JsonObject): string {
@@ -104,14 +140,13 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
   }
   const chat = dependencies.providers.get(resolved.model.provider).chat;
   if (chat === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot serve chat.', { logDetail: { node: node.id } });
-  budget.modelCallStarted();
-  let result;
-  try {
-    result = await chat.complete({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId });
-  } catch (error) {
-    throw callFailure(context, error);
-  }
-  context.recordUsage(nodeUsage(node.id, 'llm', resolved.id, resolved.model.entry.pricing, result.usage, null));
+  const { pricing } = resolved.model.entry;
+  const result = await meteredCall(
+    context,
+    estimateTokens(pricing, promptTextBytes(messages), node.maxTokens),
+    () => chat.complete({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId }),
+    (answer) => nodeUsage(node.id, 'llm', resolved.id, pricing, answer.usage, null),
+  );
   const content = completionText(result.completion);
   budget.checkValue(node.id, content);
   return node.outputs.length > 0 ? { content, json: structuredOutput(node, content) } : { content };
@@ -122,16 +157,16 @@ export async function runImageNode(node: ImageNode, context: ModelNodeContext): 
   const resolved = dependencies.catalog.resolve(node.model, { mode: 'image_generation', param: 'config.model' });
   const images = dependencies.providers.get(resolved.model.provider).images;
   if (images === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot generate images.', { logDetail: { node: node.id } });
-  const body: JsonObject = { prompt: rendered(context, node.prompt), n: node.n, response_format: 'b64_json' };
+  const prompt = rendered(context, node.prompt);
+  const body: JsonObject = { prompt, n: node.n, response_format: 'b64_json' };
   if (node.size !== null) body.size = node.size;
-  budget.modelCallStarted();
-  let result;
-  try {
-    result = await images.generate({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId });
-  } catch (error) {
-    throw callFailure(context, error);
-  }
-  context.recordUsage(nodeUsage(node.id, 'image', resolved.id, resolved.model.entry.pricing, result.usage, result.imageCount));
+  const { pricing } = resolved.model.entry;
+  const result = await meteredCall(
+    context,
+    estimateImages(pricing, prompt, node.n),
+    () => images.generate({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId }),
+    (answer) => nodeUsage(node.id, 'image', resolved.id, pricing, answer.usage, answer.imageCount),
+  );
   const data = Array.isArray(result.response.data) ? result.response.data : [];
   const generated: GeneratedImage[] = [];
   for (const item of data.slice(0, node.n)) {

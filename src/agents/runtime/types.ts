@@ -1,4 +1,5 @@
 import type { Catalog } from '../../catalog/index.js';
+import type { CallMeter } from '../../limits/index.js';
 import type { Provider, TokenUsage } from '../../providers/index.js';
 
 /** The run budgets of config.agents. */
@@ -73,6 +74,8 @@ export interface RuntimeDependencies {
   limits: RunLimits;
   media: RunMedia;
   http: HttpCaller;
+  /** Reserves each model call against the caller's key caps before it is made. */
+  meter: CallMeter;
   requestId: string;
   /** Aborts the run (client gone, shutdown); the run's own timeout is added by the runtime. */
   signal?: AbortSignal;

@@ -2,12 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { RunTracker, withAssetReferences, type AgentRunResponse, type AgentServices, type RunTarget } from '../../agents/index.js';
 import type { Principal } from '../../keys/index.js';
+import { callMeter } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
 import type { AgentRunBody } from './agent-schemas.js';
 import { clientGoneSignal } from './model-call.js';
-
-/** Tokens reserved against the key's daily cap before a run; the real usage replaces it. */
-const RUN_TOKEN_ESTIMATE = 1024;
 
 /** Where the gateway serves an asset, as the caller reached the gateway. */
 export function assetUrlFor(request: FastifyRequest): (assetId: string) => string {
@@ -17,7 +15,7 @@ export function assetUrlFor(request: FastifyRequest): (assetId: string) => strin
 
 /**
  * Runs one agent turn for a route (the public run endpoint, or an authoring test) and fills
- * the request record: metered against the key's limits, logged with usage, cost, the media
+ * the request record: metered against the key's limits call by call, logged with usage, cost, the media
  * as asset ids (never base64), and the run id and agent version in `extra`.
  */
 export async function runAgentTurn(
@@ -33,14 +31,15 @@ export async function runAgentTurn(
   record.mode = 'agent';
   record.requestPayload = body;
   record.extra = agentFacts;
-  const admission = await context.limits.admit(principal, { tokens: RUN_TOKEN_ESTIMATE, costUsd: null });
-  record.admission = admission;
+  // The run counts once against the per-minute limit; each of its model calls reserves and
+  // settles its own usage against the caps (callMeter), so the request log settles nothing.
+  const admission = await context.limits.admit(principal, { tokens: 0, costUsd: null });
   reply.headers(admission.headers);
 
   const tracker = new RunTracker();
   try {
     const response = await services.runner.run(
-      { target, principal, body, requestId: request.id, assetUrl: assetUrlFor(request), signal: clientGoneSignal(reply) },
+      { target, principal, body, requestId: request.id, assetUrl: assetUrlFor(request), signal: clientGoneSignal(reply), meter: callMeter(context.limits, principal) },
       tracker,
     );
     record.responsePayload = response;
