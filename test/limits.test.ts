@@ -121,6 +121,22 @@ describe('in-process limiter seeds', () => {
   });
 });
 
+describe('in-process limiter windows', () => {
+  test('a reservation settled after midnight corrects the day and month it began in, and leaves the new ones alone', async () => {
+    // Starts on the last second of November, settles on the first of December: both windows change.
+    let now = Date.UTC(2026, 10, 30, 23, 59, 59);
+    const limiter = new InMemoryLimiter(() => now);
+    const principal = keyPrincipal({ dailyTokens: 1000, monthlyCostUsd: 1 });
+    const lateNight = await limiter.admit(principal, { tokens: 600, costUsd: 0.6 });
+    now = Date.UTC(2026, 11, 1, 0, 0, 1);
+    await limiter.admit(principal, { tokens: 900, costUsd: 0.9 });
+    await lateNight.settle({ tokens: 500, costUsd: 0.5 });
+    // The new day holds 900 tokens and the new month $0.90: neither has room for 200 tokens or $0.20.
+    await assert.rejects(limiter.admit(principal, { tokens: 200, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
+    await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: 0.2 }), { code: 'monthly_cost_cap_exceeded' });
+  });
+});
+
 /** A TCP proxy in front of Redis that the test can cut and restore, like a network outage. */
 async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
