@@ -137,6 +137,26 @@ describe('limits over HTTP', () => {
     }
   });
 
+  test('a request for n choices reserves a reply budget for each of them, with max_tokens or without', async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
+    try {
+      const estimates = spyOnEstimates(gateway);
+      const key = await gateway.createKey({ dailyTokens: 1_000_000 });
+      const { max_tokens: _budget, ...withoutBudget } = CHAT;
+      // "n":1 and "n":3 are bodies of one length, so the prompt part of each pair is the same.
+      for (const body of [{ ...CHAT, n: 1 }, { ...CHAT, n: 3 }, { ...withoutBudget, n: 1 }, { ...withoutBudget, n: 3 }]) {
+        assert.equal((await chat(gateway, key, body)).status, 200);
+      }
+      const [one, three, oneDefault, threeDefault] = estimates.map((estimate) => estimate.tokens);
+      assert.equal(three! - one!, 2 * CHAT.max_tokens);
+      assert.equal(threeDefault! - oneDefault!, 2 * 1024, 'two more default reply budgets (docs/limits.md)');
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
+
   test('daily caps survive a restart: the in-process limiter is seeded from the request log', async () => {
     const fake = await startOpenAIFake();
     const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-limits-restart-'));

@@ -81,11 +81,12 @@ const ASSUMED_REPLY_TOKENS = 1024;
 
 /**
  * What a token-priced call is expected to use: the prompt at ≈ 4 bytes a token, plus the
- * reply budget, priced with the model's catalog prices (null when it has none).
+ * reply budget (max_tokens, or the assumed one) of each of `choices` replies, priced with the
+ * model's catalog prices (null when it has none).
  */
-export function estimateTokens(model: CatalogModel, promptBytes: number, replyTokens: number | null): UsageEstimate {
+export function estimateTokens(model: CatalogModel, promptBytes: number, replyTokens: number | null, choices = 1): UsageEstimate {
   const prompt = Math.ceil(Math.max(0, promptBytes) / 4);
-  const reply = replyTokens ?? ASSUMED_REPLY_TOKENS;
+  const reply = (replyTokens ?? ASSUMED_REPLY_TOKENS) * choices;
   const pricing = model.entry.pricing;
   const input = pricing?.input_per_million ?? null;
   const output = pricing?.output_per_million ?? null;
