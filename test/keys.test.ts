@@ -126,7 +126,9 @@ describe('key store, cache and authenticator', () => {
 
   test('Bearer and X-API-Key both authenticate', async () => {
     const { row, secret } = await created();
-    for (const headers of [{ authorization: `Bearer ${secret}` }, { authorization: `bearer ${secret}` }, { 'x-api-key': secret }]) {
+    // A proxy's own credentials in another Authorization scheme do not hide a key sent as X-API-Key.
+    const behindBasicAuth = { authorization: 'Basic dXNlcjpwYXNzd29yZA==', 'x-api-key': secret };
+    for (const headers of [{ authorization: `Bearer ${secret}` }, { authorization: `bearer ${secret}` }, { 'x-api-key': secret }, behindBasicAuth]) {
       const principal = strict.authenticate(headers, 'model:request');
       assert.equal(principal.kind, 'key');
       assert.equal(principal.kind === 'key' && principal.keyId, row.id);
