@@ -264,6 +264,12 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
     const noToken = await cli('keys', 'list', '--url', url, '--data-dir', join(workDir, 'elsewhere'));
     assert.equal(noToken.code, 1);
     assert.match(noToken.stderr, /no admin token/);
+
+    // The gateway is running: the URL's password is the problem, and it is not printed.
+    const withPassword = await cli('keys', 'list', '--url', url.replace('http://', 'http://admin:url-password-0000@'), '--data-dir', dataDir);
+    assert.equal(withPassword.code, 1);
+    assert.match(withPassword.stderr, /must not hold a user name or password/);
+    assert.doesNotMatch(withPassword.stderr, /url-password-0000|cannot reach/);
   });
 
   test('SIGTERM stops the server with exit code 0; nothing was written to stderr (no warnings) all along', async () => {
