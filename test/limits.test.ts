@@ -225,7 +225,7 @@ describe('Redis outage', () => {
   test('an admission Redis answered too late is given back there once its answer arrives', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
     const proxy = await startCuttableProxy(new URL(REDIS_URL!));
     const prefix = `mg-test-${randomBytes(6).toString('hex')}:`;
-    const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 300 });
+    const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 1000 });
     const limiter = new FailoverLimiter(redis, async () => [], silent);
     await limiter.start();
     const direct = new Redis(REDIS_URL!);
