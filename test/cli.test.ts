@@ -279,6 +279,26 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
   });
 });
 
+test('serve names the config file as the source of an admin token it holds', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-cli-config-'));
+  writeFileSync(join(dir, 'modelgate.yaml'), 'adminToken: mg-admin-config-file-token-0123456789\n');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dir, 'data')], {
+    cwd: dir,
+    env: cleanEnvironment(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((done) => child.once('exit', done));
+  try {
+    const line = await waitForLine(child, 'listening on');
+    assert.match(line, /admin token from the config file \(adminToken\)/);
+    assert.doesNotMatch(line, /MODELGATE_ADMIN_TOKEN|config-file-token/);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('serve against a database it cannot reach stops with exit 1 and says so, without the password', async () => {
   const port = await freePort();
   const result = await new Promise<CliResult>((done) => {
