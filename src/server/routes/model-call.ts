@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CatalogModel, ModelMode, ResolvedModel } from '../../catalog/index.js';
 import { GatewayError } from '../../errors/index.js';
-import { assertModelAllowed } from '../../keys/index.js';
+import { assertModelAllowed, type Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
 import { stringifyProviderValue, type JsonObject, type Provider } from '../../providers/index.js';
 import type { GatewayContext } from '../context.js';
@@ -69,9 +69,18 @@ export function resolveTarget<C extends Capability>(
   return { resolved, provider, capability: capability as NonNullable<Provider[C]> };
 }
 
-/** Reserves the estimate against the key's limits and sets the rate-limit headers. */
-export async function admit(request: FastifyRequest, reply: FastifyReply, context: GatewayContext, estimate: UsageEstimate): Promise<void> {
-  const admission = await context.limits.admit(request.principal, estimate);
+/**
+ * Reserves the estimate against the key's limits (of `principal`, by default the caller's own)
+ * and sets the rate-limit headers.
+ */
+export async function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: GatewayContext,
+  estimate: UsageEstimate,
+  principal: Principal = request.principal,
+): Promise<void> {
+  const admission = await context.limits.admit(principal, estimate);
   request.record.admission = admission;
   reply.headers(admission.headers);
 }
