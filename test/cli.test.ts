@@ -264,6 +264,12 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
     const noToken = await cli('keys', 'list', '--url', url, '--data-dir', join(workDir, 'elsewhere'));
     assert.equal(noToken.code, 1);
     assert.match(noToken.stderr, /no admin token/);
+
+    // The gateway is running: the URL's password is the problem, and it is not printed.
+    const withPassword = await cli('keys', 'list', '--url', url.replace('http://', 'http://admin:url-password-0000@'), '--data-dir', dataDir);
+    assert.equal(withPassword.code, 1);
+    assert.match(withPassword.stderr, /must not hold a user name or password/);
+    assert.doesNotMatch(withPassword.stderr, /url-password-0000|cannot reach/);
   });
 
   test('SIGTERM stops the server with exit code 0; nothing was written to stderr (no warnings) all along', async () => {
@@ -271,6 +277,26 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
     assert.equal(await serverExit, 0);
     assert.equal(serverStderr, '');
   });
+});
+
+test('serve names the config file as the source of an admin token it holds', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-cli-config-'));
+  writeFileSync(join(dir, 'modelgate.yaml'), 'adminToken: mg-admin-config-file-token-0123456789\n');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dir, 'data')], {
+    cwd: dir,
+    env: cleanEnvironment(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((done) => child.once('exit', done));
+  try {
+    const line = await waitForLine(child, 'listening on');
+    assert.match(line, /admin token from the config file \(adminToken\)/);
+    assert.doesNotMatch(line, /MODELGATE_ADMIN_TOKEN|config-file-token/);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('serve against a database it cannot reach stops with exit 1 and says so, without the password', async () => {

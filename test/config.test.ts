@@ -121,6 +121,18 @@ describe('configuration', () => {
     assert.throws(() => readFileSync(join(config.dataDir, 'admin-token')), /ENOENT/);
   });
 
+  test('an admin token the admin API could never accept stops start-up, naming the setting but not the token', () => {
+    // It is sent as "Authorization: Bearer <token>", which ends at the first space; sk-mg- is the model keys' prefix.
+    for (const token of ['correct horse battery staple', 'tab\tseparated-token-0123456789', 'sk-mg-operator-token-0123456789']) {
+      assert.throws(() => loadConfig({ env: { MODELGATE_ADMIN_TOKEN: token }, cwd: tempDir() }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /invalid setting adminToken \(from environment variable MODELGATE_ADMIN_TOKEN\)/);
+        assert.ok(!error.message.includes(token));
+        return true;
+      });
+    }
+  });
+
   test('an encryption key that is not 32 bytes of base64 is refused', () => {
     const config = loadConfig({ env: { MODELGATE_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, cwd: tempDir() });
     assert.throws(() => resolveSecrets(config), /encryptionKey: must be 32 bytes/);

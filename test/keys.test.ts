@@ -126,7 +126,9 @@ describe('key store, cache and authenticator', () => {
 
   test('Bearer and X-API-Key both authenticate', async () => {
     const { row, secret } = await created();
-    for (const headers of [{ authorization: `Bearer ${secret}` }, { authorization: `bearer ${secret}` }, { 'x-api-key': secret }]) {
+    // A proxy's own credentials in another Authorization scheme do not hide a key sent as X-API-Key.
+    const behindBasicAuth = { authorization: 'Basic dXNlcjpwYXNzd29yZA==', 'x-api-key': secret };
+    for (const headers of [{ authorization: `Bearer ${secret}` }, { authorization: `bearer ${secret}` }, { 'x-api-key': secret }, behindBasicAuth]) {
       const principal = strict.authenticate(headers, 'model:request');
       assert.equal(principal.kind, 'key');
       assert.equal(principal.kind === 'key' && principal.keyId, row.id);
@@ -177,6 +179,29 @@ describe('key store, cache and authenticator', () => {
     cache.put(paused);
     cache.put(row); // a refresh that read the table before the pause finishes late
     assertGatewayError(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_paused', 403, 'permission_error');
+  });
+
+  test('a revoke written on a stale read still reaches caches that saw a change stamped by a clock ahead', async () => {
+    const { row, secret } = await created();
+    // Instance A, its clock 3 s ahead (the docs allow 5 s), renames the key while instance B is
+    // between reading it and writing its revoke.
+    const realNow = Date.now;
+    Date.now = () => realNow() + 3_000;
+    try {
+      await store.update(row.id, { name: 'renamed on A' });
+    } finally {
+      Date.now = realNow;
+    }
+    await cache.refresh(); // a third instance's cache holds A's version
+    const instanceB = new KeyStore(storage.db);
+    const read = instanceB.get.bind(instanceB);
+    instanceB.get = async () => {
+      instanceB.get = read;
+      return row; // what B read before A's change
+    };
+    await instanceB.transition(row.id, 'revoke');
+    await cache.refresh();
+    assertGatewayError(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_revoked', 403, 'permission_error');
   });
 
   test('refresh picks up keys created and changed through another store (another instance)', async () => {

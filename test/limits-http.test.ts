@@ -94,6 +94,36 @@ describe('limits over HTTP', () => {
     }
   });
 
+  test('the per-minute limit holds on every keyed endpoint: the encryption utilities count too', async () => {
+    const gateway = await startTestGateway();
+    try {
+      const key = await gateway.createKey({ scopes: ['utils:crypto'], rpm: 2 });
+      const encrypt = () =>
+        fetch(`${gateway.url}/v1/utils/encrypt`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'hello' }),
+        });
+      await awayFromMinuteBoundary();
+      const first = await encrypt();
+      const { encryptedText } = (await first.json()) as { encryptedText: string };
+      const second = await fetch(`${gateway.url}/v1/utils/decrypt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ encryptedText }),
+      });
+      await second.arrayBuffer();
+      const third = await encrypt();
+      assert.deepEqual([first.status, second.status, third.status], [200, 200, 429]);
+      assert.equal(first.headers.get('x-ratelimit-remaining-requests'), '1');
+      assert.equal(second.headers.get('x-ratelimit-remaining-requests'), '0');
+      assert.equal(((await third.json()) as ErrorBody).error.code, 'rate_limit_exceeded');
+      assert.ok(Number(third.headers.get('retry-after')) >= 1);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   test('N concurrent requests against a nearly spent daily token cap: only what fits reaches the provider', async () => {
     const fake = await startOpenAIFake();
     const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
@@ -131,6 +161,26 @@ describe('limits over HTTP', () => {
       );
       assert.equal(statuses.filter((status) => status === 200).length, fits);
       assert.equal(statuses.filter((status) => status === 429).length, 10 - fits);
+    } finally {
+      await gateway.close();
+      await fake.close();
+    }
+  });
+
+  test('a request for n choices reserves a reply budget for each of them, with max_tokens or without', async () => {
+    const fake = await startOpenAIFake();
+    const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
+    try {
+      const estimates = spyOnEstimates(gateway);
+      const key = await gateway.createKey({ dailyTokens: 1_000_000 });
+      const { max_tokens: _budget, ...withoutBudget } = CHAT;
+      // "n":1 and "n":3 are bodies of one length, so the prompt part of each pair is the same.
+      for (const body of [{ ...CHAT, n: 1 }, { ...CHAT, n: 3 }, { ...withoutBudget, n: 1 }, { ...withoutBudget, n: 3 }]) {
+        assert.equal((await chat(gateway, key, body)).status, 200);
+      }
+      const [one, three, oneDefault, threeDefault] = estimates.map((estimate) => estimate.tokens);
+      assert.equal(three! - one!, 2 * CHAT.max_tokens);
+      assert.equal(threeDefault! - oneDefault!, 2 * 1024, 'two more default reply budgets (docs/limits.md)');
     } finally {
       await gateway.close();
       await fake.close();

@@ -121,15 +121,45 @@ describe('in-process limiter seeds', () => {
   });
 });
 
-/** A TCP proxy in front of Redis that the test can cut and restore, like a network outage. */
-async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): void; close(): Promise<void> }> {
+describe('in-process limiter windows', () => {
+  test('a reservation settled after midnight corrects the day and month it began in, and leaves the new ones alone', async () => {
+    // Starts on the last second of November, settles on the first of December: both windows change.
+    let now = Date.UTC(2026, 10, 30, 23, 59, 59);
+    const limiter = new InMemoryLimiter(() => now);
+    const principal = keyPrincipal({ dailyTokens: 1000, monthlyCostUsd: 1 });
+    const lateNight = await limiter.admit(principal, { tokens: 600, costUsd: 0.6 });
+    now = Date.UTC(2026, 11, 1, 0, 0, 1);
+    await limiter.admit(principal, { tokens: 900, costUsd: 0.9 });
+    await lateNight.settle({ tokens: 500, costUsd: 0.5 });
+    // The new day holds 900 tokens and the new month $0.90: neither has room for 200 tokens or $0.20.
+    await assert.rejects(limiter.admit(principal, { tokens: 200, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
+    await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: 0.2 }), { code: 'monthly_cost_cap_exceeded' });
+  });
+});
+
+interface RedisProxy {
+  port: number;
+  /** Drops every connection and refuses new ones for a moment, like a network outage. */
+  cut(): void;
+  /** Keeps Redis's answers from the client (Redis still runs the commands), like a slow network. */
+  holdAnswers(): void;
+  /** Delivers the answers held back, in order. */
+  releaseAnswers(): void;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy in front of Redis that the test can cut and restore, or slow down. */
+async function startCuttableProxy(target: URL): Promise<RedisProxy> {
   const sockets = new Set<Socket>();
+  const held: { client: Socket; data: Buffer }[] = [];
+  let holding = false;
   let accepting = true;
   const server: Server = createServer((client) => {
     if (!accepting) return client.destroy();
     const upstream = new Socket();
     upstream.connect(Number(target.port || 6379), target.hostname);
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    upstream.on('data', (data: Buffer) => (holding ? held.push({ client, data }) : client.write(data)));
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('error', () => undefined);
@@ -149,6 +179,13 @@ async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): v
       for (const socket of sockets) socket.destroy();
       // Let reconnects be refused for a moment, then accept again (Redis "comes back").
       setImmediate(() => (accepting = true));
+    },
+    holdAnswers() {
+      holding = true;
+    },
+    releaseAnswers() {
+      holding = false;
+      for (const { client, data } of held.splice(0)) client.write(data);
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
@@ -183,6 +220,40 @@ describe('Redis outage', () => {
     assert.equal(limiter.state().fallbackAdmissions, 1);
     await admitted[0]!.settle({ tokens: 0, costUsd: null });
     await limiter.close();
+  });
+
+  test('an admission Redis answered too late is given back there once its answer arrives', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
+    const proxy = await startCuttableProxy(new URL(REDIS_URL!));
+    const prefix = `mg-test-${randomBytes(6).toString('hex')}:`;
+    const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 1000 });
+    const limiter = new FailoverLimiter(redis, async () => [], silent);
+    await limiter.start();
+    const direct = new Redis(REDIS_URL!);
+    try {
+      const principal = keyPrincipal({ dailyTokens: 1_000_000, monthlyCostUsd: 100 });
+      await limiter.admit(principal, { tokens: 5, costUsd: 0.05 });
+
+      // Redis runs the next admission's script, but its answer comes after the timeout: the
+      // fallback admits the request and settles it, so Redis must not keep the reservation.
+      proxy.holdAnswers();
+      const late = await limiter.admit(principal, { tokens: 100, costUsd: 1 });
+      assert.equal(limiter.state().fallbackActive, true);
+      await late.settle({ tokens: 80, costUsd: 0.8 });
+      const [tokensKey] = await direct.keys(`${prefix}*tokens*`);
+      const [costKey] = await direct.keys(`${prefix}*cost*`);
+      assert.equal(await direct.get(tokensKey!), '105', 'Redis ran the late admission');
+      proxy.releaseAnswers();
+
+      // The give-back follows the late answer; wait for it (generously: this is no timing test).
+      const deadline = Date.now() + 10_000;
+      while ((await direct.get(tokensKey!)) !== '5' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(await direct.get(tokensKey!), '5', 'the reservation Redis made too late was given back');
+      assert.equal(await direct.get(costKey!), '50000');
+    } finally {
+      await direct.quit();
+      await limiter.close();
+      await proxy.close();
+    }
   });
 
   test('Redis lost mid-way: admissions fall back at once and return to Redis when it is back', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {

@@ -29,6 +29,12 @@ describe('serve --workers', { skip: CLI_NOT_BUILT }, () => {
     assert.match(result.stderr, /server\.workers: 2 workers need REDIS_URL/);
   });
 
+  test('serve --help gives the real default: a worker per core with REDIS_URL, else 1', () => {
+    const result = spawnSync(process.execPath, ['bin/modelgate.js', 'serve', '--help'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /--workers <n>\s+worker processes \(default: one per core\s+with\s+REDIS_URL,\s+else\s+1\)/);
+  });
+
   test('two workers share the port; a key made through one is honoured by both', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
     const server = await startServeProcess({ ...baseEnv(), MODELGATE_WORKERS: '2', REDIS_URL: REDIS_URL! });
     try {

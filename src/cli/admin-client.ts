@@ -45,6 +45,12 @@ export class AdminClient {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new CliError(`the gateway URL "${url}" must start with http:// or https://`);
     }
+    if (parsed.username !== '' || parsed.password !== '') {
+      // Named without them: a password does not belong on a terminal or in a CI log.
+      throw new CliError(
+        `the gateway URL ${parsed.protocol}//${parsed.host}${parsed.pathname} must not hold a user name or password; the CLI sends the admin token instead`,
+      );
+    }
     const dataDir = resolve(options.dataDir ?? (env.MODELGATE_DATA_DIR || DEFAULT_DATA_DIR));
     const token = findAdminToken(env, dataDir);
     if (token === undefined || token.length === 0) {

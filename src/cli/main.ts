@@ -18,7 +18,7 @@ function registerServeCommand(program: Command): void {
     .option('--host <h>', 'listen address (default 127.0.0.1)')
     .option('--data-dir <d>', 'data directory (default ./.modelgate)')
     .option('--config <f>', 'YAML config file (default ./modelgate.yaml)')
-    .option('--workers <n>', 'worker processes (default 1)', parseWholeNumber)
+    .option('--workers <n>', 'worker processes (default: one per core with REDIS_URL, else 1)', parseWholeNumber)
     .action(async (options: { port?: number; host?: string; dataDir?: string; config?: string; workers?: number }) => {
       // Loaded on use: the server's modules take seconds to load, which every other command would pay.
       const { serve } = await import('./serve.js');

@@ -42,7 +42,9 @@ function loadOrExit(flags: CommandLineSettings): GatewayConfig {
 
 function describe(config: GatewayConfig, storageKind: string, adminTokenFile: string | undefined): string {
   const storageText = storageKind === 'postgres' ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
-  const tokenText = adminTokenFile !== undefined ? `admin token in ${adminTokenFile}` : 'admin token from MODELGATE_ADMIN_TOKEN';
+  // A given token comes from the environment, which wins, or else from the config file.
+  const givenFrom = process.env.MODELGATE_ADMIN_TOKEN ? 'MODELGATE_ADMIN_TOKEN' : 'the config file (adminToken)';
+  const tokenText = adminTokenFile !== undefined ? `admin token in ${adminTokenFile}` : `admin token from ${givenFrom}`;
   return `storage: ${storageText}; ${tokenText}`;
 }
 

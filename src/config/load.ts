@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { SECRET_PREFIX } from '../keys/secret.js';
 import { ConfigSchema, type GatewayConfig } from './schema.js';
 import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
 
@@ -120,6 +121,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     throw new ConfigError(`invalid setting ${field} (from ${origin}): ${reason}`);
   }
   const config = withDefaults as GatewayConfig;
+  checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
     throw new ConfigError(
@@ -127,6 +129,21 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     );
   }
   return deepFreeze(config);
+}
+
+/**
+ * The admin API reads its token from "Authorization: Bearer <token>", which ends at the first
+ * space and refuses model keys: a token it could never accept stops start-up instead.
+ */
+function checkAdminToken(token: string | undefined, origin: string): void {
+  if (token === undefined) return;
+  let problem: string | undefined;
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    problem = 'use visible ASCII characters only, without spaces: the token is sent as "Authorization: Bearer <token>"';
+  } else if (token.startsWith(SECRET_PREFIX)) {
+    problem = `it must not start with "${SECRET_PREFIX}", the prefix of model API keys, which the admin API refuses`;
+  }
+  if (problem !== undefined) throw new ConfigError(`invalid setting adminToken (from ${origin}): ${problem}`);
 }
 
 function deepFreeze<T>(value: T): T {

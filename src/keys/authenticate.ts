@@ -9,14 +9,18 @@ export interface CredentialHeaders {
   'x-api-key'?: string | string[] | undefined;
 }
 
-/** The secret from `Authorization: Bearer …` or `X-API-Key: …`, if any. */
+/**
+ * The secret from `Authorization: Bearer …` or `X-API-Key: …`, if any. Another Authorization
+ * scheme (a reverse proxy's Basic credentials, say) leaves the key to X-API-Key; without one,
+ * it counts as a key that is not valid ('').
+ */
 export function extractSecret(headers: CredentialHeaders): string | undefined {
   const authorization = headers.authorization;
+  const apiKey = headers['x-api-key'];
   if (authorization !== undefined && authorization.length > 0) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return match?.[1] ?? '';
+    if (match !== null || apiKey === undefined) return match?.[1] ?? '';
   }
-  const apiKey = headers['x-api-key'];
   const value = Array.isArray(apiKey) ? apiKey[0] : apiKey;
   return value === undefined ? undefined : value.trim();
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { GatewayError } from '../errors/index.js';
 import type { ApiKeysTable, Database } from '../storage/index.js';
 import { ProjectStore } from './project-store.js';
@@ -92,7 +92,7 @@ export class KeyStore {
     // The status guard makes a racing transition (e.g. resume after revoke) lose, never win.
     const result = await this.db
       .updateTable('api_keys')
-      .set({ status, updated_at: nextVersion(row) })
+      .set({ status, updated_at: nextVersion() })
       .where('id', '=', id)
       .where('status', '=', row.status)
       .executeTakeFirst();
@@ -117,7 +117,7 @@ export class KeyStore {
         ...(changes.allowedModels !== undefined
           ? { allowed_models: changes.allowedModels === null ? null : JSON.stringify(changes.allowedModels) }
           : {}),
-        updated_at: nextVersion(row),
+        updated_at: nextVersion(),
       })
       .where('id', '=', id)
       // A revoke that lands between the read and this write wins.
@@ -129,11 +129,14 @@ export class KeyStore {
 }
 
 /**
- * updated_at of a changed row: now, but always later than the version it replaces, so caches
- * can tell versions apart even when two changes fall in the same millisecond.
+ * updated_at of a changed row: now, but always later than the version it replaces — the one
+ * in the table when the write lands, not the one read before it, which another instance (its
+ * clock up to seconds ahead) may have replaced since. Caches keep the newest version they saw,
+ * so a change stamped lower would never reach those that saw the other one.
  */
-function nextVersion(row: KeyRow): number {
-  return Math.max(Date.now(), row.updated_at + 1);
+function nextVersion(): RawBuilder<number> {
+  const now = Date.now();
+  return sql<number>`case when updated_at >= ${now} then updated_at + 1 else ${now} end`;
 }
 
 function revokedIsFinal(id: string): GatewayError {

@@ -34,6 +34,15 @@ function bump(counters: Map<string, Counter>, key: string, window: string | numb
   return counter.value;
 }
 
+/**
+ * Corrects a counter by `delta` only while it still counts `window`: once a newer window has
+ * started, it holds other requests' reservations, which a late settlement must not replace.
+ */
+function correct(counters: Map<string, Counter>, key: string, window: string | number, delta: number): void {
+  const counter = counters.get(key);
+  if (counter !== undefined && counter.window === window) counter.value += delta;
+}
+
 function current(counters: Map<string, Counter>, key: string, window: string | number): number {
   const counter = counters.get(key);
   return counter !== undefined && counter.window === window ? counter.value : 0;
@@ -97,9 +106,10 @@ export class InMemoryLimiter implements Limiter {
       settle: async (actual: ActualUsage) => {
         if (settled) return;
         settled = true;
-        // Settle in the windows the reservation was made in; a request crossing midnight counts for the day it began.
-        if (dailyTokens !== null) bump(this.tokens, key, day.id, actual.tokens - estimate.tokens);
-        if (monthlyCostUsd !== null) bump(this.costs, key, month.id, usdToMicro(actual.costUsd) - estimatedCost);
+        // Settle in the windows the reservation was made in; a request crossing midnight counts
+        // for the day it began, and once that day is over there is nothing left to correct.
+        if (dailyTokens !== null) correct(this.tokens, key, day.id, actual.tokens - estimate.tokens);
+        if (monthlyCostUsd !== null) correct(this.costs, key, month.id, usdToMicro(actual.costUsd) - estimatedCost);
       },
     };
   }

@@ -9,6 +9,12 @@ import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './window
 
 const HOUR_MS = 3_600_000;
 const NO_LIMIT = -1;
+/**
+ * How long ioredis waits for any answer. An admission stops waiting after the configured
+ * command timeout (the fallback admits instead) but its answer is still read for this long, so
+ * a reservation Redis made all the same can be given back.
+ */
+const LATE_ANSWER_MS = 60_000;
 
 interface ScriptedRedis extends Redis {
   modelgateAdmit(...keysAndArgs: (string | number)[]): Promise<[number, number]>;
@@ -36,7 +42,7 @@ export class RedisLimiter implements Limiter {
       // Fail fast while disconnected instead of queueing: a request must not wait for Redis to come back.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
+      commandTimeout: Math.max(options.commandTimeoutMs, LATE_ANSWER_MS),
       connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
       retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
       lazyConnect: true,
@@ -75,7 +81,17 @@ export class RedisLimiter implements Limiter {
     const keys = [`${base}:rpm:${minute.id}`, `${base}:tokens:${day.id}`, `${base}:cost:${month.id}`] as const;
     const estimatedCost = usdToMicro(estimate.costUsd);
 
-    const [verdict, used] = await this.redis.modelgateAdmit(
+    /** Replaces the reservation in Redis with what the request used. */
+    const correct = async (actual: ActualUsage) => {
+      const corrections: [string, number][] = [];
+      if (dailyTokens !== null) corrections.push([keys[1], actual.tokens - estimate.tokens]);
+      if (monthlyCostUsd !== null) corrections.push([keys[2], usdToMicro(actual.costUsd) - estimatedCost]);
+      const changed = corrections.filter(([, delta]) => delta !== 0);
+      if (changed.length === 0) return;
+      await this.redis.modelgateSettle(changed.length, ...changed.map(([key]) => key), ...changed.map(([, delta]) => delta));
+    };
+
+    const answer = this.redis.modelgateAdmit(
       ...keys,
       rpm ?? NO_LIMIT,
       dailyTokens ?? NO_LIMIT,
@@ -86,6 +102,16 @@ export class RedisLimiter implements Limiter {
       day.resetSeconds * 1000 + HOUR_MS,
       month.resetSeconds * 1000 + HOUR_MS,
     );
+    let verdict: number;
+    let used: number;
+    try {
+      [verdict, used] = await answerWithin(answer, this.options.commandTimeoutMs);
+    } catch (error) {
+      // Redis may still run the script. The caller admits with its fallback instead, which counts
+      // this request, so a reservation Redis makes for it is given back when its answer arrives.
+      answer.then(([late]) => (late === 0 ? correct({ tokens: 0, costUsd: null }) : undefined)).catch(() => undefined);
+      throw error;
+    }
     const headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds);
     if (verdict === 1) throw requestsPerMinuteExceeded(rpm ?? 0, minute.resetSeconds);
     if (verdict === 2) throw dailyTokenCapExceeded(dailyTokens ?? 0, day.resetSeconds, headers);
@@ -98,12 +124,7 @@ export class RedisLimiter implements Limiter {
       settle: async (actual: ActualUsage) => {
         if (settled) return;
         settled = true;
-        const corrections: [string, number][] = [];
-        if (dailyTokens !== null) corrections.push([keys[1], actual.tokens - estimate.tokens]);
-        if (monthlyCostUsd !== null) corrections.push([keys[2], usdToMicro(actual.costUsd) - estimatedCost]);
-        const changed = corrections.filter(([, delta]) => delta !== 0);
-        if (changed.length === 0) return;
-        await this.redis.modelgateSettle(changed.length, ...changed.map(([key]) => key), ...changed.map(([, delta]) => delta));
+        await correct(actual);
       },
     };
   }
@@ -114,9 +135,25 @@ export class RedisLimiter implements Limiter {
 
   async close(): Promise<void> {
     if (this.redis.status === 'ready') {
-      await this.redis.quit().catch(() => this.redis.disconnect());
+      // A Redis that stopped answering holds the shutdown no longer than one admission.
+      await answerWithin(this.redis.quit(), this.options.commandTimeoutMs).catch(() => this.redis.disconnect());
     } else {
       this.redis.disconnect();
     }
+  }
+}
+
+/** The answer of a command, or a rejection once it took longer than `timeoutMs`. */
+async function answerWithin<T>(answer: Promise<T>, timeoutMs: number): Promise<T> {
+  // An answer no longer waited for may still fail later (the connection closes): not an unhandled rejection.
+  answer.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -101,9 +101,8 @@ export const chatRoutes: RouteModule = (app, context) => {
         record.media = media;
         // Media is priced by the provider per image or page, not per base64 byte.
         const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
-        const replyBudget = body.max_completion_tokens ?? body.max_tokens;
-        const replyTokens = replyBudget === undefined ? null : replyBudget * (body.n ?? 1);
-        await admit(request, reply, context, estimateTokens(target.resolved.model, promptBytes, replyTokens));
+        const replyBudget = body.max_completion_tokens ?? body.max_tokens ?? null;
+        await admit(request, reply, context, estimateTokens(target.resolved.model, promptBytes, replyBudget, body.n ?? 1));
 
         const call = {
           upstreamModel: target.resolved.model.upstreamId,

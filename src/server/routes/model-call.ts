@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CatalogModel, ModelMode, ResolvedModel } from '../../catalog/index.js';
 import { GatewayError } from '../../errors/index.js';
-import { assertModelAllowed } from '../../keys/index.js';
+import { assertModelAllowed, type Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
 import { stringifyProviderValue, type JsonObject, type Provider } from '../../providers/index.js';
 import type { GatewayContext } from '../context.js';
@@ -69,9 +69,18 @@ export function resolveTarget<C extends Capability>(
   return { resolved, provider, capability: capability as NonNullable<Provider[C]> };
 }
 
-/** Reserves the estimate against the key's limits and sets the rate-limit headers. */
-export async function admit(request: FastifyRequest, reply: FastifyReply, context: GatewayContext, estimate: UsageEstimate): Promise<void> {
-  const admission = await context.limits.admit(request.principal, estimate);
+/**
+ * Reserves the estimate against the key's limits (of `principal`, by default the caller's own)
+ * and sets the rate-limit headers.
+ */
+export async function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: GatewayContext,
+  estimate: UsageEstimate,
+  principal: Principal = request.principal,
+): Promise<void> {
+  const admission = await context.limits.admit(principal, estimate);
   request.record.admission = admission;
   reply.headers(admission.headers);
 }
@@ -81,11 +90,12 @@ const ASSUMED_REPLY_TOKENS = 1024;
 
 /**
  * What a token-priced call is expected to use: the prompt at ≈ 4 bytes a token, plus the
- * reply budget, priced with the model's catalog prices (null when it has none).
+ * reply budget (max_tokens, or the assumed one) of each of `choices` replies, priced with the
+ * model's catalog prices (null when it has none).
  */
-export function estimateTokens(model: CatalogModel, promptBytes: number, replyTokens: number | null): UsageEstimate {
+export function estimateTokens(model: CatalogModel, promptBytes: number, replyTokens: number | null, choices = 1): UsageEstimate {
   const prompt = Math.ceil(Math.max(0, promptBytes) / 4);
-  const reply = replyTokens ?? ASSUMED_REPLY_TOKENS;
+  const reply = (replyTokens ?? ASSUMED_REPLY_TOKENS) * choices;
   const pricing = model.entry.pricing;
   const input = pricing?.input_per_million ?? null;
   const output = pricing?.output_per_million ?? null;

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Keyring } from '../../crypto/index.js';
+import type { Principal } from '../../keys/index.js';
 import type { RequestRecord } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
-import { MODEL_ROUTE_SCHEMA } from './model-call.js';
+import { admit, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
 const EncryptBody = Type.Object(
   { text: Type.String({ description: 'Plain text to encrypt (e.g. a VETTING system prompt).' }) },
@@ -29,6 +30,18 @@ function recordRedacted(record: RequestRecord, requestField: string, responseFie
   record.responsePayload = { [responseField]: REDACTED };
 }
 
+/**
+ * The caller's limits as they apply to a utility call: it counts against the per-minute limit
+ * like every keyed call (spec: Limits), but uses no tokens and costs nothing, so a key over its
+ * token or cost cap still encrypts and decrypts.
+ */
+function perMinuteOnly(principal: Principal): Principal {
+  if (principal.kind !== 'key') return principal;
+  return { ...principal, limits: { rpm: principal.limits.rpm, dailyTokens: null, monthlyCostUsd: null } };
+}
+
+const NO_USAGE = { tokens: 0, costUsd: null };
+
 /** POST /v1/utils/encrypt and /v1/utils/decrypt (scope utils:crypto). */
 export const utilsRoutes: RouteModule = (app, context) => {
   const keyring = new Keyring(context.secrets.encryptionKey, context.secrets.previousEncryptionKeys);
@@ -45,8 +58,9 @@ export const utilsRoutes: RouteModule = (app, context) => {
         response: { 200: EncryptResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       recordRedacted(request.record, 'text', 'encryptedText');
+      await admit(request, reply, context, NO_USAGE, perMinuteOnly(request.principal));
       return { encryptedText: keyring.encrypt(request.body.text) };
     },
   );
@@ -63,8 +77,9 @@ export const utilsRoutes: RouteModule = (app, context) => {
         response: { 200: DecryptResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       recordRedacted(request.record, 'encryptedText', 'text');
+      await admit(request, reply, context, NO_USAGE, perMinuteOnly(request.principal));
       return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText') };
     },
   );
