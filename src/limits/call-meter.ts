@@ -1,4 +1,5 @@
 import type { Principal } from '../keys/index.js';
+import { heldTo } from './limited-principal.js';
 import type { Admission, Limiter, UsageEstimate } from './types.js';
 
 /** Reserves against a key's caps for one model call of a request that makes several. */
@@ -15,6 +16,6 @@ export interface CallMeter {
  * admitted; its calls are not counted again.
  */
 export function callMeter(limiter: Limiter, principal: Principal): CallMeter {
-  const capsOnly: Principal = principal.kind === 'key' ? { ...principal, limits: { ...principal.limits, rpm: null } } : principal;
+  const capsOnly = heldTo(principal, 'caps');
   return { reserve: (estimate) => limiter.admit(capsOnly, estimate) };
 }

@@ -2,7 +2,7 @@ import type { ModelPricing } from '../catalog/index.js';
 import type { UsageEstimate } from './types.js';
 
 /** Reply budget assumed when the caller sets no max_tokens. */
-const ASSUMED_REPLY_TOKENS = 1024;
+export const ASSUMED_REPLY_TOKENS = 1024;
 
 /**
  * What a token-priced call is expected to use: the prompt at ≈ 4 bytes a token, plus the

@@ -1,8 +1,5 @@
 import type { ModelPricing } from '../catalog/index.js';
-import type { UsageEstimate } from '../limits/index.js';
-
-/** Reply budget assumed per draft when the caller sets no max_tokens. */
-const ASSUMED_REPLY_TOKENS = 1024;
+import { ASSUMED_REPLY_TOKENS, type UsageEstimate } from '../limits/index.js';
 
 /**
  * What the limiter reserves before the first provider call: the prompt once (≈ 4 characters a

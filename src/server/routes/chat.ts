@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { inspectMessages } from '../../chat/index.js';
+import { estimateTokens } from '../../limits/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import { sendChatStream } from './chat-stream.js';
@@ -8,7 +9,6 @@ import {
   bodyBytes,
   connectionGoneSignal,
   ERROR_RESPONSES,
-  estimateTokens,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
   resolveTarget,
@@ -102,7 +102,7 @@ export const chatRoutes: RouteModule = (app, context) => {
         // Media is priced by the provider per image or page, not per base64 byte.
         const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
         const replyBudget = body.max_completion_tokens ?? body.max_tokens ?? null;
-        await admit(request, reply, context, estimateTokens(target.resolved.model, promptBytes, replyBudget, body.n ?? 1));
+        await admit(request, reply, context, estimateTokens(target.resolved.model.entry.pricing, promptBytes, replyBudget, body.n ?? 1));
 
         const call = {
           upstreamModel: target.resolved.model.upstreamId,

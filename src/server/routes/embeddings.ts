@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
+import { estimateTokens } from '../../limits/index.js';
 import { patchJsonObject, type EmbeddingResult, type JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
@@ -8,7 +9,6 @@ import {
   connectionGoneSignal,
   defaultModelOf,
   ERROR_RESPONSES,
-  estimateTokens,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
   resolveTarget,
@@ -66,7 +66,7 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
         checkInput(body.input);
         const model = body.model ?? defaultModelOf(context, 'embedding');
         const target = resolveTarget(request, context, { mode: 'embedding', model, capability: 'embeddings' });
-        await admit(request, reply, context, estimateTokens(target.resolved.model, bodyBytes(request), 0));
+        await admit(request, reply, context, estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0));
         const started = performance.now();
         const result = await target.capability.embed({
           upstreamModel: target.resolved.model.upstreamId,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { estimateImages } from '../../limits/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
@@ -63,8 +64,7 @@ export const imagesRoutes: RouteModule = (app, context) => {
         const model = body.model ?? defaultModelOf(context, 'image_generation');
         const target = resolveTarget(request, context, { mode: 'image_generation', model, capability: 'images' });
         const count = body.n ?? 1;
-        const price = target.resolved.model.entry.pricing?.image_per_unit ?? null;
-        await admit(request, reply, context, { tokens: Math.ceil(body.prompt.length / 4), costUsd: price === null ? null : price * count });
+        await admit(request, reply, context, estimateImages(target.resolved.model.entry.pricing, body.prompt, count));
         const started = performance.now();
         const result = await target.capability.generate({
           upstreamModel: target.resolved.model.upstreamId,

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { CatalogModel, ModelMode, ResolvedModel } from '../../catalog/index.js';
+import type { ModelMode, ResolvedModel } from '../../catalog/index.js';
 import { GatewayError } from '../../errors/index.js';
 import { assertModelAllowed, type Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
@@ -83,24 +83,6 @@ export async function admit(
   const admission = await context.limits.admit(principal, estimate);
   request.record.admission = admission;
   reply.headers(admission.headers);
-}
-
-/** Reply budget assumed when the caller sets no max_tokens. */
-const ASSUMED_REPLY_TOKENS = 1024;
-
-/**
- * What a token-priced call is expected to use: the prompt at ≈ 4 bytes a token, plus the
- * reply budget (max_tokens, or the assumed one) of each of `choices` replies, priced with the
- * model's catalog prices (null when it has none).
- */
-export function estimateTokens(model: CatalogModel, promptBytes: number, replyTokens: number | null, choices = 1): UsageEstimate {
-  const prompt = Math.ceil(Math.max(0, promptBytes) / 4);
-  const reply = (replyTokens ?? ASSUMED_REPLY_TOKENS) * choices;
-  const pricing = model.entry.pricing;
-  const input = pricing?.input_per_million ?? null;
-  const output = pricing?.output_per_million ?? null;
-  const costUsd = input === null ? null : (prompt * input + reply * (output ?? 0)) / 1_000_000;
-  return { tokens: prompt + reply, costUsd };
 }
 
 /** Size of the JSON body as received (no re-serialisation); 0 when unknown. */

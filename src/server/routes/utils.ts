@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Keyring } from '../../crypto/index.js';
-import type { Principal } from '../../keys/index.js';
+import { heldTo } from '../../limits/index.js';
 import type { RequestRecord } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
 import { admit, MODEL_ROUTE_SCHEMA } from './model-call.js';
@@ -31,15 +31,9 @@ function recordRedacted(record: RequestRecord, requestField: string, responseFie
 }
 
 /**
- * The caller's limits as they apply to a utility call: it counts against the per-minute limit
- * like every keyed call (spec: Limits), but uses no tokens and costs nothing, so a key over its
- * token or cost cap still encrypts and decrypts.
+ * A utility call counts against the per-minute limit like every keyed call (spec: Limits), but
+ * uses no tokens and costs nothing, so a key over its token or cost cap still encrypts.
  */
-function perMinuteOnly(principal: Principal): Principal {
-  if (principal.kind !== 'key') return principal;
-  return { ...principal, limits: { rpm: principal.limits.rpm, dailyTokens: null, monthlyCostUsd: null } };
-}
-
 const NO_USAGE = { tokens: 0, costUsd: null };
 
 /** POST /v1/utils/encrypt and /v1/utils/decrypt (scope utils:crypto). */
@@ -60,7 +54,7 @@ export const utilsRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       recordRedacted(request.record, 'text', 'encryptedText');
-      await admit(request, reply, context, NO_USAGE, perMinuteOnly(request.principal));
+      await admit(request, reply, context, NO_USAGE, heldTo(request.principal, 'per-minute'));
       return { encryptedText: keyring.encrypt(request.body.text) };
     },
   );
@@ -79,7 +73,7 @@ export const utilsRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       recordRedacted(request.record, 'encryptedText', 'text');
-      await admit(request, reply, context, NO_USAGE, perMinuteOnly(request.principal));
+      await admit(request, reply, context, NO_USAGE, heldTo(request.principal, 'per-minute'));
       return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText') };
     },
   );
