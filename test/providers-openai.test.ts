@@ -122,6 +122,23 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json, { ...expected, model: 'gpt-4o-mini' });
     });
 
+    test('null in an optional field is "not set", as in the SDK\'s types: accepted, passed on, and estimated like an absent field', async () => {
+      fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+      const nulls = { temperature: null, max_tokens: null, max_completion_tokens: null, n: null, stream: null, stream_options: null };
+      const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], ...nulls });
+      assert.equal(completion.choices[0]?.message.content, 'ok');
+      const { stream: _stream, ...passed } = nulls;
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], ...passed });
+
+      const image = await client.images.generate({ model: null, prompt: 'A cat', n: null, size: null, response_format: null });
+      assert.equal(image.data?.length, 1);
+      assert.equal(lastRequest(fake, '/v1/images/generations').json.model, 'gpt-image-1', 'a null model is the default image model');
+
+      // A null reply budget reserves the assumed reply, not nothing: it does not fit a 600-token cap.
+      const capped = openaiClient(gateway.url, await gateway.createKey({ scopes: ['model:request'], dailyTokens: 600 }));
+      await rejectsWith(capped.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], max_tokens: null }), 429, 'daily_token_cap_exceeded');
+    });
+
     test('every response field comes back unchanged, except model which shows what the caller asked for', async () => {
       const completion = {
         id: 'chatcmpl-tools',

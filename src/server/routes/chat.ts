@@ -3,6 +3,7 @@ import { inspectMessages } from '../../chat/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import { sendChatStream } from './chat-stream.js';
+import { Nullable } from './schema-helpers.js';
 import {
   admit,
   bodyBytes,
@@ -36,18 +37,19 @@ const Message = Type.Object(
 /**
  * The OpenAI chat-completions request. Fields beyond these (tools, tool_choice,
  * response_format, logprobs, n, seed, stop, …) are accepted and passed to the provider as sent.
+ * The optional fields take null as "not set", as OpenAI's API and the SDKs' types do.
  */
 export const ChatCompletionRequest = Type.Object(
   {
     model: Type.String({ minLength: 1, description: 'A model id or alias from GET /v1/models' }),
     messages: Type.Array(Message, { minItems: 1 }),
-    stream: Type.Optional(Type.Boolean({ description: 'true: server-sent events of chat.completion.chunk, ending with data: [DONE]' })),
-    stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true })),
+    stream: Type.Optional(Nullable(Type.Boolean({ description: 'true: server-sent events of chat.completion.chunk, ending with data: [DONE]' }))),
+    stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Nullable(Type.Boolean())) }, { additionalProperties: true }))),
     provider: Type.Optional(Type.String({ minLength: 1, description: 'Only for a future model id that would otherwise be ambiguous' })),
-    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
+    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),
   },
   { additionalProperties: true },
 );
@@ -101,8 +103,8 @@ export const chatRoutes: RouteModule = (app, context) => {
         record.media = media;
         // Media is priced by the provider per image or page, not per base64 byte.
         const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
-        const replyBudget = body.max_completion_tokens ?? body.max_tokens;
-        const replyTokens = replyBudget === undefined ? null : replyBudget * (body.n ?? 1);
+        const replyBudget = body.max_completion_tokens ?? body.max_tokens ?? null;
+        const replyTokens = replyBudget === null ? null : replyBudget * (body.n ?? 1);
         await admit(request, reply, context, estimateTokens(target.resolved.model, promptBytes, replyTokens));
 
         const call = {

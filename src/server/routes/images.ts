@@ -13,15 +13,19 @@ import {
   showRequestedModel,
   upstreamBody,
 } from './model-call.js';
+import { Nullable } from './schema-helpers.js';
 
-/** The OpenAI image generation request; other fields (quality, style, background, user, …) pass through. */
+/**
+ * The OpenAI image generation request; other fields (quality, style, background, user, …) pass
+ * through. The optional fields take null as "not set", as OpenAI's API and the SDKs' types do.
+ */
 const ImageRequest = Type.Object(
   {
-    model: Type.Optional(Type.String({ minLength: 1, description: 'Default: the catalog\'s image model' })),
+    model: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Default: the catalog\'s image model' }))),
     prompt: Type.String({ minLength: 1 }),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
-    size: Type.Optional(Type.String({ pattern: '^([0-9]+x[0-9]+|auto)$', description: '<width>x<height>, e.g. 1024x1024' })),
-    response_format: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['url', 'b64_json'] })),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10 }))),
+    size: Type.Optional(Nullable(Type.String({ pattern: '^([0-9]+x[0-9]+|auto)$', description: '<width>x<height>, e.g. 1024x1024' }))),
+    response_format: Type.Optional(Nullable(Type.Unsafe<string>({ type: 'string', enum: ['url', 'b64_json'] }))),
   },
   { additionalProperties: true },
 );
