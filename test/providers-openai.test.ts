@@ -457,6 +457,13 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(record.usage?.completionTokens, 272);
     });
 
+    test('stream: true is refused naming the field: answered whole, the SDK would yield no events and no error', async () => {
+      const before = fake.server.requests.length;
+      const error = await rejectsWith(client.images.generate({ model: 'gpt-image-1', prompt: 'A cat', stream: true, partial_images: 1 }), 400, 'invalid_body');
+      assert.equal(error.param, 'stream');
+      assert.equal(fake.server.requests.length, before, 'no provider call');
+    });
+
     test('a bad size names the field', async () => {
       const response = await post('/v1/images/generations', { prompt: 'A cat', size: 'big' });
       assert.equal(response.status, 400);
@@ -563,6 +570,13 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
         assert.equal(error.code, 'invalid_body');
         assert.equal(error.param, field);
       }
+    });
+
+    test('stream: true is refused naming the field: answered whole, the SDK would yield no events and no error', async () => {
+      const before = fake.server.requests.length;
+      const error = await rejectsWith(client.audio.transcriptions.create({ file: await toFile(audio, 'a.wav'), model: 'gpt-4o-transcribe', stream: true }), 400, 'invalid_body');
+      assert.equal(error.param, 'stream');
+      assert.equal(fake.server.requests.length, before, 'no provider call');
     });
 
     test('an audio file over the documented limit → 413 naming it', async () => {

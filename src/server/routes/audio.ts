@@ -12,6 +12,7 @@ import {
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
+  refuseStreaming,
   resolveTarget,
   sendBytes,
   upstreamBody,
@@ -53,7 +54,7 @@ const AudioBytes = {
   content: Object.fromEntries(Object.values(SPEECH_CONTENT_TYPES).map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
 };
 
-/** Form fields the gateway keeps for itself: durations (cost logging) and `stream` (not honoured). */
+/** Form fields the gateway keeps for itself: durations (cost logging) and `stream` (refused when true). */
 const GATEWAY_FIELDS = new Set(['model', 'duration_seconds', 'duration_minutes', 'stream']);
 
 interface TranscriptionForm {
@@ -174,7 +175,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
         schema: {
           ...MODEL_ROUTE_SCHEMA,
           summary: 'Create a transcription',
-          description: `OpenAI-compatible transcription of a multipart upload (audio at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}).`,
+          description: `OpenAI-compatible transcription of a multipart upload (audio at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}). Never streams: \`stream: true\` is a 400.`,
           consumes: ['multipart/form-data'],
           body: TranscriptionForm,
           response: { 200: Type.Unknown({ description: 'Transcription JSON, or text for text/srt/vtt formats' }), ...ERROR_RESPONSES },
@@ -187,6 +188,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
         try {
           const { file, fields } = await readForm(request);
           record.requestPayload = { ...fields, file: file === null ? null : { filename: file.filename, contentType: file.contentType, bytes: file.data.length } };
+          refuseStreaming(single(fields, 'stream'), '/v1/audio/transcriptions');
           const model = single(fields, 'model');
           if (model === undefined || model.length === 0) throw invalidBody('model is required: a transcription model from GET /v1/models.', 'model');
           if (file === null || file.data.length === 0) throw invalidBody('file is required: the audio to transcribe, as a multipart file field named "file".', 'file');

@@ -8,6 +8,7 @@ import {
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
+  refuseStreaming,
   resolveTarget,
   sendJsonText,
   showRequestedModel,
@@ -54,7 +55,7 @@ export const imagesRoutes: RouteModule = (app, context) => {
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Generate images',
-        description: 'OpenAI Images-compatible generation. `stream` is not honoured here.',
+        description: 'OpenAI Images-compatible generation. Never streams: `stream: true` is a 400.',
         body: ImageRequest,
         response: { 200: ImageResponse, ...ERROR_RESPONSES },
       },
@@ -64,6 +65,7 @@ export const imagesRoutes: RouteModule = (app, context) => {
       const { record } = request;
       record.requestPayload = body;
       try {
+        refuseStreaming(body.stream, '/v1/images/generations');
         const model = body.model ?? defaultModelOf(context, 'image_generation');
         const target = resolveTarget(request, context, { mode: 'image_generation', model, capability: 'images' });
         const count = body.n ?? 1;
