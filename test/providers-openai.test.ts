@@ -488,6 +488,13 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
         assert.deepEqual(upstream, { model: 'tts-1', input: 'Hello there', voice: 'alloy', ...(format !== undefined ? { response_format: format } : {}) });
       });
     }
+
+    test('stream_format sse is refused naming the field: its events would come back whole, labelled as audio', async () => {
+      const before = fake.server.requests.length;
+      const error = await rejectsWith(client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'Hello', voice: 'alloy', stream_format: 'sse' }), 400, 'invalid_body');
+      assert.equal(error.param, 'stream_format');
+      assert.equal(fake.server.requests.length, before, 'no provider call');
+    });
   });
 
   describe('transcription (multipart)', () => {

@@ -134,7 +134,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Create speech',
-        description: 'OpenAI-compatible text-to-speech; the response is the audio bytes. `stream` is not honoured here.',
+        description: 'OpenAI-compatible text-to-speech; the response is the audio bytes. `stream` is not honoured here; `stream_format: "sse"` is a 400.',
         body: SpeechRequest,
         response: { 200: AudioBytes, ...ERROR_RESPONSES },
       },
@@ -144,6 +144,8 @@ export const audioRoutes: RouteModule = async (app, context) => {
       const { record } = request;
       record.requestPayload = body;
       try {
+        // OpenAI's SSE format would come back whole, labelled as audio: the spec's answer is audio bytes.
+        if (body.stream_format === 'sse') throw invalidBody('/v1/audio/speech answers with audio bytes, not events; remove stream_format or set it to "audio".', 'stream_format');
         const target = resolveTarget(request, context, { mode: 'audio_speech', model: body.model, capability: 'speech' });
         await admit(request, reply, context, { tokens: Math.ceil(body.input.length / 4), costUsd: null });
         const started = performance.now();
