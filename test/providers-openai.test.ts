@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import OpenAI, { toFile } from 'openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIChatScript, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
@@ -247,6 +248,34 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       const record = await records.wait(result.headers.get('x-request-id')!);
       assert.equal(record.usage?.totalTokens, 6);
       assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: 'café "model":"x"!', finish_reason: 'stop' }]);
+    });
+
+    test('a streamed tool call is assembled in the request log, as the SDK assembles it', async () => {
+      const chunk = (delta: object, finish: string | null = null) =>
+        JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      fake.scriptChat({
+        kind: 'frames',
+        frames: [
+          chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+          chunk({}, 'tool_calls'),
+          '[DONE]',
+        ],
+      });
+      const { data, response } = await client.chat.completions
+        .create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'Weather in Paris?' }],
+          tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+          stream: true,
+        })
+        .withResponse();
+      const completion = await ChatCompletionStream.fromReadableStream(data.toReadableStream()).finalChatCompletion();
+      const toolCalls = [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }];
+      assert.deepEqual(completion.choices[0]?.message.tool_calls, toolCalls);
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: '', tool_calls: toolCalls, finish_reason: 'tool_calls' }]);
     });
 
     test('a stream without usage keeps "not reported" (null), never zero', async () => {
