@@ -449,10 +449,11 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       }
     });
 
-    test('an upstream 400 on embeddings comes back as 400 with the reason', async () => {
-      fake.failNext('/v1/embeddings', 400, "This model's maximum context length is 8192 tokens.");
+    test('an upstream 400 on embeddings comes back as 400 with the reason and the field it names', async () => {
+      fake.failNext('/v1/embeddings', 400, "This model's maximum context length is 8192 tokens.", 'input');
       const error = await rejectsWith(client.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }), 400, 'invalid_body');
       assert.match(error.message, /maximum context length/);
+      assert.equal(error.param, 'input');
     });
   });
 

@@ -19,8 +19,8 @@ export type OpenAIChatScript =
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
-  /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`. */
-  failNext(path: string, status: 400 | 401 | 429 | 500, message: string): void;
+  /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`, naming `param` when given. */
+  failNext(path: string, status: 400 | 401 | 429 | 500, message: string, param?: string): void;
   /** The next request to `path` answers 200 with exactly this JSON text (spacing, spellings or errors the fake would not write). */
   answerNext(path: string, json: string): void;
 }
@@ -47,8 +47,8 @@ const SPEECH_TYPES: Record<string, string> = {
   pcm: 'audio/pcm',
 };
 
-/** OpenAI's documented error bodies. */
-export function openaiErrorBody(status: number, message: string): { error: { message: string; type: string; param: null; code: string | null } } {
+/** OpenAI's documented error bodies; `param` names the request field at fault (a 400's, e.g. `messages[0].content`). */
+export function openaiErrorBody(status: number, message: string, param: string | null = null): { error: { message: string; type: string; param: string | null; code: string | null } } {
   switch (status) {
     case 401:
       return { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
@@ -57,7 +57,7 @@ export function openaiErrorBody(status: number, message: string): { error: { mes
     case 500:
       return { error: { message, type: 'server_error', param: null, code: null } };
     default:
-      return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+      return { error: { message, type: 'invalid_request_error', param, code: null } };
   }
 }
 
@@ -68,8 +68,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.end(text);
 }
 
-function sendError(response: ServerResponse, status: number, message: string): void {
-  sendJson(response, status, openaiErrorBody(status, message), status === 429 ? { 'retry-after': '2' } : {});
+function sendError(response: ServerResponse, status: number, message: string, param: string | null = null): void {
+  sendJson(response, status, openaiErrorBody(status, message, param), status === 429 ? { 'retry-after': '2' } : {});
 }
 
 function wireUsage(usage: ScriptedUsage) {
@@ -305,14 +305,14 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
   const base = options.basePath ?? '/v1';
   const server: FakeServer = await startFakeServer();
   let chatScript: OpenAIChatScript = { kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } };
-  const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string }>();
+  const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string; param: string | null }>();
   const answers = new Map<string, string>();
   const route = (path: string, answer: (request: RecordedRequest, response: ServerResponse) => void) =>
     server.on(`POST ${base}${path}`, (request, response) => {
       const failure = failures.get(`${base}${path}`);
       if (failure !== undefined) {
         failures.delete(`${base}${path}`);
-        return sendError(response, failure.status, failure.message);
+        return sendError(response, failure.status, failure.message, failure.param);
       }
       const json = answers.get(`${base}${path}`);
       if (json !== undefined) {
@@ -333,8 +333,8 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     scriptChat(script) {
       chatScript = script;
     },
-    failNext(path, status, message) {
-      failures.set(path, { status, message });
+    failNext(path, status, message, param) {
+      failures.set(path, { status, message, param: param ?? null });
     },
     answerNext(path, json) {
       answers.set(path, json);

@@ -4,7 +4,7 @@ import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
-import { errorKindOf, errorMessageOf, parseJson, parseJsonObjectWithList } from './wire.js';
+import { errorKindOf, errorMessageOf, errorParamOf, parseJson, parseJsonObjectWithList } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */
 export interface OpenAICompatibleConfig {
@@ -118,6 +118,8 @@ export class OpenAICompatibleClient {
       status,
       upstreamMessage: errorMessageOf(body),
       retryAfterSeconds: retryAfterOf(headers['retry-after']),
+      // The caller's body went upstream field for field: the provider's param names the caller's field.
+      callerParam: errorParamOf(body),
     });
     const kind = errorKindOf(body);
     if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });

@@ -8,6 +8,11 @@ export interface UpstreamFailure {
   upstreamMessage: string | null;
   /** Seconds from the provider's Retry-After, when sent. */
   retryAfterSeconds?: number;
+  /**
+   * The request field the provider named (OpenAI's `param`), only from an adapter that sends
+   * the caller's body field for field, so the name is the caller's own.
+   */
+  callerParam?: string | null;
 }
 
 /** A provider's message as the caller may read it: the log's redaction (key shapes, the gateway's own credentials by value), bounded. */
@@ -43,7 +48,8 @@ export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
   }
   if (status >= 400 && status < 500) {
     const detail = failure.upstreamMessage !== null ? `: ${clean(failure.upstreamMessage)}` : '.';
-    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { logDetail });
+    const param = typeof failure.callerParam === 'string' ? clean(failure.callerParam) : null;
+    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { logDetail, param });
   }
   return new GatewayError('provider_error', 'The model provider failed to answer. Try again later.', { logDetail });
 }
