@@ -627,6 +627,20 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.match(error.message, /25 MiB/);
     });
 
+    test('a text field over 1 MiB → 413 naming it, not sent upstream cut short', async () => {
+      const before = fake.server.requests.length;
+      const form = new FormData();
+      form.append('model', 'whisper-1');
+      form.append('prompt', 'p'.repeat(1024 * 1024 + 1));
+      form.append('file', new Blob([audio]), 'a.wav');
+      const response = await post('/v1/audio/transcriptions', form, {});
+      assert.equal(response.status, 413);
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'request_too_large');
+      assert.match(error.message, /"prompt".*1 MiB/);
+      assert.equal(fake.server.requests.length, before, 'no provider call');
+    });
+
     test('JSON to the transcription endpoint → 415', async () => {
       const response = await post('/v1/audio/transcriptions', { model: 'whisper-1' });
       assert.equal(response.status, 415);

@@ -21,6 +21,8 @@ import {
 /** Largest audio upload (OpenAI's own limit is 25 MB). */
 export const TRANSCRIPTION_FILE_LIMIT_BYTES = 25 * 1024 * 1024;
 const MAX_FORM_FIELDS = 32;
+/** Largest text field (busboy's own default, stated so that a longer one is refused, not cut). */
+const FORM_FIELD_LIMIT_BYTES = 1024 * 1024;
 
 /** The OpenAI speech request; other fields (instructions, speed, …) pass through. */
 const SpeechRequest = Type.Object(
@@ -81,6 +83,9 @@ async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
+        if (part.valueTruncated) {
+          throw new GatewayError('request_too_large', `The form field "${part.fieldname}" is longer than the limit of ${formatBytes(FORM_FIELD_LIMIT_BYTES)}. Send a shorter value.`);
+        }
         addField(form.fields, part.fieldname, String(part.value));
       } else if (part.fieldname === 'file' && form.file === null) {
         form.file = { data: await part.toBuffer(), filename: part.filename || 'audio', contentType: part.mimetype || 'application/octet-stream' };
@@ -168,7 +173,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
   // answering 415 to anything but JSON.
   await app.register(async (transcription) => {
     await transcription.register(multipart, {
-      limits: { fileSize: TRANSCRIPTION_FILE_LIMIT_BYTES, files: 1, fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS + 1 },
+      limits: { fileSize: TRANSCRIPTION_FILE_LIMIT_BYTES, fieldSize: FORM_FIELD_LIMIT_BYTES, files: 1, fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS + 1 },
     });
     transcription.post(
       '/v1/audio/transcriptions',
