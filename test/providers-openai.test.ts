@@ -627,6 +627,20 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.match(error.message, /25 MiB/);
     });
 
+    test('a field sent as application/json goes on as its JSON text', async () => {
+      const strategy = '{"type":"server_vad","threshold":0.5}';
+      // FormData cannot give a text field a content type: the form is written out by hand.
+      const boundary = 'mg-test-boundary';
+      const parts = [
+        ['model', 'gpt-4o-transcribe', ''],
+        ['chunking_strategy', strategy, 'Content-Type: application/json\r\n'],
+      ].map(([name, value, type]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n${type}\r\n${value}\r\n`);
+      const file = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n${audio.toString('latin1')}\r\n--${boundary}--\r\n`;
+      const response = await post('/v1/audio/transcriptions', parts.join('') + file, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+      assert.equal(response.status, 200);
+      assert.deepEqual(formFields(lastRequest(fake, '/v1/audio/transcriptions')).fields, { model: 'gpt-4o-transcribe', chunking_strategy: strategy });
+    });
+
     test('a text field over 1 MiB → 413 naming it, not sent upstream cut short', async () => {
       const before = fake.server.requests.length;
       const form = new FormData();

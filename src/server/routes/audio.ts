@@ -86,7 +86,8 @@ async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
         if (part.valueTruncated) {
           throw new GatewayError('request_too_large', `The form field "${part.fieldname}" is longer than the limit of ${formatBytes(FORM_FIELD_LIMIT_BYTES)}. Send a shorter value.`);
         }
-        addField(form.fields, part.fieldname, String(part.value));
+        // A part sent as application/json arrives parsed: it goes on as JSON text, not "[object Object]".
+        addField(form.fields, part.fieldname, typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
       } else if (part.fieldname === 'file' && form.file === null) {
         form.file = { data: await part.toBuffer(), filename: part.filename || 'audio', contentType: part.mimetype || 'application/octet-stream' };
       } else {
