@@ -322,6 +322,16 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'provider_error');
     });
 
+    test('OpenAI\'s 429 insufficient_quota (the gateway\'s account out of credit) is a neutral 502, not a rate limit to wait out', async () => {
+      fake.scriptChat({ kind: 'quota-exhausted' });
+      const error = await rejectsWith(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }), 502, 'provider_error');
+      assert.doesNotMatch(error.message, /quota|billing|credit/i);
+      assert.equal(error.headers?.get('retry-after'), null);
+      const record = await records.wait(error.requestID!);
+      assert.equal(record.logDetail?.upstreamStatus, 429);
+      assert.equal(record.logDetail?.upstreamType, 'insufficient_quota');
+    });
+
     test('only the configured credential goes upstream: never the caller\'s sk-mg- key or other headers', async () => {
       fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
       await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }, { 'content-type': 'application/json', cookie: 'session=abc', 'x-platform-id': 'web' });

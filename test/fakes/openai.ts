@@ -15,7 +15,9 @@ export type OpenAIChatScript =
   /** This exact `chat.completion` body (tool calls, logprobs, n > 1, …). */
   | { kind: 'completion'; body: Record<string, unknown> }
   /** These exact SSE `data:` payloads, then the connection ends (malformed frames, usage on a content chunk…). */
-  | { kind: 'frames'; frames: string[] };
+  | { kind: 'frames'; frames: string[] }
+  /** OpenAI's answer when the account is out of credit or over its spend limit: a 429 of type insufficient_quota. */
+  | { kind: 'quota-exhausted' };
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
@@ -158,6 +160,10 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       return;
     case 'error':
       return sendError(response, script.status, script.message);
+    case 'quota-exhausted':
+      return sendJson(response, 429, {
+        error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' },
+      });
     case 'delay-headers': {
       const timer = setTimeout(() => {
         if (!response.destroyed) sendJson(response, 200, completionBody(body.model, 'late', { promptTokens: 1, completionTokens: 1 }));

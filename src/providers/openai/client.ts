@@ -113,6 +113,7 @@ export class OpenAICompatibleClient {
   /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the §4 family. */
   private failure(status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
     const body = parseJson(text);
+    const kind = errorKindOf(body);
     const error = mapUpstreamFailure({
       provider: this.name,
       status,
@@ -120,8 +121,9 @@ export class OpenAICompatibleClient {
       retryAfterSeconds: retryAfterOf(headers['retry-after']),
       // The caller's body went upstream field for field: the provider's param names the caller's field.
       callerParam: errorParamOf(body),
+      // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.
+      accountRefused: status === 429 && (kind?.type === 'insufficient_quota' || kind?.code === 'insufficient_quota'),
     });
-    const kind = errorKindOf(body);
     if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });
     return error;
   }

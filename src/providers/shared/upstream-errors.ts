@@ -9,6 +9,11 @@ export interface UpstreamFailure {
   /** Seconds from the provider's Retry-After, when sent. */
   retryAfterSeconds?: number;
   /**
+   * The provider refused the gateway's account whatever the status says (OpenAI's 429
+   * `insufficient_quota`: out of credit or over a spend limit, which waiting does not cure).
+   */
+  accountRefused?: boolean;
+  /**
    * The request field the provider named (OpenAI's `param`), only from an adapter that sends
    * the caller's body field for field, so the name is the caller's own.
    */
@@ -22,14 +27,14 @@ function clean(message: string): string {
 
 /**
  * Maps an upstream HTTP error status to the §4 family. A rejection of the gateway's own
- * credential (401/403) or of its account (402 Payment Required: out of credit, billing not
- * set up) is provider-neutral for the caller, who cannot fix it: the status and message are
- * kept only in logDetail, which only the admin API shows.
+ * credential (401/403) or of its account (402 Payment Required, or `accountRefused`: out of
+ * credit, billing not set up) is provider-neutral for the caller, who cannot fix it: the
+ * status and message are kept only in logDetail, which only the admin API shows.
  */
 export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
   const logDetail = { provider: failure.provider, upstreamStatus: failure.status, upstreamMessage: failure.upstreamMessage };
   const { status } = failure;
-  if (status === 401 || status === 402 || status === 403) {
+  if (status === 401 || status === 402 || status === 403 || failure.accountRefused === true) {
     return new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
       logDetail,
     });
