@@ -428,6 +428,19 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.deepEqual(record.responsePayload, { object: 'list', embeddings: 3, dimensions: null, model: 'text-embedding-3-small', usage: { prompt_tokens: 3, total_tokens: 3 } });
     });
 
+    test('a server that ignores encoding_format base64 (the SDK\'s default) and answers floats: the vectors reach the SDK as base64', async () => {
+      const vectors = [[0.5, -0.25, 0.125], [1.5, 2, -3]];
+      fake.answerNext(
+        '/v1/embeddings',
+        JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })), model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } }),
+      );
+      const { data, response } = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] }).withResponse();
+      assert.deepEqual(data.data.map((item) => item.embedding), vectors);
+      assert.deepEqual(data.usage, { prompt_tokens: 2, total_tokens: 2 });
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.deepEqual(record.responsePayload, { object: 'list', embeddings: 2, dimensions: 3, model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } });
+    });
+
     test('a malformed number in a float vector is a provider_error, not forwarded', async () => {
       for (const number of ['01', '1.', '.5', '1e', 'NaN', '+1', '1..2']) {
         fake.answerNext('/v1/embeddings', `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,${number},0.3]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":1,"total_tokens":1}}`);
