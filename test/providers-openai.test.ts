@@ -278,6 +278,18 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: '', tool_calls: toolCalls, finish_reason: 'tool_calls' }]);
     });
 
+    test('a streamed refusal is assembled in the request log', async () => {
+      const chunk = (delta: object, finish: string | null = null) =>
+        JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      fake.scriptChat({
+        kind: 'frames',
+        frames: [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ refusal: "I'm sorry, " }), chunk({ refusal: 'I cannot help with that.' }), chunk({}, 'stop'), '[DONE]'],
+      });
+      const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Something unsafe' }] });
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: '', refusal: "I'm sorry, I cannot help with that.", finish_reason: 'stop' }]);
+    });
+
     test('a stream without usage keeps "not reported" (null), never zero', async () => {
       const chunk = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] });
       fake.scriptChat({ kind: 'frames', frames: [chunk, '[DONE]'] });

@@ -29,6 +29,8 @@ interface TranscriptToolCall {
 
 interface TranscriptChoice {
   content: string;
+  /** The model's refusal text (OpenAI streams it in `delta.refusal`), null when it did not refuse. */
+  refusal: string | null;
   finishReason: unknown;
   toolCalls: Map<number, TranscriptToolCall> | null;
 }
@@ -42,7 +44,7 @@ interface ToolCallDelta {
 }
 
 /**
- * Text, tool calls and finish reasons of a streamed answer, kept for the request log. Bounded:
+ * Text, refusals, tool calls and finish reasons of a streamed answer, kept for the request log. Bounded:
  * a stream may go on far longer than the log stores (260 MB of deltas held 470 MB of heap), so
  * text past `characters` is counted, not kept.
  */
@@ -57,10 +59,11 @@ class StreamTranscript {
 
   add(chunk: JsonObject): void {
     if (!Array.isArray(chunk.choices)) return;
-    for (const choice of chunk.choices as ({ index?: unknown; delta?: { content?: unknown; tool_calls?: unknown } | null; finish_reason?: unknown } | null)[]) {
+    for (const choice of chunk.choices as ({ index?: unknown; delta?: { content?: unknown; refusal?: unknown; tool_calls?: unknown } | null; finish_reason?: unknown } | null)[]) {
       if (typeof choice !== 'object' || choice === null) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
       const content = choice.delta?.content;
+      const refusal = choice.delta?.refusal;
       const toolCalls = choice.delta?.tool_calls;
       let entry = this.choices.get(index);
       if (entry === undefined) {
@@ -68,9 +71,10 @@ class StreamTranscript {
           if (typeof content === 'string') this.notKept += content.length;
           continue;
         }
-        this.choices.set(index, (entry = { content: '', finishReason: null, toolCalls: null }));
+        this.choices.set(index, (entry = { content: '', refusal: null, finishReason: null, toolCalls: null }));
       }
       if (typeof content === 'string') entry.content += this.kept(content);
+      if (typeof refusal === 'string') entry.refusal = (entry.refusal ?? '') + this.kept(refusal);
       if (Array.isArray(toolCalls)) this.addToolCalls(entry, toolCalls as (ToolCallDelta | null)[]);
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) entry.finishReason = choice.finish_reason;
     }
@@ -111,6 +115,7 @@ class StreamTranscript {
     const choices = [...this.choices].map(([index, entry]) => ({
       index,
       content: entry.content,
+      ...(entry.refusal !== null ? { refusal: entry.refusal } : {}),
       ...(entry.toolCalls !== null ? { tool_calls: [...entry.toolCalls.values()] } : {}),
       finish_reason: entry.finishReason,
     }));
