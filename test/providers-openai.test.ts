@@ -140,6 +140,29 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       await rejectsWith(capped.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], max_tokens: null }), 429, 'daily_token_cap_exceeded');
     });
 
+    test('file parts in the gateway\'s own forms (input_file, mime_type with bare base64) reach OpenAI in its file part form', async () => {
+      fake.scriptChat({ kind: 'reply', text: 'Read them.', usage: { promptTokens: 9, completionTokens: 2 } });
+      const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
+      const dataUri = `data:application/pdf;base64,${pdf}`;
+      const content = [
+        { type: 'text', text: 'Compare these.' },
+        { type: 'input_file', file: { filename: 'a.pdf', mime_type: 'application/pdf', file_data: pdf } },
+        { type: 'input_file', filename: 'b.pdf', file_data: dataUri },
+        { type: 'file', file: { filename: 'c.pdf', mime_type: 'application/pdf', file_data: dataUri } },
+        { type: 'file', file: { filename: 'd.pdf', file_data: dataUri } },
+      ];
+      const messages = [{ role: 'user', content }] as unknown as OpenAI.Chat.ChatCompletionMessageParam[];
+      const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
+      assert.equal(completion.choices[0]?.message.content, 'Read them.');
+      const file = (filename: string) => ({ type: 'file', file: { filename, file_data: dataUri } });
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json.messages, [
+        { role: 'user', content: [{ type: 'text', text: 'Compare these.' }, file('a.pdf'), file('b.pdf'), file('c.pdf'), file('d.pdf')] },
+      ]);
+      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true });
+      for await (const _chunk of stream);
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json.messages[0].content[1], file('a.pdf'), 'streamed too');
+    });
+
     test('every response field comes back unchanged, except model which shows what the caller asked for', async () => {
       const completion = {
         id: 'chatcmpl-tools',

@@ -137,8 +137,31 @@ class ChunkWriter {
   }
 }
 
+/** The content part types Chat Completions takes; any other is OpenAI's 400 invalid_value naming the part. */
+const CHAT_PART_TYPES = ['text', 'image_url', 'input_audio', 'refusal', 'audio', 'file'];
+
+function unsupportedPart(messages: unknown): { type: string; param: string } | null {
+  if (!Array.isArray(messages)) return null;
+  for (const [index, message] of messages.entries()) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const [partIndex, part] of content.entries()) {
+      const type = String((part as { type?: unknown } | null)?.type);
+      if (!CHAT_PART_TYPES.includes(type)) return { type, param: `messages[${index}].content[${partIndex}].type` };
+    }
+  }
+  return null;
+}
+
 function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response: ServerResponse): void {
-  const body = request.json as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const body = request.json as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const unsupported = unsupportedPart(body.messages);
+  if (unsupported !== null) {
+    const supported = `${CHAT_PART_TYPES.slice(0, -1).map((type) => `'${type}'`).join(', ')}, and '${CHAT_PART_TYPES.at(-1)}'`;
+    return sendJson(response, 400, {
+      error: { message: `Invalid value: '${unsupported.type}'. Supported values are: ${supported}.`, type: 'invalid_request_error', param: unsupported.param, code: 'invalid_value' },
+    });
+  }
   const streamed = body.stream === true;
   const stream = () => new ChunkWriter(response, body.model, body.stream_options?.include_usage === true);
   switch (script.kind) {
