@@ -311,6 +311,12 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Something unsafe' }] });
       const record = await records.wait(result.headers.get('x-request-id')!);
       assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: '', refusal: "I'm sorry, I cannot help with that.", finish_reason: 'stop' }]);
+
+      // Some servers send an empty refusal on every chunk: that is no refusal.
+      fake.scriptChat({ kind: 'frames', frames: [chunk({ role: 'assistant', content: 'Sure.', refusal: '' }), chunk({ refusal: '' }, 'stop'), '[DONE]'] });
+      const answered = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+      const answer = await records.wait(answered.headers.get('x-request-id')!);
+      assert.deepEqual((answer.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: 'Sure.', finish_reason: 'stop' }]);
     });
 
     test('a stream without usage keeps "not reported" (null), never zero', async () => {

@@ -74,7 +74,7 @@ class StreamTranscript {
         this.choices.set(index, (entry = { content: '', refusal: null, finishReason: null, toolCalls: null }));
       }
       if (typeof content === 'string') entry.content += this.kept(content);
-      if (typeof refusal === 'string') entry.refusal = (entry.refusal ?? '') + this.kept(refusal);
+      if (typeof refusal === 'string' && refusal.length > 0) entry.refusal = (entry.refusal ?? '') + this.kept(refusal);
       if (Array.isArray(toolCalls)) this.addToolCalls(entry, toolCalls as (ToolCallDelta | null)[]);
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) entry.finishReason = choice.finish_reason;
     }
