@@ -691,6 +691,15 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.match(error.message, /25 MiB/);
     });
 
+    test('a form whose boundary is not the Content-Type\'s → 400 saying so, not "model is required"', async () => {
+      const body = '--sent-boundary\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--sent-boundary--\r\n';
+      const response = await post('/v1/audio/transcriptions', body, { 'content-type': 'multipart/form-data; boundary=other-boundary' });
+      assert.equal(response.status, 400);
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'invalid_body');
+      assert.match(error.message, /boundary/);
+    });
+
     test('a field sent as application/json goes on as its JSON text', async () => {
       const strategy = '{"type":"server_vad","threshold":0.5}';
       // FormData cannot give a text field a content type: the form is written out by hand.

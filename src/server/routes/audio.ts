@@ -98,6 +98,9 @@ async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
   } catch (error) {
     throw multipartError(error);
   }
+  if (form.file === null && Object.keys(form.fields).length === 0) {
+    throw invalidBody('The multipart form holds no parts: check that the boundary in the Content-Type header is the one that separates the parts of the body.');
+  }
   return form;
 }
 
