@@ -119,7 +119,7 @@ export class OpenAICompatibleClient {
       status,
       upstreamMessage: errorMessageOf(body),
       retryAfterSeconds: retryAfterOf(headers['retry-after']),
-      // The caller's body went upstream field for field: the provider's param names the caller's field.
+      // The call's body went upstream field for field: on the model endpoints the provider's param names the caller's field.
       callerParam: errorParamOf(body),
       // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.
       accountRefused: status === 429 && (kind?.type === 'insufficient_quota' || kind?.code === 'insufficient_quota'),

@@ -15,7 +15,8 @@ export interface UpstreamFailure {
   accountRefused?: boolean;
   /**
    * The request field the provider named (OpenAI's `param`), only from an adapter that sends
-   * the caller's body field for field, so the name is the caller's own.
+   * its call's body field for field: on the model endpoints that body is the caller's, so the
+   * name is the caller's own (for a body the gateway built, the message names it too).
    */
   callerParam?: string | null;
 }
