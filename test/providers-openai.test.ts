@@ -148,6 +148,7 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
         { type: 'text', text: 'Compare these.' },
         { type: 'input_file', file: { filename: 'a.pdf', mime_type: 'application/pdf', file_data: pdf } },
         { type: 'input_file', filename: 'b.pdf', file_data: dataUri },
+        { type: 'input_file', filename: 'e.pdf', mime_type: 'application/pdf', file_data: pdf },
         { type: 'file', file: { filename: 'c.pdf', mime_type: 'application/pdf', file_data: dataUri } },
         { type: 'file', file: { filename: 'd.pdf', file_data: dataUri } },
       ];
@@ -156,7 +157,7 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(completion.choices[0]?.message.content, 'Read them.');
       const file = (filename: string) => ({ type: 'file', file: { filename, file_data: dataUri } });
       assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json.messages, [
-        { role: 'user', content: [{ type: 'text', text: 'Compare these.' }, file('a.pdf'), file('b.pdf'), file('c.pdf'), file('d.pdf')] },
+        { role: 'user', content: [{ type: 'text', text: 'Compare these.' }, file('a.pdf'), file('b.pdf'), file('e.pdf'), file('c.pdf'), file('d.pdf')] },
       ]);
       const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true });
       for await (const _chunk of stream);

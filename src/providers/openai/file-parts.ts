@@ -20,7 +20,7 @@ function hasGatewayFilePart(message: unknown): boolean {
 
 /** One file part as OpenAI's (the route's content validation already checked it). */
 function openAIFilePart(part: Record<string, unknown>): JsonObject {
-  const { mime_type: mimeType, ...file } = isRecord(part.file) ? part.file : { filename: part.filename, file_data: part.file_data };
+  const { mime_type: mimeType, ...file } = isRecord(part.file) ? part.file : { filename: part.filename, mime_type: part.mime_type, file_data: part.file_data };
   const data = String(file.file_data);
   const fileData = data.startsWith('data:') ? data : `data:${String(mimeType)};base64,${data}`;
   return { type: 'file', file: { ...(file.filename !== undefined ? { filename: file.filename } : {}), file_data: fileData } };
