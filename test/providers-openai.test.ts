@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import OpenAI, { toFile } from 'openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFake, type OpenAIChatScript, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
@@ -122,6 +123,47 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json, { ...expected, model: 'gpt-4o-mini' });
     });
 
+    test('null in an optional field is "not set", as in the SDK\'s types: accepted, passed on, and estimated like an absent field', async () => {
+      fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+      const nulls = { temperature: null, max_tokens: null, max_completion_tokens: null, n: null, stream: null, stream_options: null };
+      const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], ...nulls });
+      assert.equal(completion.choices[0]?.message.content, 'ok');
+      const { stream: _stream, ...passed } = nulls;
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], ...passed });
+
+      const image = await client.images.generate({ model: null, prompt: 'A cat', n: null, size: null, response_format: null });
+      assert.equal(image.data?.length, 1);
+      assert.equal(lastRequest(fake, '/v1/images/generations').json.model, 'gpt-image-1', 'a null model is the default image model');
+
+      // A null reply budget reserves the assumed reply, not nothing: it does not fit a 600-token cap.
+      const capped = openaiClient(gateway.url, await gateway.createKey({ scopes: ['model:request'], dailyTokens: 600 }));
+      await rejectsWith(capped.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], max_tokens: null }), 429, 'daily_token_cap_exceeded');
+    });
+
+    test('file parts in the gateway\'s own forms (input_file, mime_type with bare base64) reach OpenAI in its file part form', async () => {
+      fake.scriptChat({ kind: 'reply', text: 'Read them.', usage: { promptTokens: 9, completionTokens: 2 } });
+      const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
+      const dataUri = `data:application/pdf;base64,${pdf}`;
+      const content = [
+        { type: 'text', text: 'Compare these.' },
+        { type: 'input_file', file: { filename: 'a.pdf', mime_type: 'application/pdf', file_data: pdf } },
+        { type: 'input_file', filename: 'b.pdf', file_data: dataUri },
+        { type: 'input_file', filename: 'e.pdf', mime_type: 'application/pdf', file_data: pdf },
+        { type: 'file', file: { filename: 'c.pdf', mime_type: 'application/pdf', file_data: dataUri } },
+        { type: 'file', file: { filename: 'd.pdf', file_data: dataUri } },
+      ];
+      const messages = [{ role: 'user', content }] as unknown as OpenAI.Chat.ChatCompletionMessageParam[];
+      const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
+      assert.equal(completion.choices[0]?.message.content, 'Read them.');
+      const file = (filename: string) => ({ type: 'file', file: { filename, file_data: dataUri } });
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json.messages, [
+        { role: 'user', content: [{ type: 'text', text: 'Compare these.' }, file('a.pdf'), file('b.pdf'), file('e.pdf'), file('c.pdf'), file('d.pdf')] },
+      ]);
+      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true });
+      for await (const _chunk of stream);
+      assert.deepEqual(lastRequest(fake, '/v1/chat/completions').json.messages[0].content[1], file('a.pdf'), 'streamed too');
+    });
+
     test('every response field comes back unchanged, except model which shows what the caller asked for', async () => {
       const completion = {
         id: 'chatcmpl-tools',
@@ -232,6 +274,52 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: 'café "model":"x"!', finish_reason: 'stop' }]);
     });
 
+    test('a streamed tool call is assembled in the request log, as the SDK assembles it', async () => {
+      const chunk = (delta: object, finish: string | null = null) =>
+        JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      fake.scriptChat({
+        kind: 'frames',
+        frames: [
+          chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+          chunk({}, 'tool_calls'),
+          '[DONE]',
+        ],
+      });
+      const { data, response } = await client.chat.completions
+        .create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'Weather in Paris?' }],
+          tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+          stream: true,
+        })
+        .withResponse();
+      const completion = await ChatCompletionStream.fromReadableStream(data.toReadableStream()).finalChatCompletion();
+      const toolCalls = [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }];
+      assert.deepEqual(completion.choices[0]?.message.tool_calls, toolCalls);
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: '', tool_calls: toolCalls, finish_reason: 'tool_calls' }]);
+    });
+
+    test('a streamed refusal is assembled in the request log', async () => {
+      const chunk = (delta: object, finish: string | null = null) =>
+        JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      fake.scriptChat({
+        kind: 'frames',
+        frames: [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ refusal: "I'm sorry, " }), chunk({ refusal: 'I cannot help with that.' }), chunk({}, 'stop'), '[DONE]'],
+      });
+      const result = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Something unsafe' }] });
+      const record = await records.wait(result.headers.get('x-request-id')!);
+      assert.deepEqual((record.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: '', refusal: "I'm sorry, I cannot help with that.", finish_reason: 'stop' }]);
+
+      // Some servers send an empty refusal on every chunk: that is no refusal.
+      fake.scriptChat({ kind: 'frames', frames: [chunk({ role: 'assistant', content: 'Sure.', refusal: '' }), chunk({ refusal: '' }, 'stop'), '[DONE]'] });
+      const answered = await postRawStream(gateway.url, key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+      const answer = await records.wait(answered.headers.get('x-request-id')!);
+      assert.deepEqual((answer.responsePayload as { choices: unknown[] }).choices, [{ index: 0, content: 'Sure.', finish_reason: 'stop' }]);
+    });
+
     test('a stream without usage keeps "not reported" (null), never zero', async () => {
       const chunk = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] });
       fake.scriptChat({ kind: 'frames', frames: [chunk, '[DONE]'] });
@@ -274,6 +362,16 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       const response = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true });
       assert.equal(response.status, 502);
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'provider_error');
+    });
+
+    test('OpenAI\'s 429 insufficient_quota (the gateway\'s account out of credit) is a neutral 502, not a rate limit to wait out', async () => {
+      fake.scriptChat({ kind: 'quota-exhausted' });
+      const error = await rejectsWith(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }), 502, 'provider_error');
+      assert.doesNotMatch(error.message, /quota|billing|credit/i);
+      assert.equal(error.headers?.get('retry-after'), null);
+      const record = await records.wait(error.requestID!);
+      assert.equal(record.logDetail?.upstreamStatus, 429);
+      assert.equal(record.logDetail?.upstreamType, 'insufficient_quota');
     });
 
     test('only the configured credential goes upstream: never the caller\'s sk-mg- key or other headers', async () => {
@@ -372,6 +470,19 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.deepEqual(record.responsePayload, { object: 'list', embeddings: 3, dimensions: null, model: 'text-embedding-3-small', usage: { prompt_tokens: 3, total_tokens: 3 } });
     });
 
+    test('a server that ignores encoding_format base64 (the SDK\'s default) and answers floats: the vectors reach the SDK as base64', async () => {
+      const vectors = [[0.5, -0.25, 0.125], [1.5, 2, -3]];
+      fake.answerNext(
+        '/v1/embeddings',
+        JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })), model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } }),
+      );
+      const { data, response } = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] }).withResponse();
+      assert.deepEqual(data.data.map((item) => item.embedding), vectors);
+      assert.deepEqual(data.usage, { prompt_tokens: 2, total_tokens: 2 });
+      const record = await records.wait(response.headers.get('x-request-id')!);
+      assert.deepEqual(record.responsePayload, { object: 'list', embeddings: 2, dimensions: 3, model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } });
+    });
+
     test('a malformed number in a float vector is a provider_error, not forwarded', async () => {
       for (const number of ['01', '1.', '.5', '1e', 'NaN', '+1', '1..2']) {
         fake.answerNext('/v1/embeddings', `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,${number},0.3]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":1,"total_tokens":1}}`);
@@ -403,10 +514,11 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       }
     });
 
-    test('an upstream 400 on embeddings comes back as 400 with the reason', async () => {
-      fake.failNext('/v1/embeddings', 400, "This model's maximum context length is 8192 tokens.");
+    test('an upstream 400 on embeddings comes back as 400 with the reason and the field it names', async () => {
+      fake.failNext('/v1/embeddings', 400, "This model's maximum context length is 8192 tokens.", 'input');
       const error = await rejectsWith(client.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }), 400, 'invalid_body');
       assert.match(error.message, /maximum context length/);
+      assert.equal(error.param, 'input');
     });
   });
 
@@ -440,6 +552,13 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       assert.equal(record.usage?.completionTokens, 272);
     });
 
+    test('stream: true is refused naming the field: answered whole, the SDK would yield no events and no error', async () => {
+      const before = fake.server.requests.length;
+      const error = await rejectsWith(client.images.generate({ model: 'gpt-image-1', prompt: 'A cat', stream: true, partial_images: 1 }), 400, 'invalid_body');
+      assert.equal(error.param, 'stream');
+      assert.equal(fake.server.requests.length, before, 'no provider call');
+    });
+
     test('a bad size names the field', async () => {
       const response = await post('/v1/images/generations', { prompt: 'A cat', size: 'big' });
       assert.equal(response.status, 400);
@@ -464,6 +583,13 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
         assert.deepEqual(upstream, { model: 'tts-1', input: 'Hello there', voice: 'alloy', ...(format !== undefined ? { response_format: format } : {}) });
       });
     }
+
+    test('stream_format sse is refused naming the field: its events would come back whole, labelled as audio', async () => {
+      const before = fake.server.requests.length;
+      const error = await rejectsWith(client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'Hello', voice: 'alloy', stream_format: 'sse' }), 400, 'invalid_body');
+      assert.equal(error.param, 'stream_format');
+      assert.equal(fake.server.requests.length, before, 'no provider call');
+    });
   });
 
   describe('transcription (multipart)', () => {
@@ -548,6 +674,13 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       }
     });
 
+    test('stream: true is refused naming the field: answered whole, the SDK would yield no events and no error', async () => {
+      const before = fake.server.requests.length;
+      const error = await rejectsWith(client.audio.transcriptions.create({ file: await toFile(audio, 'a.wav'), model: 'gpt-4o-transcribe', stream: true }), 400, 'invalid_body');
+      assert.equal(error.param, 'stream');
+      assert.equal(fake.server.requests.length, before, 'no provider call');
+    });
+
     test('an audio file over the documented limit → 413 naming it', async () => {
       const form = new FormData();
       form.append('model', 'whisper-1');
@@ -557,6 +690,43 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       const error = ((await response.json()) as { error: { code: string; message: string } }).error;
       assert.equal(error.code, 'request_too_large');
       assert.match(error.message, /25 MiB/);
+    });
+
+    test('a form whose boundary is not the Content-Type\'s → 400 saying so, not "model is required"', async () => {
+      const body = '--sent-boundary\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--sent-boundary--\r\n';
+      const response = await post('/v1/audio/transcriptions', body, { 'content-type': 'multipart/form-data; boundary=other-boundary' });
+      assert.equal(response.status, 400);
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'invalid_body');
+      assert.match(error.message, /boundary/);
+    });
+
+    test('a field sent as application/json goes on as its JSON text', async () => {
+      const strategy = '{"type":"server_vad","threshold":0.5}';
+      // FormData cannot give a text field a content type: the form is written out by hand.
+      const boundary = 'mg-test-boundary';
+      const parts = [
+        ['model', 'gpt-4o-transcribe', ''],
+        ['chunking_strategy', strategy, 'Content-Type: application/json\r\n'],
+      ].map(([name, value, type]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n${type}\r\n${value}\r\n`);
+      const file = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n${audio.toString('latin1')}\r\n--${boundary}--\r\n`;
+      const response = await post('/v1/audio/transcriptions', parts.join('') + file, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+      assert.equal(response.status, 200);
+      assert.deepEqual(formFields(lastRequest(fake, '/v1/audio/transcriptions')).fields, { model: 'gpt-4o-transcribe', chunking_strategy: strategy });
+    });
+
+    test('a text field over 1 MiB → 413 naming it, not sent upstream cut short', async () => {
+      const before = fake.server.requests.length;
+      const form = new FormData();
+      form.append('model', 'whisper-1');
+      form.append('prompt', 'p'.repeat(1024 * 1024 + 1));
+      form.append('file', new Blob([audio]), 'a.wav');
+      const response = await post('/v1/audio/transcriptions', form, {});
+      assert.equal(response.status, 413);
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'request_too_large');
+      assert.match(error.message, /"prompt".*1 MiB/);
+      assert.equal(fake.server.requests.length, before, 'no provider call');
     });
 
     test('JSON to the transcription endpoint → 415', async () => {

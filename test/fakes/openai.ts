@@ -15,12 +15,14 @@ export type OpenAIChatScript =
   /** This exact `chat.completion` body (tool calls, logprobs, n > 1, …). */
   | { kind: 'completion'; body: Record<string, unknown> }
   /** These exact SSE `data:` payloads, then the connection ends (malformed frames, usage on a content chunk…). */
-  | { kind: 'frames'; frames: string[] };
+  | { kind: 'frames'; frames: string[] }
+  /** OpenAI's answer when the account is out of credit or over its spend limit: a 429 of type insufficient_quota. */
+  | { kind: 'quota-exhausted' };
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
-  /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`. */
-  failNext(path: string, status: 400 | 401 | 429 | 500, message: string): void;
+  /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`, naming `param` when given. */
+  failNext(path: string, status: 400 | 401 | 429 | 500, message: string, param?: string): void;
   /** The next request to `path` answers 200 with exactly this JSON text (spacing, spellings or errors the fake would not write). */
   answerNext(path: string, json: string): void;
 }
@@ -47,8 +49,8 @@ const SPEECH_TYPES: Record<string, string> = {
   pcm: 'audio/pcm',
 };
 
-/** OpenAI's documented error bodies. */
-export function openaiErrorBody(status: number, message: string): { error: { message: string; type: string; param: null; code: string | null } } {
+/** OpenAI's documented error bodies; `param` names the request field at fault (a 400's, e.g. `messages[0].content`). */
+export function openaiErrorBody(status: number, message: string, param: string | null = null): { error: { message: string; type: string; param: string | null; code: string | null } } {
   switch (status) {
     case 401:
       return { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
@@ -57,7 +59,7 @@ export function openaiErrorBody(status: number, message: string): { error: { mes
     case 500:
       return { error: { message, type: 'server_error', param: null, code: null } };
     default:
-      return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+      return { error: { message, type: 'invalid_request_error', param, code: null } };
   }
 }
 
@@ -68,8 +70,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.end(text);
 }
 
-function sendError(response: ServerResponse, status: number, message: string): void {
-  sendJson(response, status, openaiErrorBody(status, message), status === 429 ? { 'retry-after': '2' } : {});
+function sendError(response: ServerResponse, status: number, message: string, param: string | null = null): void {
+  sendJson(response, status, openaiErrorBody(status, message, param), status === 429 ? { 'retry-after': '2' } : {});
 }
 
 function wireUsage(usage: ScriptedUsage) {
@@ -135,8 +137,31 @@ class ChunkWriter {
   }
 }
 
+/** The content part types Chat Completions takes; any other is OpenAI's 400 invalid_value naming the part. */
+const CHAT_PART_TYPES = ['text', 'image_url', 'input_audio', 'refusal', 'audio', 'file'];
+
+function unsupportedPart(messages: unknown): { type: string; param: string } | null {
+  if (!Array.isArray(messages)) return null;
+  for (const [index, message] of messages.entries()) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const [partIndex, part] of content.entries()) {
+      const type = String((part as { type?: unknown } | null)?.type);
+      if (!CHAT_PART_TYPES.includes(type)) return { type, param: `messages[${index}].content[${partIndex}].type` };
+    }
+  }
+  return null;
+}
+
 function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response: ServerResponse): void {
-  const body = request.json as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const body = request.json as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const unsupported = unsupportedPart(body.messages);
+  if (unsupported !== null) {
+    const supported = `${CHAT_PART_TYPES.slice(0, -1).map((type) => `'${type}'`).join(', ')}, and '${CHAT_PART_TYPES.at(-1)}'`;
+    return sendJson(response, 400, {
+      error: { message: `Invalid value: '${unsupported.type}'. Supported values are: ${supported}.`, type: 'invalid_request_error', param: unsupported.param, code: 'invalid_value' },
+    });
+  }
   const streamed = body.stream === true;
   const stream = () => new ChunkWriter(response, body.model, body.stream_options?.include_usage === true);
   switch (script.kind) {
@@ -158,6 +183,10 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       return;
     case 'error':
       return sendError(response, script.status, script.message);
+    case 'quota-exhausted':
+      return sendJson(response, 429, {
+        error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' },
+      });
     case 'delay-headers': {
       const timer = setTimeout(() => {
         if (!response.destroyed) sendJson(response, 200, completionBody(body.model, 'late', { promptTokens: 1, completionTokens: 1 }));
@@ -305,14 +334,14 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
   const base = options.basePath ?? '/v1';
   const server: FakeServer = await startFakeServer();
   let chatScript: OpenAIChatScript = { kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } };
-  const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string }>();
+  const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string; param: string | null }>();
   const answers = new Map<string, string>();
   const route = (path: string, answer: (request: RecordedRequest, response: ServerResponse) => void) =>
     server.on(`POST ${base}${path}`, (request, response) => {
       const failure = failures.get(`${base}${path}`);
       if (failure !== undefined) {
         failures.delete(`${base}${path}`);
-        return sendError(response, failure.status, failure.message);
+        return sendError(response, failure.status, failure.message, failure.param);
       }
       const json = answers.get(`${base}${path}`);
       if (json !== undefined) {
@@ -333,8 +362,8 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     scriptChat(script) {
       chatScript = script;
     },
-    failNext(path, status, message) {
-      failures.set(path, { status, message });
+    failNext(path, status, message, param) {
+      failures.set(path, { status, message, param: param ?? null });
     },
     answerNext(path, json) {
       answers.set(path, json);

@@ -1,4 +1,5 @@
 import { invalidBody } from '../../errors/index.js';
+import { float32Base64 } from '../shared/embedding-encoding.js';
 import type { EmbeddingResult, JsonObject } from '../types.js';
 import { modelResourceName } from './endpoints.js';
 import { usageOf } from './response-mapping.js';
@@ -33,11 +34,8 @@ export function toBatchEmbedRequest(body: JsonObject, upstreamModel: string): Ba
   };
 }
 
-/** OpenAI's `encoding_format: base64` (the openai SDK's default) is little-endian float32 bytes. */
 function encode(values: number[], format: unknown): number[] | string {
-  if (format !== 'base64') return values;
-  const floats = new Float32Array(values);
-  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
+  return format === 'base64' ? float32Base64(values) : values;
 }
 
 export function toEmbeddingResult(response: BatchEmbedContentsResponse, body: JsonObject, upstreamModel: string): EmbeddingResult {

@@ -5,24 +5,26 @@ import { isRecord } from '../shared/message-content.js';
 import type { ChatFrames } from '../shared/sse-chat-stream.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
+import { openAIFileParts } from './file-parts.js';
 import { errorKindOf, errorMessageOf, isObjectList, parseJson, usageFromWire } from './wire.js';
 
 /**
  * Chat completions, passed through: the request body goes upstream as the caller sent it
- * (the route only removed `provider` and `stream`), the response comes back as the provider sent it.
+ * (the route only removed `provider` and `stream`; file parts in the gateway's own forms are
+ * put in OpenAI's), the response comes back as the provider sent it.
  */
 export class OpenAICompatibleChat implements ChatModelProvider {
   constructor(private readonly client: OpenAICompatibleClient) {}
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
-    const completion = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel }), call, 'choices');
+    const completion = await this.client.postJson('/chat/completions', passThroughJson(call, { model: call.upstreamModel, ...openAIFileParts(call.body) }), call, 'choices');
     return { completion, usage: usageFromWire(completion.usage) };
   }
 
   stream(call: ChatCall): Promise<ChatStream> {
     // Usage is always asked for, so it is accounted even when the caller did not ask to see it.
     const streamOptions = { ...(call.body.stream_options as JsonObject | undefined), include_usage: true };
-    const payload = passThroughJson(call, { model: call.upstreamModel, stream: true, stream_options: streamOptions });
+    const payload = passThroughJson(call, { model: call.upstreamModel, stream: true, stream_options: streamOptions, ...openAIFileParts(call.body) });
     return this.client.postForStream('/chat/completions', payload, call, new ChatCompletionChunks(this.client.name));
   }
 }

@@ -4,7 +4,7 @@ import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
-import { errorKindOf, errorMessageOf, parseJson, parseJsonObjectWithList } from './wire.js';
+import { errorKindOf, errorMessageOf, errorParamOf, parseJson, parseJsonObjectWithList } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */
 export interface OpenAICompatibleConfig {
@@ -113,13 +113,17 @@ export class OpenAICompatibleClient {
   /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the §4 family. */
   private failure(status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
     const body = parseJson(text);
+    const kind = errorKindOf(body);
     const error = mapUpstreamFailure({
       provider: this.name,
       status,
       upstreamMessage: errorMessageOf(body),
       retryAfterSeconds: retryAfterOf(headers['retry-after']),
+      // The call's body went upstream field for field: on the model endpoints the provider's param names the caller's field.
+      callerParam: errorParamOf(body),
+      // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.
+      accountRefused: status === 429 && (kind?.type === 'insufficient_quota' || kind?.code === 'insufficient_quota'),
     });
-    const kind = errorKindOf(body);
     if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });
     return error;
   }

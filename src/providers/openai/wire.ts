@@ -56,6 +56,12 @@ export function errorMessageOf(body: unknown): string | null {
   return null;
 }
 
+/** `error.param` of an error body: the request field at fault, or null. */
+export function errorParamOf(body: unknown): string | null {
+  const error = (body as WireErrorBody | null)?.error;
+  return typeof error === 'object' && error !== null && typeof error.param === 'string' ? error.param : null;
+}
+
 /** `error.type` / `error.code` of an error body, kept for the log. */
 export function errorKindOf(body: unknown): { type: unknown; code: unknown } | null {
   const error = (body as WireErrorBody | null)?.error;

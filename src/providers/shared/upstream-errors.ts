@@ -8,6 +8,17 @@ export interface UpstreamFailure {
   upstreamMessage: string | null;
   /** Seconds from the provider's Retry-After, when sent. */
   retryAfterSeconds?: number;
+  /**
+   * The provider refused the gateway's account whatever the status says (OpenAI's 429
+   * `insufficient_quota`: out of credit or over a spend limit, which waiting does not cure).
+   */
+  accountRefused?: boolean;
+  /**
+   * The request field the provider named (OpenAI's `param`), only from an adapter that sends
+   * its call's body field for field: on the model endpoints that body is the caller's, so the
+   * name is the caller's own (for a body the gateway built, the message names it too).
+   */
+  callerParam?: string | null;
 }
 
 /** A provider's message as the caller may read it: the log's redaction (key shapes, the gateway's own credentials by value), bounded. */
@@ -17,14 +28,14 @@ function clean(message: string): string {
 
 /**
  * Maps an upstream HTTP error status to the §4 family. A rejection of the gateway's own
- * credential (401/403) or of its account (402 Payment Required: out of credit, billing not
- * set up) is provider-neutral for the caller, who cannot fix it: the status and message are
- * kept only in logDetail, which only the admin API shows.
+ * credential (401/403) or of its account (402 Payment Required, or `accountRefused`: out of
+ * credit, billing not set up) is provider-neutral for the caller, who cannot fix it: the
+ * status and message are kept only in logDetail, which only the admin API shows.
  */
 export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
   const logDetail = { provider: failure.provider, upstreamStatus: failure.status, upstreamMessage: failure.upstreamMessage };
   const { status } = failure;
-  if (status === 401 || status === 402 || status === 403) {
+  if (status === 401 || status === 402 || status === 403 || failure.accountRefused === true) {
     return new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
       logDetail,
     });
@@ -43,7 +54,8 @@ export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
   }
   if (status >= 400 && status < 500) {
     const detail = failure.upstreamMessage !== null ? `: ${clean(failure.upstreamMessage)}` : '.';
-    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { logDetail });
+    const param = typeof failure.callerParam === 'string' ? clean(failure.callerParam) : null;
+    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { logDetail, param });
   }
   return new GatewayError('provider_error', 'The model provider failed to answer. Try again later.', { logDetail });
 }

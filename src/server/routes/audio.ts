@@ -12,6 +12,7 @@ import {
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
+  refuseStreaming,
   resolveTarget,
   sendBytes,
   upstreamBody,
@@ -20,6 +21,8 @@ import {
 /** Largest audio upload (OpenAI's own limit is 25 MB). */
 export const TRANSCRIPTION_FILE_LIMIT_BYTES = 25 * 1024 * 1024;
 const MAX_FORM_FIELDS = 32;
+/** Largest text field (busboy's own default, stated so that a longer one is refused, not cut). */
+const FORM_FIELD_LIMIT_BYTES = 1024 * 1024;
 
 /** The OpenAI speech request; other fields (instructions, speed, …) pass through. */
 const SpeechRequest = Type.Object(
@@ -53,7 +56,7 @@ const AudioBytes = {
   content: Object.fromEntries(Object.values(SPEECH_CONTENT_TYPES).map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
 };
 
-/** Form fields the gateway keeps for itself: durations (cost logging) and `stream` (not honoured). */
+/** Form fields the gateway keeps for itself: durations (cost logging) and `stream` (refused when true). */
 const GATEWAY_FIELDS = new Set(['model', 'duration_seconds', 'duration_minutes', 'stream']);
 
 interface TranscriptionForm {
@@ -80,7 +83,11 @@ async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
-        addField(form.fields, part.fieldname, String(part.value));
+        if (part.valueTruncated) {
+          throw new GatewayError('request_too_large', `The form field "${part.fieldname}" is longer than the limit of ${formatBytes(FORM_FIELD_LIMIT_BYTES)}. Send a shorter value.`);
+        }
+        // A part sent as application/json arrives parsed: it goes on as JSON text, not "[object Object]".
+        addField(form.fields, part.fieldname, typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
       } else if (part.fieldname === 'file' && form.file === null) {
         form.file = { data: await part.toBuffer(), filename: part.filename || 'audio', contentType: part.mimetype || 'application/octet-stream' };
       } else {
@@ -90,6 +97,9 @@ async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
     }
   } catch (error) {
     throw multipartError(error);
+  }
+  if (form.file === null && Object.keys(form.fields).length === 0) {
+    throw invalidBody('The multipart form holds no parts: check that the boundary in the Content-Type header is the one that separates the parts of the body.');
   }
   return form;
 }
@@ -133,7 +143,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Create speech',
-        description: 'OpenAI-compatible text-to-speech; the response is the audio bytes. `stream` is not honoured here.',
+        description: 'OpenAI-compatible text-to-speech; the response is the audio bytes. `stream` is not honoured here; `stream_format: "sse"` is a 400.',
         body: SpeechRequest,
         response: { 200: AudioBytes, ...ERROR_RESPONSES },
       },
@@ -143,6 +153,8 @@ export const audioRoutes: RouteModule = async (app, context) => {
       const { record } = request;
       record.requestPayload = body;
       try {
+        // OpenAI's SSE format would come back whole, labelled as audio: the spec's answer is audio bytes.
+        if (body.stream_format === 'sse') throw invalidBody('/v1/audio/speech answers with audio bytes, not events; remove stream_format or set it to "audio".', 'stream_format');
         const target = resolveTarget(request, context, { mode: 'audio_speech', model: body.model, capability: 'speech' });
         await admit(request, reply, context, { tokens: Math.ceil(body.input.length / 4), costUsd: null });
         const started = performance.now();
@@ -165,7 +177,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
   // answering 415 to anything but JSON.
   await app.register(async (transcription) => {
     await transcription.register(multipart, {
-      limits: { fileSize: TRANSCRIPTION_FILE_LIMIT_BYTES, files: 1, fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS + 1 },
+      limits: { fileSize: TRANSCRIPTION_FILE_LIMIT_BYTES, fieldSize: FORM_FIELD_LIMIT_BYTES, files: 1, fields: MAX_FORM_FIELDS, parts: MAX_FORM_FIELDS + 1 },
     });
     transcription.post(
       '/v1/audio/transcriptions',
@@ -174,7 +186,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
         schema: {
           ...MODEL_ROUTE_SCHEMA,
           summary: 'Create a transcription',
-          description: `OpenAI-compatible transcription of a multipart upload (audio at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}).`,
+          description: `OpenAI-compatible transcription of a multipart upload (audio at most ${formatBytes(TRANSCRIPTION_FILE_LIMIT_BYTES)}). Never streams: \`stream: true\` is a 400.`,
           consumes: ['multipart/form-data'],
           body: TranscriptionForm,
           response: { 200: Type.Unknown({ description: 'Transcription JSON, or text for text/srt/vtt formats' }), ...ERROR_RESPONSES },
@@ -187,6 +199,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
         try {
           const { file, fields } = await readForm(request);
           record.requestPayload = { ...fields, file: file === null ? null : { filename: file.filename, contentType: file.contentType, bytes: file.data.length } };
+          refuseStreaming(single(fields, 'stream'), '/v1/audio/transcriptions');
           const model = single(fields, 'model');
           if (model === undefined || model.length === 0) throw invalidBody('model is required: a transcription model from GET /v1/models.', 'model');
           if (file === null || file.data.length === 0) throw invalidBody('file is required: the audio to transcribe, as a multipart file field named "file".', 'file');

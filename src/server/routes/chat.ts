@@ -4,6 +4,7 @@ import { estimateTokens } from '../../limits/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import { sendChatStream } from './chat-stream.js';
+import { Nullable } from './schema-helpers.js';
 import {
   admit,
   bodyBytes,
@@ -36,18 +37,19 @@ const Message = Type.Object(
 /**
  * The OpenAI chat-completions request. Fields beyond these (tools, tool_choice,
  * response_format, logprobs, n, seed, stop, …) are accepted and passed to the provider as sent.
+ * The optional fields take null as "not set", as OpenAI's API and the SDKs' types do.
  */
 export const ChatCompletionRequest = Type.Object(
   {
     model: Type.String({ minLength: 1, description: 'A model id or alias from GET /v1/models' }),
     messages: Type.Array(Message, { minItems: 1 }),
-    stream: Type.Optional(Type.Boolean({ description: 'true: server-sent events of chat.completion.chunk, ending with data: [DONE]' })),
-    stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true })),
+    stream: Type.Optional(Nullable(Type.Boolean({ description: 'true: server-sent events of chat.completion.chunk, ending with data: [DONE]' }))),
+    stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Nullable(Type.Boolean())) }, { additionalProperties: true }))),
     provider: Type.Optional(Type.String({ minLength: 1, description: 'Only for a future model id that would otherwise be ambiguous' })),
-    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
+    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),
   },
   { additionalProperties: true },
 );

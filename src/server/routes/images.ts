@@ -9,20 +9,25 @@ import {
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
+  refuseStreaming,
   resolveTarget,
   sendJsonText,
   showRequestedModel,
   upstreamBody,
 } from './model-call.js';
+import { Nullable } from './schema-helpers.js';
 
-/** The OpenAI image generation request; other fields (quality, style, background, user, …) pass through. */
+/**
+ * The OpenAI image generation request; other fields (quality, style, background, user, …) pass
+ * through. The optional fields take null as "not set", as OpenAI's API and the SDKs' types do.
+ */
 const ImageRequest = Type.Object(
   {
-    model: Type.Optional(Type.String({ minLength: 1, description: 'Default: the catalog\'s image model' })),
+    model: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Default: the catalog\'s image model' }))),
     prompt: Type.String({ minLength: 1 }),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
-    size: Type.Optional(Type.String({ pattern: '^([0-9]+x[0-9]+|auto)$', description: '<width>x<height>, e.g. 1024x1024' })),
-    response_format: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['url', 'b64_json'] })),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10 }))),
+    size: Type.Optional(Nullable(Type.String({ pattern: '^([0-9]+x[0-9]+|auto)$', description: '<width>x<height>, e.g. 1024x1024' }))),
+    response_format: Type.Optional(Nullable(Type.Unsafe<string>({ type: 'string', enum: ['url', 'b64_json'] }))),
   },
   { additionalProperties: true },
 );
@@ -51,7 +56,7 @@ export const imagesRoutes: RouteModule = (app, context) => {
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Generate images',
-        description: 'OpenAI Images-compatible generation. `stream` is not honoured here.',
+        description: 'OpenAI Images-compatible generation. Never streams: `stream: true` is a 400.',
         body: ImageRequest,
         response: { 200: ImageResponse, ...ERROR_RESPONSES },
       },
@@ -61,6 +66,7 @@ export const imagesRoutes: RouteModule = (app, context) => {
       const { record } = request;
       record.requestPayload = body;
       try {
+        refuseStreaming(body.stream, '/v1/images/generations');
         const model = body.model ?? defaultModelOf(context, 'image_generation');
         const target = resolveTarget(request, context, { mode: 'image_generation', model, capability: 'images' });
         const count = body.n ?? 1;

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ModelMode, ResolvedModel } from '../../catalog/index.js';
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, invalidBody } from '../../errors/index.js';
 import { assertModelAllowed, type Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
 import { stringifyProviderValue, type JsonObject, type Provider } from '../../providers/index.js';
@@ -143,6 +143,15 @@ export function recordFailure(request: FastifyRequest, error: unknown): never {
     record.errorCode = 'internal_error';
   }
   throw error;
+}
+
+/**
+ * Refuses `stream: true` on an endpoint whose OpenAI counterpart streams (images,
+ * transcriptions) but which the gateway answers whole: the SDKs would read a JSON answer as an
+ * event stream and hand the caller no events and no error.
+ */
+export function refuseStreaming(stream: unknown, path: string): void {
+  if (stream === true || stream === 'true') throw invalidBody(`${path} does not stream here; remove stream or set it to false.`, 'stream');
 }
 
 /** Shows the caller the model it asked for (the provider reports its own id). */
