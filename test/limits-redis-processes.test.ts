@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -32,7 +32,12 @@ test(
         allowedModels: null,
       });
       await storage.close();
+      // This test is about the shared counter, not the per-instance fallback: a loaded machine
+      // must not push an admission past the 500 ms default and have it counted locally.
+      const configFile = join(dataDir, 'modelgate.yaml');
+      writeFileSync(configFile, 'limits:\n  redisCommandTimeoutMs: 10000\n');
       const env = {
+        MODELGATE_CONFIG: configFile,
         MODELGATE_PORT: '0',
         MODELGATE_DATA_DIR: dataDir,
         MODELGATE_LOG_LEVEL: 'warn',
