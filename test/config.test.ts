@@ -79,6 +79,36 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ env: {}, cwd }), /not valid YAML/);
   });
 
+  test('a duration longer than a Node timer can wait is refused, naming the setting', () => {
+    // Node runs a timer of 2^31 ms or more after 1 ms: keys.cacheRefreshMs: 3000000000 re-read
+    // every key each millisecond, and an upstream timeout that long ended every call at once.
+    const cwd = tempDir();
+    const durations = [
+      'server.shutdownGraceMs',
+      'server.requestTimeoutMs',
+      'server.clientStallTimeoutMs',
+      'upstream.timeoutMs',
+      'upstream.streamIdleTimeoutMs',
+      'keys.cacheRefreshMs',
+      'logs.flushIntervalMs',
+      'limits.redisCommandTimeoutMs',
+      'agents.runTimeoutMs',
+      'agents.httpTimeoutMs',
+    ];
+    for (const path of durations) {
+      const [section, name] = path.split('.');
+      writeFileSync(join(cwd, 'modelgate.yaml'), `${section}:\n  ${name}: 2147483648\n`);
+      assert.throws(() => loadConfig({ env: {}, cwd }), new RegExp(`invalid setting ${path.replace('.', '\\.')} .*less or equal to 2147483647`));
+      writeFileSync(join(cwd, 'modelgate.yaml'), `${section}:\n  ${name}: 2147483647\n`);
+      const config = loadConfig({ env: {}, cwd }) as unknown as Record<string, Record<string, number>>;
+      assert.equal(config[section!]![name!], 2147483647);
+    }
+    assert.throws(
+      () => loadConfig({ env: { MODELGATE_UPSTREAM_TIMEOUT_MS: '3000000000' }, cwd: tempDir() }),
+      /invalid setting upstream\.timeoutMs \(from environment variable MODELGATE_UPSTREAM_TIMEOUT_MS\)/,
+    );
+  });
+
   test('a secret with a bad value is named without printing the secret', () => {
     const cwd = tempDir();
     const secretValue = 'postgres://user:SuperSecretPassword@db/x';

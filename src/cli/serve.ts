@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, resolveSecrets, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
+import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
 import { redactText } from '../logs/index.js';
@@ -164,7 +164,7 @@ function runUntilStopped(config: GatewayConfig, close: () => Promise<void>, repo
     reportFault(error);
     if (exitCode !== 0) return;
     exitCode = 1;
-    setTimeout(() => process.exit(1), config.server.shutdownGraceMs + FAULT_FLUSH_MS).unref();
+    setTimeout(() => process.exit(1), timerDelay(config.server.shutdownGraceMs + FAULT_FLUSH_MS)).unref();
     if (!shuttingDown) shutdown('an error no code handled');
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
