@@ -292,6 +292,20 @@ describe('configured catalog', () => {
     }
   });
 
+  test('a model must name a provider of the gateway; start-up says which setting does not', () => {
+    // A typo used to start a gateway that answered every request for the model with a 502.
+    const ollama = { name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ catalog: { models: [{ id: 'gpt-4o' }, { id: 'llama3', provider: 'olama' }] } }, /^catalog\.models\[1\]\.provider: "olama" is not a provider/],
+      [{ providers: { compatible: [{ ...ollama, models: [{ id: 'llama3', provider: 'vllm' }] }] } }, /^providers\.compatible\[0\]\.models\[0\]\.provider: "vllm"/],
+    ];
+    for (const [file, message] of cases) {
+      assert.throws(() => catalogFrom(file), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+    }
+    const served = catalogFrom({ providers: { compatible: [ollama] }, catalog: { models: [{ id: 'llama3', provider: 'ollama' }] } });
+    assert.equal(served.resolve('llama3', { mode: 'chat' }).model.provider, 'ollama');
+  });
+
   test('models of an OpenAI-compatible provider are served by it and owned by its name', () => {
     const catalog = catalogFrom({
       providers: {

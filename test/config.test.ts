@@ -109,6 +109,18 @@ describe('configuration', () => {
     );
   });
 
+  test("a compatible provider may not take another provider's name", () => {
+    const cwd = tempDir();
+    const provider = (name: string) => `    - name: ${name}\n      baseUrl: http://127.0.0.1:11434/v1\n`;
+    // Named after a vendor, it silently took over that vendor's whole catalog.
+    writeFileSync(join(cwd, 'modelgate.yaml'), `providers:\n  compatible:\n${provider('openai')}`);
+    assert.throws(() => loadConfig({ env: {}, cwd }), /invalid setting providers\.compatible\[0\]\.name: "openai" is already the name of a provider/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), `providers:\n  compatible:\n${provider('ollama')}${provider('ollama')}`);
+    assert.throws(() => loadConfig({ env: {}, cwd }), /invalid setting providers\.compatible\[1\]\.name: "ollama"/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), `providers:\n  compatible:\n${provider('ollama')}${provider('vllm')}`);
+    assert.deepEqual(loadConfig({ env: {}, cwd }).providers.compatible.map((entry) => entry.name), ['ollama', 'vllm']);
+  });
+
   test('a secret with a bad value is named without printing the secret', () => {
     const cwd = tempDir();
     const secretValue = 'postgres://user:SuperSecretPassword@db/x';

@@ -84,8 +84,14 @@ export class Catalog {
   constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>) {
     this.providerNames = new Set(providerNames);
     const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
-    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }) => {
-      for (const override of overrides) {
+    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }, setting: string) => {
+      for (const [index, override] of overrides.entries()) {
+        if (override.provider !== undefined && !this.providerNames.has(override.provider)) {
+          // Caught here rather than as a 502 on every request for the model.
+          throw new ConfigError(
+            `${setting}[${index}].provider: "${override.provider}" is not a provider of this gateway; name one of ${[...this.providerNames].join(', ')}`,
+          );
+        }
         if (override.disabled === true) {
           specs.delete(override.id);
           this.disabledIds.add(override.id);
@@ -96,10 +102,14 @@ export class Catalog {
       }
     };
     // A model declared under a compatible provider is served by that provider, even when it shadows a shipped id.
-    for (const provider of config.providers.compatible) {
-      applyAll(provider.models.map((model) => ({ ...model, provider: model.provider ?? provider.name })), { provider: provider.name, ownedBy: provider.name });
+    for (const [index, provider] of config.providers.compatible.entries()) {
+      applyAll(
+        provider.models.map((model) => ({ ...model, provider: model.provider ?? provider.name })),
+        { provider: provider.name, ownedBy: provider.name },
+        `providers.compatible[${index}].models`,
+      );
     }
-    applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' });
+    applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' }, 'catalog.models');
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });

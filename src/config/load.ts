@@ -120,6 +120,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     throw new ConfigError(`invalid setting ${field} (from ${origin}): ${reason}`);
   }
   const config = withDefaults as GatewayConfig;
+  assertProviderNamesUnique(config);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
     throw new ConfigError(
@@ -127,6 +128,20 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     );
   }
   return deepFreeze(config);
+}
+
+/**
+ * A compatible provider named like another provider would silently take its models (one named
+ * after a vendor's would serve that vendor's whole catalog).
+ */
+function assertProviderNamesUnique(config: GatewayConfig): void {
+  const taken = new Set(Object.keys(config.providers).filter((name) => name !== 'compatible'));
+  for (const [index, { name }] of config.providers.compatible.entries()) {
+    if (taken.has(name)) {
+      throw new ConfigError(`invalid setting providers.compatible[${index}].name: "${name}" is already the name of a provider; give each provider its own name`);
+    }
+    taken.add(name);
+  }
 }
 
 function deepFreeze<T>(value: T): T {
