@@ -31,6 +31,11 @@ async function recordOf(gateway: TestGateway, requestId: string): Promise<Json> 
   throw new Error(`no log record for ${requestId}`);
 }
 
+/** A cursor as the API encodes one, of any values. */
+function cursorOf(values: unknown): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
 async function post(gateway: TestGateway, path: string, headers: Record<string, string>, body: unknown) {
   const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   await response.arrayBuffer();
@@ -242,6 +247,12 @@ describe('request log over HTTP', () => {
       ['/admin/v1/logs?limit=0', 'limit'],
       ['/admin/v1/logs?limit=abc', 'limit'],
       ['/admin/v1/logs?cursor=not-a-cursor', 'cursor'],
+      // Well-formed JSON, but no page ends there: PostgreSQL refused the values (a 400 naming
+      // nothing), SQLite answered an empty page.
+      [`/admin/v1/logs?cursor=${cursorOf([1e20, 'req_0'])}`, 'cursor'],
+      [`/admin/v1/logs?cursor=${cursorOf([-1, 'req_0'])}`, 'cursor'],
+      [`/admin/v1/logs?cursor=${cursorOf([1_700_000_000_000, 'req_\u0000'])}`, 'cursor'],
+      [`/admin/v1/logs?cursor=${cursorOf([1_700_000_000_000, ''])}`, 'cursor'],
       ['/admin/v1/logs?status=teapot', 'status'],
       ['/admin/v1/logs?key=a%20b', 'key'],
       ['/admin/v1/logs/export?format=csv', 'format'],

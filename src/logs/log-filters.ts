@@ -90,12 +90,20 @@ export function encodeCursor(cursor: LogCursor): string {
   return Buffer.from(JSON.stringify([cursor.startedAt, cursor.requestId])).toString('base64url');
 }
 
+/** What a request id may hold (the gateway's are `req_` and hex): the pattern of the record route's parameter too. */
+export const REQUEST_ID_PATTERN = '^[\\w-]{1,100}$';
+const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
+
 export function parseCursor(value: string | undefined): LogCursor | undefined {
   if (value === undefined) return undefined;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (Array.isArray(decoded) && Number.isInteger(decoded[0]) && typeof decoded[1] === 'string') {
-      return { startedAt: decoded[0] as number, requestId: decoded[1] };
+    // Only values a page can end at: the databases refuse others differently (or not at all).
+    if (Array.isArray(decoded)) {
+      const [startedAt, requestId] = decoded as unknown[];
+      if (Number.isSafeInteger(startedAt) && (startedAt as number) >= 0 && typeof requestId === 'string' && REQUEST_ID.test(requestId)) {
+        return { startedAt: startedAt as number, requestId };
+      }
     }
   } catch {
     // falls through to the 400
