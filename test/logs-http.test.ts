@@ -243,6 +243,9 @@ describe('request log over HTTP', () => {
     const cases: [string, string][] = [
       ['/admin/v1/logs?since=yesterday', 'since'],
       ['/admin/v1/logs?until=2025-13-45', 'until'],
+      // Days the month does not have: they used to be read as days of the next month.
+      ['/admin/v1/logs?since=2025-02-29', 'since'],
+      ['/admin/v1/usage?until=2025-04-31T12:00:00Z', 'until'],
       ['/admin/v1/logs?since=2025-01-02&until=2025-01-01', 'until'],
       ['/admin/v1/logs?limit=0', 'limit'],
       ['/admin/v1/logs?limit=abc', 'limit'],

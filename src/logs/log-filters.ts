@@ -27,11 +27,18 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_body', `${param} ${message}`, { param });
 }
 
+/** Whether the YYYY-MM-DD a time starts with is a day of the calendar: Date.parse reads 2025-02-30 as March 2. */
+function isCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** An ISO 8601 date or time (UTC unless it says otherwise), or a duration ago such as 15m, 24h, 7d. */
 export function parseTime(value: string, param: string, now: number): number {
   const relative = /^(\d{1,6})([smhd])$/.exec(value);
   if (relative !== null) return now - Number(relative[1]) * UNIT_MS[relative[2]!]!;
-  if (ISO_TIME.test(value)) {
+  if (ISO_TIME.test(value) && isCalendarDate(value)) {
     const withZone = /[T ]\d{2}:\d{2}/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
     const time = Date.parse(withZone.replace(' ', 'T'));
     if (!Number.isNaN(time)) return time;
