@@ -221,5 +221,17 @@ for (const backend of STORAGE_BACKENDS) {
       assert.ok((await store.get('r1', ALL)) !== undefined);
       await job.stop();
     });
+
+    test('usage rows come in the same order on both databases: requests without a key or model last', async () => {
+      // SQLite sorts NULL first and PostgreSQL last: `usage --by key` differed by database.
+      await store.insertBatch([
+        row('order_1', { project_id: 'gamma', key_id: 'key_b', resolved_model: 'gpt-4o-mini' }),
+        row('order_2', { project_id: 'gamma', key_id: null, resolved_model: null, requested_model: null, status: 401 }),
+        row('order_3', { project_id: 'gamma', key_id: 'key_a', resolved_model: 'gpt-4o' }),
+      ]);
+      const filter = { projectId: 'gamma' };
+      assert.deepEqual((await store.usage('key', filter, ALL)).map((entry) => entry.group), ['key_a', 'key_b', null]);
+      assert.deepEqual((await store.usage('model', filter, ALL)).map((entry) => entry.group), ['gpt-4o', 'gpt-4o-mini', null]);
+    });
   });
 }

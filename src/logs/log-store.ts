@@ -220,6 +220,12 @@ function batchInsert(storage: Pick<Storage, 'sqlite' | 'pg'>): BatchInsert {
   throw new Error('the request log needs SQLite or PostgreSQL storage');
 }
 
+/** Usage groups in ascending order (days by number, ids by code unit), no key or model last. */
+function compareGroups(a: string | number | null, b: string | number | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** The request log in the database: batch writes, queries, aggregates and retention. */
 export class LogStore {
   private readonly db: Kysely<Database>;
@@ -318,8 +324,9 @@ export class LogStore {
         sql<number>`sum(case when cost_micro_usd is null and status < 400 then 1 else 0 end)`.as('unpriced'),
       ])
       .groupBy(group)
-      .orderBy(group)
       .execute();
+    // Sorted here: the databases order NULL (and, by collation, text) differently.
+    rows.sort((a, b) => compareGroups(a.group_value, b.group_value));
     return rows.map((row) => ({
       group: row.group_value,
       requests: Number(row.requests),
