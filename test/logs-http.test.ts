@@ -154,6 +154,21 @@ describe('request log over HTTP', () => {
     },
   );
 
+  test('a key sent where a model name or platform goes is not stored raw', async () => {
+    // Swapped settings send a key as the model; the columns for the names callers write were
+    // stored as sent, so the key showed in every list page and export.
+    const { requestId, status } = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}`, 'x-platform-id': `batch ${LEAKED_VENDOR_KEY}` }, {
+      model: key,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.equal(status, 400);
+    const record = await recordOf(gateway, requestId);
+    assert.equal(record.requested_model, 'sk-mg-[redacted]');
+    assert.equal(record.platform, 'batch [redacted]');
+    const listed = await gateway.admin('GET', '/admin/v1/logs?limit=1000');
+    assert.ok(!JSON.stringify(listed.body).includes(key.slice(6)) && !JSON.stringify(listed.body).includes(LEAKED_VENDOR_KEY));
+  });
+
   test('authentication failures are logged with their error code, naming the key when it is ours', async () => {
     const missing = await post(gateway, '/v1/chat/completions', {}, { model: 'gpt-4o', messages: [] });
     const invalid = await post(gateway, '/v1/chat/completions', { authorization: 'Bearer sk-mg-notakeyatall0000000000000000000000' }, {});

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { RequestLogsTable } from '../storage/index.js';
 import type { Cost } from './cost.js';
-import { redactValue } from './redaction.js';
+import { redactText, redactValue } from './redaction.js';
 import type { RequestRecord } from './types.js';
 
 /** Who made a request, as far as it is known (nothing for an unrecognised key). */
@@ -68,12 +68,13 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
 const MAX_NAME_CHARACTERS = 200;
 
 /**
- * A name the caller wrote (the model it asked for), as a column can hold it: bounded, and
- * without U+0000, which PostgreSQL's text cannot hold (the row would be refused).
+ * A name the caller wrote (the model it asked for, its platform), as a column can hold it:
+ * redacted (swapped settings send a key as the model), bounded, and without U+0000, which
+ * PostgreSQL's text cannot hold (the row would be refused).
  */
 function storedName(name: string | null): string | null {
   if (name === null) return null;
-  const bounded = name.length > MAX_NAME_CHARACTERS ? name.slice(0, MAX_NAME_CHARACTERS) : name;
+  const bounded = redactText(name.length > MAX_NAME_CHARACTERS ? name.slice(0, MAX_NAME_CHARACTERS) : name);
   return bounded.includes('\0') ? bounded.replaceAll('\0', '\uFFFD') : bounded;
 }
 
@@ -96,12 +97,13 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     started_at: record.startedAt,
     endpoint: record.endpoint,
     mode: record.mode,
-    platform: record.platform,
+    platform: storedName(record.platform),
     key_id: caller.keyId,
     project_id: caller.projectId,
     fingerprint: caller.fingerprint,
     requested_model: storedName(record.requestedModel),
-    resolved_model: record.resolvedModel,
+    // An id inferred for a compatible provider is the caller's text too.
+    resolved_model: storedName(record.resolvedModel),
     provider: record.provider,
     status: finished.status,
     error_code: record.errorCode,
