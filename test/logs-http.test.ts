@@ -396,5 +396,17 @@ for (const backend of STORAGE_BACKENDS) {
       // gpt-4o: 5 × $2.50/M + 2 × $10/M = 32.5 µ$ → 33 µ$ (half-up).
       assert.equal(record.cost_usd, 0.000033);
     });
+
+    test('a token count past what the columns hold is kept as not reported, and the record is written and priced', async () => {
+      // PostgreSQL's integer columns end at 2^31 - 1: the row was refused and the record lost
+      // (SQLite kept it: the same answer was logged on one database and not the other).
+      fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 3_000_000_000, completionTokens: 2 } });
+      const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(answered.status, 200);
+      const record = await recordOf(gateway, answered.requestId);
+      assert.deepEqual(record.usage, { prompt_tokens: null, completion_tokens: 2, cached_tokens: 0, total_tokens: null });
+      // Priced from what the provider reported: 3e9 × $2.50/M + 2 × $10/M = $7,500.00002.
+      assert.equal(record.cost_usd, 7500.00002);
+    });
   });
 }

@@ -78,6 +78,18 @@ function storedName(name: string | null): string | null {
   return bounded.includes('\0') ? bounded.replaceAll('\0', '\uFFFD') : bounded;
 }
 
+/** The largest count the token columns hold on every database (PostgreSQL's integer). */
+const MAX_STORED_COUNT = 2_147_483_647;
+
+/**
+ * A token count as the columns can hold it: a larger one (no real request comes near it) is
+ * kept as not reported rather than have the database refuse the whole record. The cost is
+ * computed from the count the provider reported.
+ */
+function storedCount(count: number | null | undefined): number | null {
+  return count === undefined || count === null || count > MAX_STORED_COUNT ? null : count;
+}
+
 function storedObject(value: Record<string, unknown> | null): string | null {
   if (value === null || Object.keys(value).length === 0) return null;
   return toJson(redactValue(value));
@@ -110,10 +122,10 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     latency_ms: Math.max(0, Math.round(finished.latencyMs)),
     upstream_latency_ms: record.upstreamLatencyMs === null ? null : Math.round(record.upstreamLatencyMs),
     streaming: record.streaming ? 1 : 0,
-    prompt_tokens: usage?.promptTokens ?? null,
-    completion_tokens: usage?.completionTokens ?? null,
-    cached_tokens: usage?.cachedPromptTokens ?? null,
-    total_tokens: usage?.totalTokens ?? null,
+    prompt_tokens: storedCount(usage?.promptTokens),
+    completion_tokens: storedCount(usage?.completionTokens),
+    cached_tokens: storedCount(usage?.cachedPromptTokens),
+    total_tokens: storedCount(usage?.totalTokens),
     image_count: record.imageCount,
     audio_seconds: record.audioSeconds,
     cost_micro_usd: cost.microUsd,
