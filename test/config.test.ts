@@ -121,6 +121,25 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ env: {}, cwd }).providers.compatible.map((entry) => entry.name), ['ollama', 'vllm']);
   });
 
+  test('a setting that takes one of several kinds of value says what to send', () => {
+    // These said "expected union value", and a bad price pointed at a price field that was fine.
+    const cwd = tempDir();
+    assert.throws(
+      () => loadConfig({ env: { MODELGATE_LOG_LEVEL: 'verbose' }, cwd }),
+      /invalid setting server\.logLevel \(from environment variable MODELGATE_LOG_LEVEL\): must be one of fatal, error, warn, info, debug, trace, silent$/,
+    );
+    const cases: [string, RegExp][] = [
+      ['catalog:\n  models:\n    - id: x\n      pricing:\n        input_per_million: -1\n', /invalid setting catalog\.models\.0\.pricing\.input_per_million \(from config file .*\): expected number to be greater or equal to 0$/],
+      ['catalog:\n  models:\n    - id: x\n      pricing:\n        status: guessed\n', /invalid setting catalog\.models\.0\.pricing\.status .*: must be one of documented, short_context, docs_inferred, starts_at$/],
+      ['catalog:\n  models:\n    - id: x\n      context_window: 0\n', /invalid setting catalog\.models\.0\.context_window .*: expected integer to be greater or equal to 1$/],
+      ['agents:\n  mediaStore:\n    kind: gcs\n', /invalid setting agents\.mediaStore\.kind .*: must be one of filesystem, s3$/],
+    ];
+    for (const [file, message] of cases) {
+      writeFileSync(join(cwd, 'modelgate.yaml'), file);
+      assert.throws(() => loadConfig({ env: {}, cwd }), message);
+    }
+  });
+
   test('a secret with a bad value is named without printing the secret', () => {
     const cwd = tempDir();
     const secretValue = 'postgres://user:SuperSecretPassword@db/x';

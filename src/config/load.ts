@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Value } from '@sinclair/typebox/value';
+import type { TUnion } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { ConfigSchema, type GatewayConfig } from './schema.js';
 import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
@@ -112,11 +113,12 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const withDefaults = Value.Default(ConfigSchema, Value.Clone(tree));
   const firstError = Value.Errors(ConfigSchema, withDefaults).First();
   if (firstError !== undefined) {
-    const field = firstError.path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
-    const topField = [...sources.keys()].find((path) => field === path || field.startsWith(`${path}.`));
+    const { path, message } = explained(firstError);
+    const field = path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+    const topField = [...sources.keys()].find((source) => field === source || field.startsWith(`${source}.`));
     const origin = topField !== undefined ? sources.get(topField) : `config file ${configPath}`;
-    const unknownField = firstError.message.includes('additional') || firstError.message.includes('Unexpected property');
-    const reason = unknownField ? 'is not a known setting' : firstError.message.toLowerCase();
+    const unknownField = message.includes('additional') || message.includes('Unexpected property');
+    const reason = unknownField ? 'is not a known setting' : message.charAt(0).toLowerCase() + message.slice(1);
     throw new ConfigError(`invalid setting ${field} (from ${origin}): ${reason}`);
   }
   const config = withDefaults as GatewayConfig;
@@ -128,6 +130,28 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     );
   }
   return deepFreeze(config);
+}
+
+/**
+ * What is wrong with a value, where. A setting of several kinds (a price or null, one of some
+ * words) fails as a whole with "expected union value": say which words it takes, or what is
+ * wrong with the value as its own kind (the first that is not null), checked with that kind's
+ * defaults so a price with a bad field does not blame the fields left out.
+ */
+function explained(error: ValueError): { path: string; message: string } {
+  if (error.type !== ValueErrorType.Union) return { path: error.path, message: error.message };
+  const variants = (error.schema as TUnion).anyOf;
+  if (variants.every((variant) => variant.const !== undefined)) {
+    return { path: error.path, message: `must be one of ${variants.map((variant) => String(variant.const)).join(', ')}` };
+  }
+  for (const variant of variants.filter((candidate) => candidate.type !== 'null')) {
+    const inner = Value.Errors(variant, Value.Default(variant, Value.Clone(error.value))).First();
+    if (inner !== undefined) {
+      const found = explained(inner);
+      return { path: `${error.path}${found.path}`, message: found.message };
+    }
+  }
+  return { path: error.path, message: error.message };
 }
 
 /**
