@@ -140,6 +140,8 @@ describe('request log over HTTP', () => {
       assert.equal(record.status, 499);
       assert.equal(record.error_code, 'client_closed');
       assert.equal(record.streaming, true);
+      // The provider answered in part and reported no usage: unknown (it was logged as $0).
+      assert.equal(record.cost_usd, null);
       assert.deepEqual(overflows.map((warning) => warning.message), []);
     } finally {
       process.off('warning', onWarning);

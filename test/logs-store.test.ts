@@ -196,6 +196,10 @@ for (const backend of STORAGE_BACKENDS) {
           [Math.floor(NOW / DAY), 3],
         ],
       );
+      // A stream the client left after the answer began, without usage: unpriced, not free.
+      await store.insertBatch([row('left', { started_at: NOW - 4 * DAY, resolved_model: 'gpt-4.1', status: 499, error_code: 'client_closed', cost_micro_usd: null })]);
+      const left = (await store.usage('model', filter, ALL)).find((entry) => entry.group === 'gpt-4.1');
+      assert.deepEqual({ requests: left?.requests, errors: left?.errors, unpriced: left?.unpricedRequests }, { requests: 1, errors: 1, unpriced: 1 });
     });
 
     test("limit seeds: today's tokens and this month's cost per key", async () => {

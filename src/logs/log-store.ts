@@ -20,7 +20,7 @@ export interface UsageRow {
   completionTokens: number;
   totalTokens: number;
   costMicroUsd: number;
-  /** Answered requests whose cost is null (no pricing): the cost total leaves them out. */
+  /** Answered requests (499s too) whose cost is null: the cost total leaves them out. */
   unpricedRequests: number;
 }
 
@@ -321,7 +321,8 @@ export class LogStore {
         sql<number | null>`sum(completion_tokens)`.as('completion_tokens'),
         sql<number | null>`sum(total_tokens)`.as('total_tokens'),
         sql<number | null>`sum(cost_micro_usd)`.as('cost_micro_usd'),
-        sql<number>`sum(case when cost_micro_usd is null and status < 400 then 1 else 0 end)`.as('unpriced'),
+        // Answered (499: a client that left during the answer) but not priced.
+        sql<number>`sum(case when cost_micro_usd is null and (status < 400 or status = 499) then 1 else 0 end)`.as('unpriced'),
       ])
       .groupBy(group)
       .execute();

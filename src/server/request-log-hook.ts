@@ -107,7 +107,14 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
       const cost: Cost =
         record.costMicroUsd !== undefined
           ? { microUsd: record.costMicroUsd, startingPrice: false }
-          : computeCost({ pricing, usage: record.usage, imageCount: record.imageCount, audioSeconds: record.audioSeconds, succeeded: status < 400 });
+          : computeCost({
+              pricing,
+              usage: record.usage,
+              imageCount: record.imageCount,
+              audioSeconds: record.audioSeconds,
+              // A stream the client left after the provider began answering used something too.
+              succeeded: status < 400 || (aborted && record.upstreamLatencyMs !== null),
+            });
       settle(record, cost, status, aborted);
       observe(record, status, latencyMs, cost);
       context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost }, entryOptions));
