@@ -57,6 +57,14 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ env: { MODELGATE_CONFIG: join(cwd, 'nope.yaml') }, cwd }), /does not exist/);
   });
 
+  test('MODELGATE_CONFIG set but empty is unset, like every other variable', () => {
+    // Compose files pass `MODELGATE_CONFIG: ${MODELGATE_CONFIG}` empty when it is not set: the
+    // working directory was then read as the config file ("not valid YAML: EISDIR").
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'requireKeys: false\n');
+    assert.equal(loadConfig({ env: { MODELGATE_CONFIG: '' }, cwd }).requireKeys, false);
+  });
+
   test('lists come from comma-separated environment values', () => {
     const config = loadConfig({ env: { MODELGATE_AGENT_HTTP_ALLOWLIST: 'api.example.com, tools.example.com:8443' }, cwd: tempDir() });
     assert.deepEqual(config.agents.httpAllowlist, ['api.example.com', 'tools.example.com:8443']);

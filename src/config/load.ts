@@ -86,7 +86,8 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const cwd = options.cwd ?? process.cwd();
   const flags = options.flags ?? {};
 
-  const explicitPath = flags.configPath ?? env.MODELGATE_CONFIG;
+  // Empty is unset, as for every setting's variable (a compose file passes unset ones empty).
+  const explicitPath = flags.configPath ?? (env.MODELGATE_CONFIG === '' ? undefined : env.MODELGATE_CONFIG);
   const configPath = resolve(cwd, explicitPath ?? 'modelgate.yaml');
   const tree = readConfigFile(configPath, explicitPath !== undefined);
   const sources = new Map<string, string>();
