@@ -19,7 +19,7 @@ function formatNumber(value: number): string {
 }
 
 /** Labels every sample of a rendering carries (the worker of `serve --workers`), as `name="value"` pairs. */
-export type ConstantLabels = readonly string[];
+type ConstantLabels = readonly string[];
 
 function constantLabels(labels: Labels): ConstantLabels {
   return Object.entries(labels).map(([name, value]) => `${name}="${escapeLabel(value)}"`);
