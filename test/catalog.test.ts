@@ -292,6 +292,42 @@ describe('configured catalog', () => {
     }
   });
 
+  test('an id means one thing: what GET /v1/models lists under an id is what requests for it get', () => {
+    // An alias named like a listed model sent its requests elsewhere while GET /v1/models/{id}
+    // (and the prices) showed the model; a legacy alias named like a service alias was listed
+    // but never used; a model named like a service alias was listed twice.
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ aliases: { 'gpt-4o': 'gpt-4o-mini' } }, /^catalog\.aliases\.gpt-4o: "gpt-4o" is already the id of a model or service alias/],
+      [{ aliases: { 'service-2': 'gpt-4o' } }, /^catalog\.aliases\.service-2: /],
+      [{ models: [{ id: 'service-3' }] }, /^catalog\.models\[0\]\.id: "service-3" is a service alias/],
+    ];
+    for (const [catalog, message] of cases) {
+      assert.throws(() => catalogFrom({ catalog }), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+    }
+    // A model the operator declares under a shipped alias's name is served under it; the alias goes.
+    const declared = catalogFrom({ catalog: { models: [{ id: 'gpt4o', description: 'our own model' }] } });
+    assert.equal(declared.resolve('gpt4o', { mode: 'chat' }).id, 'gpt4o');
+    assert.equal(declared.entry('gpt4o').description, 'our own model');
+    assert.equal(declared.aliases().gpt4o, undefined);
+    // Disabling a model frees its id for an alias.
+    const freed = catalogFrom({ catalog: { models: [{ id: 'gpt-4o', disabled: true }], aliases: { 'gpt-4o': 'gpt-4o-mini' } } });
+    assert.equal(freed.resolve('gpt-4o', { mode: 'chat' }).id, 'gpt-4o-mini');
+  });
+
+  test('a model must name a provider of the gateway; start-up says which setting does not', () => {
+    // A typo used to start a gateway that answered every request for the model with a 502.
+    const ollama = { name: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ catalog: { models: [{ id: 'gpt-4o' }, { id: 'llama3', provider: 'olama' }] } }, /^catalog\.models\[1\]\.provider: "olama" is not a provider/],
+      [{ providers: { compatible: [{ ...ollama, models: [{ id: 'llama3', provider: 'vllm' }] }] } }, /^providers\.compatible\[0\]\.models\[0\]\.provider: "vllm"/],
+    ];
+    for (const [file, message] of cases) {
+      assert.throws(() => catalogFrom(file), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+    }
+    const served = catalogFrom({ providers: { compatible: [ollama] }, catalog: { models: [{ id: 'llama3', provider: 'ollama' }] } });
+    assert.equal(served.resolve('llama3', { mode: 'chat' }).model.provider, 'ollama');
+  });
+
   test('models of an OpenAI-compatible provider are served by it and owned by its name', () => {
     const catalog = catalogFrom({
       providers: {

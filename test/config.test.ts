@@ -57,6 +57,14 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ env: { MODELGATE_CONFIG: join(cwd, 'nope.yaml') }, cwd }), /does not exist/);
   });
 
+  test('MODELGATE_CONFIG set but empty is unset, like every other variable', () => {
+    // Compose files pass `MODELGATE_CONFIG: ${MODELGATE_CONFIG}` empty when it is not set: the
+    // working directory was then read as the config file ("not valid YAML: EISDIR").
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'requireKeys: false\n');
+    assert.equal(loadConfig({ env: { MODELGATE_CONFIG: '' }, cwd }).requireKeys, false);
+  });
+
   test('lists come from comma-separated environment values', () => {
     const config = loadConfig({ env: { MODELGATE_AGENT_HTTP_ALLOWLIST: 'api.example.com, tools.example.com:8443' }, cwd: tempDir() });
     assert.deepEqual(config.agents.httpAllowlist, ['api.example.com', 'tools.example.com:8443']);
@@ -77,6 +85,67 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ env: {}, cwd }), /server\.prot.*not a known setting/);
     writeFileSync(join(cwd, 'modelgate.yaml'), 'server: [1, 2\n');
     assert.throws(() => loadConfig({ env: {}, cwd }), /not valid YAML/);
+  });
+
+  test('a duration longer than a Node timer can wait is refused, naming the setting', () => {
+    // Node runs a timer of 2^31 ms or more after 1 ms: keys.cacheRefreshMs: 3000000000 re-read
+    // every key each millisecond, and an upstream timeout that long ended every call at once.
+    const cwd = tempDir();
+    const durations = [
+      'server.shutdownGraceMs',
+      'server.requestTimeoutMs',
+      'server.clientStallTimeoutMs',
+      'upstream.timeoutMs',
+      'upstream.streamIdleTimeoutMs',
+      'keys.cacheRefreshMs',
+      'logs.flushIntervalMs',
+      'limits.redisCommandTimeoutMs',
+      'agents.runTimeoutMs',
+      'agents.httpTimeoutMs',
+    ];
+    for (const path of durations) {
+      const [section, name] = path.split('.');
+      writeFileSync(join(cwd, 'modelgate.yaml'), `${section}:\n  ${name}: 2147483648\n`);
+      assert.throws(() => loadConfig({ env: {}, cwd }), new RegExp(`invalid setting ${path.replace('.', '\\.')} .*less or equal to 2147483647`));
+      writeFileSync(join(cwd, 'modelgate.yaml'), `${section}:\n  ${name}: 2147483647\n`);
+      const config = loadConfig({ env: {}, cwd }) as unknown as Record<string, Record<string, number>>;
+      assert.equal(config[section!]![name!], 2147483647);
+    }
+    assert.throws(
+      () => loadConfig({ env: { MODELGATE_UPSTREAM_TIMEOUT_MS: '3000000000' }, cwd: tempDir() }),
+      /invalid setting upstream\.timeoutMs \(from environment variable MODELGATE_UPSTREAM_TIMEOUT_MS\)/,
+    );
+  });
+
+  test("a compatible provider may not take another provider's name", () => {
+    const cwd = tempDir();
+    const provider = (name: string) => `    - name: ${name}\n      baseUrl: http://127.0.0.1:11434/v1\n`;
+    // Named after a vendor, it silently took over that vendor's whole catalog.
+    writeFileSync(join(cwd, 'modelgate.yaml'), `providers:\n  compatible:\n${provider('openai')}`);
+    assert.throws(() => loadConfig({ env: {}, cwd }), /invalid setting providers\.compatible\[0\]\.name: "openai" is already the name of a provider/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), `providers:\n  compatible:\n${provider('ollama')}${provider('ollama')}`);
+    assert.throws(() => loadConfig({ env: {}, cwd }), /invalid setting providers\.compatible\[1\]\.name: "ollama"/);
+    writeFileSync(join(cwd, 'modelgate.yaml'), `providers:\n  compatible:\n${provider('ollama')}${provider('vllm')}`);
+    assert.deepEqual(loadConfig({ env: {}, cwd }).providers.compatible.map((entry) => entry.name), ['ollama', 'vllm']);
+  });
+
+  test('a setting that takes one of several kinds of value says what to send', () => {
+    // These said "expected union value", and a bad price pointed at a price field that was fine.
+    const cwd = tempDir();
+    assert.throws(
+      () => loadConfig({ env: { MODELGATE_LOG_LEVEL: 'verbose' }, cwd }),
+      /invalid setting server\.logLevel \(from environment variable MODELGATE_LOG_LEVEL\): must be one of fatal, error, warn, info, debug, trace, silent$/,
+    );
+    const cases: [string, RegExp][] = [
+      ['catalog:\n  models:\n    - id: x\n      pricing:\n        input_per_million: -1\n', /invalid setting catalog\.models\.0\.pricing\.input_per_million \(from config file .*\): expected number to be greater or equal to 0$/],
+      ['catalog:\n  models:\n    - id: x\n      pricing:\n        status: guessed\n', /invalid setting catalog\.models\.0\.pricing\.status .*: must be one of documented, short_context, docs_inferred, starts_at$/],
+      ['catalog:\n  models:\n    - id: x\n      context_window: 0\n', /invalid setting catalog\.models\.0\.context_window .*: expected integer to be greater or equal to 1$/],
+      ['agents:\n  mediaStore:\n    kind: gcs\n', /invalid setting agents\.mediaStore\.kind .*: must be one of filesystem, s3$/],
+    ];
+    for (const [file, message] of cases) {
+      writeFileSync(join(cwd, 'modelgate.yaml'), file);
+      assert.throws(() => loadConfig({ env: {}, cwd }), message);
+    }
   });
 
   test('a secret with a bad value is named without printing the secret', () => {

@@ -1,6 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { MAX_TIMER_MS } from '../src/config/index.js';
 import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
@@ -30,6 +31,11 @@ async function recordOf(gateway: TestGateway, requestId: string): Promise<Json> 
   throw new Error(`no log record for ${requestId}`);
 }
 
+/** A cursor as the API encodes one, of any values. */
+function cursorOf(values: unknown): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
 async function post(gateway: TestGateway, path: string, headers: Record<string, string>, body: unknown) {
   const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   await response.arrayBuffer();
@@ -44,7 +50,11 @@ describe('request log over HTTP', () => {
 
   before(async () => {
     fake = await startOpenAIFake();
-    gateway = await startTestGateway({ env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY } });
+    // The longest upstream timeouts a timer can wait: a cancelled stream's record waits for both.
+    const longest = String(MAX_TIMER_MS);
+    gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: UPSTREAM_KEY, MODELGATE_UPSTREAM_TIMEOUT_MS: longest, MODELGATE_STREAM_IDLE_TIMEOUT_MS: longest },
+    });
     key = await gateway.createKey({ projectId: 'research' });
     keyId = (await gateway.admin('GET', '/admin/v1/keys')).body.data[0].id;
   });
@@ -118,10 +128,24 @@ describe('request log over HTTP', () => {
   }
 
   test('a stream the client cancels is still logged (status 499, client_closed)', async () => {
-    const record = await recordOf(gateway, await cancelledStream());
-    assert.equal(record.status, 499);
-    assert.equal(record.error_code, 'client_closed');
-    assert.equal(record.streaming, true);
+    // Node runs a timer longer than it can wait after 1 ms (and warns): the wait for the
+    // cancelled route, both upstream timeouts added, used to be one.
+    const overflows: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'TimeoutOverflowWarning') overflows.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const record = await recordOf(gateway, await cancelledStream());
+      assert.equal(record.status, 499);
+      assert.equal(record.error_code, 'client_closed');
+      assert.equal(record.streaming, true);
+      // The provider answered in part and reported no usage: unknown (it was logged as $0).
+      assert.equal(record.cost_usd, null);
+      assert.deepEqual(overflows.map((warning) => warning.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   test(
@@ -131,6 +155,21 @@ describe('request log over HTTP', () => {
       assert.equal(record.response_payload.choices[0].content, 'partial');
     },
   );
+
+  test('a key sent where a model name or platform goes is not stored raw', async () => {
+    // Swapped settings send a key as the model; the columns for the names callers write were
+    // stored as sent, so the key showed in every list page and export.
+    const { requestId, status } = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}`, 'x-platform-id': `batch ${LEAKED_VENDOR_KEY}` }, {
+      model: key,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.equal(status, 400);
+    const record = await recordOf(gateway, requestId);
+    assert.equal(record.requested_model, 'sk-mg-[redacted]');
+    assert.equal(record.platform, 'batch [redacted]');
+    const listed = await gateway.admin('GET', '/admin/v1/logs?limit=1000');
+    assert.ok(!JSON.stringify(listed.body).includes(key.slice(6)) && !JSON.stringify(listed.body).includes(LEAKED_VENDOR_KEY));
+  });
 
   test('authentication failures are logged with their error code, naming the key when it is ours', async () => {
     const missing = await post(gateway, '/v1/chat/completions', {}, { model: 'gpt-4o', messages: [] });
@@ -221,10 +260,19 @@ describe('request log over HTTP', () => {
     const cases: [string, string][] = [
       ['/admin/v1/logs?since=yesterday', 'since'],
       ['/admin/v1/logs?until=2025-13-45', 'until'],
+      // Days the month does not have: they used to be read as days of the next month.
+      ['/admin/v1/logs?since=2025-02-29', 'since'],
+      ['/admin/v1/usage?until=2025-04-31T12:00:00Z', 'until'],
       ['/admin/v1/logs?since=2025-01-02&until=2025-01-01', 'until'],
       ['/admin/v1/logs?limit=0', 'limit'],
       ['/admin/v1/logs?limit=abc', 'limit'],
       ['/admin/v1/logs?cursor=not-a-cursor', 'cursor'],
+      // Well-formed JSON, but no page ends there: PostgreSQL refused the values (a 400 naming
+      // nothing), SQLite answered an empty page.
+      [`/admin/v1/logs?cursor=${cursorOf([1e20, 'req_0'])}`, 'cursor'],
+      [`/admin/v1/logs?cursor=${cursorOf([-1, 'req_0'])}`, 'cursor'],
+      [`/admin/v1/logs?cursor=${cursorOf([1_700_000_000_000, 'req_\u0000'])}`, 'cursor'],
+      [`/admin/v1/logs?cursor=${cursorOf([1_700_000_000_000, ''])}`, 'cursor'],
       ['/admin/v1/logs?status=teapot', 'status'],
       ['/admin/v1/logs?key=a%20b', 'key'],
       ['/admin/v1/logs/export?format=csv', 'format'],
@@ -349,6 +397,18 @@ for (const backend of STORAGE_BACKENDS) {
       assert.deepEqual(record.usage, { prompt_tokens: 5, completion_tokens: 2, cached_tokens: 0, total_tokens: 7 });
       // gpt-4o: 5 × $2.50/M + 2 × $10/M = 32.5 µ$ → 33 µ$ (half-up).
       assert.equal(record.cost_usd, 0.000033);
+    });
+
+    test('a token count past what the columns hold is kept as not reported, and the record is written and priced', async () => {
+      // PostgreSQL's integer columns end at 2^31 - 1: the row was refused and the record lost
+      // (SQLite kept it: the same answer was logged on one database and not the other).
+      fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 3_000_000_000, completionTokens: 2 } });
+      const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(answered.status, 200);
+      const record = await recordOf(gateway, answered.requestId);
+      assert.deepEqual(record.usage, { prompt_tokens: null, completion_tokens: 2, cached_tokens: 0, total_tokens: null });
+      // Priced from what the provider reported: 3e9 × $2.50/M + 2 × $10/M = $7,500.00002.
+      assert.equal(record.cost_usd, 7500.00002);
     });
   });
 }

@@ -196,6 +196,10 @@ for (const backend of STORAGE_BACKENDS) {
           [Math.floor(NOW / DAY), 3],
         ],
       );
+      // A stream the client left after the answer began, without usage: unpriced, not free.
+      await store.insertBatch([row('left', { started_at: NOW - 4 * DAY, resolved_model: 'gpt-4.1', status: 499, error_code: 'client_closed', cost_micro_usd: null })]);
+      const left = (await store.usage('model', filter, ALL)).find((entry) => entry.group === 'gpt-4.1');
+      assert.deepEqual({ requests: left?.requests, errors: left?.errors, unpriced: left?.unpricedRequests }, { requests: 1, errors: 1, unpriced: 1 });
     });
 
     test("limit seeds: today's tokens and this month's cost per key", async () => {
@@ -220,6 +224,18 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal((await store.list({ until: NOW - 30 * DAY }, ALL, 10)).rows.length, 0);
       assert.ok((await store.get('r1', ALL)) !== undefined);
       await job.stop();
+    });
+
+    test('usage rows come in the same order on both databases: requests without a key or model last', async () => {
+      // SQLite sorts NULL first and PostgreSQL last: `usage --by key` differed by database.
+      await store.insertBatch([
+        row('order_1', { project_id: 'gamma', key_id: 'key_b', resolved_model: 'gpt-4o-mini' }),
+        row('order_2', { project_id: 'gamma', key_id: null, resolved_model: null, requested_model: null, status: 401 }),
+        row('order_3', { project_id: 'gamma', key_id: 'key_a', resolved_model: 'gpt-4o' }),
+      ]);
+      const filter = { projectId: 'gamma' };
+      assert.deepEqual((await store.usage('key', filter, ALL)).map((entry) => entry.group), ['key_a', 'key_b', null]);
+      assert.deepEqual((await store.usage('model', filter, ALL)).map((entry) => entry.group), ['gpt-4o', 'gpt-4o-mini', null]);
     });
   });
 }

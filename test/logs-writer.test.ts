@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { LogWriter, type LogSink, type RefusedLogRow, type RequestLogRow } from '../src/logs/index.js';
@@ -34,7 +34,11 @@ class RecordingSink implements LogSink {
     this.gate = undefined;
   }
 
+  /** Writes begun, failed ones included. */
+  attempts = 0;
+
   async insertBatch(rows: readonly RequestLogRow[]): Promise<RefusedLogRow[]> {
+    this.attempts += 1;
     this.markStarted();
     await this.gate;
     if (this.failures > 0) {
@@ -104,6 +108,33 @@ describe('request log writer', () => {
     await writer.close();
     assert.deepEqual(sink.written, ['r0', 'r1', 'r2']);
     assert.equal(counts.failed, 2);
+  });
+
+  test('while the database fails, new records wait for the back-off instead of retrying at once', async () => {
+    // Every record that filled a batch used to retry at once: a database that was down got a
+    // write per request instead of one per growing delay.
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const sink = new RecordingSink();
+      sink.failures = 1;
+      const writer = new LogWriter(sink, { queueSize: 100, batchSize: 3, flushIntervalMs: 1_000 }, silent, counters().events);
+      const settled = () => new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 3; i += 1) writer.push(row(i));
+      mock.timers.tick(0);
+      await settled();
+      assert.equal(sink.attempts, 1);
+      for (let i = 3; i < 9; i += 1) writer.push(row(i));
+      mock.timers.tick(0);
+      await settled();
+      assert.equal(sink.attempts, 1, 'a full batch retried before the back-off (2 × flushIntervalMs) ended');
+      mock.timers.tick(2_000);
+      await settled();
+      assert.equal(sink.attempts, 2);
+      await writer.close();
+      assert.deepEqual(sink.written, Array.from({ length: 9 }, (_, i) => `r${i}`));
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   test('rows the database refused are counted and logged once, not retried, and the rows after them are written', async () => {

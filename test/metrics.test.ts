@@ -1,10 +1,14 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { Counter, Gauge, Histogram, Registry } from '../src/metrics/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { awayFromMinuteBoundary } from './helpers/minute-window.js';
+import { CLI_NOT_BUILT, startServeProcess } from './helpers/serve-process.js';
 
 /** Every sample line of the text format: name, optional labels, a number. */
 const SAMPLE_LINE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? (-?[0-9.]+(e[+-]?\d+)?|\+Inf|-Inf|NaN)$/;
@@ -111,5 +115,40 @@ describe('GET /metrics', () => {
     const { text } = await scrape();
     assert.equal(sample(text, 'modelgate_requests_total', { route: '/v1/chat/completions', model: 'inferred', status: '200' }), 2);
     assert.ok(!text.includes('gpt-future-1'));
+  });
+});
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+
+describe('GET /metrics of serve --workers', { skip: CLI_NOT_BUILT || (REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false) }, () => {
+  test("whichever worker a scrape reaches, it shows every worker's series, each labelled with its worker", async () => {
+    // Prometheus has one target for the shared port: each scrape used to show the counters of
+    // the one worker that took it, so a counter jumped between the workers' values.
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-metrics-workers-'));
+    const serve = await startServeProcess({
+      MODELGATE_PORT: '0',
+      MODELGATE_DATA_DIR: join(dir, 'data'),
+      MODELGATE_WORKERS: '2',
+      REDIS_URL: REDIS_URL!,
+      MODELGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      MODELGATE_LOG_LEVEL: 'warn',
+    });
+    try {
+      // A new connection each: the primary hands connections to the workers in turn.
+      const get = (path: string, headers: Record<string, string> = {}) => fetch(`${serve.url}${path}`, { headers: { connection: 'close', ...headers } }).then((response) => response.text());
+      for (let index = 0; index < 10; index += 1) await get('/v1/models');
+      for (let scrape = 0; scrape < 4; scrape += 1) {
+        const text = await get('/metrics', { authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
+        const lines = text.trim().split('\n');
+        for (const line of lines.filter((line) => !line.startsWith('#'))) assert.match(line, SAMPLE_LINE);
+        const models = lines.filter((line) => line.startsWith('modelgate_requests_total{') && line.includes('route="/v1/models"'));
+        assert.ok(models.every((line) => /^modelgate_requests_total\{worker="\d+",/.test(line)), models.join('\n'));
+        assert.equal(models.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0), 10);
+        assert.equal(lines.filter((line) => line === '# TYPE modelgate_requests_total counter').length, 1);
+      }
+    } finally {
+      await serve.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { stringify as toYaml } from 'yaml';
+import { MAX_TIMER_MS } from '../src/config/index.js';
 import { openStorage } from '../src/storage/index.js';
 import { startFakeServer, writeSse, type FakeServer } from './fakes/fake-server.js';
 import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/serve-process.js';
@@ -88,8 +89,10 @@ async function chatRows(dataDir: string): Promise<{ streaming: number; status: n
 
 function gatewayEnv(dir: string, upstream: string): Record<string, string> {
   const configPath = join(dir, 'modelgate.yaml');
-  // Rows wait in the queue until shutdown, so only the shutdown can have written them.
-  writeFileSync(configPath, toYaml({ server: { shutdownGraceMs: 600_000 }, logs: { flushIntervalMs: 600_000, batchSize: 100_000, queueSize: 100_000 } }));
+  // Rows wait in the queue until shutdown, so only the shutdown can have written them. The
+  // grace period is the longest a timer can wait: the exit after a fault waits a little more
+  // than it, and used to overflow Node's timer and exit at once.
+  writeFileSync(configPath, toYaml({ server: { shutdownGraceMs: MAX_TIMER_MS }, logs: { flushIntervalMs: 600_000, batchSize: 100_000, queueSize: 100_000 } }));
   return {
     MODELGATE_PORT: '0',
     MODELGATE_DATA_DIR: join(dir, 'data'),
@@ -128,8 +131,8 @@ function workerPids(dir: string): number[] {
 
 /**
  * Runs a gateway with 20 answered chats queued in its log and one stream held open upstream,
- * then `stopBy` it. The grace period is ten minutes, so a shutdown that waited for it (a
- * client's kept-alive connection, say) would not end within the test's time.
+ * then `stopBy` it. The grace period is weeks, so a shutdown that waited for it (a client's
+ * kept-alive connection, say) would not end within the test's time.
  */
 async function shutDownDuringAStream(stopBy: (serve: ServeProcess, output: () => string) => Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-shutdown-'));

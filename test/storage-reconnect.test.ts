@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -36,3 +38,22 @@ test(
     }
   },
 );
+
+test('PostgreSQL that accepts connections but never answers stops start-up instead of holding it forever', { timeout: 60_000 }, async () => {
+  // A pooler or proxy whose database is gone behaves so. With no connect timeout every query
+  // waited for ever: start-up hung, and so did the request log's writes and the shutdown.
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => sockets.push(socket));
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  const { port } = silent.address() as { port: number };
+  try {
+    await assert.rejects(
+      openStorage({ databaseUrl: `postgres://modelgate@127.0.0.1:${port}/modelgate`, dataDir: mkdtempSync(join(tmpdir(), 'modelgate-pg-')) }),
+      /could not migrate the database: .*timeout/i,
+    );
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  }
+});

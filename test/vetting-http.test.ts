@@ -35,6 +35,9 @@ const scriptedVettingRoutes: RouteModule = (app, context) =>
   vettingRoutes(app, { ...context, providers: new ProviderRegistry([drafter, verifier]) });
 
 const CONFIG = {
+  // Declared so that start-up takes the models they serve; the vetting route is handed the
+  // scripted providers of these names instead, and nothing is sent to this address.
+  providers: { compatible: [drafter.name, verifier.name].map((name) => ({ name, baseUrl: 'http://127.0.0.1:9/v1' })) },
   catalog: {
     models: [
       { id: 'tutor-text', provider: 'scripted-draft', mode: 'chat', input_modalities: ['text'], pricing: { input_per_million: 1, output_per_million: 4 } },

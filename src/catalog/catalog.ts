@@ -84,8 +84,18 @@ export class Catalog {
   constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>) {
     this.providerNames = new Set(providerNames);
     const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
-    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }) => {
-      for (const override of overrides) {
+    const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
+    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }, setting: string) => {
+      for (const [index, override] of overrides.entries()) {
+        if (Object.hasOwn(serviceTargets, override.id)) {
+          throw new ConfigError(`${setting}[${index}].id: "${override.id}" is a service alias; give the model another id`);
+        }
+        if (override.provider !== undefined && !this.providerNames.has(override.provider)) {
+          // Caught here rather than as a 502 on every request for the model.
+          throw new ConfigError(
+            `${setting}[${index}].provider: "${override.provider}" is not a provider of this gateway; name one of ${[...this.providerNames].join(', ')}`,
+          );
+        }
         if (override.disabled === true) {
           specs.delete(override.id);
           this.disabledIds.add(override.id);
@@ -96,25 +106,35 @@ export class Catalog {
       }
     };
     // A model declared under a compatible provider is served by that provider, even when it shadows a shipped id.
-    for (const provider of config.providers.compatible) {
-      applyAll(provider.models.map((model) => ({ ...model, provider: model.provider ?? provider.name })), { provider: provider.name, ownedBy: provider.name });
+    for (const [index, provider] of config.providers.compatible.entries()) {
+      applyAll(
+        provider.models.map((model) => ({ ...model, provider: model.provider ?? provider.name })),
+        { provider: provider.name, ownedBy: provider.name },
+        `providers.compatible[${index}].models`,
+      );
     }
-    applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' });
+    applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' }, 'catalog.models');
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
     }
-    // A shipped alias whose model the operator disabled goes with it; the operator's own must resolve.
+    // A shipped alias whose model the operator disabled goes with it, and so does one whose
+    // name the operator gave a model; the operator's own must resolve. An id means one thing:
+    // what GET /v1/models lists under it is what a request for it gets.
     for (const [alias, target] of Object.entries(data.legacyAliases)) {
-      if (this.models.has(target)) this.legacyAliases.set(alias, target);
+      if (this.models.has(target) && !this.models.has(alias)) this.legacyAliases.set(alias, target);
     }
     for (const [alias, target] of Object.entries(config.catalog.aliases)) {
+      if (this.models.has(alias) || Object.hasOwn(serviceTargets, alias)) {
+        throw new ConfigError(
+          `catalog.aliases.${alias}: "${alias}" is already the id of a model or service alias; give the alias a name of its own (or disable the model in catalog.models to reuse its id)`,
+        );
+      }
       if (!this.models.has(target)) {
         throw new ConfigError(`catalog.aliases.${alias}: "${target}" is not a model of the catalog; name a model id (see catalog.models)`);
       }
       this.legacyAliases.set(alias, target);
     }
-    const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
     for (const [alias, target] of Object.entries(serviceTargets)) {
       const model = this.models.get(target);
       if (model === undefined || model.entry.mode !== 'chat') {

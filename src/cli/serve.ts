@@ -1,14 +1,27 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, resolveSecrets, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
+import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
 import { redactText } from '../logs/index.js';
+import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
 
-interface WorkerMessage {
-  type: 'listening';
-  url: string;
-}
+/**
+ * Messages between the primary and its workers: a worker's start, and the scrape of
+ * GET /metrics, which reaches one worker but must show them all (Prometheus sees one
+ * target): that worker asks the primary, which gathers every worker's rendering for it.
+ */
+type ClusterMessage =
+  | { type: 'listening'; url: string }
+  | { type: 'metrics-request'; id: number }
+  | { type: 'metrics-render'; id: number }
+  | { type: 'metrics-text'; id: number; text: string }
+  | { type: 'metrics-result'; id: number; texts: string[] };
+
+/** How long the primary waits for the workers' metrics; a worker that does not answer in time is left out. */
+const METRICS_GATHER_MS = 2_000;
+/** How long a worker waits for the primary before it answers a scrape with its own metrics alone. */
+const METRICS_REQUEST_MS = 4_000;
 
 /**
  * How many processes to run. `0` (the default) means one per core when Redis is configured
@@ -66,8 +79,65 @@ async function serveSingle(config: GatewayConfig): Promise<void> {
 
 async function serveWorker(config: GatewayConfig): Promise<void> {
   const gateway = await startGateway(config);
-  process.send?.({ type: 'listening', url: gateway.url } satisfies WorkerMessage);
+  scrapeEveryWorker(gateway.context.metrics);
+  process.send?.({ type: 'listening', url: gateway.url } satisfies ClusterMessage);
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+}
+
+/** A worker's side of GET /metrics: its samples carry `worker`, and a scrape shows every worker's. */
+function scrapeEveryWorker(metrics: GatewayMetrics): void {
+  const labels = { worker: String(cluster.worker!.id) };
+  const send = (message: ClusterMessage) => process.send?.(message);
+  const pending = new Map<number, (texts: string[]) => void>();
+  let lastRequest = 0;
+  process.on('message', (message: ClusterMessage) => {
+    if (message.type === 'metrics-render') send({ type: 'metrics-text', id: message.id, text: metrics.render(labels) });
+    else if (message.type === 'metrics-result') pending.get(message.id)?.(message.texts);
+  });
+  metrics.gatherWith(
+    () =>
+      new Promise((resolve) => {
+        const id = (lastRequest += 1);
+        const done = (texts: string[]) => {
+          clearTimeout(timer);
+          pending.delete(id);
+          resolve(mergeRenderings(texts));
+        };
+        const timer = setTimeout(() => done([metrics.render(labels)]), METRICS_REQUEST_MS);
+        pending.set(id, done);
+        send({ type: 'metrics-request', id });
+      }),
+  );
+}
+
+/** The primary's side of GET /metrics: every ready worker's rendering, for the worker the scrape reached. */
+function gatherWorkerMetrics(ready: ReadonlySet<number>): (requester: Worker, requestId: number) => void {
+  const gathering = new Map<number, (worker: Worker, text: string) => void>();
+  let lastGathering = 0;
+  cluster.on('message', (worker, message: ClusterMessage) => {
+    if (message?.type === 'metrics-text') gathering.get(message.id)?.(worker, message.text);
+  });
+  return (requester, requestId) => {
+    const id = (lastGathering += 1);
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && ready.has(worker.id));
+    const waiting = new Set(workers.map((worker) => worker.id));
+    const texts: [number, string][] = [];
+    const finish = () => {
+      clearTimeout(timer);
+      gathering.delete(id);
+      // In worker order, so consecutive scrapes list the series alike.
+      const ordered = texts.sort(([a], [b]) => a - b).map(([, text]) => text);
+      if (requester.isConnected()) requester.send({ type: 'metrics-result', id: requestId, texts: ordered } satisfies ClusterMessage);
+    };
+    const timer = setTimeout(finish, METRICS_GATHER_MS);
+    gathering.set(id, (worker, text) => {
+      if (!waiting.delete(worker.id)) return;
+      texts.push([worker.id, text]);
+      if (waiting.size === 0) finish();
+    });
+    for (const worker of workers) worker.send({ type: 'metrics-render', id } satisfies ClusterMessage);
+    if (workers.length === 0) finish();
+  };
 }
 
 function logFault(gateway: RunningGateway): (error: unknown) => void {
@@ -91,7 +161,9 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   const ready = new Set<number>();
   let restartDelayMs = FIRST_RESTART_DELAY_MS;
   const fork = () => cluster.fork();
-  cluster.on('message', (worker, message: WorkerMessage) => {
+  const gatherMetrics = gatherWorkerMetrics(ready);
+  cluster.on('message', (worker, message: ClusterMessage) => {
+    if (message?.type === 'metrics-request') gatherMetrics(worker, message.id);
     if (message?.type !== 'listening') return;
     ready.add(worker.id);
     restartDelayMs = FIRST_RESTART_DELAY_MS;
@@ -166,7 +238,7 @@ function runUntilStopped(config: GatewayConfig, close: () => Promise<void>, repo
     reportFault(error);
     if (exitCode !== 0) return;
     exitCode = 1;
-    setTimeout(() => process.exit(1), config.server.shutdownGraceMs + FAULT_FLUSH_MS).unref();
+    setTimeout(() => process.exit(1), timerDelay(config.server.shutdownGraceMs + FAULT_FLUSH_MS)).unref();
     if (!shuttingDown) shutdown('an error no code handled');
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));

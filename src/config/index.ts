@@ -3,5 +3,5 @@ export type { CommandLineSettings, LoadOptions } from './load.js';
 export { configuredCredentials, resolveSecrets, findAdminToken } from './secrets.js';
 export type { GatewaySecrets } from './secrets.js';
 export { ENVIRONMENT_SETTINGS } from './env.js';
-export { ConfigSchema } from './schema.js';
+export { ConfigSchema, MAX_TIMER_MS, timerDelay } from './schema.js';
 export type { GatewayConfig, ModelOverride, CompatibleProviderConfig, ModelMode } from './schema.js';

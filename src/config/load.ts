@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Value } from '@sinclair/typebox/value';
+import type { TUnion } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { SECRET_PREFIX } from '../keys/secret.js';
 import { ConfigSchema, type GatewayConfig } from './schema.js';
@@ -86,7 +87,8 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const cwd = options.cwd ?? process.cwd();
   const flags = options.flags ?? {};
 
-  const explicitPath = flags.configPath ?? env.MODELGATE_CONFIG;
+  // Empty is unset, as for every setting's variable (a compose file passes unset ones empty).
+  const explicitPath = flags.configPath ?? (env.MODELGATE_CONFIG === '' ? undefined : env.MODELGATE_CONFIG);
   const configPath = resolve(cwd, explicitPath ?? 'modelgate.yaml');
   const tree = readConfigFile(configPath, explicitPath !== undefined);
   const sources = new Map<string, string>();
@@ -113,15 +115,17 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const withDefaults = Value.Default(ConfigSchema, Value.Clone(tree));
   const firstError = Value.Errors(ConfigSchema, withDefaults).First();
   if (firstError !== undefined) {
-    const field = firstError.path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
-    const topField = [...sources.keys()].find((path) => field === path || field.startsWith(`${path}.`));
+    const { path, message } = explained(firstError);
+    const field = path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+    const topField = [...sources.keys()].find((source) => field === source || field.startsWith(`${source}.`));
     const origin = topField !== undefined ? sources.get(topField) : `config file ${configPath}`;
-    const unknownField = firstError.message.includes('additional') || firstError.message.includes('Unexpected property');
-    const reason = unknownField ? 'is not a known setting' : firstError.message.toLowerCase();
+    const unknownField = message.includes('additional') || message.includes('Unexpected property');
+    const reason = unknownField ? 'is not a known setting' : message.charAt(0).toLowerCase() + message.slice(1);
     throw new ConfigError(`invalid setting ${field} (from ${origin}): ${reason}`);
   }
   const config = withDefaults as GatewayConfig;
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
+  assertProviderNamesUnique(config);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
     throw new ConfigError(
@@ -144,6 +148,42 @@ function checkAdminToken(token: string | undefined, origin: string): void {
     problem = `it must not start with "${SECRET_PREFIX}", the prefix of model API keys, which the admin API refuses`;
   }
   if (problem !== undefined) throw new ConfigError(`invalid setting adminToken (from ${origin}): ${problem}`);
+}
+
+/**
+ * What is wrong with a value, where. A setting of several kinds (a price or null, one of some
+ * words) fails as a whole with "expected union value": say which words it takes, or what is
+ * wrong with the value as its own kind (the first that is not null), checked with that kind's
+ * defaults so a price with a bad field does not blame the fields left out.
+ */
+function explained(error: ValueError): { path: string; message: string } {
+  if (error.type !== ValueErrorType.Union) return { path: error.path, message: error.message };
+  const variants = (error.schema as TUnion).anyOf;
+  if (variants.every((variant) => variant.const !== undefined)) {
+    return { path: error.path, message: `must be one of ${variants.map((variant) => String(variant.const)).join(', ')}` };
+  }
+  for (const variant of variants.filter((candidate) => candidate.type !== 'null')) {
+    const inner = Value.Errors(variant, Value.Default(variant, Value.Clone(error.value))).First();
+    if (inner !== undefined) {
+      const found = explained(inner);
+      return { path: `${error.path}${found.path}`, message: found.message };
+    }
+  }
+  return { path: error.path, message: error.message };
+}
+
+/**
+ * A compatible provider named like another provider would silently take its models (one named
+ * after a vendor's would serve that vendor's whole catalog).
+ */
+function assertProviderNamesUnique(config: GatewayConfig): void {
+  const taken = new Set(Object.keys(config.providers).filter((name) => name !== 'compatible'));
+  for (const [index, { name }] of config.providers.compatible.entries()) {
+    if (taken.has(name)) {
+      throw new ConfigError(`invalid setting providers.compatible[${index}].name: "${name}" is already the name of a provider; give each provider its own name`);
+    }
+    taken.add(name);
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -7,6 +7,21 @@ import { Type, type Static } from '@sinclair/typebox';
 const PositiveInt = (def: number, description: string) =>
   Type.Integer({ minimum: 1, default: def, description });
 
+/**
+ * The longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days). Node runs a longer
+ * one after 1 ms instead, so a larger "effectively never" would make the timer fire at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A delay for a timer: durations added together can pass what one timer can wait. */
+export function timerDelay(ms: number): number {
+  return Math.min(ms, MAX_TIMER_MS);
+}
+
+/** A duration in milliseconds that a timer waits for. */
+const Milliseconds = (def: number, description: string, minimum = 1) =>
+  Type.Integer({ minimum, maximum: MAX_TIMER_MS, default: def, description });
+
 const ModelPricingSchema = Type.Object(
   {
     input_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
@@ -82,9 +97,9 @@ export const ConfigSchema = Type.Object(
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
         workers: Type.Integer({ minimum: 0, default: 0, description: '0 = one per core with Redis, else 1' }),
         bodyLimitBytes: PositiveInt(20 * 1024 * 1024, 'largest JSON body on model endpoints'),
-        shutdownGraceMs: PositiveInt(10_000, 'how long a graceful shutdown waits for in-flight requests'),
-        requestTimeoutMs: Type.Integer({ minimum: 0, default: 300_000, description: 'longest time to receive a whole request from a client; 0 = no limit' }),
-        clientStallTimeoutMs: PositiveInt(60_000, 'longest a client may leave a response unread (bytes waiting, none taken) before its connection is closed'),
+        shutdownGraceMs: Milliseconds(10_000, 'how long a graceful shutdown waits for in-flight requests'),
+        requestTimeoutMs: Milliseconds(300_000, 'longest time to receive a whole request from a client; 0 = no limit', 0),
+        clientStallTimeoutMs: Milliseconds(60_000, 'longest a client may leave a response unread (bytes waiting, none taken) before its connection is closed'),
         trustProxy: Type.Boolean({ default: false }),
         logLevel: Type.Union(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -112,8 +127,8 @@ export const ConfigSchema = Type.Object(
     ),
     upstream: Type.Object(
       {
-        timeoutMs: PositiveInt(60_000, 'longest wait for response headers / first stream frame'),
-        streamIdleTimeoutMs: PositiveInt(60_000, 'longest gap between two frames of a provider stream'),
+        timeoutMs: Milliseconds(60_000, 'longest wait for response headers / first stream frame'),
+        streamIdleTimeoutMs: Milliseconds(60_000, 'longest gap between two frames of a provider stream'),
         connectionsPerOrigin: PositiveInt(128, 'pooled keep-alive connections per upstream origin'),
       },
       { additionalProperties: false, default: {} },
@@ -129,7 +144,7 @@ export const ConfigSchema = Type.Object(
     ),
     keys: Type.Object(
       {
-        cacheRefreshMs: PositiveInt(1000, 'how often an instance re-reads changed keys (pause/revoke propagation)'),
+        cacheRefreshMs: Milliseconds(1000, 'how often an instance re-reads changed keys (pause/revoke propagation)'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -139,7 +154,7 @@ export const ConfigSchema = Type.Object(
         retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }),
         queueSize: PositiveInt(10_000, 'records waiting to be written before new ones are dropped'),
         batchSize: PositiveInt(100, 'records written per batch'),
-        flushIntervalMs: PositiveInt(200, 'longest time a record waits in the queue'),
+        flushIntervalMs: Milliseconds(200, 'longest time a record waits in the queue'),
         maxPayloadBytes: PositiveInt(256 * 1024, 'largest request or response payload kept per record; larger ones keep a preview'),
       },
       { additionalProperties: false, default: {} },
@@ -147,7 +162,7 @@ export const ConfigSchema = Type.Object(
     limits: Type.Object(
       {
         redisKeyPrefix: Type.String({ minLength: 1, default: 'modelgate:limits:', description: 'prefix of the counters in Redis' }),
-        redisCommandTimeoutMs: PositiveInt(500, 'longest wait for Redis before this instance enforces limits on its own'),
+        redisCommandTimeoutMs: Milliseconds(500, 'longest wait for Redis before this instance enforces limits on its own'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -174,8 +189,8 @@ export const ConfigSchema = Type.Object(
         maxLoopIterations: PositiveInt(50, 'iterations of any one loop'),
         maxModelCalls: PositiveInt(25, 'model calls per run'),
         maxValueBytes: PositiveInt(1024 * 1024, 'size of any one value'),
-        runTimeoutMs: PositiveInt(120_000, 'wall-clock time of a run'),
-        httpTimeoutMs: PositiveInt(10_000, 'total time of one http node call'),
+        runTimeoutMs: Milliseconds(120_000, 'wall-clock time of a run'),
+        httpTimeoutMs: Milliseconds(10_000, 'total time of one http node call'),
         httpMaxResponseBytes: PositiveInt(1024 * 1024, 'http node response size after decompression'),
         mediaStore: Type.Object(
           {

@@ -8,7 +8,10 @@ export interface CostInput {
   imageCount: number | null;
   /** Audio duration supplied by the caller or returned by the provider. */
   audioSeconds: number | null;
-  /** The request got a successful answer (so something was used even if nothing was measured). */
+  /**
+   * The request got an answer, whole or in part (a stream the client left after the provider
+   * began answering): something was used even if nothing was measured.
+   */
   succeeded: boolean;
 }
 

@@ -23,5 +23,6 @@ export {
   parseTime,
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  REQUEST_ID_PATTERN,
 } from './log-filters.js';
 export type { LogQueryParameters, LogCursor } from './log-filters.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { RequestLogsTable } from '../storage/index.js';
 import type { Cost } from './cost.js';
-import { redactValue } from './redaction.js';
+import { redactText, redactValue } from './redaction.js';
 import type { RequestRecord } from './types.js';
 
 /** Who made a request, as far as it is known (nothing for an unrecognised key). */
@@ -68,13 +68,26 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
 const MAX_NAME_CHARACTERS = 200;
 
 /**
- * A name the caller wrote (the model it asked for), as a column can hold it: bounded, and
- * without U+0000, which PostgreSQL's text cannot hold (the row would be refused).
+ * A name the caller wrote (the model it asked for, its platform), as a column can hold it:
+ * redacted (swapped settings send a key as the model), bounded, and without U+0000, which
+ * PostgreSQL's text cannot hold (the row would be refused).
  */
 function storedName(name: string | null): string | null {
   if (name === null) return null;
-  const bounded = name.length > MAX_NAME_CHARACTERS ? name.slice(0, MAX_NAME_CHARACTERS) : name;
+  const bounded = redactText(name.length > MAX_NAME_CHARACTERS ? name.slice(0, MAX_NAME_CHARACTERS) : name);
   return bounded.includes('\0') ? bounded.replaceAll('\0', '\uFFFD') : bounded;
+}
+
+/** The largest count the token columns hold on every database (PostgreSQL's integer). */
+const MAX_STORED_COUNT = 2_147_483_647;
+
+/**
+ * A token count as the columns can hold it: a larger one (no real request comes near it) is
+ * kept as not reported rather than have the database refuse the whole record. The cost is
+ * computed from the count the provider reported.
+ */
+function storedCount(count: number | null | undefined): number | null {
+  return count === undefined || count === null || count > MAX_STORED_COUNT ? null : count;
 }
 
 function storedObject(value: Record<string, unknown> | null): string | null {
@@ -96,22 +109,23 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     started_at: record.startedAt,
     endpoint: record.endpoint,
     mode: record.mode,
-    platform: record.platform,
+    platform: storedName(record.platform),
     key_id: caller.keyId,
     project_id: caller.projectId,
     fingerprint: caller.fingerprint,
     requested_model: storedName(record.requestedModel),
-    resolved_model: record.resolvedModel,
+    // An id inferred for a compatible provider is the caller's text too.
+    resolved_model: storedName(record.resolvedModel),
     provider: record.provider,
     status: finished.status,
     error_code: record.errorCode,
     latency_ms: Math.max(0, Math.round(finished.latencyMs)),
     upstream_latency_ms: record.upstreamLatencyMs === null ? null : Math.round(record.upstreamLatencyMs),
     streaming: record.streaming ? 1 : 0,
-    prompt_tokens: usage?.promptTokens ?? null,
-    completion_tokens: usage?.completionTokens ?? null,
-    cached_tokens: usage?.cachedPromptTokens ?? null,
-    total_tokens: usage?.totalTokens ?? null,
+    prompt_tokens: storedCount(usage?.promptTokens),
+    completion_tokens: storedCount(usage?.completionTokens),
+    cached_tokens: storedCount(usage?.cachedPromptTokens),
+    total_tokens: storedCount(usage?.totalTokens),
     image_count: record.imageCount,
     audio_seconds: record.audioSeconds,
     cost_micro_usd: cost.microUsd,

@@ -27,11 +27,18 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_body', `${param} ${message}`, { param });
 }
 
+/** Whether the YYYY-MM-DD a time starts with is a day of the calendar: Date.parse reads 2025-02-30 as March 2. */
+function isCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** An ISO 8601 date or time (UTC unless it says otherwise), or a duration ago such as 15m, 24h, 7d. */
 export function parseTime(value: string, param: string, now: number): number {
   const relative = /^(\d{1,6})([smhd])$/.exec(value);
   if (relative !== null) return now - Number(relative[1]) * UNIT_MS[relative[2]!]!;
-  if (ISO_TIME.test(value)) {
+  if (ISO_TIME.test(value) && isCalendarDate(value)) {
     const withZone = /[T ]\d{2}:\d{2}/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
     const time = Date.parse(withZone.replace(' ', 'T'));
     if (!Number.isNaN(time)) return time;
@@ -90,12 +97,20 @@ export function encodeCursor(cursor: LogCursor): string {
   return Buffer.from(JSON.stringify([cursor.startedAt, cursor.requestId])).toString('base64url');
 }
 
+/** What a request id may hold (the gateway's are `req_` and hex): the pattern of the record route's parameter too. */
+export const REQUEST_ID_PATTERN = '^[\\w-]{1,100}$';
+const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
+
 export function parseCursor(value: string | undefined): LogCursor | undefined {
   if (value === undefined) return undefined;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (Array.isArray(decoded) && Number.isInteger(decoded[0]) && typeof decoded[1] === 'string') {
-      return { startedAt: decoded[0] as number, requestId: decoded[1] };
+    // Only values a page can end at: the databases refuse others differently (or not at all).
+    if (Array.isArray(decoded)) {
+      const [startedAt, requestId] = decoded as unknown[];
+      if (Number.isSafeInteger(startedAt) && (startedAt as number) >= 0 && typeof requestId === 'string' && REQUEST_ID.test(requestId)) {
+        return { startedAt: startedAt as number, requestId };
+      }
     }
   } catch {
     // falls through to the 400

@@ -20,7 +20,7 @@ export interface UsageRow {
   completionTokens: number;
   totalTokens: number;
   costMicroUsd: number;
-  /** Answered requests whose cost is null (no pricing): the cost total leaves them out. */
+  /** Answered requests (499s too) whose cost is null: the cost total leaves them out. */
   unpricedRequests: number;
 }
 
@@ -220,6 +220,12 @@ function batchInsert(storage: Pick<Storage, 'sqlite' | 'pg'>): BatchInsert {
   throw new Error('the request log needs SQLite or PostgreSQL storage');
 }
 
+/** Usage groups in ascending order (days by number, ids by code unit), no key or model last. */
+function compareGroups(a: string | number | null, b: string | number | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** The request log in the database: batch writes, queries, aggregates and retention. */
 export class LogStore {
   private readonly db: Kysely<Database>;
@@ -315,11 +321,13 @@ export class LogStore {
         sql<number | null>`sum(completion_tokens)`.as('completion_tokens'),
         sql<number | null>`sum(total_tokens)`.as('total_tokens'),
         sql<number | null>`sum(cost_micro_usd)`.as('cost_micro_usd'),
-        sql<number>`sum(case when cost_micro_usd is null and status < 400 then 1 else 0 end)`.as('unpriced'),
+        // Answered (499: a client that left during the answer) but not priced.
+        sql<number>`sum(case when cost_micro_usd is null and (status < 400 or status = 499) then 1 else 0 end)`.as('unpriced'),
       ])
       .groupBy(group)
-      .orderBy(group)
       .execute();
+    // Sorted here: the databases order NULL (and, by collation, text) differently.
+    rows.sort((a, b) => compareGroups(a.group_value, b.group_value));
     return rows.map((row) => ({
       group: row.group_value,
       requests: Number(row.requests),

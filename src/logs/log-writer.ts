@@ -66,7 +66,8 @@ export class LogWriter {
     if (this.closed) {
       // A request that ended after shutdown began: write it straight away.
       void this.writeNext();
-    } else if (this.queue.length >= this.options.batchSize) {
+    } else if (this.queue.length >= this.options.batchSize && this.failures === 0) {
+      // A full batch goes at once; after a failed write the back-off's timer decides.
       this.schedule(0);
     } else {
       this.schedule(this.options.flushIntervalMs);

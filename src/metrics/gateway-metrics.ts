@@ -1,5 +1,5 @@
 import type { LimiterState } from '../limits/index.js';
-import { Counter, Gauge, Histogram, Registry, type CounterSeries, type HistogramSeries } from './registry.js';
+import { Counter, Gauge, Histogram, Registry, type CounterSeries, type HistogramSeries, type Labels } from './registry.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120] as const;
 const WRITE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5] as const;
@@ -52,6 +52,8 @@ const newMap = <K, V>() => new Map<K, V>();
  */
 export class GatewayMetrics {
   private readonly registry = new Registry();
+  /** Set in a `serve --workers` process: collects every worker's metrics for a scrape. */
+  private gather: (() => Promise<string>) | undefined;
   private sources: MetricSources = {
     logQueueDepth: () => 0,
     limiter: () => ({ backend: 'memory', fallbackActive: false, fallbackAdmissions: 0 }),
@@ -174,7 +176,20 @@ export class GatewayMetrics {
     batchFailed: () => this.logBatchFailures.inc(),
   };
 
-  render(): string {
-    return this.registry.render();
+  /** This process's metrics; `labels` go on every sample. */
+  render(labels?: Labels): string {
+    return this.registry.render(labels);
+  }
+
+  /**
+   * What `GET /metrics` answers: this process's metrics, or what `gather` collects (the
+   * metrics of every `serve --workers` process, whichever of them the scrape reached).
+   */
+  scrape(): Promise<string> | string {
+    return this.gather === undefined ? this.render() : this.gather();
+  }
+
+  gatherWith(gather: () => Promise<string>): void {
+    this.gather = gather;
   }
 }

@@ -1,4 +1,4 @@
 export { GatewayMetrics } from './gateway-metrics.js';
 export type { MetricSources, RequestObservation, UpstreamObservation } from './gateway-metrics.js';
-export { Counter, Gauge, Histogram, Registry, PROMETHEUS_CONTENT_TYPE } from './registry.js';
+export { Counter, Gauge, Histogram, Registry, mergeRenderings, PROMETHEUS_CONTENT_TYPE } from './registry.js';
 export type { Labels } from './registry.js';

@@ -18,8 +18,15 @@ function formatNumber(value: number): string {
   return Number.isNaN(value) ? 'NaN' : String(value);
 }
 
-function labelText(names: readonly string[], values: readonly string[], extra?: [string, string]): string {
-  const pairs = names.map((name, index) => `${name}="${escapeLabel(values[index] ?? '')}"`);
+/** Labels every sample of a rendering carries (the worker of `serve --workers`), as `name="value"` pairs. */
+type ConstantLabels = readonly string[];
+
+function constantLabels(labels: Labels): ConstantLabels {
+  return Object.entries(labels).map(([name, value]) => `${name}="${escapeLabel(value)}"`);
+}
+
+function labelText(constant: ConstantLabels, names: readonly string[], values: readonly string[], extra?: [string, string]): string {
+  const pairs = [...constant, ...names.map((name, index) => `${name}="${escapeLabel(values[index] ?? '')}"`)];
   if (extra !== undefined) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
   return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
 }
@@ -29,7 +36,7 @@ function header(name: string, help: string, type: string): string {
 }
 
 interface Metric {
-  render(): string;
+  render(constant: ConstantLabels): string;
 }
 
 abstract class LabelledMetric<S> implements Metric {
@@ -57,7 +64,7 @@ abstract class LabelledMetric<S> implements Metric {
   }
 
   protected abstract initial(): S;
-  abstract render(): string;
+  abstract render(constant: ConstantLabels): string;
 }
 
 export interface CounterSeries {
@@ -90,10 +97,10 @@ export class Counter extends LabelledMetric<CounterSeries> {
     series.value += amount;
   }
 
-  render(): string {
+  render(constant: ConstantLabels): string {
     let text = header(this.name, this.help, 'counter');
     for (const { values, state } of this.series.values()) {
-      text += `${this.name}${labelText(this.labelNames, values)} ${formatNumber(state.value / this.scale)}\n`;
+      text += `${this.name}${labelText(constant, this.labelNames, values)} ${formatNumber(state.value / this.scale)}\n`;
     }
     return text;
   }
@@ -107,8 +114,8 @@ export class Gauge implements Metric {
     private readonly read: () => number,
   ) {}
 
-  render(): string {
-    return `${header(this.name, this.help, 'gauge')}${this.name} ${formatNumber(this.read())}\n`;
+  render(constant: ConstantLabels): string {
+    return `${header(this.name, this.help, 'gauge')}${this.name}${labelText(constant, [], [])} ${formatNumber(this.read())}\n`;
   }
 }
 
@@ -138,17 +145,17 @@ export class Histogram extends LabelledMetric<HistogramSeries> {
     if (index >= 0) series.counts[index]! += 1;
   }
 
-  render(): string {
+  render(constant: ConstantLabels): string {
     let text = header(this.name, this.help, 'histogram');
     for (const { values, state } of this.series.values()) {
       let cumulative = 0;
       this.buckets.forEach((bound, index) => {
         cumulative += state.counts[index]!;
-        text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', formatNumber(bound)])} ${cumulative}\n`;
+        text += `${this.name}_bucket${labelText(constant, this.labelNames, values, ['le', formatNumber(bound)])} ${cumulative}\n`;
       });
-      text += `${this.name}_bucket${labelText(this.labelNames, values, ['le', '+Inf'])} ${state.count}\n`;
-      text += `${this.name}_sum${labelText(this.labelNames, values)} ${formatNumber(state.sum)}\n`;
-      text += `${this.name}_count${labelText(this.labelNames, values)} ${state.count}\n`;
+      text += `${this.name}_bucket${labelText(constant, this.labelNames, values, ['le', '+Inf'])} ${state.count}\n`;
+      text += `${this.name}_sum${labelText(constant, this.labelNames, values)} ${formatNumber(state.sum)}\n`;
+      text += `${this.name}_count${labelText(constant, this.labelNames, values)} ${state.count}\n`;
     }
     return text;
   }
@@ -162,7 +169,32 @@ export class Registry {
     return metric;
   }
 
-  render(): string {
-    return this.metrics.map((metric) => metric.render()).join('');
+  /** The exposition text; `labels` go on every sample. */
+  render(labels: Labels = {}): string {
+    const constant = constantLabels(labels);
+    return this.metrics.map((metric) => metric.render(constant)).join('');
   }
+}
+
+/**
+ * Several renderings of one registry (each `serve --workers` process renders its own, under
+ * its own constant labels) as one exposition: each family once, with the samples of all.
+ */
+export function mergeRenderings(texts: readonly string[]): string {
+  const headers = new Map<string, string>();
+  const samples = new Map<string, string>();
+  for (const text of texts) {
+    let family = '';
+    for (const line of text.split('\n')) {
+      if (line.startsWith('# HELP ')) family = line.split(' ', 3)[2]!;
+      if (line.startsWith('# ')) {
+        if (!samples.has(family)) headers.set(family, `${headers.get(family) ?? ''}${line}\n`);
+      } else if (line.length > 0) {
+        samples.set(family, `${samples.get(family) ?? ''}${line}\n`);
+      }
+    }
+    // Every family of a text has its samples entry from here on, so a later text's header is not added.
+    for (const name of headers.keys()) if (!samples.has(name)) samples.set(name, '');
+  }
+  return [...headers].map(([name, header]) => `${header}${samples.get(name)}`).join('');
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { timerDelay } from '../config/index.js';
 import { extractSecret, hashSecret } from '../keys/index.js';
 import { fingerprintOf } from '../keys/secret.js';
 import { microToUsd } from '../limits/index.js';
@@ -39,7 +40,7 @@ interface Tracking {
 export function registerRequestLogHook(app: GatewayApp, context: GatewayContext): void {
   const { config, catalog, metrics, logger } = context;
   const waiting = new Map<FastifyRequest, () => void>();
-  const abortedWaitMs = config.upstream.timeoutMs + config.upstream.streamIdleTimeoutMs;
+  const abortedWaitMs = timerDelay(config.upstream.timeoutMs + config.upstream.streamIdleTimeoutMs);
   const entryOptions = { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes };
 
   // A request property rather than a WeakMap keyed by the request: a WeakMap entry made for
@@ -106,7 +107,14 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
       const cost: Cost =
         record.costMicroUsd !== undefined
           ? { microUsd: record.costMicroUsd, startingPrice: false }
-          : computeCost({ pricing, usage: record.usage, imageCount: record.imageCount, audioSeconds: record.audioSeconds, succeeded: status < 400 });
+          : computeCost({
+              pricing,
+              usage: record.usage,
+              imageCount: record.imageCount,
+              audioSeconds: record.audioSeconds,
+              // A stream the client left after the provider began answering used something too.
+              succeeded: status < 400 || (aborted && record.upstreamLatencyMs !== null),
+            });
       settle(record, cost, status, aborted);
       observe(record, status, latencyMs, cost);
       context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost }, entryOptions));

@@ -30,6 +30,13 @@ export interface StorageOptions {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
+/**
+ * Longest wait for a new PostgreSQL connection. pg's default is no limit: a database that
+ * accepts connections but never answers (a pooler or proxy whose server is gone) held every
+ * query for ever, start-up, the request log's writes and shutdown with them.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /** A PostgreSQL pool. pg is loaded only here: it takes a tenth of a second, for nothing with SQLite. */
 async function postgresPool(databaseUrl: string): Promise<PgPool> {
   const { default: pg } = await import('pg');
@@ -39,7 +46,7 @@ async function postgresPool(databaseUrl: string): Promise<PgPool> {
       return pg.types.getTypeParser(oid, format as 'text');
     },
   };
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, types });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
   // An idle client whose connection the server ended (restart, failover, admin command) is
   // dropped by the pool and the next query opens a new one. Without a listener, pg re-emits the
   // error as an uncaught exception and the whole gateway exits.

@@ -9,6 +9,7 @@ import {
   parseLogFilter,
   parsePageSize,
   redactValue,
+  REQUEST_ID_PATTERN,
   toDetailView,
   toSummaryView,
   toUsageView,
@@ -28,7 +29,7 @@ const FILTERS = { key: Text, model: Text, project: Text, since: Text, until: Tex
 const ListQuery = Type.Object({ ...FILTERS, limit: Text, cursor: Text }, { additionalProperties: false });
 const ExportQuery = Type.Object({ ...FILTERS, format: Text }, { additionalProperties: false });
 const UsageQuery = Type.Object({ ...FILTERS, by: Text }, { additionalProperties: false });
-const RecordParams = Type.Object({ requestId: Type.String({ pattern: '^[\\w-]{1,100}$' }) });
+const RecordParams = Type.Object({ requestId: Type.String({ pattern: REQUEST_ID_PATTERN }) });
 
 /**
  * The admin token sees every project. A project-scoped credential (none exists yet) would

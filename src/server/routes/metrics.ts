@@ -7,7 +7,7 @@ export const metricsRoutes: RouteModule = async (app, context) => {
   await app.register(async (scope) => {
     scope.addHook('onRequest', adminAuthHook(context.secrets.adminToken));
     scope.get('/metrics', { schema: { hide: true, summary: 'Prometheus metrics', tags: ['admin'] } }, async (_request, reply) =>
-      reply.type(PROMETHEUS_CONTENT_TYPE).send(context.metrics.render()),
+      reply.type(PROMETHEUS_CONTENT_TYPE).send(await context.metrics.scrape()),
     );
   });
 };
