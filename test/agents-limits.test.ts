@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { UsageEstimate } from '../src/limits/index.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startOpenAIFake } from './fakes/openai.js';
+import { spyOnEstimates } from './helpers/estimates.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
 
@@ -30,13 +30,7 @@ test('agent runs over HTTP: a run counts once, and its model calls are held to t
     const saved = await gateway.admin('PUT', '/admin/v1/agents/two-calls', { graph: TWO_CALLS });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     assert.equal((await gateway.admin('POST', '/admin/v1/agents/two-calls/publish', {})).status, 200);
-    const estimates: UsageEstimate[] = [];
-    const limits = gateway.gateway.context.limits;
-    const admit = limits.admit.bind(limits);
-    limits.admit = (principal, estimate) => {
-      estimates.push(estimate);
-      return admit(principal, estimate);
-    };
+    const estimates = spyOnEstimates(gateway);
     const run = async (key: string) => {
       const response = await fetch(`${gateway.url}/v1/agents/two-calls/runs`, {
         method: 'POST',

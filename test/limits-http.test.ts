@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import type { UsageEstimate } from '../src/limits/index.js';
 import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake } from './fakes/openai.js';
+import { spyOnEstimates } from './helpers/estimates.js';
 import { awayFromMinuteBoundary } from './helpers/minute-window.js';
 
 const UPSTREAM = { OPENAI_API_KEY: 'sk-upstream-limits-test-0000000000' };
@@ -43,18 +43,6 @@ function sendCompletion(response: ServerResponse, usage: { prompt: number; compl
       usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
     }),
   );
-}
-
-/** Records the estimates the routes reserve, so a test can compute what fits. */
-function spyOnEstimates(gateway: TestGateway): UsageEstimate[] {
-  const estimates: UsageEstimate[] = [];
-  const limits = gateway.gateway.context.limits;
-  const admit = limits.admit.bind(limits);
-  limits.admit = (principal, estimate) => {
-    estimates.push(estimate);
-    return admit(principal, estimate);
-  };
-  return estimates;
 }
 
 describe('limits over HTTP', () => {
