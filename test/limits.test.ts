@@ -148,6 +148,16 @@ interface RedisProxy {
   close(): Promise<void>;
 }
 
+/** A failover limiter on Redis through a cuttable proxy, with counters under a prefix of its own. */
+async function startProxiedLimiter(): Promise<{ proxy: RedisProxy; prefix: string; redis: RedisLimiter; limiter: FailoverLimiter }> {
+  const proxy = await startCuttableProxy(new URL(REDIS_URL!));
+  const prefix = `mg-test-${randomBytes(6).toString('hex')}:`;
+  const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 1000 });
+  const limiter = new FailoverLimiter(redis, async () => [], silent);
+  await limiter.start();
+  return { proxy, prefix, redis, limiter };
+}
+
 /** A TCP proxy in front of Redis that the test can cut and restore, or slow down. */
 async function startCuttableProxy(target: URL): Promise<RedisProxy> {
   const sockets = new Set<Socket>();
@@ -223,11 +233,7 @@ describe('Redis outage', () => {
   });
 
   test('an admission Redis answered too late is given back there once its answer arrives', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
-    const proxy = await startCuttableProxy(new URL(REDIS_URL!));
-    const prefix = `mg-test-${randomBytes(6).toString('hex')}:`;
-    const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 1000 });
-    const limiter = new FailoverLimiter(redis, async () => [], silent);
-    await limiter.start();
+    const { proxy, prefix, limiter } = await startProxiedLimiter();
     const direct = new Redis(REDIS_URL!);
     try {
       const principal = keyPrincipal({ dailyTokens: 1_000_000, monthlyCostUsd: 100 });
@@ -257,11 +263,7 @@ describe('Redis outage', () => {
   });
 
   test('Redis lost mid-way: admissions fall back at once and return to Redis when it is back', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
-    const proxy = await startCuttableProxy(new URL(REDIS_URL!));
-    const prefix = `mg-test-${randomBytes(6).toString('hex')}:`;
-    const redis = new RedisLimiter({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 1000 });
-    const limiter = new FailoverLimiter(redis, async () => [], silent);
-    await limiter.start();
+    const { proxy, prefix, redis, limiter } = await startProxiedLimiter();
     const principal = keyPrincipal({ dailyTokens: 1_000_000 });
     await limiter.admit(principal, { tokens: 5, costUsd: null });
     assert.equal(limiter.state().fallbackActive, false);
