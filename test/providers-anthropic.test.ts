@@ -32,6 +32,7 @@ runProviderConformance({
   chatModel: 'claude-sonnet-4-5',
   upstreamKey: FAKE_ANTHROPIC_KEY,
   acceptsRemoteImageUrls: true,
+  notFoundMessage: 'model: claude-sonnet-4-5',
 });
 
 function httpOptions(timeoutMs: number): UpstreamHttpOptions {

@@ -321,9 +321,10 @@ export async function startAnthropicConformanceFake(): Promise<ConformanceFake> 
   };
 }
 
-const CONFORMANCE_ERROR_TYPES: Record<400 | 401 | 429 | 500, AnthropicErrorType> = {
+const CONFORMANCE_ERROR_TYPES: Record<400 | 401 | 404 | 429 | 500, AnthropicErrorType> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
+  404: 'not_found_error',
   429: 'rate_limit_error',
   500: 'api_error',
 };

@@ -54,6 +54,8 @@ export function openaiErrorBody(status: number, message: string, param: string |
   switch (status) {
     case 401:
       return { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
+    case 404:
+      return { error: { message, type: 'invalid_request_error', param: null, code: 'model_not_found' } };
     case 429:
       return { error: { message, type: 'requests', param: null, code: 'rate_limit_exceeded' } };
     case 500:

@@ -30,7 +30,7 @@ export type ChatScript =
   /** A stream of text deltas, then usage and the vendor's end-of-stream marker. */
   | { kind: 'stream'; deltas: string[]; usage: ScriptedUsage }
   /** The vendor's documented error body with this HTTP status. */
-  | { kind: 'error'; status: 400 | 401 | 429 | 500; message: string }
+  | { kind: 'error'; status: 400 | 401 | 404 | 429 | 500; message: string }
   /** Sends no response headers for `delayMs` (timeout tests). */
   | { kind: 'delay-headers'; delayMs: number }
   /** Streams the deltas, then ends the connection without the end-of-stream marker. */
@@ -70,6 +70,7 @@ export type ConformanceCase =
   | 'pdf-file'
   | 'error-401'
   | 'error-400'
+  | 'error-404'
   | 'error-429'
   | 'error-500'
   | 'error-before-first-frame'
@@ -91,6 +92,8 @@ export interface ProviderConformanceOptions {
   upstreamKey: string;
   /** Whether the adapter passes remote image URLs on (Provider.acceptsRemoteImageUrls). */
   acceptsRemoteImageUrls: boolean;
+  /** The vendor's own message for a model it does not serve (its 404 body carries it). */
+  notFoundMessage: string;
   /** Cases the adapter cannot do, each with the reason. */
   skip?: Partial<Record<ConformanceCase, string>>;
 }
@@ -339,6 +342,20 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
       const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 400, 'invalid_body');
       assert.match(error.message, /max_tokens is too large/);
       assert.equal(error.type, 'invalid_request_error');
+    });
+
+    test('upstream 404 (unknown upstream model, wrong base URL) → 502 provider_error that does not blame the caller; no retry', { skip: skipped('error-404') }, async () => {
+      fake.scriptChat({ kind: 'error', status: 404, message: options.notFoundMessage });
+      for (const stream of [false, true]) {
+        const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi'), stream }), 502, 'provider_error');
+        assert.equal(error.type, 'api_error');
+        assert.equal(error.headers?.get('x-should-retry'), 'false');
+        assert.doesNotMatch(error.message, /rejected the request/);
+        const record = await records.wait(error.requestID!);
+        assert.equal(record.errorCode, 'provider_error');
+        assert.equal(record.logDetail?.upstreamStatus, 404);
+        assert.equal(record.logDetail?.upstreamMessage, options.notFoundMessage);
+      }
     });
 
     test('upstream 429 → 429 rate_limit_exceeded with Retry-After', { skip: skipped('error-429') }, async () => {
