@@ -48,6 +48,8 @@ export interface Usage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   output_tokens: number;
+  /** The cache writes by entry lifetime, as the Messages API reports them. */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 export interface MessageBody {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { FakeServer } from '../fakes/fake-server.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { loggedRecord, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { RecordTap } from '../helpers/records.js';
 import { ROUTE_MODULES } from '../../src/server/routes/index.js';
 
@@ -92,6 +92,12 @@ export interface ProviderConformanceOptions {
   upstreamKey: string;
   /** Whether the adapter passes remote image URLs on (Provider.acceptsRemoteImageUrls). */
   acceptsRemoteImageUrls: boolean;
+  /** The provider's own id of a call as the fake sends it (a response header, or Gemini's `responseId`). */
+  providerRequestId: RegExp;
+  /** Whether the vendor's error responses name the call too (Gemini's carry no id). */
+  providerRequestIdOnError: boolean;
+  /** Whether the vendor takes the gateway's request id (`X-Client-Request-Id`); the others get no header they do not document. */
+  takesClientRequestId: boolean;
   /** The vendor's own message for a model it does not serve (its 404 body carries it). */
   notFoundMessage: string;
   /** Cases the adapter cannot do, each with the reason. */
@@ -356,6 +362,23 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
         assert.equal(record.logDetail?.upstreamStatus, 404);
         assert.equal(record.logDetail?.upstreamMessage, options.notFoundMessage);
       }
+    });
+
+    test('the provider\'s own id of each call is in the log record; the gateway\'s id goes upstream where the vendor takes one', { skip: skipped('chat') }, async () => {
+      for (const stream of [false, true]) {
+        fake.scriptChat({ kind: 'reply', text: 'Hello there.', usage: USAGE });
+        const { data, response } = await client.chat.completions.create({ model, messages: messages('Hi'), stream }).withResponse();
+        if (Symbol.asyncIterator in data) for await (const chunk of data) assert.ok(chunk.object === 'chat.completion.chunk');
+        const requestId = response.headers.get('x-request-id')!;
+        const upstream = fake.server.requests.at(-1)!;
+        assert.equal(upstream.headers['x-client-request-id'], options.takesClientRequestId ? requestId : undefined);
+        assert.match(String((await loggedRecord(gateway, requestId)).provider_request_id), options.providerRequestId);
+      }
+      fake.scriptChat({ kind: 'error', status: 500, message: 'The server had an error.' });
+      const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 502, 'provider_error');
+      const logged = (await loggedRecord(gateway, error.requestID!)).provider_request_id;
+      if (options.providerRequestIdOnError) assert.match(String(logged), options.providerRequestId);
+      else assert.equal(logged, null);
     });
 
     test('upstream 429 → 429 rate_limit_exceeded with Retry-After', { skip: skipped('error-429') }, async () => {
