@@ -146,6 +146,9 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     const cases: [string, RegExp][] = [
       ['GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Note: a\u0001b\r\n\r\n', /a header name or value holds a character HTTP does not allow/],
       ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n', /Content-Length header is not a whole number/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', /more than one Content-Length header; send exactly one/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /both Content-Length and Transfer-Encoding/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n0\r\n\r\n', /both Content-Length and Transfer-Encoding/],
       ['FETCH! / HTTP/1.1\r\n\r\n', /not valid HTTP\/1\.1/],
     ];
     for (const [payload, message] of cases) {
