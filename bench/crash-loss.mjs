@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { freePort, startProcess, stop } from './lib/processes.mjs';
-import { ADMIN_TOKEN, startFlags, startUpstream } from './lib/targets.mjs';
+import { ADMIN_TOKEN, createDatabase, startFlags, startUpstream } from './lib/targets.mjs';
 
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
@@ -25,36 +25,19 @@ const connections = Number(process.env.CRASH_CONNECTIONS ?? 16);
 const rounds = Number(process.env.CRASH_ROUNDS ?? 3);
 const databaseServer = process.env.BENCH_DATABASE_URL;
 
-async function freshPostgres() {
-  const name = `modelgate_crash_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: databaseServer });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(databaseServer);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async ids() {
-      const client = new pg.Client({ connectionString: url.toString() });
-      await client.connect();
-      const { rows } = await client.query('select request_id from request_logs');
-      await client.end();
-      return new Set(rows.map((row) => row.request_id));
-    },
-    async drop() {
-      const dropper = new pg.Client({ connectionString: databaseServer });
-      await dropper.connect();
-      await dropper.query(`drop database if exists ${name} with (force)`);
-      await dropper.end();
-    },
-  };
+/** Request ids the gateway's PostgreSQL database holds. */
+async function postgresIds(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query('select request_id from request_logs');
+  await client.end();
+  return new Set(rows.map((row) => row.request_id));
 }
 
 async function round(upstream) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-crash-'));
-  const database = databaseServer ? await freshPostgres() : null;
+  const database = databaseServer ? await createDatabase(databaseServer) : null;
   const env = {
     OPENAI_BASE_URL: `${upstream.base}/v1`,
     OPENAI_API_KEY: 'sk-bench-upstream-credential',
@@ -103,7 +86,7 @@ async function round(upstream) {
   await pool.destroy();
   await stop(server);
 
-  const stored = database ? await database.ids() : readSqliteIds(dataDir);
+  const stored = database ? await postgresIds(database.url) : readSqliteIds(dataDir);
   const lost = answered.filter((id) => !stored.has(id)).length;
   const perSecond = answered.length / ((killedAt - startedAt) / 1000);
   await database?.drop();
