@@ -193,6 +193,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('request_logs').addColumn('provider_request_id', 'text').execute();
       },
     },
+    '0015-secrets-agent-messages-created-at': {
+      async up(db: Kysely<unknown>) {
+        // Agent history is deleted by age with the request log's retention.
+        await db.schema.createIndex('agent_messages_created_at').on('agent_messages').column('created_at').execute();
+      },
+    },
   };
 }
 
