@@ -27,6 +27,10 @@ runProviderConformance({
   chatModel: 'gpt-4o-mini',
   upstreamKey: UPSTREAM_KEY,
   acceptsRemoteImageUrls: true,
+  notFoundMessage: 'The model `gpt-4o-mini` does not exist or you do not have access to it.',
+  providerRequestId: /^req_fake$/,
+  providerRequestIdOnError: true,
+  takesClientRequestId: true,
 });
 
 runProviderConformance({
@@ -49,6 +53,10 @@ runProviderConformance({
   chatModel: 'llama3.2-vision',
   upstreamKey: OLLAMA_KEY,
   acceptsRemoteImageUrls: true,
+  notFoundMessage: 'model "llama3.2-vision:11b" not found, try pulling it first',
+  providerRequestId: /^req_fake$/,
+  providerRequestIdOnError: true,
+  takesClientRequestId: true,
 });
 
 const TEXT_BODY_LIMIT = 256 * 1024;

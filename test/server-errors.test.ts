@@ -133,6 +133,8 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     assert.match(answer.headers['x-request-id'] ?? '', /^req_[0-9a-f]{32}$/);
     assert.equal(error.request_id, answer.headers['x-request-id']);
     assert.equal(answer.headers.connection, 'close');
+    // The same request fails the same way again: the SDKs must not resend it.
+    assert.equal(answer.headers['x-should-retry'], 'false');
     return { status: answer.status, error };
   }
 
@@ -173,6 +175,7 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
       assert.equal(error.code, 'invalid_body');
       assert.match(error.message, message);
       assert.equal(error.request_id, response.headers.get('x-request-id'));
+      assert.equal(response.headers.get('x-should-retry'), 'false');
     }
   });
 

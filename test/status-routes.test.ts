@@ -20,7 +20,11 @@ const ENTRY_FIELDS = [
   'output_modalities', 'context_window', 'max_output_tokens', 'supports_streaming', 'capabilities', 'pricing',
 ];
 const CAPABILITY_KEYS = ['text', 'images', 'files', 'pdf', 'audio', 'tools', 'embeddings', 'image_generation'];
-const PRICING_KEYS = ['input_per_million', 'output_per_million', 'cached_input_per_million', 'image_per_unit', 'audio_per_minute', 'status', 'note'];
+/** The spec's pricing fields, then the gateway's own: cache-write prices and long-prompt tiers. */
+const PRICING_KEYS = [
+  'input_per_million', 'output_per_million', 'cached_input_per_million', 'image_per_unit', 'audio_per_minute', 'status', 'note',
+  'cache_write_per_million', 'cache_write_1h_per_million', 'tiers',
+];
 
 async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
   const response = await fetch(url, { headers });
@@ -112,6 +116,12 @@ describe('status routes', () => {
     assert.deepEqual(services.map((entry) => entry.id), ['service-1', 'service-2', 'service-3', 'service-4', 'service-5']);
     const owners = new Set(body.available_models.map((entry) => entry.owned_by));
     for (const owner of ['openai', 'google', 'anthropic']) assert.ok(owners.has(owner), owner);
+    const pricingOf = (id: string) => body.available_models.find((entry) => entry.id === id)!.pricing!;
+    const sonnet = pricingOf('claude-sonnet-4-5');
+    assert.deepEqual([sonnet.cached_input_per_million, sonnet.cache_write_per_million, sonnet.cache_write_1h_per_million], [0.3, 3.75, 6]);
+    assert.deepEqual(pricingOf('gemini-2.5-pro').tiers, [
+      { above_prompt_tokens: 200_000, input_per_million: 2.5, output_per_million: 15, cached_input_per_million: 0.25, cache_write_per_million: null, cache_write_1h_per_million: null },
+    ]);
     const speech = body.available_models.find((entry) => entry.id === 'tts-1')!;
     assert.equal(speech.default_voice, 'alloy');
     assert.equal(speech.context_window, null);

@@ -1,6 +1,7 @@
 import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError, invalidBody } from '../errors/index.js';
+import { errorHeadersOf } from './error-mapping.js';
 
 /** What to fix, for the HTTP parser's error codes a caller can cause (llhttp's names). */
 const PARSER_FAULTS: Readonly<Record<string, string>> = {
@@ -42,6 +43,10 @@ export function clientTimeoutsOf(requestMs: number): ClientTimeouts {
   return { requestMs, headersMs, checkIntervalMs: Math.max(1_000, Math.min(30_000, headersMs / 4)) };
 }
 
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+}
+
 /** The §4 error for a request Node's HTTP parser refused or gave up on. */
 function clientError(error: NodeJS.ErrnoException, timeouts: ClientTimeouts): GatewayError {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
@@ -80,7 +85,7 @@ export function clientErrorHandler(nextRequestId: () => string, timeouts: Client
     socket.end(
       `HTTP/1.1 ${gatewayError.status} ${STATUS_CODES[gatewayError.status]}\r\n` +
         `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+        `x-request-id: ${requestId}\r\n${headerLines(errorHeadersOf(gatewayError))}connection: close\r\n\r\n${body}`,
       () => socket.destroy(),
     );
   };
@@ -101,6 +106,11 @@ export function frameworkError(error: { code?: string }, requestId: string, resp
       : 'The path holds a percent-escape that does not decode (% must be followed by two hex digits that form UTF-8). Encode the path again.',
   );
   const body = JSON.stringify(gatewayError.toBody(requestId));
-  response.writeHead(gatewayError.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId });
+  response.writeHead(gatewayError.status, {
+    ...errorHeadersOf(gatewayError),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
   response.end(body);
 }

@@ -100,6 +100,17 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
   });
 }
 
+/**
+ * The headers every error response carries besides its body: `x-should-retry` (whether the
+ * same request may succeed later; the official SDKs obey it over their own status rules),
+ * `retry-after` when the error knows the wait, and the error's own (rate-limit headers).
+ */
+export function errorHeadersOf(error: GatewayError): Record<string, string> {
+  const headers: Record<string, string> = { 'x-should-retry': String(error.retryable) };
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  return error.headers === undefined ? headers : { ...headers, ...error.headers };
+}
+
 export function formatBytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;

@@ -105,3 +105,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
   };
 }
+
+/** The admin view of one request-log record, once the background writer has written it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many record shapes; each asserts what it reads
+export async function loggedRecord(gateway: TestGateway, requestId: string): Promise<any> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    await gateway.gateway.context.logs.writer.flush();
+    const found = await gateway.admin('GET', `/admin/v1/logs/${requestId}`);
+    if (found.status === 200) return found.body;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no log record for ${requestId}`);
+}
