@@ -153,6 +153,7 @@ export const ConfigSchema = Type.Object(
         payloads: Type.Boolean({ default: true }),
         retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }),
         queueSize: PositiveInt(10_000, 'records waiting to be written before new ones are dropped'),
+        queueMaxBytes: PositiveInt(64 * 1024 * 1024, 'payload, detail and media characters the queue holds before payloads are shed'),
         batchSize: PositiveInt(100, 'records written per batch'),
         flushIntervalMs: Milliseconds(200, 'longest time a record waits in the queue'),
         maxPayloadBytes: PositiveInt(256 * 1024, 'largest request or response payload kept per record; larger ones keep a preview'),

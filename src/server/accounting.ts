@@ -38,6 +38,6 @@ export async function startAccounting(
   retention.start();
   onShutdown(() => retention.stop());
 
-  metrics.watch({ logQueueDepth: () => writer.depth, limiter: () => limits.state() });
+  metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, limiter: () => limits.state() });
   return { logs: { store, writer }, limits, metrics };
 }
