@@ -23,6 +23,8 @@ type Json = any;
 /** The admin view of one record, once the background writer has written it. */
 async function recordOf(gateway: TestGateway, requestId: string): Promise<Json> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
+    // Refused unauthenticated requests after an address's first wait in a summary until the interval ends.
+    gateway.gateway.context.logs.refusals.flush();
     await gateway.gateway.context.logs.writer.flush();
     const found = await gateway.admin('GET', `/admin/v1/logs/${requestId}`);
     if (found.status === 200) return found.body;
@@ -191,6 +193,28 @@ describe('request log over HTTP', () => {
     const pausedRecord = await recordOf(gateway, paused.requestId);
     assert.equal(pausedRecord.error_code, 'key_paused');
     assert.equal(pausedRecord.key_id, pausedId);
+  });
+
+  test('a flood of refused unauthenticated requests is one record per client address per interval, with its count', async () => {
+    const refusedBefore = (await gateway.admin('GET', '/admin/v1/logs?status=401&limit=1000')).body.data.length;
+    const flood = [];
+    for (let index = 0; index < 40; index += 1) {
+      flood.push(await post(gateway, '/v1/chat/completions', { authorization: `Bearer sk-mg-flood${String(index).padStart(30, '0')}` }, {}));
+    }
+    assert.ok(flood.every((result) => result.status === 401));
+    gateway.gateway.context.logs.refusals.flush();
+    await gateway.gateway.context.logs.writer.flush();
+    const refused = (await gateway.admin('GET', '/admin/v1/logs?status=401&limit=1000')).body.data;
+    // The first refusal of the interval has its own record (unless this address was refused
+    // earlier in it); the others are one summary record, written from the last of them.
+    assert.ok(refused.length - refusedBefore <= 2, `${refused.length - refusedBefore} records for 40 refusals`);
+    const summary = await recordOf(gateway, flood.at(-1)!.requestId);
+    const counted = summary.detail.unauthenticated_refusals;
+    assert.ok(counted.refused_requests >= 39, JSON.stringify(counted));
+    assert.equal(counted.client_address, '127.0.0.1');
+    assert.ok(Date.parse(counted.first_at) <= Date.parse(counted.last_at));
+    assert.equal(summary.error_code, 'invalid_api_key');
+    assert.equal(summary.request_payload, null, 'a summary keeps no payload');
   });
 
   test("an upstream rejection of the service's credential: neutral 502 to the caller, upstream status only in the admin detail", async () => {

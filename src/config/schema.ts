@@ -156,6 +156,7 @@ export const ConfigSchema = Type.Object(
         queueMaxBytes: PositiveInt(64 * 1024 * 1024, 'payload, detail and media characters the queue holds before payloads are shed'),
         batchSize: PositiveInt(100, 'records written per batch'),
         flushIntervalMs: Milliseconds(200, 'longest time a record waits in the queue'),
+        unauthenticatedSummaryMs: Milliseconds(60_000, 'refused unauthenticated requests: one record per client address per interval, with a count (0 = a record each)', 0),
         maxPayloadBytes: PositiveInt(256 * 1024, 'largest request or response payload kept per record; larger ones keep a preview'),
       },
       { additionalProperties: false, default: {} },

@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
-import { LogStore, LogWriter, RETENTION_DEFAULTS, RetentionJob } from '../logs/index.js';
+import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
 import type { Storage } from '../storage/index.js';
 
+/** Client addresses whose refused unauthenticated requests are summarised apart per interval (~1 KB each). */
+const REFUSAL_ADDRESSES = 10_000;
+
 export interface Accounting {
-  readonly logs: { readonly store: LogStore; readonly writer: LogWriter };
+  readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary };
   readonly limits: Limiter;
   readonly metrics: GatewayMetrics;
 }
@@ -26,6 +29,9 @@ export async function startAccounting(
   const store = new LogStore(storage);
   const writer = new LogWriter(store, config.logs, logger, metrics.logWriter);
   onShutdown(() => writer.close());
+  const refusals = new RefusalSummary((row) => writer.push(row), { intervalMs: config.logs.unauthenticatedSummaryMs, maxAddresses: REFUSAL_ADDRESSES });
+  // Registered after the writer's close, so it runs before it: the summaries are written too.
+  onShutdown(async () => refusals.close());
 
   const limits = await createLimiter(
     { redisUrl: config.redisUrl, redisKeyPrefix: config.limits.redisKeyPrefix, redisCommandTimeoutMs: config.limits.redisCommandTimeoutMs },
@@ -39,5 +45,5 @@ export async function startAccounting(
   onShutdown(() => retention.stop());
 
   metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, limiter: () => limits.state() });
-  return { logs: { store, writer }, limits, metrics };
+  return { logs: { store, writer, refusals }, limits, metrics };
 }
