@@ -4,7 +4,7 @@ import { openStorage, type Database, type Storage } from '../src/storage/index.j
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { EXPORT_BATCH_BYTES } from '../src/logs/log-store.js';
-import { LogStore, RetentionJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
+import { LogStore, RetentionJob, SizeCapJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import pino from 'pino';
 
@@ -315,6 +315,57 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal((await store.list({ until: NOW - 30 * DAY }, ALL, 10)).rows.length, 0);
       assert.ok((await store.get('r1', ALL)) !== undefined);
       await job.stop();
+    });
+
+    test('size cap: oldest payloads go first (records kept, marked), then oldest records; counts follow; SQLite gives the pages back', async () => {
+      const own = await backend.create();
+      const capped = await openStorage({ databaseUrl: own.env.DATABASE_URL, dataDir: own.dataDir });
+      try {
+        const capStore = new LogStore(capped);
+        const noise = () => JSON.stringify({ text: randomBytes(5_000).toString('base64') });
+        const written = Array.from({ length: 200 }, (_, index) => row(`cap_${String(index).padStart(3, '0')}`, { request_payload: noise(), response_payload: '{"ok":true}' }));
+        for (let start = 0; start < written.length; start += 50) await capStore.insertBatch(written.slice(start, start + 50));
+        const full = await capStore.size();
+        assert.equal(full.records, 200);
+        assert.ok(full.payloadBytes > 200 * 5_000, `${full.payloadBytes} payload bytes`);
+        const fileBefore = full.databaseBytes;
+
+        // A cap that holds about half of the payloads.
+        const maxBytes = Math.floor(full.payloadBytes / 2) + 200 * capStore.recordOverheadBytes;
+        await new SizeCapJob(capStore, { maxBytes, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
+        const half = await capStore.size();
+        assert.equal(half.records, 200, 'records are kept while payloads can go');
+        assert.ok(half.payloadBytes + 200 * capStore.recordOverheadBytes <= maxBytes);
+        assert.ok(half.payloadBytes > full.payloadBytes / 3);
+        const oldest = await capStore.get('cap_000', ALL);
+        assert.deepEqual([oldest?.request_payload, oldest?.payloads_omitted], [null, 'size_cap']);
+        const newest = await capStore.get('cap_199', ALL);
+        assert.deepEqual([newest?.request_payload, newest?.payloads_omitted], [written[199]!.request_payload, null]);
+        // Dropped strictly oldest first: every record that kept its payloads is newer than every one that lost them.
+        const all = (await capStore.list({}, ALL, 1000)).rows.reverse();
+        const kept = await Promise.all(all.map(async (summary) => (await capStore.get(summary.request_id, ALL))?.request_payload !== null));
+        assert.deepEqual(kept, [...kept].sort((a, b) => Number(a) - Number(b)));
+
+        // A cap below what the records alone take: the oldest records go too.
+        await new SizeCapJob(capStore, { maxBytes: 50 * capStore.recordOverheadBytes, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
+        const small = await capStore.size();
+        assert.equal(small.payloadBytes, 0);
+        assert.ok(small.records <= 50 && small.records >= 40, `${small.records} records left`);
+        assert.ok((await capStore.get('cap_199', ALL)) !== undefined, 'the newest records stay');
+        assert.equal(await capStore.get('cap_000', ALL), undefined);
+        // Retention's deletes are counted too (triggers).
+        await capStore.deleteOlderThan(NOW + 1, 1000);
+        assert.deepEqual([(await capStore.size()).records, (await capStore.size()).payloadBytes], [0, 0]);
+        if (capped.sqlite !== undefined) {
+          assert.equal(capStore.reclaimsFreePages(), true, 'a new SQLite database is in incremental auto-vacuum mode');
+          await new SizeCapJob(capStore, { maxBytes: 0, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
+          const after = (await capStore.size()).databaseBytes;
+          assert.ok(after < fileBefore / 4, `file ${fileBefore} -> ${after} bytes`);
+        }
+      } finally {
+        await capped.close();
+        await own.dispose();
+      }
     });
 
     test('usage rows come in the same order on both databases: requests without a key or model last', async () => {

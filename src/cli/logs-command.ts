@@ -96,6 +96,31 @@ function printLogRecord(record: LogDetailView): void {
   }
 }
 
+interface LogStorageView {
+  database: 'sqlite' | 'postgres';
+  database_bytes: number;
+  records: number;
+  payload_bytes: number;
+  counted_bytes: number;
+  max_bytes: number | null;
+  reclaims_free_pages: boolean | null;
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function printLogStorage(storage: LogStorageView): void {
+  printFields([
+    ['database', storage.database],
+    ['on disk', mebibytes(storage.database_bytes)],
+    ['records', String(storage.records)],
+    ['payloads', mebibytes(storage.payload_bytes)],
+    ['size cap', storage.max_bytes === null ? 'none' : `${mebibytes(storage.counted_bytes)} of ${mebibytes(storage.max_bytes)}`],
+    ...(storage.reclaims_free_pages === false ? [['note', 'the file never shrinks until a one-time VACUUM (docs/logging.md)'] as [string, string]] : []),
+  ]);
+}
+
 function parseFormat(value: string): 'jsonl' {
   if (value !== 'jsonl') throw new InvalidArgumentError('the only export format is jsonl (one JSON record per line)');
   return value;
@@ -122,6 +147,12 @@ export function registerLogsCommand(program: Command): void {
       else printLogRecord(record);
     },
   );
+
+  withAdminOptions(logs.command('storage').description("the log's size on disk, its counts and its size cap")).action(async (options: AdminOptions) => {
+    const storage = await AdminClient.fromOptions(options).request<LogStorageView>('GET', '/logs/storage');
+    if (options.json === true) printJson(storage);
+    else printLogStorage(storage);
+  });
 
   withAdminOptions(withFilterOptions(logs.command('export').description('every matching record in full, one JSON object per line, to stdout')))
     .requiredOption('--format <format>', 'jsonl', parseFormat)

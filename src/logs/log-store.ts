@@ -286,6 +286,12 @@ function batchInsert(storage: Pick<Storage, 'sqlite' | 'pg'>): BatchInsert {
   throw new Error('the request log needs SQLite or PostgreSQL storage');
 }
 
+/** `PRAGMA auto_vacuum` of a database that gives free pages back on `incremental_vacuum`. */
+const SQLITE_INCREMENTAL_VACUUM = 2;
+/** A record's bytes beside its payloads, indexes included (docs/logging.md, "Size and retention"). */
+const SQLITE_RECORD_BYTES = 350;
+const POSTGRES_RECORD_BYTES = 450;
+
 /** The columns of a record in full beyond its summary. */
 const CONTENT_COLUMNS = ['payloads', 'request_payload', 'response_payload', 'payloads_omitted', 'detail'] as const;
 
@@ -306,12 +312,19 @@ function compareGroups(a: string | number | null, b: string | number | null): nu
 /** The request log in the database: batch writes, queries, aggregates and retention. */
 export class LogStore {
   private readonly db: Kysely<Database>;
+  private readonly sqlite: SqliteDatabase.Database | undefined;
   private readonly insert: BatchInsert;
+  readonly kind: 'sqlite' | 'postgres';
+  /** Bytes a record takes beside its payloads, indexes included, on this database (measured: docs/logging.md). */
+  readonly recordOverheadBytes: number;
 
   /** Queries go through the query builder; batch writes through the driver behind it (sqlite or pg), prepared. */
   constructor(storage: Pick<Storage, 'db' | 'sqlite' | 'pg'>) {
     this.db = storage.db;
+    this.sqlite = storage.sqlite;
     this.insert = batchInsert(storage);
+    this.kind = storage.sqlite !== undefined ? 'sqlite' : 'postgres';
+    this.recordOverheadBytes = this.kind === 'sqlite' ? SQLITE_RECORD_BYTES : POSTGRES_RECORD_BYTES;
   }
 
   /**
@@ -489,6 +502,75 @@ export class LogStore {
       )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /** What the log holds: its counts (no scan) and the bytes the database takes on disk. */
+  async size(): Promise<LogStoreSize> {
+    const totals = await this.db.selectFrom('request_log_totals').select(['records', 'payload_bytes']).where('id', '=', 1).executeTakeFirstOrThrow();
+    let databaseBytes: number;
+    if (this.sqlite !== undefined) {
+      const pages = this.sqlite.pragma('page_count', { simple: true }) as number;
+      databaseBytes = pages * (this.sqlite.pragma('page_size', { simple: true }) as number);
+    } else {
+      const { rows } = await sql<{ bytes: number }>`select pg_total_relation_size('request_logs') as bytes`.execute(this.db);
+      databaseBytes = Number(rows[0]?.bytes ?? 0);
+    }
+    return { records: Number(totals.records), payloadBytes: Number(totals.payload_bytes), databaseBytes };
+  }
+
+  /**
+   * Drops the payloads of up to `batchSize` of the oldest records that still have them (the
+   * size cap): the records stay, marked `size_cap`. Returns how many. The totals row keeps
+   * where the dropped records end, so the next batch does not walk past them again.
+   */
+  async dropOldestPayloads(batchSize: number): Promise<number> {
+    const { payloads_from_seq: from } = await this.db.selectFrom('request_log_totals').select('payloads_from_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+    const oldest = await this.db
+      .selectFrom('request_logs')
+      .select('seq')
+      .where('seq', '>=', Number(from))
+      .where('payloads', 'is not', null)
+      .orderBy('seq')
+      .limit(batchSize)
+      .execute();
+    const last = oldest.at(-1)?.seq;
+    if (last === undefined || last === null) return 0;
+    const result = await this.db
+      .updateTable('request_logs')
+      .set({ payloads: null, payloads_omitted: 'size_cap' })
+      .where('seq', '>=', Number(from))
+      .where('seq', '<=', Number(last))
+      .where('payloads', 'is not', null)
+      .executeTakeFirst();
+    const next = Number(last) + 1;
+    // Another instance may have gone further meanwhile: the horizon only moves forward.
+    await sql`update request_log_totals set payloads_from_seq = case when payloads_from_seq > ${next} then payloads_from_seq else ${next} end where id = 1`.execute(this.db);
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Deletes up to `batchSize` of the oldest sequenced records (the size cap, once no payload is left to drop). */
+  async deleteOldestRecords(batchSize: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('request_logs')
+      .where('seq', 'in', (eb) => eb.selectFrom('request_logs').select('seq').where('seq', 'is not', null).orderBy('seq').limit(batchSize))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
+   * SQLite: gives up to `maxPages` free pages back to the file system; returns whether free
+   * pages remain. Only a database in incremental auto-vacuum mode can (docs/logging.md);
+   * PostgreSQL reuses freed space for new rows instead, and returns false.
+   */
+  reclaimFreePages(maxPages: number): boolean {
+    if (this.sqlite === undefined || !this.reclaimsFreePages()) return false;
+    this.sqlite.pragma(`incremental_vacuum(${Math.floor(maxPages)})`);
+    return (this.sqlite.pragma('freelist_count', { simple: true }) as number) > 0;
+  }
+
+  /** Whether deleted rows' pages go back to the file system (SQLite in incremental auto-vacuum mode). */
+  reclaimsFreePages(): boolean {
+    return this.sqlite !== undefined && this.sqlite.pragma('auto_vacuum', { simple: true }) === SQLITE_INCREMENTAL_VACUUM;
   }
 
   /** Tokens of the current UTC day and cost of the current UTC month, per key (limiter seeds). */

@@ -23,6 +23,8 @@ export interface UpstreamObservation {
 export interface MetricSources {
   logQueueDepth: () => number;
   logQueueBytes: () => number;
+  /** The request log's size as last measured (every minute); null before the first measure. */
+  logStore: () => { databaseBytes: number; payloadBytes: number; records: number } | null;
   limiter: () => LimiterState;
 }
 
@@ -58,6 +60,7 @@ export class GatewayMetrics {
   private sources: MetricSources = {
     logQueueDepth: () => 0,
     logQueueBytes: () => 0,
+    logStore: () => null,
     limiter: () => ({ backend: 'memory', fallbackActive: false, fallbackAdmissions: 0 }),
   };
 
@@ -116,6 +119,21 @@ export class GatewayMetrics {
     this.registry.register(
       new Gauge('modelgate_log_queue_bytes', 'Payload, detail and media characters of the request log records waiting to be written.', () =>
         this.sources.logQueueBytes(),
+      ),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_store_bytes', 'Bytes the request log takes on disk (SQLite: the database file; PostgreSQL: request_logs with indexes and TOAST), measured every minute.', () =>
+        this.sources.logStore()?.databaseBytes ?? 0,
+      ),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_store_payload_bytes', 'Compressed payload bytes of the request log records written since the write sequence.', () =>
+        this.sources.logStore()?.payloadBytes ?? 0,
+      ),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_store_records', 'Request log records written since the write sequence (older ones are not counted).', () =>
+        this.sources.logStore()?.records ?? 0,
       ),
     );
     this.registry.register(

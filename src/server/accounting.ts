@@ -1,15 +1,16 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
-import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob } from '../logs/index.js';
+import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob, SIZE_CAP_DEFAULTS, SizeCapJob } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
 import type { Storage } from '../storage/index.js';
 
 /** Client addresses whose refused unauthenticated requests are summarised apart per interval (~1 KB each). */
 const REFUSAL_ADDRESSES = 10_000;
+const MIB = 1024 * 1024;
 
 export interface Accounting {
-  readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary };
+  readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly limits: Limiter;
   readonly metrics: GatewayMetrics;
 }
@@ -44,6 +45,10 @@ export async function startAccounting(
   retention.start();
   onShutdown(() => retention.stop());
 
-  metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, limiter: () => limits.state() });
-  return { logs: { store, writer, refusals }, limits, metrics };
+  const sizeCap = new SizeCapJob(store, { maxBytes: config.logs.maxSizeMb * MIB, ...SIZE_CAP_DEFAULTS }, logger);
+  sizeCap.start();
+  onShutdown(() => sizeCap.stop());
+
+  metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, logStore: () => sizeCap.latest, limiter: () => limits.state() });
+  return { logs: { store, writer, refusals, sizeCap }, limits, metrics };
 }
