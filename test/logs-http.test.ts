@@ -158,6 +158,49 @@ describe('request log over HTTP', () => {
     },
   );
 
+  test('paging the list while a long stream ends: its record is on a later page or the next poll, never skipped', async () => {
+    const pagingKey = await gateway.createKey({ projectId: 'research' });
+    const pagingKeyId = (await gateway.admin('GET', '/admin/v1/keys')).body.data.at(-1).id;
+    const chat = (content: string) => post(gateway, '/v1/chat/completions', { authorization: `Bearer ${pagingKey}` }, { model: 'gpt-4o', messages: [{ role: 'user', content }] });
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+    const first = await chat('a');
+    const second = await chat('b');
+    // A stream starts after them and runs on.
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    fake.scriptChat({ kind: 'stream-hang', deltas: ['still going'], onClose: () => upstreamClosed() });
+    const controller = new AbortController();
+    const stream = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pagingKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a long answer' }], stream: true }),
+      signal: controller.signal,
+    });
+    await stream.body!.getReader().read();
+    const streamId = stream.headers.get('x-request-id')!;
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+    const third = await chat('c');
+    await recordOf(gateway, third.requestId);
+
+    const pageOne = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2`)).body;
+    assert.deepEqual(pageOne.data.map((entry: { request_id: string }) => entry.request_id), [third.requestId, second.requestId]);
+    // The stream ends after page one was read.
+    controller.abort();
+    await closed;
+    await recordOf(gateway, streamId);
+
+    const later: string[] = [];
+    for (let cursor = pageOne.next_cursor; cursor !== null; ) {
+      const page = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2&cursor=${cursor}`)).body;
+      later.push(...page.data.map((entry: { request_id: string }) => entry.request_id));
+      cursor = page.next_cursor;
+    }
+    // The next poll reads the first page again, down to the first record already seen.
+    const polled = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2`)).body.data.map((entry: { request_id: string }) => entry.request_id);
+    const fresh = polled.slice(0, polled.indexOf(third.requestId));
+    assert.deepEqual([...fresh, ...later], [streamId, first.requestId]);
+  });
+
   test('a key sent where a model name or platform goes is not stored raw', async () => {
     // Swapped settings send a key as the model; the columns for the names callers write were
     // stored as sent, so the key showed in every list page and export.
