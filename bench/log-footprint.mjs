@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { createDatabase } from './lib/targets.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -66,28 +67,8 @@ function rowOf(index, now) {
   return toLogRow({ record, caller, status: kind.status, latencyMs: 5, cost: { microUsd: 12, startingPrice: false } }, { payloads: !values['no-payloads'], maxPayloadBytes: 262_144 });
 }
 
-async function postgresDatabase(url) {
-  const { default: pg } = await import('pg');
-  const name = `modelgate_footprint_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const database = new URL(url);
-  database.pathname = `/${name}`;
-  return {
-    url: database.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
 const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-footprint-'));
-const postgres = values['database-url'] === undefined ? undefined : await postgresDatabase(values['database-url']);
+const postgres = values['database-url'] === undefined ? undefined : await createDatabase(values['database-url']);
 const storage = await openStorage({ databaseUrl: postgres?.url, dataDir });
 const store = new LogStore(storage);
 const start = Date.now() - records;

@@ -110,23 +110,33 @@ describe('request log over HTTP', () => {
     assert.equal(record.cost_usd, 0.000002);
   });
 
-  /** Starts a stream that hangs after its first frame, reads that frame, then goes away. */
-  async function cancelledStream(): Promise<string> {
+  /** Starts a stream that hangs after its first frame and reads that frame; `cancel` goes away and waits for the gateway to cancel upstream. */
+  async function hangingStream(streamKey: string): Promise<{ requestId: string; cancel: () => Promise<void> }> {
     let upstreamClosed!: () => void;
     const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
     fake.scriptChat({ kind: 'stream-hang', deltas: ['partial'], onClose: () => upstreamClosed() });
     const controller = new AbortController();
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${streamKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'tell me a long story' }], stream: true }),
       signal: controller.signal,
     });
-    const reader = response.body!.getReader();
-    await reader.read(); // the first frame arrived
-    controller.abort();
-    await closed; // the gateway cancelled the upstream call
-    return response.headers.get('x-request-id')!;
+    await response.body!.getReader().read(); // the first frame arrived
+    return {
+      requestId: response.headers.get('x-request-id')!,
+      async cancel() {
+        controller.abort();
+        await closed; // the gateway cancelled the upstream call
+      },
+    };
+  }
+
+  /** Starts a stream that hangs after its first frame, reads that frame, then goes away. */
+  async function cancelledStream(): Promise<string> {
+    const stream = await hangingStream(key);
+    await stream.cancel();
+    return stream.requestId;
   }
 
   test('a stream the client cancels is still logged (status 499, client_closed)', async () => {
@@ -166,18 +176,8 @@ describe('request log over HTTP', () => {
     const first = await chat('a');
     const second = await chat('b');
     // A stream starts after them and runs on.
-    let upstreamClosed!: () => void;
-    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
-    fake.scriptChat({ kind: 'stream-hang', deltas: ['still going'], onClose: () => upstreamClosed() });
-    const controller = new AbortController();
-    const stream = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${pagingKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a long answer' }], stream: true }),
-      signal: controller.signal,
-    });
-    await stream.body!.getReader().read();
-    const streamId = stream.headers.get('x-request-id')!;
+    const stream = await hangingStream(pagingKey);
+    const streamId = stream.requestId;
     fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
     const third = await chat('c');
     await recordOf(gateway, third.requestId);
@@ -185,8 +185,7 @@ describe('request log over HTTP', () => {
     const pageOne = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2`)).body;
     assert.deepEqual(pageOne.data.map((entry: { request_id: string }) => entry.request_id), [third.requestId, second.requestId]);
     // The stream ends after page one was read.
-    controller.abort();
-    await closed;
+    await stream.cancel();
     await recordOf(gateway, streamId);
 
     const later: string[] = [];

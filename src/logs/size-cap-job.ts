@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { LogStoreSize } from './log-store.js';
+import { PeriodicTask } from './periodic-task.js';
 
 export interface SizeCapStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -35,9 +36,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
  * still there.
  */
 export class SizeCapJob {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopping = false;
+  private readonly task = new PeriodicTask(() => this.enforce());
   private measured: LogStoreSize | null = null;
 
   constructor(
@@ -51,35 +50,23 @@ export class SizeCapJob {
     return this.measured;
   }
 
+  /** Runs at once (a first measure), then every interval. */
   start(): void {
     if (this.store.kind === 'sqlite' && !this.store.reclaimsFreePages()) {
       this.logger.warn(
         "this SQLite database was created before the request log gave freed pages back, so its file never shrinks: stop the gateway and run once `sqlite3 modelgate.db 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'` in the data dir (docs/logging.md)",
       );
     }
-    const tick = () => {
-      this.timer = setTimeout(() => {
-        void this.runOnce().finally(() => {
-          if (!this.stopping) tick();
-        });
-      }, this.options.intervalMs);
-      this.timer.unref();
-    };
-    void this.runOnce().finally(tick);
+    this.task.start(0, this.options.intervalMs);
   }
 
   /** One pass: enforces the cap, gives free pages back, measures. */
   runOnce(): Promise<void> {
-    this.running ??= this.enforce().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.run();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Log size as the cap counts it. */
@@ -89,28 +76,25 @@ export class SizeCapJob {
 
   private async enforce(): Promise<void> {
     try {
-      let size = await this.store.size();
       const { maxBytes, batchSize } = this.options;
-      let dropped = 0;
-      let deleted = 0;
-      while (maxBytes > 0 && this.counted(size) > maxBytes && !this.stopping) {
-        const payloads = await this.store.dropOldestPayloads(batchSize);
-        if (payloads === 0) break;
-        dropped += payloads;
-        size = await this.store.size();
-        await nextTurn();
+      let size = await this.store.size();
+      // Payloads first: records stay while any payload can go.
+      const steps = [
+        { name: 'payloadsDropped', run: () => this.store.dropOldestPayloads(batchSize) },
+        { name: 'recordsDeleted', run: () => this.store.deleteOldestRecords(batchSize) },
+      ];
+      const done: Record<string, number> = {};
+      for (const step of steps) {
+        while (maxBytes > 0 && this.counted(size) > maxBytes && !this.task.stopping) {
+          const count = await step.run();
+          if (count === 0) break;
+          done[step.name] = (done[step.name] ?? 0) + count;
+          size = await this.store.size();
+          await nextTurn();
+        }
       }
-      while (maxBytes > 0 && this.counted(size) > maxBytes && !this.stopping) {
-        const records = await this.store.deleteOldestRecords(batchSize);
-        if (records === 0) break;
-        deleted += records;
-        size = await this.store.size();
-        await nextTurn();
-      }
-      if (dropped > 0 || deleted > 0) {
-        this.logger.info({ payloadsDropped: dropped, recordsDeleted: deleted, maxBytes }, 'request log over its size cap: oldest payloads dropped, then oldest records');
-      }
-      while (this.store.reclaimFreePages(RECLAIM_PAGES_PER_STEP) && !this.stopping) await nextTurn();
+      if (Object.keys(done).length > 0) this.logger.info({ ...done, maxBytes }, 'request log over its size cap: oldest payloads dropped, then oldest records');
+      while (this.store.reclaimFreePages(RECLAIM_PAGES_PER_STEP) && !this.task.stopping) await nextTurn();
       this.measured = await this.store.size();
     } catch (error) {
       this.logger.error({ err: error }, 'enforcing the request log size cap failed; the next run retries');
