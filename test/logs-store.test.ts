@@ -2,6 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStorage, type Database, type Storage } from '../src/storage/index.js';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { EXPORT_BATCH_BYTES } from '../src/logs/log-store.js';
 import { LogStore, RetentionJob, SizeCapJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
@@ -132,6 +133,31 @@ for (const backend of STORAGE_BACKENDS) {
       assert.deepEqual(fresh, ['page-stream']);
       assert.deepEqual(later, ['page-b']);
       await store.deleteOlderThan(NOW - 50 * DAY, 100);
+    });
+
+    test('a batch waits for another instance to commit its batch: the write sequence is commit order', { skip: backend.name === 'PostgreSQL' ? false : 'instances share PostgreSQL; SQLite has one writer at a time' }, async () => {
+      const other = new pg.Client({ connectionString: shared.env.DATABASE_URL });
+      await other.connect();
+      try {
+        // Another instance in the middle of its batch: it took its sequence number and has not committed.
+        await other.query('begin');
+        const held = Number((await other.query('update request_log_totals set last_seq = last_seq + 1 where id = 1 returning last_seq')).rows[0].last_seq);
+        await other.query(`insert into request_logs (request_id, seq, started_at, endpoint, status, latency_ms, streaming) values ('held-batch', $1, $2, '/v1/chat/completions', 200, 1, 0)`, [held, NOW - 60 * DAY]);
+        const writing = store.insertBatch([row('after-held', { started_at: NOW - 60 * DAY })]);
+        // This batch waits for the other one's lock (seen from a third connection).
+        for (;;) {
+          const waiting = await storage.pg!.query(`select count(*) as count from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          if (Number(waiting.rows[0].count) > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await other.query('commit');
+        await writing;
+        const written = await store.get('after-held', ALL);
+        assert.ok(Number(written?.seq) > held, `${written?.seq} after ${held}`);
+      } finally {
+        await other.end();
+        await store.deleteOlderThan(NOW - 50 * DAY, 100);
+      }
     });
 
     test('records written before the write sequence follow the sequenced ones by start time, and an old cursor still pages', async () => {
