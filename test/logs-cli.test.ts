@@ -70,6 +70,16 @@ describe('modelgate logs and usage', { skip: CLI_NOT_BUILT }, () => {
     assert.match(badFormat.stderr, /jsonl/);
   });
 
+  test('logs show: a record whose payloads were dropped says why', async () => {
+    await gateway.gateway.context.logs.store.insertBatch([
+      { request_id: 'req_capped', started_at: Date.now() - 86_400_000, endpoint: '/v1/chat/completions', status: 200, latency_ms: 1, streaming: 0, payloads_omitted: 'size_cap' },
+    ]);
+    const shown = await cli(gateway, 'logs', 'show', 'req_capped');
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /payloads\s+omitted \(dropped by the log's size cap\)/);
+    await gateway.gateway.context.logs.store.deleteOlderThan(Date.now() - 3_600_000, 10);
+  });
+
   test("logs storage: the log's size on disk, its counts and the size cap; the same numbers in metrics", async () => {
     const json = await cli(gateway, 'logs', 'storage', '--json');
     assert.equal(json.code, 0, json.stderr);

@@ -68,6 +68,12 @@ function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | nul
   if (page.next_cursor !== null) process.stdout.write(`\nMore records: add --cursor ${page.next_cursor}\n`);
 }
 
+/** Why a record has no payloads, as `logs show` says it. */
+const PAYLOADS_OMITTED: Record<string, string> = {
+  queue_bytes: 'shed while the log queue was over logs.queueMaxBytes',
+  size_cap: "dropped by the log's size cap",
+};
+
 function printLogRecord(record: LogDetailView): void {
   printFields([
     ['request id', record.request_id],
@@ -85,6 +91,7 @@ function printLogRecord(record: LogDetailView): void {
     ['images', orDash(record.image_count)],
     ['audio seconds', orDash(record.audio_seconds)],
     ['cost usd', formatCost(record.cost_usd, record.cost_is_starting_price)],
+    ...(record.payloads_omitted === null ? [] : [['payloads', `omitted (${PAYLOADS_OMITTED[record.payloads_omitted] ?? record.payloads_omitted})`] as const]),
   ]);
   for (const [title, value] of [
     ['media', record.media],

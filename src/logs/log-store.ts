@@ -114,7 +114,7 @@ function cursorOf(row: LogSummaryRow): LogCursor {
 // writes and reads back every column).
 const ALL_COLUMNS = [...SUMMARY_COLUMNS, 'payloads', 'payloads_omitted', 'detail'] as const;
 
-/** A row ready to insert: its payloads compressed (their size is counted) and its write sequence. */
+/** A row ready to insert: its payloads compressed (their stored size is what the totals count). */
 interface PackedRow {
   row: RequestLogRow;
   payloads: Buffer | null;
