@@ -14,7 +14,7 @@ export { SizeCapJob, SIZE_CAP_DEFAULTS } from './size-cap-job.js';
 export type { SizeCapOptions } from './size-cap-job.js';
 export { RefusalSummary, OTHER_ADDRESSES } from './refusal-summary.js';
 export type { RefusalSummaryOptions } from './refusal-summary.js';
-export type { RetentionOptions } from './retention-job.js';
+export type { RetentionOptions, RetentionStore } from './retention-job.js';
 export { toDetailView, toSummaryView, toUsageView } from './log-view.js';
 export type { LogDetailView, LogSummaryView, UsageView } from './log-view.js';
 export {

@@ -208,6 +208,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         else await countWithRowTriggers(db);
       },
     },
+    '0015-secrets-agent-messages-created-at': {
+      async up(db: Kysely<unknown>) {
+        // Agent history is deleted by age with the request log's retention.
+        await db.schema.createIndex('agent_messages_created_at').on('agent_messages').column('created_at').execute();
+      },
+    },
   };
 }
 
@@ -259,7 +265,9 @@ class InCodeMigrations implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Kysely<unknown>, kind: StorageKind): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrations(kind) });
+  // Branches developed side by side each append under their own number: a database may have run
+  // a later-numbered one before an earlier one arrives.
+  const migrator = new Migrator({ db, provider: new InCodeMigrations(kind), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error !== undefined || failed !== undefined) {
