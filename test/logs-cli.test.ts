@@ -70,6 +70,34 @@ describe('modelgate logs and usage', { skip: CLI_NOT_BUILT }, () => {
     assert.match(badFormat.stderr, /jsonl/);
   });
 
+  test('logs show: a record whose payloads were dropped says why', async () => {
+    await gateway.gateway.context.logs.store.insertBatch([
+      { request_id: 'req_capped', started_at: Date.now() - 86_400_000, endpoint: '/v1/chat/completions', status: 200, latency_ms: 1, streaming: 0, payloads_omitted: 'size_cap' },
+    ]);
+    const shown = await cli(gateway, 'logs', 'show', 'req_capped');
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /payloads\s+omitted \(dropped by the log's size cap\)/);
+    await gateway.gateway.context.logs.store.deleteOlderThan(Date.now() - 3_600_000, 10);
+  });
+
+  test("logs storage: the log's size on disk, its counts and the size cap; the same numbers in metrics", async () => {
+    const json = await cli(gateway, 'logs', 'storage', '--json');
+    assert.equal(json.code, 0, json.stderr);
+    const storage = JSON.parse(json.stdout);
+    assert.equal(storage.database, 'sqlite');
+    assert.equal(storage.records, 2);
+    assert.ok(storage.payload_bytes > 0 && storage.database_bytes > storage.payload_bytes);
+    assert.equal(storage.max_bytes, 10_240 * 1024 * 1024);
+    assert.equal(storage.reclaims_free_pages, true);
+    const table = await cli(gateway, 'logs', 'storage');
+    assert.match(table.stdout, /records\s+2\n/);
+    assert.match(table.stdout, /size cap\s+[\d.]+ MiB of 10240\.0 MiB/);
+    await gateway.gateway.context.logs.sizeCap.runOnce();
+    const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
+    assert.match(metrics, /^modelgate_log_store_records(\{[^}]*\})? 2$/m);
+    assert.match(metrics, new RegExp(`^modelgate_log_store_payload_bytes(\\{[^}]*\\})? ${storage.payload_bytes}$`, 'm'));
+  });
+
   test('usage --by model, and a bad filter reported with the gateway message', async () => {
     const usage = await cli(gateway, 'usage', '--by', 'model', '--json');
     assert.equal(usage.code, 0, usage.stderr);

@@ -93,23 +93,33 @@ describe('request log over HTTP', () => {
     assert.equal(record.cost_usd, 0.000002);
   });
 
-  /** Starts a stream that hangs after its first frame, reads that frame, then goes away. */
-  async function cancelledStream(): Promise<string> {
+  /** Starts a stream that hangs after its first frame and reads that frame; `cancel` goes away and waits for the gateway to cancel upstream. */
+  async function hangingStream(streamKey: string): Promise<{ requestId: string; cancel: () => Promise<void> }> {
     let upstreamClosed!: () => void;
     const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
     fake.scriptChat({ kind: 'stream-hang', deltas: ['partial'], onClose: () => upstreamClosed() });
     const controller = new AbortController();
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${streamKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'tell me a long story' }], stream: true }),
       signal: controller.signal,
     });
-    const reader = response.body!.getReader();
-    await reader.read(); // the first frame arrived
-    controller.abort();
-    await closed; // the gateway cancelled the upstream call
-    return response.headers.get('x-request-id')!;
+    await response.body!.getReader().read(); // the first frame arrived
+    return {
+      requestId: response.headers.get('x-request-id')!,
+      async cancel() {
+        controller.abort();
+        await closed; // the gateway cancelled the upstream call
+      },
+    };
+  }
+
+  /** Starts a stream that hangs after its first frame, reads that frame, then goes away. */
+  async function cancelledStream(): Promise<string> {
+    const stream = await hangingStream(key);
+    await stream.cancel();
+    return stream.requestId;
   }
 
   test('a stream the client cancels is still logged (status 499, client_closed)', async () => {
@@ -140,6 +150,38 @@ describe('request log over HTTP', () => {
       assert.equal(record.response_payload.choices[0].content, 'partial');
     },
   );
+
+  test('paging the list while a long stream ends: its record is on a later page or the next poll, never skipped', async () => {
+    const pagingKey = await gateway.createKey({ projectId: 'research' });
+    const pagingKeyId = (await gateway.admin('GET', '/admin/v1/keys')).body.data.at(-1).id;
+    const chat = (content: string) => post(gateway, '/v1/chat/completions', { authorization: `Bearer ${pagingKey}` }, { model: 'gpt-4o', messages: [{ role: 'user', content }] });
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+    const first = await chat('a');
+    const second = await chat('b');
+    // A stream starts after them and runs on.
+    const stream = await hangingStream(pagingKey);
+    const streamId = stream.requestId;
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: { promptTokens: 1, completionTokens: 1 } });
+    const third = await chat('c');
+    await loggedRecord(gateway, third.requestId);
+
+    const pageOne = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2`)).body;
+    assert.deepEqual(pageOne.data.map((entry: { request_id: string }) => entry.request_id), [third.requestId, second.requestId]);
+    // The stream ends after page one was read.
+    await stream.cancel();
+    await loggedRecord(gateway, streamId);
+
+    const later: string[] = [];
+    for (let cursor = pageOne.next_cursor; cursor !== null; ) {
+      const page = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2&cursor=${cursor}`)).body;
+      later.push(...page.data.map((entry: { request_id: string }) => entry.request_id));
+      cursor = page.next_cursor;
+    }
+    // The next poll reads the first page again, down to the first record already seen.
+    const polled = (await gateway.admin('GET', `/admin/v1/logs?key=${pagingKeyId}&limit=2`)).body.data.map((entry: { request_id: string }) => entry.request_id);
+    const fresh = polled.slice(0, polled.indexOf(third.requestId));
+    assert.deepEqual([...fresh, ...later], [streamId, first.requestId]);
+  });
 
   test('a key sent where a model name or platform goes is not stored raw', async () => {
     // Swapped settings send a key as the model; the columns for the names callers write were
@@ -176,6 +218,28 @@ describe('request log over HTTP', () => {
     const pausedRecord = await loggedRecord(gateway, paused.requestId);
     assert.equal(pausedRecord.error_code, 'key_paused');
     assert.equal(pausedRecord.key_id, pausedId);
+  });
+
+  test('a flood of refused unauthenticated requests is one record per client address per interval, with its count', async () => {
+    const refusedBefore = (await gateway.admin('GET', '/admin/v1/logs?status=401&limit=1000')).body.data.length;
+    const flood = [];
+    for (let index = 0; index < 40; index += 1) {
+      flood.push(await post(gateway, '/v1/chat/completions', { authorization: `Bearer sk-mg-flood${String(index).padStart(30, '0')}` }, {}));
+    }
+    assert.ok(flood.every((result) => result.status === 401));
+    gateway.gateway.context.logs.refusals.flush();
+    await gateway.gateway.context.logs.writer.flush();
+    const refused = (await gateway.admin('GET', '/admin/v1/logs?status=401&limit=1000')).body.data;
+    // The first refusal of the interval has its own record (unless this address was refused
+    // earlier in it); the others are one summary record, written from the last of them.
+    assert.ok(refused.length - refusedBefore <= 2, `${refused.length - refusedBefore} records for 40 refusals`);
+    const summary = await loggedRecord(gateway, flood.at(-1)!.requestId);
+    const counted = summary.detail.unauthenticated_refusals;
+    assert.ok(counted.refused_requests >= 39, JSON.stringify(counted));
+    assert.equal(counted.client_address, '127.0.0.1');
+    assert.ok(Date.parse(counted.first_at) <= Date.parse(counted.last_at));
+    assert.equal(summary.error_code, 'invalid_api_key');
+    assert.equal(summary.request_payload, null, 'a summary keeps no payload');
   });
 
   test("an upstream rejection of the service's credential: neutral 502 to the caller, upstream status only in the admin detail", async () => {

@@ -20,6 +20,8 @@ async function startQueueingGateway(dir: string) {
     MODELGATE_DATA_DIR: dataDir,
     MODELGATE_CONFIG: configPath,
     MODELGATE_LOG_LEVEL: 'warn',
+    // Every refusal its own record: the rows are counted against the answers.
+    MODELGATE_LOG_UNAUTHENTICATED_SUMMARY_MS: '0',
     MODELGATE_ADMIN_TOKEN: 'mg-admin-shutdown-test-token-0123456789',
   });
   return { ...serve, dataDir };

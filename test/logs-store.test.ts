@@ -1,7 +1,11 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStorage, type Storage } from '../src/storage/index.js';
-import { LogStore, RetentionJob, type RequestLogRow } from '../src/logs/index.js';
+import { openStorage, type Database, type Storage } from '../src/storage/index.js';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { EXPORT_BATCH_BYTES } from '../src/logs/log-store.js';
+import { LogStore, RetentionJob, SizeCapJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import pino from 'pino';
 
@@ -108,6 +112,78 @@ for (const backend of STORAGE_BACKENDS) {
       }
     });
 
+    test('paging cannot skip a record written after a page was read (a long stream that ends later)', async () => {
+      const project = { projectId: 'paging' };
+      const at = (id: string, ago: number) => row(id, { project_id: 'paging', started_at: NOW - 60 * DAY - ago });
+      await store.insertBatch([at('page-b', 90), at('page-c', 70), at('page-d', 60)]);
+      const first = await store.list(project, ALL, 2);
+      assert.deepEqual(first.rows.map((found) => found.request_id), ['page-d', 'page-c']);
+      // A stream that started between page-c and page-d ends now: its record is written last.
+      await store.insertBatch([at('page-stream', 65)]);
+      const later: string[] = [];
+      for (let cursor = first.next; cursor !== null; ) {
+        const page = await store.list(project, ALL, 2, cursor);
+        later.push(...page.rows.map((found) => found.request_id));
+        cursor = page.next;
+      }
+      // A poll reads the first page again, down to the first record it has seen.
+      const seen = new Set(first.rows.map((found) => found.request_id));
+      const polled = (await store.list(project, ALL, 10)).rows.map((found) => found.request_id);
+      const fresh = polled.slice(0, polled.findIndex((id) => seen.has(id)));
+      assert.deepEqual(fresh, ['page-stream']);
+      assert.deepEqual(later, ['page-b']);
+      await store.deleteOlderThan(NOW - 50 * DAY, 100);
+    });
+
+    test('a batch waits for another instance to commit its batch: the write sequence is commit order', { skip: backend.name === 'PostgreSQL' ? false : 'instances share PostgreSQL; SQLite has one writer at a time' }, async () => {
+      const other = new pg.Client({ connectionString: shared.env.DATABASE_URL });
+      await other.connect();
+      try {
+        // Another instance in the middle of its batch: it took its sequence number and has not committed.
+        await other.query('begin');
+        const held = Number((await other.query('update request_log_totals set last_seq = last_seq + 1 where id = 1 returning last_seq')).rows[0].last_seq);
+        await other.query(`insert into request_logs (request_id, seq, started_at, endpoint, status, latency_ms, streaming) values ('held-batch', $1, $2, '/v1/chat/completions', 200, 1, 0)`, [held, NOW - 60 * DAY]);
+        const writing = store.insertBatch([row('after-held', { started_at: NOW - 60 * DAY })]);
+        // This batch waits for the other one's lock (seen from a third connection).
+        for (;;) {
+          const waiting = await storage.pg!.query(`select count(*) as count from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          if (Number(waiting.rows[0].count) > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await other.query('commit');
+        await writing;
+        const written = await store.get('after-held', ALL);
+        assert.ok(Number(written?.seq) > held, `${written?.seq} after ${held}`);
+      } finally {
+        await other.end();
+        await store.deleteOlderThan(NOW - 50 * DAY, 100);
+      }
+    });
+
+    test('records written before the write sequence follow the sequenced ones by start time, and an old cursor still pages', async () => {
+      const legacy = (id: string, startedAt: number) =>
+        sql`insert into request_logs (request_id, started_at, endpoint, project_id, status, latency_ms, streaming, request_payload, response_payload)
+            values (${id}, ${startedAt}, '/v1/chat/completions', 'legacy', 200, 1, 0, '{"q":"old"}', '{"a":"old"}')`.execute(storage.db);
+      const old = NOW - 60 * DAY;
+      await legacy('legacy-1', old - 30);
+      await legacy('legacy-2', old - 20);
+      await store.insertBatch([row('legacy-new', { project_id: 'legacy', started_at: old - 100 })]);
+      const project = { projectId: 'legacy' };
+      const pages: string[][] = [];
+      for (let cursor: LogCursor | null | undefined = undefined; cursor !== null; ) {
+        const page: Awaited<ReturnType<LogStore['list']>> = await store.list(project, ALL, 1, cursor);
+        pages.push(page.rows.map((found) => found.request_id));
+        cursor = page.next;
+      }
+      assert.deepEqual(pages, [['legacy-new'], ['legacy-2'], ['legacy-1']]);
+      // The cursor pages returned before the upgrade ([started_at, request_id]) still work.
+      const before = parseCursor(Buffer.from(JSON.stringify([old - 20, 'legacy-2'])).toString('base64url'));
+      assert.deepEqual((await store.list(project, ALL, 5, before)).rows.map((found) => found.request_id), ['legacy-1']);
+      // Their text payloads read as before.
+      assert.equal((await store.get('legacy-1', ALL))?.request_payload, '{"q":"old"}');
+      await store.deleteOlderThan(NOW - 50 * DAY, 100);
+    });
+
     test('every column is stored where it was written', async () => {
       // A different value in every column, so a value bound to the wrong column shows.
       const written: RequestLogRow = row('columns', {
@@ -177,6 +253,47 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(new Set(seen).size, 1203);
     });
 
+    test('an export holds the payloads of at most EXPORT_BATCH_BYTES of records at a time, whatever its size', async () => {
+      // The store's own queries, seen through a query builder on the same connection.
+      const contentQueries: unknown[][] = [];
+      const dialect = storage.sqlite !== undefined ? new SqliteDialect({ database: storage.sqlite }) : new PostgresDialect({ pool: storage.pg! });
+      const observed = new Kysely<Database>({
+        dialect,
+        log: (event) => {
+          if (event.query.sql.includes('"payloads_omitted"') && !event.query.sql.includes('"latency_ms"')) contentQueries.push([...event.query.parameters]);
+        },
+      });
+      const observedStore = new LogStore({ db: observed, ...(storage.sqlite !== undefined ? { sqlite: storage.sqlite } : { pg: storage.pg! }) });
+      // 40 records of ~200 KB of payload that does not compress (random bytes as hex).
+      const big = Array.from({ length: 40 }, (_, index) =>
+        row(`big_${String(index).padStart(3, '0')}`, {
+          project_id: 'big-export',
+          started_at: NOW - 60 * DAY,
+          request_payload: JSON.stringify({ text: randomBytes(100_000).toString('hex') }),
+        }),
+      );
+      await store.insertBatch(big);
+      let exported = 0;
+      for await (const record of observedStore.export({ projectId: 'big-export' }, ALL)) {
+        assert.equal(record.request_payload, big.find((written) => written.request_id === record.request_id)?.request_payload);
+        exported += 1;
+      }
+      assert.equal(exported, 40);
+      const sizes = new Map(
+        (await sql<{ request_id: string; bytes: number }>`select request_id, length(payloads) as bytes from request_logs where project_id = 'big-export'`.execute(storage.db)).rows.map(
+          (found) => [found.request_id, Number(found.bytes)],
+        ),
+      );
+      const total = [...sizes.values()].reduce((sum, bytes) => sum + bytes, 0);
+      assert.ok(total > 3 * EXPORT_BATCH_BYTES && contentQueries.length >= Math.ceil(total / EXPORT_BATCH_BYTES), `${total} bytes read in ${contentQueries.length} queries`);
+      for (const ids of contentQueries) {
+        const bytes = ids.reduce<number>((sum, id) => sum + (sizes.get(String(id)) ?? 0), 0);
+        assert.ok(ids.length === 1 || bytes <= EXPORT_BATCH_BYTES, `one read held ${bytes} bytes of ${ids.length} records`);
+      }
+      // Not destroyed: it shares the test's connection.
+      await store.deleteOlderThan(NOW - 50 * DAY, 100);
+    });
+
     test('usage per day, model and key: requests, errors, tokens, exact cost, unpriced requests', async () => {
       const filter = { since: NOW - 5 * DAY };
       const byKey = await store.usage('key', filter, ALL);
@@ -224,6 +341,57 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal((await store.list({ until: NOW - 30 * DAY }, ALL, 10)).rows.length, 0);
       assert.ok((await store.get('r1', ALL)) !== undefined);
       await job.stop();
+    });
+
+    test('size cap: oldest payloads go first (records kept, marked), then oldest records; counts follow; SQLite gives the pages back', async () => {
+      const own = await backend.create();
+      const capped = await openStorage({ databaseUrl: own.env.DATABASE_URL, dataDir: own.dataDir });
+      try {
+        const capStore = new LogStore(capped);
+        const noise = () => JSON.stringify({ text: randomBytes(5_000).toString('base64') });
+        const written = Array.from({ length: 200 }, (_, index) => row(`cap_${String(index).padStart(3, '0')}`, { request_payload: noise(), response_payload: '{"ok":true}' }));
+        for (let start = 0; start < written.length; start += 50) await capStore.insertBatch(written.slice(start, start + 50));
+        const full = await capStore.size();
+        assert.equal(full.records, 200);
+        assert.ok(full.payloadBytes > 200 * 5_000, `${full.payloadBytes} payload bytes`);
+        const fileBefore = full.databaseBytes;
+
+        // A cap that holds about half of the payloads.
+        const maxBytes = Math.floor(full.payloadBytes / 2) + 200 * capStore.recordOverheadBytes;
+        await new SizeCapJob(capStore, { maxBytes, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
+        const half = await capStore.size();
+        assert.equal(half.records, 200, 'records are kept while payloads can go');
+        assert.ok(half.payloadBytes + 200 * capStore.recordOverheadBytes <= maxBytes);
+        assert.ok(half.payloadBytes > full.payloadBytes / 3);
+        const oldest = await capStore.get('cap_000', ALL);
+        assert.deepEqual([oldest?.request_payload, oldest?.payloads_omitted], [null, 'size_cap']);
+        const newest = await capStore.get('cap_199', ALL);
+        assert.deepEqual([newest?.request_payload, newest?.payloads_omitted], [written[199]!.request_payload, null]);
+        // Dropped strictly oldest first: every record that kept its payloads is newer than every one that lost them.
+        const all = (await capStore.list({}, ALL, 1000)).rows.reverse();
+        const kept = await Promise.all(all.map(async (summary) => (await capStore.get(summary.request_id, ALL))?.request_payload !== null));
+        assert.deepEqual(kept, [...kept].sort((a, b) => Number(a) - Number(b)));
+
+        // A cap below what the records alone take: the oldest records go too.
+        await new SizeCapJob(capStore, { maxBytes: 50 * capStore.recordOverheadBytes, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
+        const small = await capStore.size();
+        assert.equal(small.payloadBytes, 0);
+        assert.ok(small.records <= 50 && small.records >= 40, `${small.records} records left`);
+        assert.ok((await capStore.get('cap_199', ALL)) !== undefined, 'the newest records stay');
+        assert.equal(await capStore.get('cap_000', ALL), undefined);
+        // Retention's deletes are counted too (triggers).
+        await capStore.deleteOlderThan(NOW + 1, 1000);
+        assert.deepEqual([(await capStore.size()).records, (await capStore.size()).payloadBytes], [0, 0]);
+        if (capped.sqlite !== undefined) {
+          assert.equal(capStore.reclaimsFreePages(), true, 'a new SQLite database is in incremental auto-vacuum mode');
+          await new SizeCapJob(capStore, { maxBytes: 0, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
+          const after = (await capStore.size()).databaseBytes;
+          assert.ok(after < fileBefore / 4, `file ${fileBefore} -> ${after} bytes`);
+        }
+      } finally {
+        await capped.close();
+        await own.dispose();
+      }
     });
 
     test('usage rows come in the same order on both databases: requests without a key or model last', async () => {

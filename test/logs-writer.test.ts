@@ -56,11 +56,12 @@ class RecordingSink implements LogSink {
 }
 
 function counters() {
-  const counts = { dropped: 0, refused: 0, written: 0, failed: 0 };
+  const counts = { dropped: 0, shed: 0, refused: 0, written: 0, failed: 0 };
   return {
     counts,
     events: {
       rowsDropped: (count: number) => (counts.dropped += count),
+      payloadsShed: (count: number) => (counts.shed += count),
       rowsRefused: (count: number) => (counts.refused += count),
       batchWritten: (rows: number) => (counts.written += rows),
       batchFailed: () => (counts.failed += 1),
@@ -161,5 +162,46 @@ describe('request log writer', () => {
     writer.push(row(2));
     await writer.flush();
     assert.deepEqual(sink.written, ['r1', 'r2']);
+  });
+
+  test('the queue is bounded by bytes too: payloads are shed, oldest first and marked, before any record is dropped', async () => {
+    const stored: RequestLogRow[] = [];
+    let down = true;
+    const sink: LogSink = {
+      insertBatch: async (rows) => {
+        if (down) throw new Error('database unavailable');
+        stored.push(...rows);
+        return [];
+      },
+    };
+    const { counts, events } = counters();
+    // Records of ~10 KB each while the database is down; the queue may hold 50 KB of text.
+    const writer = new LogWriter(sink, { queueSize: 1000, batchSize: 1000, flushIntervalMs: 60_000, queueMaxBytes: 50_000 }, silent, events);
+    const big = (id: number): RequestLogRow => ({ ...row(id), request_payload: JSON.stringify({ text: 'x'.repeat(10_000) }), response_payload: '{"ok":true}' });
+    for (let i = 0; i < 60; i += 1) {
+      assert.equal(writer.push(big(i)), true, `record ${i} is kept`);
+      assert.ok(writer.queuedBytes <= 50_000, `${writer.queuedBytes} queued after record ${i}`);
+    }
+    assert.equal(writer.depth, 60);
+    assert.equal(counts.dropped, 0);
+    assert.ok(counts.shed >= 55, `${counts.shed} payloads shed`);
+    // Only when no payload is left to shed are records dropped.
+    for (let i = 60; i < 200; i += 1) writer.push(big(i));
+    assert.ok(counts.dropped > 0);
+    assert.ok(writer.queuedBytes <= 50_000);
+    down = false;
+    await writer.close();
+    assert.equal(stored.length, 200 - counts.dropped);
+    const keptPayloads = stored.filter((written) => written.request_payload !== null);
+    assert.ok(keptPayloads.length <= 4, 'at most what fits keeps its payloads');
+    for (const written of stored) {
+      if (written.request_payload === null) {
+        assert.equal(written.payloads_omitted, 'queue_bytes');
+        assert.equal(written.response_payload, null);
+      }
+    }
+    // The oldest were shed first: what kept its payloads came last.
+    const firstKept = stored.findIndex((written) => written.request_payload !== null);
+    assert.ok(firstKept === -1 || stored.slice(firstKept).every((written) => written.request_payload !== null));
   });
 });

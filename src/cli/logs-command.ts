@@ -68,6 +68,12 @@ function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | nul
   if (page.next_cursor !== null) process.stdout.write(`\nMore records: add --cursor ${page.next_cursor}\n`);
 }
 
+/** Why a record has no payloads, as `logs show` says it. */
+const PAYLOADS_OMITTED: Record<string, string> = {
+  queue_bytes: 'shed while the log queue was over logs.queueMaxBytes',
+  size_cap: "dropped by the log's size cap",
+};
+
 function printLogRecord(record: LogDetailView): void {
   printFields([
     ['request id', record.request_id],
@@ -86,6 +92,7 @@ function printLogRecord(record: LogDetailView): void {
     ['images', orDash(record.image_count)],
     ['audio seconds', orDash(record.audio_seconds)],
     ['cost usd', formatCost(record.cost_usd, record.cost_is_starting_price)],
+    ...(record.payloads_omitted === null ? [] : [['payloads', `omitted (${PAYLOADS_OMITTED[record.payloads_omitted] ?? record.payloads_omitted})`] as const]),
   ]);
   for (const [title, value] of [
     ['media', record.media],
@@ -95,6 +102,31 @@ function printLogRecord(record: LogDetailView): void {
   ] as const) {
     if (value !== null) process.stdout.write(`\n${title}:\n${JSON.stringify(value, null, 2)}\n`);
   }
+}
+
+interface LogStorageView {
+  database: 'sqlite' | 'postgres';
+  database_bytes: number;
+  records: number;
+  payload_bytes: number;
+  counted_bytes: number;
+  max_bytes: number | null;
+  reclaims_free_pages: boolean | null;
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function printLogStorage(storage: LogStorageView): void {
+  printFields([
+    ['database', storage.database],
+    ['on disk', mebibytes(storage.database_bytes)],
+    ['records', String(storage.records)],
+    ['payloads', mebibytes(storage.payload_bytes)],
+    ['size cap', storage.max_bytes === null ? 'none' : `${mebibytes(storage.counted_bytes)} of ${mebibytes(storage.max_bytes)}`],
+    ...(storage.reclaims_free_pages === false ? [['note', 'the file never shrinks until a one-time VACUUM (docs/logging.md)'] as [string, string]] : []),
+  ]);
 }
 
 function parseFormat(value: string): 'jsonl' {
@@ -123,6 +155,12 @@ export function registerLogsCommand(program: Command): void {
       else printLogRecord(record);
     },
   );
+
+  withAdminOptions(logs.command('storage').description("the log's size on disk, its counts and its size cap")).action(async (options: AdminOptions) => {
+    const storage = await AdminClient.fromOptions(options).request<LogStorageView>('GET', '/logs/storage');
+    if (options.json === true) printJson(storage);
+    else printLogStorage(storage);
+  });
 
   withAdminOptions(withFilterOptions(logs.command('export').description('every matching record in full, one JSON object per line, to stdout')))
     .requiredOption('--format <format>', 'jsonl', parseFormat)

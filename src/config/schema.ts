@@ -176,9 +176,12 @@ export const ConfigSchema = Type.Object(
       {
         payloads: Type.Boolean({ default: true }),
         retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }),
+        maxSizeMb: Type.Integer({ minimum: 0, default: 10_240, description: 'size cap of the log in MiB: oldest payloads dropped first, then oldest records (0 = no cap)' }),
         queueSize: PositiveInt(10_000, 'records waiting to be written before new ones are dropped'),
+        queueMaxBytes: PositiveInt(64 * 1024 * 1024, 'payload, detail and media characters the queue holds before payloads are shed'),
         batchSize: PositiveInt(100, 'records written per batch'),
         flushIntervalMs: Milliseconds(200, 'longest time a record waits in the queue'),
+        unauthenticatedSummaryMs: Milliseconds(60_000, 'refused unauthenticated requests: one record per client address per interval, with a count (0 = a record each)', 0),
         maxPayloadBytes: PositiveInt(256 * 1024, 'largest request or response payload kept per record; larger ones keep a preview'),
       },
       { additionalProperties: false, default: {} },

@@ -30,7 +30,8 @@ export interface LogEntryOptions {
   maxPayloadBytes: number;
 }
 
-export type RequestLogRow = Insertable<RequestLogsTable>;
+/** A record as queued: payloads as JSON text (the store compresses them and assigns the write sequence). */
+export type RequestLogRow = Omit<Insertable<RequestLogsTable>, 'seq' | 'payloads'>;
 
 const PREVIEW_CHARACTERS = 4096;
 

@@ -87,34 +87,43 @@ export function parsePageSize(value: string | undefined): number {
   return Number(value);
 }
 
-/** Where a page ends: the sort key of its last row. */
-export interface LogCursor {
-  startedAt: number;
-  requestId: string;
-}
+/**
+ * Where a page ends: the write sequence of its last record, or, among records written before
+ * the sequence existed, its start time and request id (the cursor every page had before).
+ */
+export type LogCursor = { seq: number } | { startedAt: number; requestId: string };
 
 export function encodeCursor(cursor: LogCursor): string {
-  return Buffer.from(JSON.stringify([cursor.startedAt, cursor.requestId])).toString('base64url');
+  const value = 'seq' in cursor ? { seq: cursor.seq } : [cursor.startedAt, cursor.requestId];
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
 /** What a request id may hold (the gateway's are `req_` and hex): the pattern of the record route's parameter too. */
 export const REQUEST_ID_PATTERN = '^[\\w-]{1,100}$';
 const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
+const isPosition = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+function decodeCursor(decoded: unknown): LogCursor | undefined {
+  // Only values a page can end at: the databases refuse others differently (or not at all).
+  if (Array.isArray(decoded)) {
+    const [startedAt, requestId] = decoded as unknown[];
+    if (isPosition(startedAt) && typeof requestId === 'string' && REQUEST_ID.test(requestId)) return { startedAt, requestId };
+  } else if (typeof decoded === 'object' && decoded !== null && Object.keys(decoded).length === 1 && isPosition((decoded as { seq?: unknown }).seq)) {
+    return { seq: (decoded as { seq: number }).seq };
+  }
+  return undefined;
+}
+
 export function parseCursor(value: string | undefined): LogCursor | undefined {
   if (value === undefined) return undefined;
+  let cursor: LogCursor | undefined;
   try {
-    const decoded: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    // Only values a page can end at: the databases refuse others differently (or not at all).
-    if (Array.isArray(decoded)) {
-      const [startedAt, requestId] = decoded as unknown[];
-      if (Number.isSafeInteger(startedAt) && (startedAt as number) >= 0 && typeof requestId === 'string' && REQUEST_ID.test(requestId)) {
-        return { startedAt: startedAt as number, requestId };
-      }
-    }
+    cursor = decodeCursor(JSON.parse(Buffer.from(value, 'base64url').toString('utf8')));
   } catch {
     // falls through to the 400
   }
+  if (cursor !== undefined) return cursor;
   throw invalid('cursor', 'is not a cursor this API returned; pass next_cursor from the previous page unchanged.');
 }
 

@@ -5,11 +5,23 @@ import type { LimitSeed } from '../limits/index.js';
 import type { Database, RequestLogsTable, Storage } from '../storage/index.js';
 import type { RequestLogRow } from './log-entry.js';
 import type { LogCursor } from './log-filters.js';
+import { packPayloads, unpackPayloads } from './payload-codec.js';
 import type { LogAccess, LogFilter, UsageGrouping } from './types.js';
 
-export type StoredLogRow = Selectable<RequestLogsTable>;
-/** A row without its payloads and detail: what list pages carry. */
-export type LogSummaryRow = Omit<StoredLogRow, 'request_payload' | 'response_payload' | 'detail'>;
+/** What list pages carry: a record without its payloads and detail. */
+export type LogSummaryRow = Omit<Selectable<RequestLogsTable>, 'request_payload' | 'response_payload' | 'detail' | 'payloads' | 'payloads_omitted'>;
+/** A record in full, its payloads decompressed (the JSON texts as they were written). */
+export type StoredLogRow = LogSummaryRow & Pick<Selectable<RequestLogsTable>, 'request_payload' | 'response_payload' | 'detail' | 'payloads_omitted'>;
+
+/** What the request log holds, from the counts its writes and triggers keep, and the database's own size. */
+export interface LogStoreSize {
+  /** Records written since the write sequence (older ones are not counted). */
+  records: number;
+  /** Compressed payload bytes of those records. */
+  payloadBytes: number;
+  /** Bytes on disk: the SQLite file in use, or PostgreSQL's request_logs with its indexes and TOAST. */
+  databaseBytes: number;
+}
 
 export interface UsageRow {
   /** Epoch day number, model id or key id, depending on the grouping. */
@@ -25,10 +37,14 @@ export interface UsageRow {
 }
 
 const DAY_MS = 86_400_000;
+/** Records an export lists per query (without their payloads: small). */
 const EXPORT_PAGE_SIZE = 500;
+/** Stored bytes of the records whose payloads an export reads in one query: what it holds in memory at most (plus one record). */
+export const EXPORT_BATCH_BYTES = 1024 * 1024;
 
 const SUMMARY_COLUMNS = [
   'request_id',
+  'seq',
   'started_at',
   'endpoint',
   'mode',
@@ -79,9 +95,11 @@ function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAccess): 
   return restricted;
 }
 
-function after<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O> {
-  if (cursor === undefined) return query;
-  return query.where((eb) =>
+/** Records written before the write sequence, after a cursor into them (ordered by start time). */
+function afterLegacy<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O> {
+  const legacy = query.where('seq', 'is', null);
+  if (cursor === undefined || !('startedAt' in cursor)) return legacy;
+  return legacy.where((eb) =>
     eb.or([
       eb('started_at', '<', cursor.startedAt),
       eb.and([eb('started_at', '=', cursor.startedAt), eb('request_id', '<', cursor.requestId)]),
@@ -89,17 +107,38 @@ function after<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O
   );
 }
 
+function cursorOf(row: LogSummaryRow): LogCursor {
+  return row.seq === null ? { startedAt: row.started_at, requestId: row.request_id } : { seq: Number(row.seq) };
+}
+
 // insertValues reads them again, in this order: a column added here goes there too (a test
 // writes and reads back every column).
-const ALL_COLUMNS = [...SUMMARY_COLUMNS, 'request_payload', 'response_payload', 'detail'] as const;
+const ALL_COLUMNS = [...SUMMARY_COLUMNS, 'payloads', 'payloads_omitted', 'detail'] as const;
+
+/** A row ready to insert: its payloads compressed (their stored size is what the totals count). */
+interface PackedRow {
+  row: RequestLogRow;
+  payloads: Buffer | null;
+}
+
+function packRow(row: RequestLogRow): PackedRow {
+  return { row, payloads: packPayloads(row.request_payload, row.response_payload) };
+}
+
+function payloadBytes(rows: readonly PackedRow[]): number {
+  let bytes = 0;
+  for (const { payloads } of rows) bytes += payloads?.length ?? 0;
+  return bytes;
+}
 
 /**
  * A row's values in the order of ALL_COLUMNS, each read by its name: read in a loop over the
  * names, every read is a megamorphic lookup (5–18 % of the insert, microbenchmark).
  */
-function insertValues(row: RequestLogRow): unknown[] {
+function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
   return [
     row.request_id,
+    seq,
     row.started_at,
     row.endpoint,
     row.mode ?? null,
@@ -125,11 +164,21 @@ function insertValues(row: RequestLogRow): unknown[] {
     row.cost_flag ?? null,
     row.media ?? null,
     row.provider_request_id ?? null,
-    row.request_payload ?? null,
-    row.response_payload ?? null,
+    payloads,
+    row.payloads_omitted ?? null,
     row.detail ?? null,
   ];
 }
+
+/**
+ * Hands out `count` write sequence numbers and counts the records and payload bytes about to
+ * be written; returns the last number. The totals row stays locked until the transaction
+ * commits, so sequence order is commit order across every instance: a reader that saw
+ * sequence n never sees a smaller one appear later, and a cursor cannot skip a record.
+ */
+const RESERVE_SEQUENCE = 'update request_log_totals set last_seq = last_seq + ?, records = records + ?, payload_bytes = payload_bytes + ? where id = 1 returning last_seq';
+/** Takes back the counts of rows that were already stored (a batch written twice). */
+const UNCOUNT = 'update request_log_totals set records = records - ?, payload_bytes = payload_bytes - ? where id = 1';
 
 /** Writes a batch of rows in one transaction; a row whose id is already stored is left out. */
 type BatchInsert = (rows: readonly RequestLogRow[]) => void | Promise<void>;
@@ -148,9 +197,19 @@ function insertText(rows: number, placeholder: (position: number) => string): st
  */
 function sqliteInsert(sqlite: SqliteDatabase.Database): BatchInsert {
   const statement = sqlite.prepare(insertText(1, () => '?'));
-  return sqlite.transaction((rows: readonly RequestLogRow[]) => {
-    for (const row of rows) statement.run(...insertValues(row));
+  const reserve = sqlite.prepare<[number, number, number], { last_seq: number }>(RESERVE_SEQUENCE);
+  const uncount = sqlite.prepare(UNCOUNT);
+  const write = sqlite.transaction((rows: readonly RequestLogRow[]) => {
+    const packed = rows.map(packRow);
+    const last = reserve.get(packed.length, packed.length, payloadBytes(packed))!.last_seq;
+    const skipped: PackedRow[] = [];
+    packed.forEach((row, index) => {
+      if (statement.run(...insertValues(row, last - packed.length + 1 + index)).changes === 0) skipped.push(row);
+    });
+    if (skipped.length > 0) uncount.run(skipped.length, payloadBytes(skipped));
   });
+  // IMMEDIATE: the write lock from the start, so the sequence read is the one committed.
+  return (rows) => write.immediate(rows);
 }
 
 /**
@@ -163,29 +222,36 @@ const PG_STATEMENT_ROWS = [100, 10, 1] as const;
 /**
  * PostgreSQL batch insert through named prepared statements, parsed once per connection:
  * building a many-row INSERT through the query builder for every batch cost about twice the
- * CPU per row (~15 against ~7 µs), and so did sending the same text unnamed each time.
+ * CPU per row (~15 against ~7 µs), and so did sending the same text unnamed each time. One
+ * transaction per batch: the write sequence is handed out under the totals row's lock.
  */
 function pgInsert(pool: PgPool): BatchInsert {
-  const statements = PG_STATEMENT_ROWS.map((size) => ({ size, name: `modelgate_request_logs_insert_${size}`, text: insertText(size, (position) => `$${position}`) }));
+  const statements = PG_STATEMENT_ROWS.map((size) => ({
+    size,
+    name: `modelgate_request_logs_insert_${size}`,
+    text: `${insertText(size, (position) => `$${position}`)} returning request_id`,
+  }));
   return async (rows) => {
-    const queries: { name: string; text: string; values: unknown[] }[] = [];
-    let start = 0;
-    for (const { size, name, text } of statements) {
-      for (; rows.length - start >= size; start += size) {
-        const values: unknown[] = [];
-        for (let index = start; index < start + size; index += 1) values.push(...insertValues(rows[index]!));
-        queries.push({ name, text, values });
-      }
-    }
-    if (queries.length === 1) {
-      await pool.query(queries[0]!);
-      return;
-    }
+    const packed = rows.map(packRow);
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('begin');
-      for (const query of queries) await client.query(query);
+      // One round trip: every number is computed here, so it can be written into the text.
+      const reserve = RESERVE_SEQUENCE.replace('?', String(packed.length)).replace('?', String(packed.length)).replace('?', String(payloadBytes(packed)));
+      const [, reserved] = (await client.query(`begin; ${reserve}`)) as unknown as [unknown, { rows: { last_seq: number }[] }];
+      let seq = Number(reserved.rows[0]!.last_seq) - packed.length + 1;
+      const inserted = new Set<string>();
+      let start = 0;
+      for (const { size, name, text } of statements) {
+        for (; packed.length - start >= size; start += size) {
+          const values: unknown[] = [];
+          for (let index = start; index < start + size; index += 1) values.push(...insertValues(packed[index]!, seq++));
+          const result = await client.query<{ request_id: string }>({ name, text, values });
+          for (const { request_id } of result.rows) inserted.add(request_id);
+        }
+      }
+      const skipped = packed.filter(({ row }) => !inserted.has(row.request_id));
+      if (skipped.length > 0) await client.query(UNCOUNT.replace('?', '$1').replace('?', '$2'), [skipped.length, payloadBytes(skipped)]);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback').catch((rollbackError: Error) => {
@@ -222,6 +288,23 @@ function batchInsert(storage: Pick<Storage, 'sqlite' | 'pg'>): BatchInsert {
   throw new Error('the request log needs SQLite or PostgreSQL storage');
 }
 
+/** `PRAGMA auto_vacuum` of a database that gives free pages back on `incremental_vacuum`. */
+const SQLITE_INCREMENTAL_VACUUM = 2;
+/** A record's bytes beside its payloads, indexes included (docs/logging.md, "Size and retention"). */
+const SQLITE_RECORD_BYTES = 350;
+const POSTGRES_RECORD_BYTES = 450;
+
+/** The columns of a record in full beyond its summary. */
+const CONTENT_COLUMNS = ['payloads', 'request_payload', 'response_payload', 'payloads_omitted', 'detail'] as const;
+
+/** A record with its payloads as JSON text: decompressed, or as written before payloads were compressed. */
+function withPayloads(row: LogSummaryRow & Pick<Selectable<RequestLogsTable>, (typeof CONTENT_COLUMNS)[number]>): StoredLogRow {
+  const { payloads, ...rest } = row;
+  if (payloads === null) return rest;
+  const unpacked = unpackPayloads(payloads);
+  return { ...rest, request_payload: unpacked.request, response_payload: unpacked.response };
+}
+
 /** Usage groups in ascending order (days by number, ids by code unit), no key or model last. */
 function compareGroups(a: string | number | null, b: string | number | null): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
@@ -231,12 +314,19 @@ function compareGroups(a: string | number | null, b: string | number | null): nu
 /** The request log in the database: batch writes, queries, aggregates and retention. */
 export class LogStore {
   private readonly db: Kysely<Database>;
+  private readonly sqlite: SqliteDatabase.Database | undefined;
   private readonly insert: BatchInsert;
+  readonly kind: 'sqlite' | 'postgres';
+  /** Bytes a record takes beside its payloads, indexes included, on this database (measured: docs/logging.md). */
+  readonly recordOverheadBytes: number;
 
   /** Queries go through the query builder; batch writes through the driver behind it (sqlite or pg), prepared. */
   constructor(storage: Pick<Storage, 'db' | 'sqlite' | 'pg'>) {
     this.db = storage.db;
+    this.sqlite = storage.sqlite;
     this.insert = batchInsert(storage);
+    this.kind = storage.sqlite !== undefined ? 'sqlite' : 'postgres';
+    this.recordOverheadBytes = this.kind === 'sqlite' ? SQLITE_RECORD_BYTES : POSTGRES_RECORD_BYTES;
   }
 
   /**
@@ -266,43 +356,103 @@ export class LogStore {
     return refused;
   }
 
-  /** Newest first, one page: rows and the cursor of the next page (null on the last). */
+  /**
+   * Newest written first, one page: rows and the cursor of the next page (null on the last).
+   * Ordered by write sequence, which only grows: a record written after a page was read is
+   * above it (the next poll of the first page shows it), never below the cursor. Records
+   * written before the sequence existed follow, by start time.
+   */
   async list(
     filter: LogFilter,
     access: LogAccess,
     pageSize: number,
     cursor?: LogCursor,
   ): Promise<{ rows: LogSummaryRow[]; next: LogCursor | null }> {
-    const rows = await after(restrict(this.db.selectFrom('request_logs').select(SUMMARY_COLUMNS), filter, access), cursor)
-      .orderBy('started_at', 'desc')
-      .orderBy('request_id', 'desc')
-      .limit(pageSize + 1)
-      .execute();
+    const summaries = () => restrict(this.db.selectFrom('request_logs').select(SUMMARY_COLUMNS), filter, access);
+    const rows: LogSummaryRow[] = [];
+    if (cursor === undefined || 'seq' in cursor) {
+      let sequenced = summaries().where('seq', 'is not', null);
+      if (cursor !== undefined) sequenced = sequenced.where('seq', '<', cursor.seq);
+      rows.push(...(await sequenced.orderBy('seq', 'desc').limit(pageSize + 1).execute()));
+    }
+    if (rows.length <= pageSize) {
+      const legacy = await afterLegacy(summaries(), cursor)
+        .orderBy('started_at', 'desc')
+        .orderBy('request_id', 'desc')
+        .limit(pageSize + 1 - rows.length)
+        .execute();
+      rows.push(...legacy);
+    }
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
-    const next = rows.length > pageSize && last !== undefined ? { startedAt: last.started_at, requestId: last.request_id } : null;
-    return { rows: page, next };
+    return { rows: page, next: rows.length > pageSize && last !== undefined ? cursorOf(last) : null };
   }
 
   async get(requestId: string, access: LogAccess): Promise<StoredLogRow | undefined> {
-    return restrict(this.db.selectFrom('request_logs').selectAll(), {}, access)
+    const row = await restrict(this.db.selectFrom('request_logs').select([...SUMMARY_COLUMNS, ...CONTENT_COLUMNS]), {}, access)
       .where('request_id', '=', requestId)
       .executeTakeFirst();
+    return row === undefined ? undefined : withPayloads(row);
   }
 
-  /** Every matching row with payloads, newest first, read page by page (constant memory). */
+  /**
+   * Every matching row with payloads, in the list's order. Pages of summaries, then the
+   * payloads of as many records as fit in EXPORT_BATCH_BYTES as stored, decompressed one
+   * record at a time as it is read: memory stays bounded whatever the export's size.
+   */
   async *export(filter: LogFilter, access: LogAccess): AsyncGenerator<StoredLogRow> {
     let cursor: LogCursor | undefined;
-    for (;;) {
-      const rows = await after(restrict(this.db.selectFrom('request_logs').selectAll(), filter, access), cursor)
-        .orderBy('started_at', 'desc')
-        .orderBy('request_id', 'desc')
-        .limit(EXPORT_PAGE_SIZE)
-        .execute();
-      yield* rows;
-      const last = rows[rows.length - 1];
-      if (rows.length < EXPORT_PAGE_SIZE || last === undefined) return;
-      cursor = { startedAt: last.started_at, requestId: last.request_id };
+    do {
+      const { rows, next } = await this.list(filter, access, EXPORT_PAGE_SIZE, cursor);
+      const sizes = await this.storedSizes(rows.map((row) => row.request_id));
+      let batch: LogSummaryRow[] = [];
+      let bytes = 0;
+      for (const row of rows) {
+        const size = sizes.get(row.request_id) ?? 0;
+        if (batch.length > 0 && bytes + size > EXPORT_BATCH_BYTES) {
+          yield* this.withContents(batch);
+          batch = [];
+          bytes = 0;
+        }
+        batch.push(row);
+        bytes += size;
+      }
+      if (batch.length > 0) yield* this.withContents(batch);
+      cursor = next ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** Stored bytes of each record's payloads and detail (read from the row headers, not the values). */
+  private async storedSizes(requestIds: readonly string[]): Promise<Map<string, number>> {
+    if (requestIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('request_logs')
+      .select([
+        'request_id',
+        sql<number>`coalesce(length(payloads), 0) + coalesce(length(request_payload), 0) + coalesce(length(response_payload), 0) + coalesce(length(detail), 0)`.as(
+          'bytes',
+        ),
+      ])
+      .where('request_id', 'in', requestIds)
+      .execute();
+    return new Map(rows.map((row) => [row.request_id, Number(row.bytes)]));
+  }
+
+  private async *withContents(batch: readonly LogSummaryRow[]): AsyncGenerator<StoredLogRow> {
+    const contents = await this.db
+      .selectFrom('request_logs')
+      .select(['request_id', ...CONTENT_COLUMNS])
+      .where(
+        'request_id',
+        'in',
+        batch.map((row) => row.request_id),
+      )
+      .execute();
+    const byId = new Map(contents.map((content) => [content.request_id, content]));
+    for (const row of batch) {
+      const content = byId.get(row.request_id);
+      // A record deleted by retention between the two reads is left out.
+      if (content !== undefined) yield withPayloads({ ...row, ...content });
     }
   }
 
@@ -354,6 +504,75 @@ export class LogStore {
       )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /** What the log holds: its counts (no scan) and the bytes the database takes on disk. */
+  async size(): Promise<LogStoreSize> {
+    const totals = await this.db.selectFrom('request_log_totals').select(['records', 'payload_bytes']).where('id', '=', 1).executeTakeFirstOrThrow();
+    let databaseBytes: number;
+    if (this.sqlite !== undefined) {
+      const pages = this.sqlite.pragma('page_count', { simple: true }) as number;
+      databaseBytes = pages * (this.sqlite.pragma('page_size', { simple: true }) as number);
+    } else {
+      const { rows } = await sql<{ bytes: number }>`select pg_total_relation_size('request_logs') as bytes`.execute(this.db);
+      databaseBytes = Number(rows[0]?.bytes ?? 0);
+    }
+    return { records: Number(totals.records), payloadBytes: Number(totals.payload_bytes), databaseBytes };
+  }
+
+  /**
+   * Drops the payloads of up to `batchSize` of the oldest records that still have them (the
+   * size cap): the records stay, marked `size_cap`. Returns how many. The totals row keeps
+   * where the dropped records end, so the next batch does not walk past them again.
+   */
+  async dropOldestPayloads(batchSize: number): Promise<number> {
+    const { payloads_from_seq: from } = await this.db.selectFrom('request_log_totals').select('payloads_from_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+    const oldest = await this.db
+      .selectFrom('request_logs')
+      .select('seq')
+      .where('seq', '>=', Number(from))
+      .where('payloads', 'is not', null)
+      .orderBy('seq')
+      .limit(batchSize)
+      .execute();
+    const last = oldest.at(-1)?.seq;
+    if (last === undefined || last === null) return 0;
+    const result = await this.db
+      .updateTable('request_logs')
+      .set({ payloads: null, payloads_omitted: 'size_cap' })
+      .where('seq', '>=', Number(from))
+      .where('seq', '<=', Number(last))
+      .where('payloads', 'is not', null)
+      .executeTakeFirst();
+    const next = Number(last) + 1;
+    // Another instance may have gone further meanwhile: the horizon only moves forward.
+    await sql`update request_log_totals set payloads_from_seq = case when payloads_from_seq > ${next} then payloads_from_seq else ${next} end where id = 1`.execute(this.db);
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Deletes up to `batchSize` of the oldest sequenced records (the size cap, once no payload is left to drop). */
+  async deleteOldestRecords(batchSize: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('request_logs')
+      .where('seq', 'in', (eb) => eb.selectFrom('request_logs').select('seq').where('seq', 'is not', null).orderBy('seq').limit(batchSize))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
+   * SQLite: gives up to `maxPages` free pages back to the file system; returns whether free
+   * pages remain. Only a database in incremental auto-vacuum mode can (docs/logging.md);
+   * PostgreSQL reuses freed space for new rows instead, and returns false.
+   */
+  reclaimFreePages(maxPages: number): boolean {
+    if (this.sqlite === undefined || !this.reclaimsFreePages()) return false;
+    this.sqlite.pragma(`incremental_vacuum(${Math.floor(maxPages)})`);
+    return (this.sqlite.pragma('freelist_count', { simple: true }) as number) > 0;
+  }
+
+  /** Whether deleted rows' pages go back to the file system (SQLite in incremental auto-vacuum mode). */
+  reclaimsFreePages(): boolean {
+    return this.sqlite !== undefined && this.sqlite.pragma('auto_vacuum', { simple: true }) === SQLITE_INCREMENTAL_VACUUM;
   }
 
   /** Tokens of the current UTC day and cost of the current UTC month, per key (limiter seeds). */

@@ -23,6 +23,8 @@ export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
 export interface LogDetailView extends LogSummaryView {
   request_payload: unknown;
   response_payload: unknown;
+  /** Why the payloads are missing although payload logging was on: `queue_bytes` (shed while the log queue was full), `size_cap` (dropped by the log's size cap). */
+  payloads_omitted: string | null;
   detail: Record<string, unknown> | null;
 }
 
@@ -67,6 +69,7 @@ export function toDetailView(row: StoredLogRow): LogDetailView {
     ...toSummaryView(row),
     request_payload: parseJsonColumn(row.request_payload),
     response_payload: parseJsonColumn(row.response_payload),
+    payloads_omitted: row.payloads_omitted,
     detail: parseJsonColumn<Record<string, unknown>>(row.detail),
   };
 }

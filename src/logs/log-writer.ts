@@ -8,6 +8,11 @@ export interface LogWriterOptions {
   batchSize: number;
   /** Longest time a row waits before its batch is written. */
   flushIntervalMs: number;
+  /**
+   * Characters of payload, detail and media text the queue may hold (none: no bound beyond
+   * queueSize). Past it, payloads are shed (oldest queued first) before any record is dropped.
+   */
+  queueMaxBytes?: number;
 }
 
 /** Where batches go: one transaction per batch. */
@@ -19,12 +24,34 @@ export interface LogSink {
 /** What the writer reports to metrics. */
 export interface LogWriterEvents {
   rowsDropped(count: number): void;
+  payloadsShed(count: number): void;
   rowsRefused(count: number): void;
   batchWritten(rows: number, seconds: number): void;
   batchFailed(): void;
 }
 
 const MAX_RETRY_DELAY_MS = 5_000;
+/** What a record takes in the queue beside its payload, detail and media text (its other fields), counted toward queueMaxBytes. */
+const RECORD_OVERHEAD_BYTES = 512;
+
+function queuedBytes(row: RequestLogRow): number {
+  return (
+    RECORD_OVERHEAD_BYTES +
+    (row.request_payload?.length ?? 0) +
+    (row.response_payload?.length ?? 0) +
+    (row.detail?.length ?? 0) +
+    (row.media?.length ?? 0)
+  );
+}
+
+function hasPayloads(row: RequestLogRow): boolean {
+  return (row.request_payload ?? null) !== null || (row.response_payload ?? null) !== null;
+}
+
+/** The record without its payloads, marked as shed. */
+function shed(row: RequestLogRow): RequestLogRow {
+  return { ...row, request_payload: null, response_payload: null, payloads_omitted: 'queue_bytes' };
+}
 const DROP_WARNING_INTERVAL_MS = 10_000;
 /** Attempts of the final flush at shutdown before the remaining rows are given up (and logged). */
 const SHUTDOWN_ATTEMPTS = 3;
@@ -37,6 +64,10 @@ const SHUTDOWN_ATTEMPTS = 3;
  */
 export class LogWriter {
   private queue: RequestLogRow[] = [];
+  /** queuedBytes of every queued row. */
+  private bytes = 0;
+  /** Queued rows before this index have no payloads left to shed. */
+  private shedFrom = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private failures = 0;
@@ -56,13 +87,32 @@ export class LogWriter {
     return this.queue.length;
   }
 
-  /** Queues a row; false when the queue is full and the row was dropped. */
+  /** Queued rows' payload, detail and media text, in characters (the metrics' queue bytes). */
+  get queuedBytes(): number {
+    return this.bytes;
+  }
+
+  /**
+   * Queues a row; false when the queue is full and the row was dropped. Past the byte bound,
+   * payloads are shed first: the queued rows' from the oldest, then this row's.
+   */
   push(row: RequestLogRow): boolean {
     if (this.queue.length >= this.options.queueSize) {
       this.dropped();
       return false;
     }
-    this.queue.push(row);
+    let queued = row;
+    if (!this.makeRoom(queuedBytes(queued)) && hasPayloads(queued)) {
+      queued = shed(queued);
+      this.events.payloadsShed(1);
+    }
+    const size = queuedBytes(queued);
+    if (!this.makeRoom(size)) {
+      this.dropped();
+      return false;
+    }
+    this.queue.push(queued);
+    this.bytes += size;
     if (this.closed) {
       // A request that ended after shutdown began: write it straight away.
       void this.writeNext();
@@ -114,6 +164,8 @@ export class LogWriter {
     if (this.writing !== undefined) return this.writing;
     if (this.queue.length === 0) return Promise.resolve();
     const batch = this.queue.splice(0, this.options.batchSize);
+    for (const row of batch) this.bytes -= queuedBytes(row);
+    this.shedFrom = Math.max(0, this.shedFrom - batch.length);
     this.writing = this.write(batch).finally(() => {
       this.writing = undefined;
       this.afterWrite();
@@ -157,6 +209,30 @@ export class LogWriter {
     const kept = batch.slice(batch.length - Math.min(room, batch.length));
     if (kept.length < batch.length) this.dropped(batch.length - kept.length);
     this.queue = [...kept, ...this.queue];
+    for (const row of kept) this.bytes += queuedBytes(row);
+    this.shedFrom = 0;
+    this.makeRoom(0);
+  }
+
+  /**
+   * Sheds the payloads of queued rows, oldest first, until `size` more fits in the byte
+   * bound; false when it still does not (every queued payload is shed).
+   */
+  private makeRoom(size: number): boolean {
+    const limit = this.options.queueMaxBytes ?? Number.POSITIVE_INFINITY;
+    let shedCount = 0;
+    while (this.bytes + size > limit && this.shedFrom < this.queue.length) {
+      const row = this.queue[this.shedFrom]!;
+      if (hasPayloads(row)) {
+        const kept = shed(row);
+        this.bytes += queuedBytes(kept) - queuedBytes(row);
+        this.queue[this.shedFrom] = kept;
+        shedCount += 1;
+      }
+      this.shedFrom += 1;
+    }
+    if (shedCount > 0) this.events.payloadsShed(shedCount);
+    return this.bytes + size <= limit;
   }
 
   private dropped(count = 1): void {

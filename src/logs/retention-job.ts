@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicTask } from './periodic-task.js';
 
 export interface RetentionStore {
   deleteOlderThan(cutoff: number, batchSize: number): Promise<number>;
@@ -26,9 +27,7 @@ const DAY_MS = 86_400_000;
  * Several instances may run it at once: each batch deletes what is still there.
  */
 export class RetentionJob {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopping = false;
+  private readonly task = new PeriodicTask(() => this.deleteExpired(Date.now()));
 
   constructor(
     private readonly store: RetentionStore,
@@ -38,33 +37,20 @@ export class RetentionJob {
 
   start(): void {
     if (this.options.retentionDays === 0) return;
-    const tick = (delay: number) => {
-      this.timer = setTimeout(() => {
-        void this.runOnce().finally(() => {
-          if (!this.stopping) tick(this.options.intervalMs);
-        });
-      }, delay);
-      this.timer.unref();
-    };
-    tick(this.options.firstRunDelayMs);
+    this.task.start(this.options.firstRunDelayMs, this.options.intervalMs);
   }
 
   /** One pass: deletes batch after batch until no expired row is left; returns the count. */
   runOnce(now: number = Date.now()): Promise<number> {
-    this.running ??= this.deleteExpired(now).finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.run(() => this.deleteExpired(now));
   }
 
   private get rows(): string {
     return this.options.rows ?? 'request log rows';
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   private async deleteExpired(now: number): Promise<number> {
@@ -75,7 +61,7 @@ export class RetentionJob {
       for (;;) {
         const deleted = await this.store.deleteOlderThan(cutoff, this.options.batchSize);
         total += deleted;
-        if (deleted < this.options.batchSize || this.stopping) break;
+        if (deleted < this.options.batchSize || this.task.stopping) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {

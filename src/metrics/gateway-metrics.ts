@@ -22,6 +22,9 @@ export interface UpstreamObservation {
 /** Read at scrape time from the services that own them. */
 export interface MetricSources {
   logQueueDepth: () => number;
+  logQueueBytes: () => number;
+  /** The request log's size as last measured (every minute); null before the first measure. */
+  logStore: () => { databaseBytes: number; payloadBytes: number; records: number } | null;
   limiter: () => LimiterState;
 }
 
@@ -56,6 +59,8 @@ export class GatewayMetrics {
   private gather: (() => Promise<string>) | undefined;
   private sources: MetricSources = {
     logQueueDepth: () => 0,
+    logQueueBytes: () => 0,
+    logStore: () => null,
     limiter: () => ({ backend: 'memory', fallbackActive: false, fallbackAdmissions: 0 }),
   };
 
@@ -93,6 +98,9 @@ export class GatewayMetrics {
   private readonly logRowsDropped = this.registry.register(
     new Counter('modelgate_log_records_dropped_total', 'Request log records dropped because the queue was full.'),
   );
+  private readonly logPayloadsShed = this.registry.register(
+    new Counter('modelgate_log_payloads_shed_total', 'Request log records whose payloads were shed because the queue held logs.queueMaxBytes (the records were kept).'),
+  );
   private readonly logRowsRefused = this.registry.register(
     new Counter('modelgate_log_records_refused_total', 'Request log records the database refused for their data (left out; their request ids are in the process log).'),
   );
@@ -107,6 +115,26 @@ export class GatewayMetrics {
   constructor() {
     this.registry.register(
       new Gauge('modelgate_log_queue_depth', 'Request log records waiting to be written.', () => this.sources.logQueueDepth()),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_queue_bytes', 'Payload, detail and media characters of the request log records waiting to be written.', () =>
+        this.sources.logQueueBytes(),
+      ),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_store_bytes', 'Bytes the request log takes on disk (SQLite: the database file; PostgreSQL: request_logs with indexes and TOAST), measured every minute.', () =>
+        this.sources.logStore()?.databaseBytes ?? 0,
+      ),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_store_payload_bytes', 'Compressed payload bytes of the request log records written since the write sequence.', () =>
+        this.sources.logStore()?.payloadBytes ?? 0,
+      ),
+    );
+    this.registry.register(
+      new Gauge('modelgate_log_store_records', 'Request log records written since the write sequence (older ones are not counted).', () =>
+        this.sources.logStore()?.records ?? 0,
+      ),
     );
     this.registry.register(
       new Gauge('modelgate_limiter_redis_fallback', '1 while Redis is unreachable and limits use per-instance counters.', () =>
@@ -168,6 +196,7 @@ export class GatewayMetrics {
   /** Events of the request log writer. */
   readonly logWriter = {
     rowsDropped: (count: number) => this.logRowsDropped.inc({}, count),
+    payloadsShed: (count: number) => this.logPayloadsShed.inc({}, count),
     rowsRefused: (count: number) => this.logRowsRefused.inc({}, count),
     batchWritten: (rows: number, seconds: number) => {
       this.logRowsWritten.inc({}, rows);

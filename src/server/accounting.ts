@@ -2,12 +2,16 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
 import { ConversationStore } from '../agents/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
-import { LogStore, LogWriter, RETENTION_DEFAULTS, RetentionJob, type RetentionStore } from '../logs/index.js';
+import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob, SIZE_CAP_DEFAULTS, SizeCapJob, type RetentionStore } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
 import type { Storage } from '../storage/index.js';
 
+/** Client addresses whose refused unauthenticated requests are summarised apart per interval (~1 KB each). */
+const REFUSAL_ADDRESSES = 10_000;
+const MIB = 1024 * 1024;
+
 export interface Accounting {
-  readonly logs: { readonly store: LogStore; readonly writer: LogWriter };
+  readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly limits: Limiter;
   readonly metrics: GatewayMetrics;
 }
@@ -27,6 +31,9 @@ export async function startAccounting(
   const store = new LogStore(storage);
   const writer = new LogWriter(store, config.logs, logger, metrics.logWriter);
   onShutdown(() => writer.close());
+  const refusals = new RefusalSummary((row) => writer.push(row), { intervalMs: config.logs.unauthenticatedSummaryMs, maxAddresses: REFUSAL_ADDRESSES });
+  // Registered after the writer's close, so it runs before it: the summaries are written too.
+  onShutdown(async () => refusals.close());
 
   const limits = await createLimiter(
     { redisUrl: config.redisUrl, redisKeyPrefix: config.limits.redisKeyPrefix, redisCommandTimeoutMs: config.limits.redisCommandTimeoutMs },
@@ -44,6 +51,10 @@ export async function startAccounting(
   // Conversation history holds what callers and models wrote, as payloads do: kept as long.
   retain(new ConversationStore(storage.db), 'agent conversation messages');
 
-  metrics.watch({ logQueueDepth: () => writer.depth, limiter: () => limits.state() });
-  return { logs: { store, writer }, limits, metrics };
+  const sizeCap = new SizeCapJob(store, { maxBytes: config.logs.maxSizeMb * MIB, ...SIZE_CAP_DEFAULTS }, logger);
+  sizeCap.start();
+  onShutdown(() => sizeCap.stop());
+
+  metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, logStore: () => sizeCap.latest, limiter: () => limits.state() });
+  return { logs: { store, writer, refusals, sizeCap }, limits, metrics };
 }

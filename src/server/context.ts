@@ -5,7 +5,7 @@ import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
-import type { LogStore, LogWriter } from '../logs/index.js';
+import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 
 /**
@@ -22,7 +22,7 @@ export interface GatewayContext {
   readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
   readonly limits: Limiter;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
-  readonly logs: { readonly store: LogStore; readonly writer: LogWriter };
+  readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly metrics: GatewayMetrics;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */
   readonly onShutdown: (task: () => Promise<void>) => void;

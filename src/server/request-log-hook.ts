@@ -11,6 +11,8 @@ import { toGatewayError } from './error-mapping.js';
 
 /** nginx's status for "the client closed the connection before the response ended". */
 const CLIENT_CLOSED_REQUEST = 499;
+/** A request refused for its missing or unknown key: summarised per client address (RefusalSummary). */
+const UNAUTHORIZED = 401;
 const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'daily_token_cap_exceeded', 'monthly_cost_cap_exceeded']);
 
 declare module 'fastify' {
@@ -117,8 +119,11 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
             });
       settle(record, cost, status, aborted);
       observe(record, status, latencyMs, cost);
+      const caller = callerOf(request);
       const providerRequestIds = context.providers.requestIds.take(record.requestId);
-      context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost, providerRequestIds }, entryOptions));
+      const row = toLogRow({ record, caller, status, latencyMs, cost, providerRequestIds }, entryOptions);
+      if (status === UNAUTHORIZED && caller.keyId === null) context.logs.refusals.add(request.ip, row);
+      else context.logs.writer.push(row);
     } catch (error) {
       logger.error({ err: error, requestId: request.id }, 'could not log a request');
     }

@@ -59,6 +59,10 @@ function openSqlite(options: StorageOptions): SqliteDatabase.Database {
   const file = join(options.dataDir, options.sqliteFile ?? 'modelgate.db');
   const sqlite = new SqliteDatabase(file);
   chmodSync(file, 0o600); // holds key hashes and request payloads
+  // Lets the request log's retention give freed pages back to the file system (incremental_vacuum
+  // after deletes). Takes effect only in a database that has no table yet: an older file keeps
+  // its mode until a one-time VACUUM (docs/logging.md).
+  sqlite.pragma('auto_vacuum = INCREMENTAL');
   // WAL lets several processes (serve --workers N, the CLI) open the same file.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

@@ -187,6 +187,27 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('api_keys').alterColumn('monthly_cost_cap_usd', (column) => column.setDataType('double precision')).execute();
       },
     },
+    '0012-logs-write-sequence-and-compressed-payloads': {
+      async up(db: Kysely<unknown>) {
+        // Existing rows keep their text payloads and get no sequence: rewriting a log table of
+        // any size at start-up would hold the gateway down for as long as it took.
+        await db.schema.alterTable('request_logs').addColumn('seq', 'bigint').execute();
+        await db.schema.alterTable('request_logs').addColumn('payloads', kind === 'postgres' ? 'bytea' : 'blob').execute();
+        await db.schema.alterTable('request_logs').addColumn('payloads_omitted', 'text').execute();
+        await db.schema.createIndex('request_logs_seq').unique().on('request_logs').column('seq').execute();
+        await db.schema
+          .createTable('request_log_totals')
+          .addColumn('id', 'integer', (c) => c.primaryKey())
+          .addColumn('last_seq', 'bigint', (c) => c.notNull())
+          .addColumn('records', 'bigint', (c) => c.notNull())
+          .addColumn('payload_bytes', 'bigint', (c) => c.notNull())
+          .addColumn('payloads_from_seq', 'bigint', (c) => c.notNull())
+          .execute();
+        await sql`insert into request_log_totals (id, last_seq, records, payload_bytes, payloads_from_seq) values (1, 0, 0, 0, 0)`.execute(db);
+        if (kind === 'postgres') await countWithStatementTriggers(db);
+        else await countWithRowTriggers(db);
+      },
+    },
     '0013-pricing-provider-request-id': {
       async up(db: Kysely<unknown>) {
         // The vendors' own ids of a request's provider calls, for their support.
@@ -202,6 +223,45 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
   };
 }
 
+/**
+ * SQLite: row triggers keep request_log_totals' counts on every delete and payload change
+ * (retention, the size cap, an operator's own statement). Inserts count in the writer's
+ * transaction, which also hands out the write sequence.
+ */
+async function countWithRowTriggers(db: Kysely<unknown>): Promise<void> {
+  await sql`create trigger request_logs_counted_delete after delete on request_logs when old.seq is not null begin
+    update request_log_totals set records = records - 1, payload_bytes = payload_bytes - coalesce(length(old.payloads), 0) where id = 1;
+  end`.execute(db);
+  await sql`create trigger request_logs_counted_update after update of payloads on request_logs when old.seq is not null begin
+    update request_log_totals set payload_bytes = payload_bytes - coalesce(length(old.payloads), 0) + coalesce(length(new.payloads), 0) where id = 1;
+  end`.execute(db);
+}
+
+/** PostgreSQL: the same counts, one update per statement (a row trigger would update the totals row once per row). */
+async function countWithStatementTriggers(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table request_logs alter column payloads set storage external`.execute(db); // compressed already
+  await sql`create function request_logs_counted_delete() returns trigger language plpgsql as $$
+    begin
+      update request_log_totals set
+        records = records - (select count(*) from gone where seq is not null),
+        payload_bytes = payload_bytes - (select coalesce(sum(octet_length(payloads)), 0) from gone where seq is not null)
+      where id = 1;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger request_logs_counted_delete after delete on request_logs
+    referencing old table as gone for each statement execute function request_logs_counted_delete()`.execute(db);
+  await sql`create function request_logs_counted_update() returns trigger language plpgsql as $$
+    begin
+      update request_log_totals set payload_bytes = payload_bytes
+        - (select coalesce(sum(octet_length(payloads)), 0) from old_rows where seq is not null)
+        + (select coalesce(sum(octet_length(payloads)), 0) from new_rows where seq is not null)
+      where id = 1;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger request_logs_counted_update after update on request_logs
+    referencing old table as old_rows new table as new_rows for each statement execute function request_logs_counted_update()`.execute(db);
+}
+
 class InCodeMigrations implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
 
@@ -211,7 +271,9 @@ class InCodeMigrations implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Kysely<unknown>, kind: StorageKind): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrations(kind) });
+  // Branches developed side by side each append under their own number: a database may have run
+  // a later-numbered one before an earlier one arrives.
+  const migrator = new Migrator({ db, provider: new InCodeMigrations(kind), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error !== undefined || failed !== undefined) {

@@ -63,11 +63,34 @@ export interface RequestLogsTable {
   media: string | null;
   /** The providers' own ids of the request's calls (x-request-id, request-id, responseId), space-separated in call order. */
   provider_request_id: string | null;
-  /** JSON, redacted; null when payload retention is off. */
+  /** JSON, redacted: records written before payloads were compressed (new records use `payloads`). */
   request_payload: string | null;
   response_payload: string | null;
   /** JSON: upstream detail, error message, extra facts (admin API only). */
   detail: string | null;
+  /**
+   * Write sequence: assigned in commit order when the record is written (src/logs/log-store.ts),
+   * the order of the list and its cursor. Null for records written before it existed.
+   */
+  seq: number | null;
+  /** Both payloads, redacted, compressed (src/logs/payload-codec.ts); null when none is kept. */
+  payloads: Buffer | null;
+  /** Why a record's payloads are missing: 'queue_bytes' (shed while the queue was full) or 'size_cap' (dropped by the size cap). */
+  payloads_omitted: string | null;
+}
+
+/**
+ * One row (id 1) counting the sequenced request-log records: the last write sequence handed
+ * out, and the records and stored payload bytes (triggers keep the counts on every delete and
+ * update). Records written before the write sequence are not counted.
+ */
+export interface RequestLogTotalsTable {
+  id: number;
+  last_seq: number;
+  records: number;
+  payload_bytes: number;
+  /** The size cap has dropped the payloads of every record before this sequence. */
+  payloads_from_seq: number;
 }
 
 /** A published agent, addressed by its slug (unique across projects: it is the run URL). */
@@ -179,6 +202,7 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   request_logs: RequestLogsTable;
+  request_log_totals: RequestLogTotalsTable;
   agents: AgentsTable;
   agent_drafts: AgentDraftsTable;
   agent_versions: AgentVersionsTable;

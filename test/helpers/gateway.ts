@@ -110,6 +110,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many record shapes; each asserts what it reads
 export async function loggedRecord(gateway: TestGateway, requestId: string): Promise<any> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
+    // Refused unauthenticated requests after an address's first wait in a summary until the interval ends.
+    gateway.gateway.context.logs.refusals.flush();
     await gateway.gateway.context.logs.writer.flush();
     const found = await gateway.admin('GET', `/admin/v1/logs/${requestId}`);
     if (found.status === 200) return found.body;

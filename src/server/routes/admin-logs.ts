@@ -77,6 +77,25 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
     );
 
     admin.get(
+      '/logs/storage',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Size of the request log on disk, its counts and its size cap' } },
+      async () => {
+        const size = await store.size();
+        const maxBytes = context.config.logs.maxSizeMb * 1024 * 1024;
+        return {
+          object: 'log_storage' as const,
+          database: store.kind,
+          database_bytes: size.databaseBytes,
+          records: size.records,
+          payload_bytes: size.payloadBytes,
+          counted_bytes: size.payloadBytes + size.records * store.recordOverheadBytes,
+          max_bytes: maxBytes === 0 ? null : maxBytes,
+          reclaims_free_pages: store.kind === 'sqlite' ? store.reclaimsFreePages() : null,
+        };
+      },
+    );
+
+    admin.get(
       '/logs/:requestId',
       { schema: { ...ADMIN_SCHEMA, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
       async (request) => {
