@@ -380,9 +380,10 @@ describe('agent runtime: model calls against the key caps', () => {
     );
     // The provider holds every call it got until each run was either admitted (called it) or refused.
     while (h.provider.chatCalls.length + refused < 5) await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(h.provider.chatCalls.length, 2);
+    // Two reserve their estimate, the third the $0.0009 left; nothing is left for the other two.
+    assert.equal(h.provider.chatCalls.length, 3);
     release();
-    assert.deepEqual((await Promise.all(runs)).sort(), ['monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'ok', 'ok']);
+    assert.deepEqual((await Promise.all(runs)).sort(), ['monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'ok', 'ok', 'ok']);
     // Settled at the real cost (15 tokens ≈ $0.00002 each), the cap has room again.
     const after = await callMeter(limiter, principal).reserve({ tokens: 0, costUsd: 0.0049 });
     await after.settle({ tokens: 0, costUsd: 0 });
@@ -401,15 +402,17 @@ describe('agent runtime: model calls against the key caps', () => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       await assert.rejects(executeGraph(oneCall, text('hello'), [], failing.dependencies), rejectsWith('provider_error'));
     }
-    // image-gen costs $0.04 an image: two images fit the $0.05 cap once, not twice.
+    // image-gen costs $0.04 an image: the $0.05 cap admits one draw at its price, a second with
+    // the $0.01 left, and no third.
     const images = harness(undefined, { meter: callMeter(limiter, principal) });
     const draw = compile({
       version: 1, name: 'draw', entry: 'input',
       nodes: [{ id: 'input', type: 'input', next: 'img' }, { id: 'img', type: 'image', config: { model: 'image-gen', prompt: 'a cat', n: 1 }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{img.url}}' } }],
     });
     await executeGraph(draw, text('draw'), [], images.dependencies);
+    await executeGraph(draw, text('draw'), [], images.dependencies);
     await assert.rejects(executeGraph(draw, text('draw'), [], images.dependencies), rejectsWith('monthly_cost_cap_exceeded'));
-    assert.equal(images.provider.imageCalls.length, 1);
+    assert.equal(images.provider.imageCalls.length, 2);
   });
 });
 

@@ -112,7 +112,7 @@ describe('limits over HTTP', () => {
     }
   });
 
-  test('N concurrent requests against a nearly spent daily token cap: only what fits reaches the provider', async () => {
+  test('N concurrent requests against a nearly spent daily token cap: only what the unreserved remainder covers reaches the provider', async () => {
     const fake = await startOpenAIFake();
     const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
     try {
@@ -122,9 +122,10 @@ describe('limits over HTTP', () => {
       fake.server.on('POST /v1/chat/completions', (_request, response) => sendCompletion(response, { prompt: 6, completion: 4 }));
       await chat(gateway, probeKey);
       const estimate = estimates[0]!.tokens;
-      const fits = 3;
-      const key = await gateway.createKey({ dailyTokens: 10 + fits * estimate + estimate - 1 });
-      await chat(gateway, key); // spends 10 tokens: the cap now leaves room for `fits` reservations
+      const whole = 3;
+      const key = await gateway.createKey({ dailyTokens: 10 + whole * estimate + estimate - 1 });
+      await chat(gateway, key); // spends 10 tokens: the cap now leaves room for `whole` reservations and most of one more
+      const fits = whole + 1;
 
       // Upstream answers only once every request was either admitted (reached it) or refused.
       const held: ServerResponse[] = [];
@@ -185,8 +186,10 @@ describe('limits over HTTP', () => {
       const estimates = spyOnEstimates(first);
       const probe = await first.createKey();
       await chat(first, probe);
-      // 30 tokens spent leave no room for one more reservation; 20 spent still do.
-      const key = await first.createKey({ dailyTokens: 30 + estimates[0]!.tokens - 1 });
+      // A 30-token cap admits requests estimated far above it (no max_tokens) while some of it
+      // is left: three that use 10 each, then nothing.
+      assert.ok(estimates[0]!.tokens > 30);
+      const key = await first.createKey({ dailyTokens: 30 });
       const statuses = [];
       for (let i = 0; i < 4; i += 1) statuses.push((await chat(first, key)).status);
       assert.deepEqual(statuses, [200, 200, 200, 429]);

@@ -276,8 +276,14 @@ describe('POST /v1/chat/vetting', () => {
     assert.equal(drafter.calls.length, 0);
   });
 
-  test('a key over its daily token cap is refused before any provider call', async () => {
+  test('a daily token cap admits the loop while some of it is left, and refuses before any provider call once it is used up', async () => {
+    // 10 tokens: far less than the loop's estimate, which is reserved clamped to them.
     const capped = await gateway.createKey({ scopes: ['model:request'], dailyTokens: 10 });
+    const first = await post('/v1/chat/vetting', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 500 }, capped);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal((await tap.wait(first.requestId)).usage?.totalTokens, 43);
+    drafter.calls.length = 0;
+    // The loop used 43 tokens: nothing is left.
     const response = await post('/v1/chat/vetting', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 500 }, capped);
     assert.equal(response.status, 429);
     assert.equal(response.body.error.code, 'daily_token_cap_exceeded');

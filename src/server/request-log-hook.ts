@@ -70,8 +70,8 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     const admission = record.admission;
     if (admission === null) return;
     const unmeasuredWork = record.usage === null && (status < 400 || aborted);
-    const tokens = record.usage?.totalTokens ?? (unmeasuredWork ? admission.estimate.tokens : 0);
-    const costUsd = cost.microUsd !== null ? microToUsd(cost.microUsd) : unmeasuredWork ? admission.estimate.costUsd : null;
+    const tokens = record.usage?.totalTokens ?? (unmeasuredWork ? admission.reserved.tokens : 0);
+    const costUsd = cost.microUsd !== null ? microToUsd(cost.microUsd) : unmeasuredWork ? admission.reserved.costUsd : null;
     admission.settle({ tokens, costUsd }).catch((error: unknown) => logger.warn({ err: error }, 'settling a limit reservation failed'));
   };
 

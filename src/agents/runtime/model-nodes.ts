@@ -44,14 +44,14 @@ async function meteredCall<T>(context: ModelNodeContext, estimate: UsageEstimate
   try {
     result = await call();
   } catch (error) {
-    await reservation.settle(context.budget.signal.aborted ? estimate : { tokens: 0, costUsd: null });
+    await reservation.settle(context.budget.signal.aborted ? reservation.reserved : { tokens: 0, costUsd: null });
     throw callFailure(context, error);
   }
   const used = usageOf(result);
   context.recordUsage(used);
   await reservation.settle({
-    tokens: used.usage?.totalTokens ?? estimate.tokens,
-    costUsd: used.costMicroUsd !== null ? microToUsd(used.costMicroUsd) : used.usage === null ? estimate.costUsd : null,
+    tokens: used.usage?.totalTokens ?? reservation.reserved.tokens,
+    costUsd: used.costMicroUsd !== null ? microToUsd(used.costMicroUsd) : used.usage === null ? reservation.reserved.costUsd : null,
   });
   return result;
 }
