@@ -7,6 +7,7 @@ import type { HistoryMessage, RunLimits, RuntimeDependencies, Turn } from '../sr
 import { ProviderRegistry } from '../src/providers/index.js';
 import { callMeter, InMemoryLimiter, type CallMeter } from '../src/limits/index.js';
 import type { Principal } from '../src/keys/index.js';
+import { ModelCalls } from '../src/calls/index.js';
 import { GatewayError } from '../src/errors/index.js';
 import { toSafeValue, valueBytes } from '../src/agents/values.js';
 import { agentTestCatalog, graphEnvironment } from './helpers/agents.js';
@@ -41,13 +42,14 @@ function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; ac
   const provider = new ScriptedProvider(script, { acceptsRemoteImageUrls: options.acceptsRemoteImageUrls ?? true });
   const media = new MemoryMedia();
   const http = options.http ?? new RecordingHttp();
+  const catalog = agentTestCatalog();
   return {
     provider,
     media,
     http,
     dependencies: {
-      catalog: agentTestCatalog(),
-      providers: new ProviderRegistry([provider]),
+      catalog,
+      calls: new ModelCalls(catalog, new ProviderRegistry([provider]), new InMemoryLimiter()),
       limits: { ...LIMITS, ...options.limits },
       media,
       http,

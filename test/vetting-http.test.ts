@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { ModelCalls } from '../src/calls/index.js';
 import { Keyring } from '../src/crypto/index.js';
 import { GatewayError } from '../src/errors/index.js';
 import { ProviderRegistry, type ChatCall } from '../src/providers/index.js';
@@ -32,7 +33,7 @@ const verifier = scriptedChatProvider('scripted-verify', (call, index) => script
 
 /** The gateway's own vetting routes, with the scripted providers in place of the configured ones. */
 const scriptedVettingRoutes: RouteModule = (app, context) =>
-  vettingRoutes(app, { ...context, providers: new ProviderRegistry([drafter, verifier]) });
+  vettingRoutes(app, { ...context, calls: new ModelCalls(context.catalog, new ProviderRegistry([drafter, verifier]), context.limits) });
 
 const CONFIG = {
   // Declared so that start-up takes the models they serve; the vetting route is handed the
