@@ -61,6 +61,12 @@ test('agent runs over HTTP: a run counts once, and its model calls are held to t
     assert.equal(second.body.error.code, 'daily_token_cap_exceeded');
     assert.ok(Number(second.headers.get('retry-after')) > 0);
     assert.equal(fake.server.requests.filter((request) => request.path === '/v1/chat/completions').length, 1);
+    // Nothing is left of the cap: the next run is refused before it starts, with no provider call.
+    fake.server.requests.length = 0;
+    const third = await run(key);
+    assert.equal(third.status, 429, JSON.stringify(third.body));
+    assert.equal(third.body.error.code, 'daily_token_cap_exceeded');
+    assert.equal(fake.server.requests.length, 0);
   } finally {
     await gateway.close();
     await fake.close();
