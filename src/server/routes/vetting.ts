@@ -3,6 +3,7 @@ import type { Catalog, ResolvedModel } from '../../catalog/index.js';
 import { ConfigError } from '../../config/index.js';
 import { Keyring } from '../../crypto/index.js';
 import { invalidBody, isGatewayError } from '../../errors/index.js';
+import { projectOf } from '../../keys/index.js';
 import {
   DEFAULT_TUTOR_PROMPT,
   DEFAULT_VERIFIER_INSTRUCTIONS,
@@ -185,7 +186,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       const requested = body.model ?? config.vetting.defaultModel ?? catalog.defaultChatModel;
       const draft = checkModel(request, { model: requested, param: 'model', providerHint: body.provider, chosenByCaller: true, messages: body.messages });
       const verification = checkModel(request, { model: internalVerificationModel, param: 'vetting.verificationModel', chosenByCaller: false });
-      const plan = planLightweight(body, { keyring, verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
+      const plan = planLightweight(body, { keyring: keyring.forProject(projectOf(request.principal)), verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
       record.requestPayload = plan.loggedRequest;
       await admit(request, reply, [draft, verification], plan, plan.maxAttempts);
 
@@ -216,7 +217,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       const draft = checkModel(request, { model: body.config.chatModel.modelId, param: 'config.chatModel.modelId', chosenByCaller: true, messages: body.messages });
       const draftModel = draft.target.resolved;
       const plan = planFull(body, {
-        keyring,
+        keyring: keyring.forProject(projectOf(request.principal)),
         defaultChatPrompt: config.vetting.chatSystemPrompt ?? DEFAULT_TUTOR_PROMPT,
         verifierInstructions,
         maxAttemptsLimit: config.vetting.maxAttemptsLimit,
