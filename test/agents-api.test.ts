@@ -305,7 +305,7 @@ describe('agent media', () => {
       [[{ type: 'input_image', image_url: pngUri(JPEG) }], 400, 'invalid_image_url', /declared as image\/png but its content is a image\/jpeg/],
       [[{ type: 'input_image', image_url: `data:image/jpeg;base64,${Buffer.from('<svg></svg>').toString('base64')}` }], 400, 'invalid_image_url', /not an accepted image/],
       [[{ type: 'input_image', image_url: `data:image/svg+xml;base64,${Buffer.from('<svg></svg>').toString('base64')}` }], 400, 'invalid_image_url', /PNG, JPEG, WebP, GIF, HEIC and HEIF/],
-      [[{ type: 'input_image', image_url: 'https://user:secret@images.example.com/a.png' }], 400, 'invalid_image_url', /credentials/],
+      [[{ type: 'input_image', image_url: 'https://user:secret@images.example.com/a.png' }], 400, 'invalid_image_url', /must not contain a username or password/],
       [[{ type: 'image_url', image_url: { url: 'http://images.example.com/a.png' } }], 400, 'invalid_image_url', /https URL/],
     ];
     for (const [input, status, code, message] of cases) {

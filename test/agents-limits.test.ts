@@ -48,17 +48,25 @@ test('agent runs over HTTP: a run counts once, and its model calls are held to t
     const perCall = Math.max(estimates[1]!.tokens, estimates[2]!.tokens);
     assert.ok(perCall > 2000);
 
-    // Room for one run's usage and one more call's reservation.
-    const key = await gateway.createKey({ scopes: ['agents:execute'], dailyTokens: 18 + perCall });
+    // Room for one run's usage (18) and one more call's (9): far less than one call's estimate,
+    // which each call reserves clamped to what is left of the cap.
+    const key = await gateway.createKey({ scopes: ['agents:execute'], dailyTokens: 27 });
     const first = await run(key);
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    // Counted once (18 tokens), the second run's first call fits and its second does not.
+    // Counted once (18 tokens), the second run's first call is admitted with the 9 tokens left
+    // and uses them; its second call finds nothing left.
     fake.server.requests.length = 0;
     const second = await run(key);
     assert.equal(second.status, 429, JSON.stringify(second.body));
     assert.equal(second.body.error.code, 'daily_token_cap_exceeded');
     assert.ok(Number(second.headers.get('retry-after')) > 0);
     assert.equal(fake.server.requests.filter((request) => request.path === '/v1/chat/completions').length, 1);
+    // Nothing is left of the cap: the next run is refused before it starts, with no provider call.
+    fake.server.requests.length = 0;
+    const third = await run(key);
+    assert.equal(third.status, 429, JSON.stringify(third.body));
+    assert.equal(third.body.error.code, 'daily_token_cap_exceeded');
+    assert.equal(fake.server.requests.length, 0);
   } finally {
     await gateway.close();
     await fake.close();

@@ -50,11 +50,13 @@ describe('agent media checks', () => {
       [uri('image/png', HEIC), /declared as image\/png but its content is a image\/heic/],
       [uri('image/png', Buffer.from('%PDF-1.7 hello')), /not an accepted image/],
       [uri('image/svg+xml', Buffer.from('<svg/>')), /PNG, JPEG, WebP, GIF, HEIC and HEIF/],
-      ['data:image/png,rawtext', /base64 data URI/],
+      ['data:image/png,rawtext', /base64 image data URI/],
       ['data:image/png;base64,@@@@', /not valid base64/],
-      ['https://u:p@example.com/a.png', /credentials/],
-      ['ftp://example.com/a.png', /https URL/],
-      ['not a url', /neither a data URI nor a valid URL/],
+      // The input policy of every model call words these (src/calls/input-policy.ts).
+      ['https://u:p@example.com/a.png', /must not contain a username or password/],
+      ['ftp://example.com/a.png', /must use https/],
+      ['http://example.com/a.png', /https URL/],
+      ['not a url', /not a valid URL/],
     ];
     for (const [url, message] of cases) {
       await assert.rejects(checkTurnImages([image(url, 3)]), (error: unknown) => rejects('invalid_image_url', message)(error) && (error as GatewayError).param === 'input[3].image_url', url);

@@ -7,6 +7,7 @@ import type { HistoryMessage, RunLimits, RuntimeDependencies, Turn } from '../sr
 import { ProviderRegistry } from '../src/providers/index.js';
 import { callMeter, InMemoryLimiter, type CallMeter } from '../src/limits/index.js';
 import type { Principal } from '../src/keys/index.js';
+import { ModelCalls } from '../src/calls/index.js';
 import { GatewayError } from '../src/errors/index.js';
 import { toSafeValue, valueBytes } from '../src/agents/values.js';
 import { agentTestCatalog, graphEnvironment } from './helpers/agents.js';
@@ -41,13 +42,14 @@ function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; ac
   const provider = new ScriptedProvider(script, { acceptsRemoteImageUrls: options.acceptsRemoteImageUrls ?? true });
   const media = new MemoryMedia();
   const http = options.http ?? new RecordingHttp();
+  const catalog = agentTestCatalog();
   return {
     provider,
     media,
     http,
     dependencies: {
-      catalog: agentTestCatalog(),
-      providers: new ProviderRegistry([provider]),
+      catalog,
+      calls: new ModelCalls(catalog, new ProviderRegistry([provider]), new InMemoryLimiter()),
       limits: { ...LIMITS, ...options.limits },
       media,
       http,
@@ -380,9 +382,10 @@ describe('agent runtime: model calls against the key caps', () => {
     );
     // The provider holds every call it got until each run was either admitted (called it) or refused.
     while (h.provider.chatCalls.length + refused < 5) await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(h.provider.chatCalls.length, 2);
+    // Two reserve their estimate, the third the $0.0009 left; nothing is left for the other two.
+    assert.equal(h.provider.chatCalls.length, 3);
     release();
-    assert.deepEqual((await Promise.all(runs)).sort(), ['monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'ok', 'ok']);
+    assert.deepEqual((await Promise.all(runs)).sort(), ['monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'ok', 'ok', 'ok']);
     // Settled at the real cost (15 tokens ≈ $0.00002 each), the cap has room again.
     const after = await callMeter(limiter, principal).reserve({ tokens: 0, costUsd: 0.0049 });
     await after.settle({ tokens: 0, costUsd: 0 });
@@ -401,15 +404,17 @@ describe('agent runtime: model calls against the key caps', () => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       await assert.rejects(executeGraph(oneCall, text('hello'), [], failing.dependencies), rejectsWith('provider_error'));
     }
-    // image-gen costs $0.04 an image: two images fit the $0.05 cap once, not twice.
+    // image-gen costs $0.04 an image: the $0.05 cap admits one draw at its price, a second with
+    // the $0.01 left, and no third.
     const images = harness(undefined, { meter: callMeter(limiter, principal) });
     const draw = compile({
       version: 1, name: 'draw', entry: 'input',
       nodes: [{ id: 'input', type: 'input', next: 'img' }, { id: 'img', type: 'image', config: { model: 'image-gen', prompt: 'a cat', n: 1 }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{img.url}}' } }],
     });
     await executeGraph(draw, text('draw'), [], images.dependencies);
+    await executeGraph(draw, text('draw'), [], images.dependencies);
     await assert.rejects(executeGraph(draw, text('draw'), [], images.dependencies), rejectsWith('monthly_cost_cap_exceeded'));
-    assert.equal(images.provider.imageCalls.length, 1);
+    assert.equal(images.provider.imageCalls.length, 2);
   });
 });
 

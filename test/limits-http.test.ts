@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
@@ -15,6 +16,19 @@ import { spyOnEstimates } from './helpers/estimates.js';
 import { awayFromMinuteBoundary } from './helpers/minute-window.js';
 
 const UPSTREAM = { OPENAI_API_KEY: 'sk-upstream-limits-test-0000000000' };
+const REDIS_URL = process.env.TEST_REDIS_URL;
+/** Where the counters live: in the process, or in Redis (a prefix of the test's own; a generous command timeout, so a loaded machine does not fall back). */
+const LIMITERS: [name: string, options: { env: Record<string, string>; configFile?: Record<string, unknown> }, skip: string | false][] = [
+  ['in-process counters', { env: {} }, false],
+  [
+    'Redis counters',
+    {
+      env: REDIS_URL === undefined ? {} : { REDIS_URL, MODELGATE_REDIS_KEY_PREFIX: `mg-test-${randomBytes(6).toString('hex')}:` },
+      configFile: { limits: { redisCommandTimeoutMs: 10_000 } },
+    },
+    REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false,
+  ],
+];
 const CHAT = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50 };
 
 interface ErrorBody {
@@ -112,48 +126,51 @@ describe('limits over HTTP', () => {
     }
   });
 
-  test('N concurrent requests against a nearly spent daily token cap: only what fits reaches the provider', async () => {
-    const fake = await startOpenAIFake();
-    const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
-    try {
-      const estimates = spyOnEstimates(gateway);
-      // One request measures the estimate; its real usage (10 tokens) is what it leaves spent.
-      const probeKey = await gateway.createKey();
-      fake.server.on('POST /v1/chat/completions', (_request, response) => sendCompletion(response, { prompt: 6, completion: 4 }));
-      await chat(gateway, probeKey);
-      const estimate = estimates[0]!.tokens;
-      const fits = 3;
-      const key = await gateway.createKey({ dailyTokens: 10 + fits * estimate + estimate - 1 });
-      await chat(gateway, key); // spends 10 tokens: the cap now leaves room for `fits` reservations
+  for (const [counters, options, skip] of LIMITERS) {
+    test(`N concurrent requests against a nearly spent daily token cap (${counters}): only what the unreserved remainder covers reaches the provider`, { skip }, async () => {
+      const fake = await startOpenAIFake();
+      const gateway = await startTestGateway({ ...options, env: { ...UPSTREAM, ...options.env, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
+      try {
+        const estimates = spyOnEstimates(gateway);
+        // One request measures the estimate; its real usage (10 tokens) is what it leaves spent.
+        const probeKey = await gateway.createKey();
+        fake.server.on('POST /v1/chat/completions', (_request, response) => sendCompletion(response, { prompt: 6, completion: 4 }));
+        await chat(gateway, probeKey);
+        const estimate = estimates[0]!.tokens;
+        const whole = 3;
+        const key = await gateway.createKey({ dailyTokens: 10 + whole * estimate + estimate - 1 });
+        await chat(gateway, key); // spends 10 tokens: the cap now leaves room for `whole` reservations and most of one more
+        const fits = whole + 1;
 
-      // Upstream answers only once every request was either admitted (reached it) or refused.
-      const held: ServerResponse[] = [];
-      let refused = 0;
-      const releaseWhenAllDecided = () => {
-        if (held.length + refused === 10) for (const response of held) sendCompletion(response, { prompt: 6, completion: 4 });
-      };
-      fake.server.on('POST /v1/chat/completions', (_request, response) => {
-        held.push(response);
-        releaseWhenAllDecided();
-      });
-      const statuses = await Promise.all(
-        Array.from({ length: 10 }, async () => {
-          const { status, body } = await chat(gateway, key);
-          if (status === 429) {
-            assert.equal(body.error.code, 'daily_token_cap_exceeded');
-            refused += 1;
-            releaseWhenAllDecided();
-          }
-          return status;
-        }),
-      );
-      assert.equal(statuses.filter((status) => status === 200).length, fits);
-      assert.equal(statuses.filter((status) => status === 429).length, 10 - fits);
-    } finally {
-      await gateway.close();
-      await fake.close();
-    }
-  });
+        // Upstream answers only once every request was either admitted (reached it) or refused.
+        const held: ServerResponse[] = [];
+        let refused = 0;
+        const releaseWhenAllDecided = () => {
+          if (held.length + refused === 10) for (const response of held) sendCompletion(response, { prompt: 6, completion: 4 });
+        };
+        fake.server.on('POST /v1/chat/completions', (_request, response) => {
+          held.push(response);
+          releaseWhenAllDecided();
+        });
+        const statuses = await Promise.all(
+          Array.from({ length: 10 }, async () => {
+            const { status, body } = await chat(gateway, key);
+            if (status === 429) {
+              assert.equal(body.error.code, 'daily_token_cap_exceeded');
+              refused += 1;
+              releaseWhenAllDecided();
+            }
+            return status;
+          }),
+        );
+        assert.equal(statuses.filter((status) => status === 200).length, fits);
+        assert.equal(statuses.filter((status) => status === 429).length, 10 - fits);
+      } finally {
+        await gateway.close();
+        await fake.close();
+      }
+    });
+  }
 
   test('a request for n choices reserves a reply budget for each of them, with max_tokens or without', async () => {
     const fake = await startOpenAIFake();
@@ -185,8 +202,10 @@ describe('limits over HTTP', () => {
       const estimates = spyOnEstimates(first);
       const probe = await first.createKey();
       await chat(first, probe);
-      // 30 tokens spent leave no room for one more reservation; 20 spent still do.
-      const key = await first.createKey({ dailyTokens: 30 + estimates[0]!.tokens - 1 });
+      // A 30-token cap admits requests estimated far above it (no max_tokens) while some of it
+      // is left: three that use 10 each, then nothing.
+      assert.ok(estimates[0]!.tokens > 30);
+      const key = await first.createKey({ dailyTokens: 30 });
       const statuses = [];
       for (let i = 0; i < 4; i += 1) statuses.push((await chat(first, key)).status);
       assert.deepEqual(statuses, [200, 200, 200, 429]);

@@ -37,13 +37,15 @@ async function admitConcurrently(limiter: Limiter, principal: Principal, count: 
 /** The limiter behaviour every implementation shares. */
 function limiterContract(name: string, make: () => Promise<{ limiter: Limiter; seed?: (seeds: LimitSeed[]) => Promise<void> }>, skip: string | false = false) {
   describe(`${name}: per-key limits`, { skip }, () => {
-    test('N concurrent requests against a nearly spent daily token cap admit only what fits', async () => {
+    test('N concurrent requests against a nearly spent daily token cap admit only what the unreserved remainder covers', async () => {
       const { limiter } = await make();
       const principal = keyPrincipal({ dailyTokens: 1000 });
       const spent = await limiter.admit(principal, { tokens: 650, costUsd: null });
       const { admitted, refused } = await admitConcurrently(limiter, principal, 10);
-      assert.equal(admitted.length, 3); // 650 + 3 × 100 = 950 ≤ 1000 < 1050
-      assert.equal(refused.length, 7);
+      // 650 + 3 × 100 = 950: the fourth reserves the 50 left, and nothing is left for the rest.
+      assert.equal(admitted.length, 4);
+      assert.deepEqual(admitted.map((admission) => admission.reserved.tokens).sort((a, b) => a - b), [50, 100, 100, 100]);
+      assert.equal(refused.length, 6);
       for (const error of refused) {
         assert.equal(error.code, 'daily_token_cap_exceeded');
         assert.equal(error.status, 429);
@@ -52,8 +54,44 @@ function limiterContract(name: string, make: () => Promise<{ limiter: Limiter; s
       // Settling to the real (smaller) usage frees room for later requests.
       await spent.settle({ tokens: 100, costUsd: null });
       await spent.settle({ tokens: 0, costUsd: null }); // idempotent: only the first settlement counts
-      // 100 settled + 300 reserved leave 600: six more fit.
+      // 100 settled + 350 reserved leave 550: five reserve 100, a sixth the 50 left.
       assert.equal((await admitConcurrently(limiter, principal, 10)).admitted.length, 6);
+      await limiter.close();
+    });
+
+    test('a cap admits while some of it is left: the reservation is the estimate clamped to the remainder, settled with what was used', async () => {
+      const { limiter } = await make();
+      // A 30-token cap and nothing spent: a request estimating 1,030 tokens (no max_tokens) is admitted.
+      const principal = keyPrincipal({ dailyTokens: 30 });
+      const first = await limiter.admit(principal, { tokens: 1030, costUsd: null });
+      assert.equal(first.reserved.tokens, 30);
+      await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: null }), { code: 'daily_token_cap_exceeded' });
+      // It used 12: 18 are left, and the next request reserves them.
+      await first.settle({ tokens: 12, costUsd: null });
+      const second = await limiter.admit(principal, { tokens: 1030, costUsd: null });
+      assert.equal(second.reserved.tokens, 18);
+      // Using more than it reserved spends the cap past its end: nothing is admitted then.
+      await second.settle({ tokens: 40, costUsd: null });
+      await assert.rejects(limiter.admit(principal, { tokens: 0, costUsd: null }), { code: 'daily_token_cap_exceeded' });
+
+      // A key with 10,000 daily tokens is used to its last token, not cut off a reply budget early.
+      const large = keyPrincipal({ dailyTokens: 10_000 });
+      let spentTokens = 0;
+      while (spentTokens < 10_000) {
+        const admission = await limiter.admit(large, { tokens: 1030, costUsd: null });
+        const used = Math.min(500, 10_000 - spentTokens);
+        await admission.settle({ tokens: used, costUsd: null });
+        spentTokens += used;
+      }
+      await assert.rejects(limiter.admit(large, { tokens: 1030, costUsd: null }), { code: 'daily_token_cap_exceeded' });
+
+      // The monthly cost cap follows the same rule, in micro-dollars.
+      const costly = keyPrincipal({ monthlyCostUsd: 0.05 });
+      const priced = await limiter.admit(costly, { tokens: 1, costUsd: 0.2 });
+      assert.equal(priced.reserved.costUsd, 0.05);
+      await assert.rejects(limiter.admit(costly, { tokens: 1, costUsd: 0.01 }), { code: 'monthly_cost_cap_exceeded' });
+      await priced.settle({ tokens: 1, costUsd: 0.01 });
+      assert.equal((await limiter.admit(costly, { tokens: 1, costUsd: 0.2 })).reserved.costUsd, 0.04);
       await limiter.close();
     });
 
@@ -78,9 +116,10 @@ function limiterContract(name: string, make: () => Promise<{ limiter: Limiter; s
     test('monthly cost cap, counted in exact micro-dollars', async () => {
       const { limiter } = await make();
       const principal = keyPrincipal({ monthlyCostUsd: 1 });
-      // 0.1 + 0.2 + … in floating point would drift; ten reservations of $0.1 fit a $1 cap exactly.
+      // 0.1 + 0.2 + … in floating point would drift; ten reservations of $0.1 fill a $1 cap exactly.
       const { admitted, refused } = await admitConcurrently(limiter, principal, 12, { tokens: 1, costUsd: 0.1 });
       assert.equal(admitted.length, 10);
+      assert.ok(admitted.every((admission) => admission.reserved.costUsd === 0.1));
       assert.equal(refused.length, 2);
       assert.equal(refused[0]!.code, 'monthly_cost_cap_exceeded');
       await limiter.close();
@@ -110,14 +149,47 @@ limiterContract(
   REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false,
 );
 
+limiterContract(
+  'failover limiter on Redis',
+  async () => {
+    const redis = new RedisLimiter({ url: REDIS_URL!, keyPrefix: `mg-test-${randomBytes(6).toString('hex')}:`, commandTimeoutMs: 2000 });
+    const limiter = new FailoverLimiter(redis, async () => [], silent);
+    await limiter.start();
+    assert.equal(limiter.state().fallbackActive, false);
+    return { limiter };
+  },
+  REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false,
+);
+
+limiterContract('failover limiter while Redis is unreachable', async () => {
+  const limiter = new FailoverLimiter(new RedisLimiter({ url: `redis://127.0.0.1:${await closedPort()}`, keyPrefix: 'mg-outage:', commandTimeoutMs: 200 }), async () => [], silent);
+  await limiter.start();
+  assert.equal(limiter.state().fallbackActive, true);
+  return { limiter };
+});
+
+/** A port nothing listens on: bound, noted, closed. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as { port: number }).port;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
 describe('in-process limiter seeds', () => {
   test("seeded with what the request log says was spent, caps hold across a restart", async () => {
     const limiter = new InMemoryLimiter();
     const principal = keyPrincipal({ dailyTokens: 1000, monthlyCostUsd: 5 }, 'key_seeded');
     limiter.seed([{ keyId: 'key_seeded', dayTokens: 950, monthCostMicroUsd: 4_900_000 }]);
-    await assert.rejects(limiter.admit(principal, { tokens: 100, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
-    await assert.rejects(limiter.admit(principal, { tokens: 10, costUsd: 0.2 }), { code: 'monthly_cost_cap_exceeded' });
-    await limiter.admit(principal, { tokens: 50, costUsd: 0.1 });
+    // 50 tokens and $0.10 are left: a larger request reserves them, the next one finds nothing.
+    const admission = await limiter.admit(principal, { tokens: 100, costUsd: 0.2 });
+    assert.deepEqual(admission.reserved, { tokens: 50, costUsd: 0.1 });
+    await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
+    limiter.seed([{ keyId: 'key_seeded', dayTokens: 0, monthCostMicroUsd: 5_000_000 }]);
+    await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: 0 }), { code: 'monthly_cost_cap_exceeded' });
   });
 });
 
@@ -131,9 +203,9 @@ describe('in-process limiter windows', () => {
     now = Date.UTC(2026, 11, 1, 0, 0, 1);
     await limiter.admit(principal, { tokens: 900, costUsd: 0.9 });
     await lateNight.settle({ tokens: 500, costUsd: 0.5 });
-    // The new day holds 900 tokens and the new month $0.90: neither has room for 200 tokens or $0.20.
-    await assert.rejects(limiter.admit(principal, { tokens: 200, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
-    await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: 0.2 }), { code: 'monthly_cost_cap_exceeded' });
+    // The new day holds 900 tokens and the new month $0.90 (the late settlement left them alone): 100 tokens and $0.10 are left.
+    assert.deepEqual((await limiter.admit(principal, { tokens: 200, costUsd: 0.2 })).reserved, { tokens: 100, costUsd: 0.1 });
+    await assert.rejects(limiter.admit(principal, { tokens: 1, costUsd: 0 }), { code: 'daily_token_cap_exceeded' });
   });
 });
 
@@ -207,14 +279,7 @@ async function startCuttableProxy(target: URL): Promise<RedisProxy> {
 
 describe('Redis outage', () => {
   test('an unreachable Redis at start-up does not stop the gateway: limits are enforced per instance, seeded from the log', async () => {
-    // A port nothing listens on: bind one, note it, close it.
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const port = (probe.address() as { port: number }).port;
-    probe.close();
-    await once(probe, 'close');
-
+    const port = await closedPort();
     const seeds: LimitSeed[] = [{ keyId: 'key_outage', dayTokens: 900, monthCostMicroUsd: 0 }];
     const limiter = new FailoverLimiter(
       new RedisLimiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: 'mg-outage:', commandTimeoutMs: 200 }),
@@ -225,7 +290,7 @@ describe('Redis outage', () => {
     assert.equal(limiter.state().fallbackActive, true);
     const principal = keyPrincipal({ dailyTokens: 1000, rpm: 3 }, 'key_outage');
     const { admitted, refused } = await admitConcurrently(limiter, principal, 5);
-    assert.equal(admitted.length, 1, 'the seeded 900 tokens leave room for one 100-token request');
+    assert.equal(admitted.length, 1, 'the seeded 900 tokens leave 100 tokens: one 100-token request');
     assert.ok(refused.every((error) => error.code === 'daily_token_cap_exceeded'));
     assert.equal(limiter.state().fallbackAdmissions, 1);
     await admitted[0]!.settle({ tokens: 0, costUsd: null });

@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { ModelCalls } from '../src/calls/index.js';
 import { Keyring } from '../src/crypto/index.js';
 import { GatewayError } from '../src/errors/index.js';
 import { ProviderRegistry, type ChatCall } from '../src/providers/index.js';
@@ -33,7 +34,7 @@ const verifier = scriptedChatProvider('scripted-verify', (call, index) => script
 
 /** The gateway's own vetting routes, with the scripted providers in place of the configured ones. */
 const scriptedVettingRoutes: RouteModule = (app, context) =>
-  vettingRoutes(app, { ...context, providers: new ProviderRegistry([drafter, verifier]) });
+  vettingRoutes(app, { ...context, calls: new ModelCalls(context.catalog, new ProviderRegistry([drafter, verifier]), context.limits) });
 
 const CONFIG = {
   // Declared so that start-up takes the models they serve; the vetting route is handed the
@@ -277,8 +278,14 @@ describe('POST /v1/chat/vetting', () => {
     assert.equal(drafter.calls.length, 0);
   });
 
-  test('a key over its daily token cap is refused before any provider call', async () => {
+  test('a daily token cap admits the loop while some of it is left, and refuses before any provider call once it is used up', async () => {
+    // 10 tokens: far less than the loop's estimate, which is reserved clamped to them.
     const capped = await gateway.createKey({ scopes: ['model:request'], dailyTokens: 10 });
+    const first = await post('/v1/chat/vetting', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 500 }, capped);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal((await tap.wait(first.requestId)).usage?.totalTokens, 43);
+    drafter.calls.length = 0;
+    // The loop used 43 tokens: nothing is left.
     const response = await post('/v1/chat/vetting', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 500 }, capped);
     assert.equal(response.status, 429);
     assert.equal(response.body.error.code, 'daily_token_cap_exceeded');

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { ModelCalls } from '../calls/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { GatewayConfig } from '../config/index.js';
 import { GatewayError, isGatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import type { CallMeter } from '../limits/index.js';
-import type { Provider } from '../providers/index.js';
 import type { Database } from '../storage/index.js';
 import { ownerOf } from './access.js';
 import { describeIssues, validateGraph, type GraphEnvironment } from './graph/validate.js';
@@ -33,7 +33,7 @@ const LEASE_MARGIN_MS = 60_000;
 export interface AgentRunnerDependencies {
   db: Kysely<Database>;
   catalog: Catalog;
-  providers: { get(name: string): Provider };
+  calls: ModelCalls;
   config: GatewayConfig['agents'];
   mediaStore: MediaStore;
   http: HttpCaller;
@@ -144,7 +144,7 @@ export class AgentRunner {
 
       const result = await executeGraph(graph, { text: input.text, images: archived.images }, history, {
         catalog: this.dependencies.catalog,
-        providers: this.dependencies.providers,
+        calls: this.dependencies.calls,
         limits: this.dependencies.config,
         media,
         http: this.dependencies.http,

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ModelCalls } from '../calls/index.js';
 import type { Catalog } from '../catalog/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
-import type { Provider } from '../providers/index.js';
 import type { Database } from '../storage/index.js';
 import { AgentRunner } from './agent-runner.js';
 import { AgentAuthoring } from './authoring.js';
@@ -19,7 +19,8 @@ export interface AgentServiceParts {
   config: GatewayConfig;
   db: Kysely<Database>;
   catalog: Catalog;
-  providers: { get(name: string): Provider };
+  /** The model-call path the runs' llm and image nodes call models through. */
+  calls: ModelCalls;
   logger: Logger;
 }
 
@@ -71,7 +72,7 @@ export function createAgentServices(parts: AgentServiceParts): AgentServices {
   });
   const mediaStore = createMediaStore(config);
   const agents = new AgentStore(parts.db);
-  const runner = new AgentRunner({ db: parts.db, catalog: parts.catalog, providers: parts.providers, config: config.agents, mediaStore, http, httpAllowlist: allowlist });
+  const runner = new AgentRunner({ db: parts.db, catalog: parts.catalog, calls: parts.calls, config: config.agents, mediaStore, http, httpAllowlist: allowlist });
   return {
     agents,
     authoring: new AgentAuthoring(agents, runner.environment),

@@ -106,7 +106,7 @@ export class FailoverLimiter implements Limiter {
 function guardSettle(admission: Admission, logger: Logger): Admission {
   return {
     headers: admission.headers,
-    estimate: admission.estimate,
+    reserved: admission.reserved,
     settle: async (actual: ActualUsage) => {
       try {
         await admission.settle(actual);

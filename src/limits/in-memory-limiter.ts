@@ -1,6 +1,6 @@
 import type { Principal } from '../keys/index.js';
 import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
-import { usdToMicro } from './micro-usd.js';
+import { microToUsd, usdToMicro } from './micro-usd.js';
 import type { ActualUsage, Admission, LimitSeed, Limiter, LimiterState, UsageEstimate } from './types.js';
 import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './windows.js';
 
@@ -13,7 +13,17 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The admission of a request no limit applies to. */
 export function unlimitedAdmission(estimate: UsageEstimate): Admission {
-  return { headers: NO_HEADERS, estimate, settle: async () => undefined };
+  return { headers: NO_HEADERS, reserved: estimate, settle: async () => undefined };
+}
+
+/** `amount`, at most `left` (null: no cap, nothing to clamp to). */
+export function clampedTo(amount: number, left: number | null): number {
+  return left === null ? amount : Math.min(amount, left);
+}
+
+/** What a reservation holds, as usage: the estimate with each amount clamped to its cap's remainder. */
+export function reservedUsage(estimate: UsageEstimate, tokens: number, costMicroUsd: number): UsageEstimate {
+  return { tokens, costUsd: estimate.costUsd === null ? null : microToUsd(costMicroUsd) };
 }
 
 /** Whether the principal has any limit a limiter must count. */
@@ -88,28 +98,30 @@ export class InMemoryLimiter implements Limiter {
     // The headers a refusal carries are made only for a refusal.
     const headersAfter = (used: number) => (rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds));
     if (rpm !== null && usedRequests >= rpm) throw requestsPerMinuteExceeded(rpm, minute.resetSeconds);
-    if (dailyTokens !== null && current(this.tokens, key, day.id) + estimate.tokens > dailyTokens) {
-      throw dailyTokenCapExceeded(dailyTokens, day.resetSeconds, headersAfter(usedRequests));
-    }
-    if (monthlyCostUsd !== null && current(this.costs, key, month.id) + estimatedCost > usdToMicro(monthlyCostUsd)) {
-      throw monthlyCostCapExceeded(monthlyCostUsd, month.resetSeconds, headersAfter(usedRequests));
-    }
+    // A cap admits while some of it is neither spent nor reserved; the reservation is the
+    // estimate clamped to that remainder (decisions §4).
+    const tokensLeft = dailyTokens === null ? null : dailyTokens - current(this.tokens, key, day.id);
+    if (tokensLeft !== null && tokensLeft <= 0) throw dailyTokenCapExceeded(dailyTokens!, day.resetSeconds, headersAfter(usedRequests));
+    const costLeft = monthlyCostUsd === null ? null : usdToMicro(monthlyCostUsd) - current(this.costs, key, month.id);
+    if (costLeft !== null && costLeft <= 0) throw monthlyCostCapExceeded(monthlyCostUsd!, month.resetSeconds, headersAfter(usedRequests));
+    const reservedTokens = clampedTo(estimate.tokens, tokensLeft);
+    const reservedCost = clampedTo(estimatedCost, costLeft);
 
     const used = rpm !== null ? bump(this.requests, key, minute.id, 1) : 0;
-    if (dailyTokens !== null) bump(this.tokens, key, day.id, estimate.tokens);
-    if (monthlyCostUsd !== null) bump(this.costs, key, month.id, estimatedCost);
+    if (dailyTokens !== null) bump(this.tokens, key, day.id, reservedTokens);
+    if (monthlyCostUsd !== null) bump(this.costs, key, month.id, reservedCost);
 
     let settled = false;
     return {
       headers: headersAfter(used),
-      estimate,
+      reserved: reservedUsage(estimate, reservedTokens, reservedCost),
       settle: async (actual: ActualUsage) => {
         if (settled) return;
         settled = true;
         // Settle in the windows the reservation was made in; a request crossing midnight counts
         // for the day it began, and once that day is over there is nothing left to correct.
-        if (dailyTokens !== null) correct(this.tokens, key, day.id, actual.tokens - estimate.tokens);
-        if (monthlyCostUsd !== null) correct(this.costs, key, month.id, usdToMicro(actual.costUsd) - estimatedCost);
+        if (dailyTokens !== null) correct(this.tokens, key, day.id, actual.tokens - reservedTokens);
+        if (monthlyCostUsd !== null) correct(this.costs, key, month.id, usdToMicro(actual.costUsd) - reservedCost);
       },
     };
   }

@@ -12,7 +12,7 @@ export function requestsPerMinuteExceeded(rpm: number, resetSeconds: number): Ga
 export function dailyTokenCapExceeded(cap: number, resetSeconds: number, headers: Record<string, string>): GatewayError {
   return new GatewayError(
     'daily_token_cap_exceeded',
-    `This key's daily cap of ${cap} tokens would be exceeded (it resets at 00:00 UTC). Ask for fewer tokens (max_tokens) or wait.`,
+    `This key's daily cap of ${cap} tokens is used up: spent, or reserved by its requests in progress (it resets at 00:00 UTC). Wait for requests in progress to finish, or for the reset.`,
     { retryAfterSeconds: resetSeconds, headers },
   );
 }
@@ -20,7 +20,7 @@ export function dailyTokenCapExceeded(cap: number, resetSeconds: number, headers
 export function monthlyCostCapExceeded(capUsd: number, resetSeconds: number, headers: Record<string, string>): GatewayError {
   return new GatewayError(
     'monthly_cost_cap_exceeded',
-    `This key's monthly cost cap of $${capUsd} would be exceeded (it resets on the 1st, 00:00 UTC). Ask an administrator to raise it, or wait.`,
+    `This key's monthly cost cap of $${capUsd} is used up: spent, or reserved by its requests in progress (it resets on the 1st, 00:00 UTC). Ask an administrator to raise it, or wait.`,
     { retryAfterSeconds: resetSeconds, headers },
   );
 }

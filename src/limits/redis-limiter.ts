@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Principal } from '../keys/index.js';
 import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
-import { hasLimits, unlimitedAdmission } from './in-memory-limiter.js';
+import { hasLimits, reservedUsage, unlimitedAdmission } from './in-memory-limiter.js';
 import { usdToMicro } from './micro-usd.js';
 import { ADMIT_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
 import type { ActualUsage, Admission, Limiter, LimiterState, UsageEstimate } from './types.js';
@@ -17,7 +17,7 @@ const NO_LIMIT = -1;
 const LATE_ANSWER_MS = 60_000;
 
 interface ScriptedRedis extends Redis {
-  modelgateAdmit(...keysAndArgs: (string | number)[]): Promise<[number, number]>;
+  modelgateAdmit(...keysAndArgs: (string | number)[]): Promise<[verdict: number, used: number, reservedTokens?: number, reservedCost?: number]>;
   modelgateSettle(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
 }
 
@@ -81,11 +81,11 @@ export class RedisLimiter implements Limiter {
     const keys = [`${base}:rpm:${minute.id}`, `${base}:tokens:${day.id}`, `${base}:cost:${month.id}`] as const;
     const estimatedCost = usdToMicro(estimate.costUsd);
 
-    /** Replaces the reservation in Redis with what the request used. */
-    const correct = async (actual: ActualUsage) => {
+    /** Replaces the reservation in Redis (`reserved` tokens and micro-USD) with what the request used. */
+    const correct = async (reserved: { tokens: number; cost: number }, actual: ActualUsage) => {
       const corrections: [string, number][] = [];
-      if (dailyTokens !== null) corrections.push([keys[1], actual.tokens - estimate.tokens]);
-      if (monthlyCostUsd !== null) corrections.push([keys[2], usdToMicro(actual.costUsd) - estimatedCost]);
+      if (dailyTokens !== null) corrections.push([keys[1], actual.tokens - reserved.tokens]);
+      if (monthlyCostUsd !== null) corrections.push([keys[2], usdToMicro(actual.costUsd) - reserved.cost]);
       const changed = corrections.filter(([, delta]) => delta !== 0);
       if (changed.length === 0) return;
       await this.redis.modelgateSettle(changed.length, ...changed.map(([key]) => key), ...changed.map(([, delta]) => delta));
@@ -104,12 +104,18 @@ export class RedisLimiter implements Limiter {
     );
     let verdict: number;
     let used: number;
+    let reserved: { tokens: number; cost: number };
     try {
-      [verdict, used] = await answerWithin(answer, this.options.commandTimeoutMs);
+      const [answered, usedRequests, reservedTokens, reservedCost] = await answerWithin(answer, this.options.commandTimeoutMs);
+      verdict = answered;
+      used = usedRequests;
+      reserved = { tokens: reservedTokens ?? 0, cost: reservedCost ?? 0 };
     } catch (error) {
       // Redis may still run the script. The caller admits with its fallback instead, which counts
       // this request, so a reservation Redis makes for it is given back when its answer arrives.
-      answer.then(([late]) => (late === 0 ? correct({ tokens: 0, costUsd: null }) : undefined)).catch(() => undefined);
+      answer
+        .then(([late, , lateTokens, lateCost]) => (late === 0 ? correct({ tokens: lateTokens ?? 0, cost: lateCost ?? 0 }, { tokens: 0, costUsd: null }) : undefined))
+        .catch(() => undefined);
       throw error;
     }
     const headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds);
@@ -120,11 +126,11 @@ export class RedisLimiter implements Limiter {
     let settled = false;
     return {
       headers,
-      estimate,
+      reserved: reservedUsage(estimate, reserved.tokens, reserved.cost),
       settle: async (actual: ActualUsage) => {
         if (settled) return;
         settled = true;
-        await correct(actual);
+        await correct(reserved, actual);
       },
     };
   }

@@ -7,8 +7,11 @@
  * KEYS: requests-per-minute counter, day-tokens counter, month-cost counter (micro-USD).
  * ARGV: rpm, daily token cap, monthly cost cap (micro-USD) — each -1 for "no limit" —
  *       estimated tokens, estimated cost (micro-USD), and the three counters' TTLs in ms.
- * Returns {0, requests used this minute} when admitted, else {1|2|3, used} naming the cap
- * that refused (1 rpm, 2 daily tokens, 3 monthly cost) and nothing is reserved.
+ * A cap admits while some of it is neither spent nor reserved, and the request reserves its
+ * estimate clamped to that remainder (decisions §4).
+ * Returns {0, requests used this minute, tokens reserved, cost reserved} when admitted, else
+ * {1|2|3, used} naming the limit that refused (1 rpm, 2 daily tokens, 3 monthly cost) and
+ * nothing is reserved.
  */
 export const ADMIT_SCRIPT = `
 local rpm = tonumber(ARGV[1])
@@ -19,12 +22,14 @@ local cost = tonumber(ARGV[5])
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if rpm >= 0 and used >= rpm then return {1, used} end
 if token_cap >= 0 then
-  local spent = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if spent + tokens > token_cap then return {2, used} end
+  local left = token_cap - tonumber(redis.call('GET', KEYS[2]) or '0')
+  if left <= 0 then return {2, used} end
+  tokens = math.min(tokens, left)
 end
 if cost_cap >= 0 then
-  local spent = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if spent + cost > cost_cap then return {3, used} end
+  local left = cost_cap - tonumber(redis.call('GET', KEYS[3]) or '0')
+  if left <= 0 then return {3, used} end
+  cost = math.min(cost, left)
 end
 if rpm >= 0 then
   used = redis.call('INCR', KEYS[1])
@@ -38,7 +43,7 @@ if cost_cap >= 0 then
   redis.call('INCRBY', KEYS[3], cost)
   redis.call('PEXPIRE', KEYS[3], ARGV[8])
 end
-return {0, used}
+return {0, used, tokens, cost}
 `;
 
 /**

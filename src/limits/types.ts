@@ -16,8 +16,11 @@ export interface ActualUsage {
 export interface Admission {
   /** OpenAI-style x-ratelimit-* headers for the response (empty without an rpm limit). */
   readonly headers: Readonly<Record<string, string>>;
-  /** What was reserved; the request log settles with it when the real usage is unknown. */
-  readonly estimate: UsageEstimate;
+  /**
+   * What was reserved: the estimate, each amount clamped to what remained of its cap. The
+   * request log settles with it when the real usage is unknown.
+   */
+  readonly reserved: UsageEstimate;
   /** Replaces the reservation with the real usage. Idempotent: only the first call counts. */
   settle(actual: ActualUsage): Promise<void>;
 }
@@ -45,8 +48,10 @@ export type LimitSeedSource = (now: number) => Promise<LimitSeed[]>;
 
 /**
  * Per-key limits: requests per minute, daily tokens (UTC day), monthly cost (UTC month).
- * `admit` checks and reserves in one atomic step, so concurrent requests cannot overshoot
- * a cap; it throws the §4 429 GatewayError when the request does not fit.
+ * `admit` checks and reserves in one atomic step: a cap admits while some of it is neither
+ * spent nor reserved, and the request reserves its estimate clamped to that remainder, so
+ * concurrent requests share what is left and never all get in on a nearly spent cap. It
+ * throws the §4 429 GatewayError when the per-minute limit is reached or a cap has nothing left.
  */
 export interface Limiter {
   admit(principal: Principal, estimate: UsageEstimate): Promise<Admission>;

@@ -5,6 +5,7 @@ import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
+import type { ModelCalls } from '../calls/index.js';
 import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 
@@ -21,6 +22,8 @@ export interface GatewayContext {
   readonly providers: ProviderRegistry;
   readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
   readonly limits: Limiter;
+  /** The one model-call path every model endpoint, VETTING and agents go through. */
+  readonly calls: ModelCalls;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly metrics: GatewayMetrics;

@@ -12,6 +12,7 @@ import { registerRequestRecordHook } from './request-record-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
+import { ModelCalls } from '../calls/index.js';
 import { createProcessLogger } from './process-logger.js';
 import { ROUTE_MODULES } from './routes/index.js';
 
@@ -62,6 +63,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       providers,
       keys: { store: keyStore, cache: keyCache, authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }) },
       ...accounting,
+      calls: new ModelCalls(catalog, providers, accounting.limits),
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { timerDelay } from '../config/index.js';
 import { extractSecret, hashSecret } from '../keys/index.js';
 import { fingerprintOf } from '../keys/secret.js';
-import { microToUsd } from '../limits/index.js';
+import { settlementOf } from '../calls/index.js';
 import { computeCost, toLogRow, type Caller, type Cost, type RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
@@ -67,14 +67,12 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
       : { keyId: row.id, projectId: row.project_id, fingerprint: fingerprintOf(row.id, row.last4) };
   };
 
-  /** Replaces the reservation with the real usage; keeps the estimate when work was done but not measured. */
+  /** Replaces the reservation with the real usage; keeps it when work was done but not measured. */
   const settle = (record: RequestRecord, cost: Cost, status: number, aborted: boolean) => {
     const admission = record.admission;
     if (admission === null) return;
-    const unmeasuredWork = record.usage === null && (status < 400 || aborted);
-    const tokens = record.usage?.totalTokens ?? (unmeasuredWork ? admission.estimate.tokens : 0);
-    const costUsd = cost.microUsd !== null ? microToUsd(cost.microUsd) : unmeasuredWork ? admission.estimate.costUsd : null;
-    admission.settle({ tokens, costUsd }).catch((error: unknown) => logger.warn({ err: error }, 'settling a limit reservation failed'));
+    const actual = settlementOf(admission.reserved, { usage: record.usage, costMicroUsd: cost.microUsd }, status < 400 || aborted);
+    admission.settle(actual).catch((error: unknown) => logger.warn({ err: error }, 'settling a limit reservation failed'));
   };
 
   const observe = (record: RequestRecord, status: number, latencyMs: number, cost: Cost) => {

@@ -4,7 +4,7 @@ export { planLightweight, lightweightResponse } from './lightweight.js';
 export type { LightweightPlan, LightweightOptions } from './lightweight.js';
 export { planFull, fullResponse } from './full.js';
 export type { FullPlan, FullOptions, FullResult } from './full.js';
-export { resolveVettingModel, assertInputsSupported, chatCallerFor } from './models.js';
+export { chatCallerFor } from './models.js';
 export { estimateVettingUsage } from './estimate.js';
 export { addUsage, emptyUsage } from './usage.js';
 export { AnswerKeyGuard } from './answer-key.js';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { checkImageUrl } from '../../calls/index.js';
 import { GatewayError } from '../../errors/index.js';
 import type { ImageReference } from '../run-input.js';
 import { declaredImageType, detectImageType, typesMatch, type ImageType } from './image-types.js';
@@ -52,17 +53,10 @@ async function checkDataUri(reference: ImageReference): Promise<CheckedImage> {
   return { kind: 'inline', mimeType: declared, data, sha256: createHash('sha256').update(data).digest('hex'), filename: reference.filename };
 }
 
+/** A URL the model-call input policy accepted; agents keep only https URLs of bounded length. */
 function checkUrl(reference: ImageReference): CheckedImage {
   const { url, param } = reference;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalidImage(`${param} is neither a data URI nor a valid URL.`, param);
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw invalidImage(`${param} contains a user name or password; image URLs must not carry credentials.`, param);
-  }
+  const parsed = new URL(url);
   if (parsed.protocol !== 'https:' || url.length > MAX_URL_LENGTH) {
     throw invalidImage(`${param} must be an https URL of at most ${MAX_URL_LENGTH} characters, or a base64 data URI.`, param);
   }
@@ -77,14 +71,17 @@ export function cleanFilename(filename: string | null): string | null {
 }
 
 /**
- * Decodes and checks every image of a turn before anything is stored: data URIs must be an
- * accepted type whose signature matches the declared one, at most 8 MiB each and 10 MiB
- * together; URLs must be https without credentials (they are kept, never fetched).
+ * Decodes and checks every image of a turn before anything is stored. First the input policy
+ * every model call holds image references to (src/calls: a base64 image data URI, or an
+ * http(s) URL without credentials), then the agents' own rules for what they store: data URIs
+ * of an accepted type whose signature matches the declared one, at most 8 MiB each and
+ * 10 MiB together; URLs https only (kept, never fetched).
  */
 export async function checkTurnImages(references: readonly ImageReference[]): Promise<CheckedImage[]> {
   const checked: CheckedImage[] = [];
   let total = 0;
   for (const reference of references) {
+    checkImageUrl(reference.url, reference.param, true);
     const image = /^data:/i.test(reference.url) ? await checkDataUri(reference) : checkUrl(reference);
     if (image.kind === 'inline') {
       total += image.data.length;

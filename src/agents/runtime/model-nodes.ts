@@ -1,6 +1,7 @@
-import type { ModelPricing, ResolvedModel } from '../../catalog/index.js';
+import { settlementOf, type Capability, type CheckedCall, type ProviderCall } from '../../calls/index.js';
+import type { ModelPricing } from '../../catalog/index.js';
 import { GatewayError } from '../../errors/index.js';
-import { estimateImages, estimateTokens, microToUsd, type UsageEstimate } from '../../limits/index.js';
+import { estimateImages, estimateTokens, type UsageEstimate } from '../../limits/index.js';
 import { computeCost } from '../../logs/cost.js';
 import type { JsonObject, TokenUsage } from '../../providers/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
@@ -32,27 +33,31 @@ function callFailure(context: ModelNodeContext, error: unknown): unknown {
 }
 
 /**
- * One model call of the run, within the run's call budget and the caller's key caps: its
- * estimate is reserved before the call (a 429 when it does not fit) and replaced by what the
- * call used, as for a chat request. The estimate stays counted for work that was done but not
- * measured: an answer without usage, or a call cut off by the deadline or the client.
+ * One model call of the run, within the run's call budget and the caller's key caps, through
+ * the model-call path: the call was checked (model, input policy) before this; its estimate is
+ * reserved (a 429 when nothing is left of a cap), the provider is called, and the reservation
+ * is settled with what the call used, as for a chat request.
  */
-async function meteredCall<T>(context: ModelNodeContext, estimate: UsageEstimate, call: () => Promise<T>, usageOf: (result: T) => NodeUsage): Promise<T> {
+async function meteredCall<C extends Capability, T>(
+  context: ModelNodeContext,
+  call: CheckedCall<C>,
+  estimate: UsageEstimate,
+  providerCall: ProviderCall<C, T>,
+  usageOf: (result: T) => NodeUsage,
+): Promise<T> {
   context.budget.modelCallStarted();
   const reservation = await context.dependencies.meter.reserve(estimate);
   let result: T;
   try {
-    result = await call();
+    result = await call.invoke(providerCall);
   } catch (error) {
-    await reservation.settle(context.budget.signal.aborted ? estimate : { tokens: 0, costUsd: null });
+    // A call cut off by the deadline or the client may have done work nobody measured.
+    await reservation.settle(settlementOf(reservation.reserved, { usage: null, costMicroUsd: null }, context.budget.signal.aborted));
     throw callFailure(context, error);
   }
   const used = usageOf(result);
   context.recordUsage(used);
-  await reservation.settle({
-    tokens: used.usage?.totalTokens ?? estimate.tokens,
-    costUsd: used.costMicroUsd !== null ? microToUsd(used.costMicroUsd) : used.usage === null ? estimate.costUsd : null,
-  });
+  await reservation.settle(settlementOf(reservation.reserved, { usage: used.usage, costMicroUsd: used.costMicroUsd }, true));
   return result;
 }
 
@@ -112,25 +117,23 @@ function structuredOutput(node: LlmNode, text: string): SafeObject {
   return json;
 }
 
-/** The chat model of a node, and what it (and its provider) can be given. */
-function chatModelOf(context: ModelNodeContext, modelId: string): { resolved: ResolvedModel; abilities: ModelAbilities } {
-  const resolved = context.dependencies.catalog.resolve(modelId, { mode: 'chat', param: 'config.model' });
-  const provider = context.dependencies.providers.get(resolved.model.provider);
-  return {
-    resolved,
-    abilities: { acceptsImages: resolved.model.entry.input_modalities.includes('image'), acceptsImageUrls: provider.acceptsRemoteImageUrls },
-  };
+/** What a node's chat model (and its provider) can be given, read from its checked call. */
+function abilitiesOf(call: CheckedCall<'chat'>): ModelAbilities {
+  return { acceptsImages: call.target.resolved.model.entry.input_modalities.includes('image'), acceptsImageUrls: call.target.provider.acceptsRemoteImageUrls };
 }
 
 export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Promise<{ content: string; json?: SafeObject }> {
   const { dependencies, budget, turn } = context;
-  const { resolved, abilities } = chatModelOf(context, node.model);
+  // The agent's author chose the model: the caller's allowedModels do not apply (docs/agents.md).
+  const request = { mode: 'chat', model: node.model, capability: 'chat', param: 'config.model' } as const;
+  const abilities = abilitiesOf(dependencies.calls.check(request));
   const messages: JsonObject[] = [];
   if (node.system !== null) messages.push({ role: 'system', content: rendered(context, node.system) });
   if (node.includeHistory) messages.push(...(await historyMessages(context.history, abilities, dependencies.media)));
   const text = node.user === null ? turn.text : rendered(context, node.user);
   const withMedia = node.user === null || node.includeInputMedia;
   messages.push(userMessage(text, withMedia ? turnImageParts(turn.images, abilities) : []));
+  const call = dependencies.calls.check({ ...request, messages });
 
   const body: JsonObject = { messages };
   if (node.temperature !== null) body.temperature = node.temperature;
@@ -138,13 +141,13 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
   if (node.outputs.length > 0) {
     body.response_format = { type: 'json_schema', json_schema: { name: `${node.id}_outputs`, strict: true, schema: outputSchema(node.outputs) } };
   }
-  const chat = dependencies.providers.get(resolved.model.provider).chat;
-  if (chat === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot serve chat.', { logDetail: { node: node.id } });
+  const { resolved } = call.target;
   const { pricing } = resolved.model.entry;
   const result = await meteredCall(
     context,
+    call,
     estimateTokens(pricing, promptTextBytes(messages), node.maxTokens),
-    () => chat.complete({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId }),
+    (chat, upstreamModel) => chat.complete({ upstreamModel, body, signal: budget.signal, requestId: dependencies.requestId }),
     (answer) => nodeUsage(node.id, 'llm', resolved.id, pricing, answer.usage, null),
   );
   const content = completionText(result.completion);
@@ -154,17 +157,17 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
 
 export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<GeneratedImage[]> {
   const { dependencies, budget } = context;
-  const resolved = dependencies.catalog.resolve(node.model, { mode: 'image_generation', param: 'config.model' });
-  const images = dependencies.providers.get(resolved.model.provider).images;
-  if (images === undefined) throw new GatewayError('provider_error', 'The provider of this model cannot generate images.', { logDetail: { node: node.id } });
+  const call = dependencies.calls.check({ mode: 'image_generation', model: node.model, capability: 'images', param: 'config.model' });
+  const { resolved } = call.target;
   const prompt = rendered(context, node.prompt);
   const body: JsonObject = { prompt, n: node.n, response_format: 'b64_json' };
   if (node.size !== null) body.size = node.size;
   const { pricing } = resolved.model.entry;
   const result = await meteredCall(
     context,
+    call,
     estimateImages(pricing, prompt, node.n),
-    () => images.generate({ upstreamModel: resolved.model.upstreamId, body, signal: budget.signal, requestId: dependencies.requestId }),
+    (images, upstreamModel) => images.generate({ upstreamModel, body, signal: budget.signal, requestId: dependencies.requestId }),
     (answer) => nodeUsage(node.id, 'image', resolved.id, pricing, answer.usage, answer.imageCount),
   );
   const data = Array.isArray(result.response.data) ? result.response.data : [];

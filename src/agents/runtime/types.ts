@@ -1,6 +1,7 @@
+import type { ModelCalls } from '../../calls/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import type { CallMeter } from '../../limits/index.js';
-import type { Provider, TokenUsage } from '../../providers/index.js';
+import type { TokenUsage } from '../../providers/index.js';
 
 /** The run budgets of config.agents. */
 export interface RunLimits {
@@ -70,7 +71,8 @@ export interface HttpCaller {
 
 export interface RuntimeDependencies {
   catalog: Pick<Catalog, 'resolve'>;
-  providers: { get(name: string): Provider };
+  /** The model-call path: every llm and image call is checked (model, input policy) and made through it. */
+  calls: Pick<ModelCalls, 'check'>;
   limits: RunLimits;
   media: RunMedia;
   http: HttpCaller;

@@ -44,7 +44,7 @@ function agentView(row: AgentRow) {
 }
 
 export const adminAgentsRoutes: RouteModule = async (app, context) => {
-  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, providers: context.providers, logger: context.logger });
+  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, calls: context.calls, logger: context.logger });
   context.onShutdown(() => services.close());
   const { agents, authoring } = services;
 

@@ -32,9 +32,10 @@ export async function runAgentTurn(
   record.mode = 'agent';
   record.requestPayload = body;
   record.extra = agentFacts;
-  // The run counts once against the per-minute limit; each of its model calls reserves and
-  // settles its own usage against the caps (callMeter), so the request log settles nothing.
-  const admission = await context.limits.admit(principal, { tokens: 0, costUsd: null });
+  // The run counts once against the per-minute limit (and is refused when a cap has nothing
+  // left); each of its model calls reserves and settles its own usage against the caps
+  // (callMeter), so the request log settles nothing: the admission is not kept in the record.
+  const admission = await context.calls.reserve(principal, { tokens: 0, costUsd: null });
   reply.headers(admission.headers);
 
   const tracker = new RunTracker();

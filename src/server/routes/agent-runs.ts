@@ -17,7 +17,7 @@ const SECURITY = MODEL_ROUTE_SCHEMA.security;
  * `GET /v1/agents/assets/{asset_id}`: the media of a run, for the key that owns it.
  */
 export const agentRunsRoutes: RouteModule = (app, context) => {
-  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, providers: context.providers, logger: context.logger });
+  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, calls: context.calls, logger: context.logger });
   context.onShutdown(() => services.close());
 
   app.post(

@@ -7,13 +7,12 @@ import { SPEECH_CONTENT_TYPES } from '../../providers/shared/speech-formats.js';
 import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
 import {
-  admit,
+  admitCall,
   connectionGoneSignal,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
   refuseStreaming,
-  resolveTarget,
   sendBytes,
   upstreamBody,
 } from './model-call.js';
@@ -151,20 +150,18 @@ export const audioRoutes: RouteModule = async (app, context) => {
     async (request, reply) => {
       const body = request.body as SpeechBody;
       const { record } = request;
+      record.mode = 'audio_speech';
       record.requestPayload = body;
       try {
         // OpenAI's SSE format would come back whole, labelled as audio: the spec's answer is audio bytes.
         if (body.stream_format === 'sse') throw invalidBody('/v1/audio/speech answers with audio bytes, not events; remove stream_format or set it to "audio".', 'stream_format');
-        const target = resolveTarget(request, context, { mode: 'audio_speech', model: body.model, capability: 'speech' });
-        await admit(request, reply, context, { tokens: Math.ceil(body.input.length / 4), costUsd: null });
-        const started = performance.now();
-        const result = await target.capability.speak({
-          upstreamModel: target.resolved.model.upstreamId,
-          body: upstreamBody(body),
-          signal: connectionGoneSignal(reply),
-          requestId: request.id,
-        });
-        record.upstreamLatencyMs = performance.now() - started;
+        const call = await admitCall(request, reply, context, { mode: 'audio_speech', model: body.model, capability: 'speech' }, () => ({
+          tokens: Math.ceil(body.input.length / 4),
+          costUsd: null,
+        }));
+        const result = await call.invoke((speech, upstreamModel) =>
+          speech.speak({ upstreamModel, body: upstreamBody(body), signal: connectionGoneSignal(reply), requestId: request.id }),
+        );
         record.responsePayload = { contentType: result.contentType, bytes: result.audio.length };
         return sendBytes(reply, result.contentType, result.audio);
       } catch (error) {
@@ -196,6 +193,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
       },
       async (request, reply) => {
         const { record } = request;
+        record.mode = 'audio_transcription';
         try {
           const { file, fields } = await readForm(request);
           record.requestPayload = { ...fields, file: file === null ? null : { filename: file.filename, contentType: file.contentType, bytes: file.data.length } };
@@ -207,19 +205,13 @@ export const audioRoutes: RouteModule = async (app, context) => {
           const suppliedSeconds = durationOf(fields);
           record.audioSeconds = suppliedSeconds;
 
-          const target = resolveTarget(request, context, { mode: 'audio_transcription', model, capability: 'transcription' });
-          const perMinute = target.resolved.model.entry.pricing?.audio_per_minute ?? null;
-          const costUsd = perMinute !== null && suppliedSeconds !== null ? (perMinute * suppliedSeconds) / 60 : null;
-          await admit(request, reply, context, { tokens: 0, costUsd });
-          const started = performance.now();
-          const result = await target.capability.transcribe({
-            upstreamModel: target.resolved.model.upstreamId,
-            file,
-            fields: upstreamFields(fields),
-            signal: connectionGoneSignal(reply),
-            requestId: request.id,
+          const call = await admitCall(request, reply, context, { mode: 'audio_transcription', model, capability: 'transcription' }, ({ target }) => {
+            const perMinute = target.resolved.model.entry.pricing?.audio_per_minute ?? null;
+            return { tokens: 0, costUsd: perMinute !== null && suppliedSeconds !== null ? (perMinute * suppliedSeconds) / 60 : null };
           });
-          record.upstreamLatencyMs = performance.now() - started;
+          const result = await call.invoke((transcription, upstreamModel) =>
+            transcription.transcribe({ upstreamModel, file, fields: upstreamFields(fields), signal: connectionGoneSignal(reply), requestId: request.id }),
+          );
           record.usage = result.usage;
           record.audioSeconds = suppliedSeconds ?? result.durationSeconds;
           record.responsePayload = result.body.toString('utf8');

@@ -1,18 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { inspectMessages } from '../../chat/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import { sendChatStream } from './chat-stream.js';
 import { Nullable } from './schema-helpers.js';
 import {
-  admit,
+  admitCall,
   bodyBytes,
   connectionGoneSignal,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
-  resolveTarget,
   sendLoggedJson,
   showRequestedModel,
   upstreamBody,
@@ -92,42 +90,40 @@ export const chatRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       const body = request.body as ChatCompletionBody & JsonObject;
       const { record } = request;
+      record.mode = 'chat';
       record.requestPayload = body;
       record.streaming = body.stream === true;
       try {
-        const target = resolveTarget(request, context, { mode: 'chat', model: body.model, capability: 'chat', providerHint: body.provider });
-        const media = inspectMessages(body.messages, {
-          acceptsRemoteImageUrls: target.provider.acceptsRemoteImageUrls,
-          inputModalities: target.resolved.model.entry.input_modalities,
-        });
-        record.media = media;
-        // Media is priced by the provider per image or page, not per base64 byte.
-        const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
-        const replyBudget = body.max_completion_tokens ?? body.max_tokens ?? null;
-        await admit(request, reply, context, estimateTokens(target.resolved.model.entry.pricing, promptBytes, replyBudget, body.n ?? 1));
-
-        const call = {
-          upstreamModel: target.resolved.model.upstreamId,
+        const call = await admitCall(
+          request,
+          reply,
+          context,
+          { mode: 'chat', model: body.model, capability: 'chat', providerHint: body.provider, messages: body.messages },
+          ({ target, media }) => {
+            // Media is priced by the provider per image or page, not per base64 byte.
+            const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
+            const replyBudget = body.max_completion_tokens ?? body.max_tokens ?? null;
+            return estimateTokens(target.resolved.model.entry.pricing, promptBytes, replyBudget, body.n ?? 1);
+          },
+        );
+        const providerCall = {
           body: upstreamBody(body),
           sourceJson: request.jsonBytes,
           signal: connectionGoneSignal(reply),
           requestId: request.id,
         };
-        const started = performance.now();
         if (body.stream === true) {
-          const stream = await target.capability.stream(call);
-          record.upstreamLatencyMs = performance.now() - started;
+          const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));
           return sendChatStream(reply, stream, {
             requestId: request.id,
             requestedModel: body.model,
             includeUsage: body.stream_options?.include_usage === true,
-            signal: call.signal,
+            signal: providerCall.signal,
             record,
             transcriptCharacters: context.config.logs.payloads ? context.config.logs.maxPayloadBytes : 0,
           });
         }
-        const result = await target.capability.complete(call);
-        record.upstreamLatencyMs = performance.now() - started;
+        const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
         record.usage = result.usage;
         return sendLoggedJson(request, reply, showRequestedModel(result.completion, body.model));
       } catch (error) {

@@ -4,14 +4,13 @@ import { estimateTokens } from '../../limits/index.js';
 import { patchJsonObject, type EmbeddingResult, type JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
-  admit,
+  admitCall,
   bodyBytes,
   connectionGoneSignal,
   defaultModelOf,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
-  resolveTarget,
   sendBytes,
   sendJsonText,
   showRequestedModel,
@@ -61,21 +60,17 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as EmbeddingsBody;
+      request.record.mode = 'embedding';
       request.record.requestPayload = body;
       try {
         checkInput(body.input);
         const model = body.model ?? defaultModelOf(context, 'embedding');
-        const target = resolveTarget(request, context, { mode: 'embedding', model, capability: 'embeddings' });
-        await admit(request, reply, context, estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0));
-        const started = performance.now();
-        const result = await target.capability.embed({
-          upstreamModel: target.resolved.model.upstreamId,
-          body: upstreamBody(body),
-          sourceJson: request.jsonBytes,
-          signal: connectionGoneSignal(reply),
-          requestId: request.id,
-        });
-        request.record.upstreamLatencyMs = performance.now() - started;
+        const call = await admitCall(request, reply, context, { mode: 'embedding', model, capability: 'embeddings' }, ({ target }) =>
+          estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0),
+        );
+        const result = await call.invoke((embeddings, upstreamModel) =>
+          embeddings.embed({ upstreamModel, body: upstreamBody(body), sourceJson: request.jsonBytes, signal: connectionGoneSignal(reply), requestId: request.id }),
+        );
         request.record.usage = result.usage;
         const providerModel = result.response.model;
         showRequestedModel(result.response, model);

@@ -3,14 +3,13 @@ import { estimateImages } from '../../limits/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import {
-  admit,
+  admitCall,
   connectionGoneSignal,
   defaultModelOf,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
   recordFailure,
   refuseStreaming,
-  resolveTarget,
   sendJsonText,
   showRequestedModel,
   upstreamBody,
@@ -55,21 +54,17 @@ export const imagesRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       const body = request.body as ImageBody;
       const { record } = request;
+      record.mode = 'image_generation';
       record.requestPayload = body;
       try {
         refuseStreaming(body.stream, '/v1/images/generations');
         const model = body.model ?? defaultModelOf(context, 'image_generation');
-        const target = resolveTarget(request, context, { mode: 'image_generation', model, capability: 'images' });
-        const count = body.n ?? 1;
-        await admit(request, reply, context, estimateImages(target.resolved.model.entry.pricing, body.prompt, count));
-        const started = performance.now();
-        const result = await target.capability.generate({
-          upstreamModel: target.resolved.model.upstreamId,
-          body: upstreamBody(body),
-          signal: connectionGoneSignal(reply),
-          requestId: request.id,
-        });
-        record.upstreamLatencyMs = performance.now() - started;
+        const call = await admitCall(request, reply, context, { mode: 'image_generation', model, capability: 'images' }, ({ target }) =>
+          estimateImages(target.resolved.model.entry.pricing, body.prompt, body.n ?? 1),
+        );
+        const result = await call.invoke((images, upstreamModel) =>
+          images.generate({ upstreamModel, body: upstreamBody(body), signal: connectionGoneSignal(reply), requestId: request.id }),
+        );
         record.usage = result.usage;
         record.imageCount = result.imageCount;
         showRequestedModel(result.response, model);

@@ -1,26 +1,19 @@
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { ModelMode, ResolvedModel } from '../../catalog/index.js';
+import type { CallRequest, Capability, CheckedCall } from '../../calls/index.js';
+import type { ModelMode } from '../../catalog/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import { assertModelAllowed, type Principal } from '../../keys/index.js';
+import type { Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
-import { stringifyProviderValue, type JsonObject, type Provider } from '../../providers/index.js';
+import { stringifyProviderValue, type JsonObject } from '../../providers/index.js';
 import type { GatewayContext } from '../context.js';
 
 /**
- * The steps every model endpoint shares: resolve the model for the endpoint's mode, check the
- * key may use it, find its provider's capability, reserve against the key's limits, and tie
- * the upstream call to the client connection. Routes never name a vendor.
+ * The HTTP side of a model endpoint: the OpenAPI parts they share, admission through the
+ * model-call path (src/calls) with the rate-limit headers on the reply, the client
+ * connection's abort signal, and sending the provider's answer. Routes never name a vendor.
  */
-
-type Capability = 'chat' | 'embeddings' | 'images' | 'speech' | 'transcription';
-
-export interface ModelTarget<C extends Capability> {
-  resolved: ResolvedModel;
-  provider: Provider;
-  capability: NonNullable<Provider[C]>;
-}
 
 /** Security and tags every model endpoint declares in the OpenAPI document. */
 export const MODEL_ROUTE_SCHEMA = {
@@ -44,33 +37,26 @@ export const ErrorResponse = Type.Object(
 
 export const ERROR_RESPONSES = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
 
-/** Resolves `model` for an endpoint of `mode` and finds the provider capability that serves it. */
-export function resolveTarget<C extends Capability>(
+/**
+ * Admits a request that makes one model call, through the model-call path: resolve,
+ * allow-list, input policy, reserve; the request record is filled as it goes, and the
+ * reply carries the rate-limit headers.
+ */
+export async function admitCall<C extends Capability>(
   request: FastifyRequest,
+  reply: FastifyReply,
   context: GatewayContext,
-  options: { mode: ModelMode; model: string; capability: C; providerHint?: string | undefined },
-): ModelTarget<C> {
-  const { record } = request;
-  record.mode = options.mode;
-  record.requestedModel = options.model;
-  const resolved = context.catalog.resolve(options.model, { mode: options.mode, providerHint: options.providerHint });
-  assertModelAllowed(request.principal, resolved.requested, resolved.id);
-  record.resolvedModel = resolved.id;
-  record.provider = resolved.model.provider;
-  const provider = context.providers.get(resolved.model.provider);
-  const capability = provider[options.capability];
-  if (capability === undefined) {
-    throw new GatewayError(
-      'model_mode_mismatch',
-      `The model "${options.model}" cannot be used on this endpoint: its provider does not offer it. Pick a ${options.mode} model from GET /v1/models.`,
-      { param: 'model' },
-    );
-  }
-  return { resolved, provider, capability: capability as NonNullable<Provider[C]> };
+  call: Omit<CallRequest<C>, 'allowedFor' | 'record'>,
+  estimateOf: (call: CheckedCall<C>) => UsageEstimate,
+): Promise<CheckedCall<C>> {
+  const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record }, estimateOf);
+  reply.headers(admitted.admission.headers);
+  return admitted.call;
 }
 
 /**
- * Reserves the estimate against the key's limits (of `principal`, by default the caller's own)
+ * Reserves against the key's limits (of `principal`, by default the caller's own) for a
+ * request that calls no model itself (a utility, an agent run whose calls reserve their own),
  * and sets the rate-limit headers.
  */
 export async function admit(
@@ -80,8 +66,7 @@ export async function admit(
   estimate: UsageEstimate,
   principal: Principal = request.principal,
 ): Promise<void> {
-  const admission = await context.limits.admit(principal, estimate);
-  request.record.admission = admission;
+  const admission = await context.calls.reserve(principal, estimate, request.record);
   reply.headers(admission.headers);
 }
 

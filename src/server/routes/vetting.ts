@@ -12,7 +12,6 @@ import {
   LightweightVettingBody,
   LightweightVettingResponse,
   addUsage,
-  assertInputsSupported,
   chatCallerFor,
   estimateVettingUsage,
   fullResponse,
@@ -20,7 +19,6 @@ import {
   newLoopTally,
   planFull,
   planLightweight,
-  resolveVettingModel,
   runChatOnly,
   runVettingLoop,
   type LoopOutcome,
@@ -30,6 +28,7 @@ import {
 } from '../../vetting/index.js';
 import type { TokenUsage } from '../../providers/index.js';
 import { computeCombinedCost, type CostInput, type RequestRecord } from '../../logs/index.js';
+import type { CheckedCall } from '../../calls/index.js';
 import type { RouteModule } from '../app.js';
 import { admit as admitEstimate, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
@@ -80,7 +79,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
   const admit = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    models: readonly ResolvedModel[],
+    calls: readonly CheckedCall<'chat'>[],
     plan: { draftBody: { messages: unknown[] }; maxTokens: number | undefined },
     attempts: number,
   ) => {
@@ -88,13 +87,31 @@ export const vettingRoutes: RouteModule = (app, context) => {
       promptCharacters: JSON.stringify(plan.draftBody.messages).length,
       maxTokens: plan.maxTokens,
       attempts,
-      pricing: models.map((model) => model.model.entry.pricing),
+      pricing: calls.map((call) => call.target.resolved.model.entry.pricing),
     });
     await admitEstimate(request, reply, context, estimate);
   };
 
-  const callerFor = (request: FastifyRequest, model: ResolvedModel, signal: AbortSignal) =>
-    chatCallerFor(context.providers, model, { signal, requestId: request.id });
+  const callerFor = (request: FastifyRequest, call: CheckedCall<'chat'>, signal: AbortSignal) => chatCallerFor(call, { signal, requestId: request.id });
+
+  /**
+   * A VETTING model through the model-call path: chat mode only (a non-chat model is
+   * model_mode_mismatch), allowed for the key when the caller chose it, and — for the drafting
+   * model — the caller's messages checked by the input policy; the drafting model is logged.
+   */
+  const checkModel = (
+    request: FastifyRequest,
+    choice: { model: string; param: string; providerHint?: string | undefined; chosenByCaller: boolean; messages?: readonly unknown[] },
+  ): CheckedCall<'chat'> =>
+    context.calls.check({
+      mode: 'chat',
+      capability: 'chat',
+      model: choice.model,
+      param: choice.param,
+      providerHint: choice.providerHint,
+      ...(choice.chosenByCaller ? { allowedFor: request.principal } : {}),
+      ...(choice.messages !== undefined ? { messages: choice.messages, record: request.record } : {}),
+    });
 
   /** Usage of both sides, and the cost priced per side: drafting and verifying may use models of different prices. */
   const recordOutcome = (
@@ -120,16 +137,17 @@ export const vettingRoutes: RouteModule = (app, context) => {
   /** Drafts and verifies until a draft passes or the attempts run out, then records usage, cost and how it ended. */
   const vet = async (
     request: FastifyRequest,
-    models: { draft: ResolvedModel; verification: ResolvedModel },
+    calls: { draft: CheckedCall<'chat'>; verification: CheckedCall<'chat'> },
     plan: Pick<VettingLoopInput, 'draftBody' | 'verificationMessages' | 'maxAttempts' | 'answerKey'>,
     signal: AbortSignal,
   ) => {
+    const models = { draft: calls.draft.target.resolved, verification: calls.verification.target.resolved };
     const tally = newLoopTally();
     let outcome: LoopOutcome;
     try {
       outcome = await runVettingLoop({
-        draft: callerFor(request, models.draft, signal),
-        verify: callerFor(request, models.verification, signal),
+        draft: callerFor(request, calls.draft, signal),
+        verify: callerFor(request, calls.verification, signal),
         draftBody: plan.draftBody,
         verificationMessages: plan.verificationMessages,
         maxAttempts: plan.maxAttempts,
@@ -166,26 +184,14 @@ export const vettingRoutes: RouteModule = (app, context) => {
       const { body, record } = request;
       startRecord(record, body);
       const requested = body.model ?? config.vetting.defaultModel ?? catalog.defaultChatModel;
-      record.requestedModel = requested;
-      const draftModel = resolveVettingModel(catalog, request.principal, {
-        requested,
-        param: 'model',
-        providerHint: body.provider,
-        checkKeyAllows: true,
-      });
-      record.resolvedModel = draftModel.id;
-      record.provider = draftModel.model.provider;
-      const verificationModel = resolveVettingModel(catalog, request.principal, {
-        requested: internalVerificationModel,
-        param: 'vetting.verificationModel',
-        checkKeyAllows: false,
-      });
-      assertInputsSupported(draftModel, body.messages);
+      const draft = checkModel(request, { model: requested, param: 'model', providerHint: body.provider, chosenByCaller: true, messages: body.messages });
+      const verification = checkModel(request, { model: internalVerificationModel, param: 'vetting.verificationModel', chosenByCaller: false });
       const plan = planLightweight(body, { keyring: keyring.forProject(projectOf(request.principal)), verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
       record.requestPayload = plan.loggedRequest;
-      await admit(request, reply, [draftModel, verificationModel], plan, plan.maxAttempts);
+      await admit(request, reply, [draft, verification], plan, plan.maxAttempts);
 
-      const outcome = await vet(request, { draft: draftModel, verification: verificationModel }, { ...plan, answerKey: null }, abortSignalOf(reply));
+      const outcome = await vet(request, { draft, verification }, { ...plan, answerKey: null }, abortSignalOf(reply));
+      const draftModel = draft.target.resolved;
       const response = lightweightResponse(outcome, { requestId: request.id, model: draftModel.id, createdAt: record.startedAt });
       record.responsePayload = response;
       return response;
@@ -208,15 +214,8 @@ export const vettingRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       const { body, record } = request;
       startRecord(record, body);
-      record.requestedModel = body.config.chatModel.modelId;
-      const draftModel = resolveVettingModel(catalog, request.principal, {
-        requested: body.config.chatModel.modelId,
-        param: 'config.chatModel.modelId',
-        checkKeyAllows: true,
-      });
-      record.resolvedModel = draftModel.id;
-      record.provider = draftModel.model.provider;
-      assertInputsSupported(draftModel, body.messages);
+      const draft = checkModel(request, { model: body.config.chatModel.modelId, param: 'config.chatModel.modelId', chosenByCaller: true, messages: body.messages });
+      const draftModel = draft.target.resolved;
       const plan = planFull(body, {
         keyring: keyring.forProject(projectOf(request.principal)),
         defaultChatPrompt: config.vetting.chatSystemPrompt ?? DEFAULT_TUTOR_PROMPT,
@@ -228,21 +227,17 @@ export const vettingRoutes: RouteModule = (app, context) => {
       const meta = { mode: plan.mode, startedAt: record.startedAt, body };
 
       if (plan.mode === 'chat') {
-        await admit(request, reply, [draftModel], plan, 1);
-        const outcome = await runChatOnly(callerFor(request, draftModel, signal), plan.draftBody, config.vetting.fallbackMessage);
+        await admit(request, reply, [draft], plan, 1);
+        const outcome = await runChatOnly(callerFor(request, draft, signal), plan.draftBody, config.vetting.fallbackMessage);
         recordOutcome(request, { chatUsage: outcome.chatUsage, verificationUsage: null }, { draft: draftModel, verification: null }, { vettingMode: 'chat', chatModel: draftModel.id });
         const response = fullResponse({ ...outcome, verificationUsage: null, verification: null }, meta);
         record.responsePayload = response;
         return response;
       }
 
-      const verificationModel = resolveVettingModel(catalog, request.principal, {
-        requested: plan.verificationModelId,
-        param: 'config.verificationModel.modelId',
-        checkKeyAllows: true,
-      });
-      await admit(request, reply, [draftModel, verificationModel], plan, plan.maxAttempts);
-      const outcome = await vet(request, { draft: draftModel, verification: verificationModel }, plan, signal);
+      const verification = checkModel(request, { model: plan.verificationModelId, param: 'config.verificationModel.modelId', chosenByCaller: true });
+      await admit(request, reply, [draft, verification], plan, plan.maxAttempts);
+      const outcome = await vet(request, { draft, verification }, plan, signal);
       const response = fullResponse(
         {
           content: outcome.content,

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkImageUrl, inspectMessages, parseDataUri } from '../src/chat/index.js';
+import { checkImageUrl, inspectMessages, parseDataUri } from '../src/calls/index.js';
 import { GatewayError } from '../src/errors/index.js';
 
 const VISION = { acceptsRemoteImageUrls: true, inputModalities: ['text', 'image', 'pdf'] };
@@ -9,7 +9,7 @@ function refusedWith(run: () => unknown, code: string, param: string): void {
   assert.throws(run, (error: unknown) => error instanceof GatewayError && error.code === code && error.param === param);
 }
 
-describe('chat content validation', () => {
+describe('input policy of model calls', () => {
   test('data URIs: type and decoded size without decoding', () => {
     assert.deepEqual(parseDataUri('data:image/png;base64,aGVsbG8='), { mimeType: 'image/png', bytes: 5 });
     assert.deepEqual(parseDataUri('data:application/pdf;name=a.pdf;base64,AAAA'), { mimeType: 'application/pdf', bytes: 3 });

@@ -2,10 +2,12 @@ import { GatewayError, invalidBody } from '../errors/index.js';
 import type { MediaSummary } from '../logs/types.js';
 
 /**
- * Vendor-neutral rules for the content of chat messages (spec: Chat completion request):
- * which image and file references the gateway accepts, checked before any provider is
- * called, and a summary of the media for the request log (counts, types, bytes; never data).
- * Reused by VETTING and agents. Cheap on large bodies: no regex over base64 data, no copies.
+ * The input policy of every model call: vendor-neutral rules for the content of chat
+ * messages (spec: Chat completion request) — which image and file references the gateway
+ * accepts, and which the model's input modalities allow — checked before anything is reserved
+ * or any provider is called, and a summary of the media for the request log (counts, types,
+ * bytes; never data). Chat, VETTING and agents' model calls all pass through it (see
+ * model-calls.ts). Cheap on large bodies: no regex over base64 data, no copies.
  */
 
 export interface ContentRules {
