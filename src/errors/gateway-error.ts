@@ -12,11 +12,15 @@ export type ErrorCode =
   | 'invalid_body'
   | 'missing_api_key'
   | 'invalid_api_key'
+  | 'invalid_credentials'
+  | 'session_expired'
   | 'key_paused'
   | 'key_revoked'
   | 'insufficient_scope'
   | 'model_not_allowed'
   | 'agent_access_denied'
+  | 'csrf_token_invalid'
+  | 'insufficient_role'
   | 'agent_not_found'
   | 'agent_conversation_error'
   | 'not_found'
@@ -52,11 +56,15 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   invalid_body: { status: 400, type: 'invalid_request_error' },
   missing_api_key: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
+  invalid_credentials: { status: 401, type: 'authentication_error' },
+  session_expired: { status: 401, type: 'authentication_error' },
   key_paused: { status: 403, type: 'permission_error' },
   key_revoked: { status: 403, type: 'permission_error' },
   insufficient_scope: { status: 403, type: 'permission_error' },
   model_not_allowed: { status: 403, type: 'permission_error' },
   agent_access_denied: { status: 403, type: 'permission_error' },
+  csrf_token_invalid: { status: 403, type: 'permission_error' },
+  insufficient_role: { status: 403, type: 'permission_error' },
   agent_not_found: { status: 404, type: 'invalid_request_error' },
   agent_conversation_error: { status: 404, type: 'invalid_request_error' },
   not_found: { status: 404, type: 'invalid_request_error' },

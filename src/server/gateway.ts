@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
+import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, ProviderRegistry } from '../providers/index.js';
@@ -61,6 +62,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       providers,
       keys: { store: keyStore, cache: keyCache, authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }) },
       ...accounting,
+      accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {

@@ -187,6 +187,37 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('api_keys').alterColumn('monthly_cost_cap_usd', (column) => column.setDataType('double precision')).execute();
       },
     },
+    '0016-accounts-users-and-sessions': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('dashboard_users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('password_hash', 'text', (c) => c.notNull())
+          .addColumn('disabled', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('dashboard_sessions')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('dashboard_users.id'))
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('dashboard_sessions_user').on('dashboard_sessions').column('user_id').execute();
+        await db.schema
+          .createTable('dashboard_sign_in_failures')
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('failed_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('dashboard_sign_in_failures_subject').on('dashboard_sign_in_failures').columns(['subject', 'failed_at']).execute();
+        await db.schema.createIndex('dashboard_sign_in_failures_failed_at').on('dashboard_sign_in_failures').column('failed_at').execute();
+      },
+    },
   };
 }
 

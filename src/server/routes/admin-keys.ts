@@ -120,7 +120,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     return toKeyView(row);
   };
 
-  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+  await registerAdminRoutes(app, context, (admin) => {
     admin.post(
       '/keys',
       { schema: { ...ADMIN_SCHEMA, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
