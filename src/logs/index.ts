@@ -12,6 +12,9 @@ export type { LogSink, LogWriterEvents, LogWriterOptions } from './log-writer.js
 export { RetentionJob, RETENTION_DEFAULTS } from './retention-job.js';
 export type { RetentionOptions } from './retention-job.js';
 export { toDetailView, toSummaryView, toUsageView } from './log-view.js';
+export { spendOfKeys, MAX_SPEND_KEYS } from './key-spend.js';
+export type { KeySpendView } from './key-spend.js';
+export { csvHeader, csvLine } from './log-csv.js';
 export type { LogDetailView, LogSummaryView, UsageView } from './log-view.js';
 export {
   parseLogFilter,
@@ -25,4 +28,4 @@ export {
   MAX_PAGE_SIZE,
   REQUEST_ID_PATTERN,
 } from './log-filters.js';
-export type { LogQueryParameters, LogCursor } from './log-filters.js';
+export type { LogQueryParameters, LogCursor, ExportFormat } from './log-filters.js';

@@ -4,7 +4,7 @@ import type { Pool as PgPool } from 'pg';
 import type { LimitSeed } from '../limits/index.js';
 import type { Database, RequestLogsTable, Storage } from '../storage/index.js';
 import type { RequestLogRow } from './log-entry.js';
-import type { LogCursor } from './log-filters.js';
+import { whereEndpointAndPlatform, type LogCursor } from './log-filters.js';
 import type { LogAccess, LogFilter, UsageGrouping } from './types.js';
 
 export type StoredLogRow = Selectable<RequestLogsTable>;
@@ -75,7 +75,7 @@ function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAccess): 
   if (filter.status !== undefined) {
     restricted = restricted.where('status', '>=', filter.status.min).where('status', '<=', filter.status.max);
   }
-  return restricted;
+  return whereEndpointAndPlatform(restricted, filter);
 }
 
 function after<O>(query: LogQuery<O>, cursor: LogCursor | undefined): LogQuery<O> {

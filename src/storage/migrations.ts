@@ -218,6 +218,23 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('dashboard_sign_in_failures_failed_at').on('dashboard_sign_in_failures').column('failed_at').execute();
       },
     },
+    '0016-accounts-key-and-log-list-indexes': {
+      async up(db: Kysely<unknown>) {
+        // The dashboard's key list: newest first, by project and state, a keyset page at a time.
+        const keyIndexes: [string, string[]][] = [
+          ['api_keys_created', ['created_at', 'id']],
+          ['api_keys_project_created', ['project_id', 'created_at', 'id']],
+          ['api_keys_status_created', ['status', 'created_at', 'id']],
+          ['api_keys_project_status_created', ['project_id', 'status', 'created_at', 'id']],
+        ];
+        for (const [name, columns] of keyIndexes) await db.schema.createIndex(name).on('api_keys').columns(columns).execute();
+        // The request log's filters beside key and project (which have theirs since 0002), each in
+        // the list's order, so a filtered page reads the rows it shows instead of the whole table.
+        for (const column of ['requested_model', 'resolved_model', 'status', 'endpoint', 'platform']) {
+          await db.schema.createIndex(`request_logs_${column}_started_at`).on('request_logs').columns([column, 'started_at', 'request_id']).execute();
+        }
+      },
+    },
   };
 }
 

@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import {
+  csvHeader,
+  csvLine,
   encodeCursor,
   parseCursor,
   parseExportFormat,
@@ -29,7 +31,7 @@ import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
  */
 
 const Text = Type.Optional(Type.String());
-const FILTERS = { key: Text, model: Text, project: Text, since: Text, until: Text, status: Text };
+const FILTERS = { key: Text, model: Text, project: Text, since: Text, until: Text, status: Text, endpoint: Text, platform: Text };
 const ListQuery = Type.Object({ ...FILTERS, limit: Text, cursor: Text }, { additionalProperties: false });
 const ExportQuery = Type.Object({ ...FILTERS, format: Text }, { additionalProperties: false });
 const UsageQuery = Type.Object({ ...FILTERS, by: Text }, { additionalProperties: false });
@@ -69,20 +71,24 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/logs/export',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Export request log records in full as JSON lines', querystring: ExportQuery } },
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Export request log records: in full as JSON lines, or as CSV without payloads', querystring: ExportQuery } },
       async (request, reply) => {
-        parseExportFormat(request.query.format);
+        const format = parseExportFormat(request.query.format);
         const filter = parseLogFilter(request.query);
         const rows = store.export(filter, ADMIN_ACCESS);
         const view = detailViewFor(request);
         // Rows were redacted when written; exports go through the same redaction again so a
         // record written before a rule existed never leaves the gateway raw.
         const lines = async function* () {
-          for await (const row of rows) yield `${JSON.stringify(redactValue(view(row)))}\n`;
+          if (format === 'csv') yield csvHeader();
+          for await (const row of rows) {
+            const redacted = redactValue(view(row)) as LogDetailView;
+            yield format === 'csv' ? csvLine(redacted) : `${JSON.stringify(redacted)}\n`;
+          }
         };
         return reply
-          .type('application/x-ndjson; charset=utf-8')
-          .header('content-disposition', 'attachment; filename="modelgate-logs.jsonl"')
+          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+          .header('content-disposition', `attachment; filename="modelgate-logs.${format}"`)
           .send(Readable.from(lines()));
       },
     );
