@@ -6,8 +6,8 @@ import { formatCount, formatTime, formatUsd } from '../format.js';
 import { useSession } from '../session.js';
 
 /** Marks redacted values so they read as redactions, not as content. */
-function JsonBlock({ value, label }: { value: unknown; label: string }) {
-  if (value === null || value === undefined) return <p className="muted">Not stored (payload retention may be off).</p>;
+function JsonBlock({ value, label, absent }: { value: unknown; label: string; absent: string }) {
+  if (value === null || value === undefined) return <p className="muted">{absent}</p>;
   const text = JSON.stringify(value, null, 2);
   const parts = text.split(/(\[redacted[^\]"]*\])/g);
   return (
@@ -104,15 +104,15 @@ export function LogDetailPage() {
         ))}
       </dl>
       <h2>Media</h2>
-      <JsonBlock value={record.media} label="Media references" />
+      <JsonBlock value={record.media} label="Media references" absent="No media in this request." />
       <h2>Request payload</h2>
-      <JsonBlock value={record.request_payload} label="Request payload as stored" />
+      <JsonBlock value={record.request_payload} label="Request payload as stored" absent="Not stored (payload retention is off, or the request had no body)." />
       <h2>Response payload</h2>
-      <JsonBlock value={record.response_payload} label="Response payload as stored" />
+      <JsonBlock value={record.response_payload} label="Response payload as stored" absent="Not stored (payload retention is off, or there was no answer)." />
       {session?.user.role === 'admin' && (
         <>
           <h2>Upstream detail</h2>
-          <JsonBlock value={record.detail} label="Upstream status and detail" />
+          <JsonBlock value={record.detail} label="Upstream status and detail" absent="No upstream detail: the provider answered normally." />
         </>
       )}
     </section>
