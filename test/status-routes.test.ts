@@ -71,14 +71,17 @@ describe('status routes', () => {
     await docs.body?.cancel();
   });
 
-  test('the documentation link follows the host the caller used, and ignores a malformed Host', async () => {
+  test('the documentation link is the listen address, whatever Host or X-Forwarded-* say', async () => {
     const port = new URL(gateway.url).port;
-    const named = await getWithHost(`${gateway.url}/`, `gateway.internal:${port}`);
-    assert.equal(named.documentation, `http://gateway.internal:${port}/docs`);
-    const malformed = await getWithHost(`${gateway.url}/`, 'evil.example/phish?x=');
-    assert.equal(malformed.documentation, `${gateway.url}/docs`, 'falls back to the address the connection reached');
-    const forwarded = await getWithHost(`${gateway.url}/`, `gateway.internal:${port}`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
-    assert.equal(forwarded.documentation, `http://gateway.internal:${port}/docs`, 'X-Forwarded-* is ignored without server.trustProxy');
+    for (const [host, headers] of [
+      ['attacker.example', {}],
+      [`gateway.internal:${port}`, {}],
+      ['evil.example/phish?x=', {}],
+      [`gateway.internal:${port}`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'attacker.example' }],
+    ] as const) {
+      const status = await getWithHost(`${gateway.url}/`, host, headers);
+      assert.equal(status.documentation, `${gateway.url}/docs`, host);
+    }
   });
 
   test('public routes answer even with a wrong key', async () => {
@@ -229,7 +232,8 @@ describe('status routes with operator settings', () => {
   before(async () => {
     gateway = await startTestGateway({
       configFile: {
-        server: { trustProxy: true },
+        // A trailing slash is dropped.
+        server: { trustProxy: true, publicUrl: 'https://api.example.com/gateway/' },
         catalog: {
           defaultModel: 'claude-haiku-4-5',
           aliases: { fast: 'gemini-2.5-flash' },
@@ -263,11 +267,13 @@ describe('status routes with operator settings', () => {
     assert.equal((await client.models.retrieve('hf.co/org/model:Q4')).owned_by, 'ollama');
   });
 
-  test('behind a trusted proxy the documentation link uses the forwarded scheme and host', async () => {
-    const { body } = await getJson<StatusBody>(`${gateway.url}/`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
-    assert.equal(body.documentation, 'https://api.example.com/docs');
-    const metadata = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+  test('with server.publicUrl every generated URL uses it, even behind a trusted proxy that forwards another host', async () => {
+    const forwarded = { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'attacker.example' };
+    const { body } = await getJson<StatusBody>(`${gateway.url}/`, forwarded);
+    assert.equal(body.documentation, 'https://api.example.com/gateway/docs');
+    const metadata = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`, forwarded);
     const curl = metadata.body.quickstarts.find((quickstart) => quickstart.id === 'chat-curl')!;
-    assert.match(curl.code, /^curl https:\/\/api\.example\.com\/v1\/chat\/completions/);
+    assert.match(curl.code, /^curl https:\/\/api\.example\.com\/gateway\/v1\/chat\/completions/);
+    assert.equal((await getWithHost(`${gateway.url}/`, 'attacker.example')).documentation, 'https://api.example.com/gateway/docs');
   });
 });

@@ -101,6 +101,12 @@ export const ConfigSchema = Type.Object(
         requestTimeoutMs: Milliseconds(300_000, 'longest time to receive a whole request from a client; 0 = no limit', 0),
         clientStallTimeoutMs: Milliseconds(60_000, 'longest a client may leave a response unread (bytes waiting, none taken) before its connection is closed'),
         trustProxy: Type.Boolean({ default: false }),
+        publicUrl: Type.Optional(
+          Type.String({
+            pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$',
+            description: 'the base URL clients reach the gateway at (http or https, host, optional path; no query or credentials)',
+          }),
+        ),
         logLevel: Type.Union(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
           { default: 'info' },

@@ -187,6 +187,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('api_keys').alterColumn('monthly_cost_cap_usd', (column) => column.setDataType('double precision')).execute();
       },
     },
+    '0015-secrets-agent-messages-created-at': {
+      async up(db: Kysely<unknown>) {
+        // Agent history is deleted by age with the request log's retention.
+        await db.schema.createIndex('agent_messages_created_at').on('agent_messages').column('created_at').execute();
+      },
+    },
     '0016-accounts-users-and-sessions': {
       async up(db: Kysely<unknown>) {
         await db.schema

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { onRequestHookHandler } from 'fastify';
 import { adminAuthHook } from '../admin-auth.js';
 import type { GatewayApp } from '../app.js';
 import type { GatewayContext } from '../context.js';
@@ -7,14 +8,24 @@ import type { GatewayContext } from '../context.js';
 export const ADMIN_SCHEMA = { hide: true, tags: ['admin'] };
 
 /**
+ * For responses that carry a secret (a key's secret, decrypted text, log payloads): no cache
+ * on the way, nor the browser's, may keep them.
+ */
+export const noStore: onRequestHookHandler = (_request, reply, done) => {
+  reply.header('cache-control', 'no-store');
+  done();
+};
+
+/**
  * Registers `routes` under /admin/v1, every request authorised (admin token or dashboard
- * session, src/server/admin-auth.ts) before anything else.
+ * session, src/server/admin-auth.ts) before anything else; no response is stored by caches.
  */
 export async function registerAdminRoutes(app: GatewayApp, context: GatewayContext, routes: (admin: GatewayApp) => void): Promise<void> {
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
       admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken, context.accounts));
+      admin.addHook('onRequest', noStore);
       routes(admin);
     },
     { prefix: '/admin/v1' },
