@@ -324,7 +324,7 @@ describe('request log over HTTP', () => {
       [`/admin/v1/logs?cursor=${cursorOf([1_700_000_000_000, ''])}`, 'cursor'],
       ['/admin/v1/logs?status=teapot', 'status'],
       ['/admin/v1/logs?key=a%20b', 'key'],
-      ['/admin/v1/logs/export?format=csv', 'format'],
+      ['/admin/v1/logs/export?format=xml', 'format'],
       ['/admin/v1/usage?by=week', 'by'],
     ];
     for (const [path, param] of cases) {

@@ -57,10 +57,11 @@ describe('status routes', () => {
   test('GET / reports status, documentation, metadata and the models, without a key', async () => {
     const { status, body } = await getJson<StatusBody>(`${gateway.url}/`);
     assert.equal(status, 200);
-    assert.deepEqual(Object.keys(body).sort(), ['default_model', 'documentation', 'message', 'metadata', 'status', 'supported_models', 'upcoming_models']);
+    assert.deepEqual(Object.keys(body).sort(), ['dashboard', 'default_model', 'documentation', 'message', 'metadata', 'status', 'supported_models', 'upcoming_models']);
     assert.equal(body.status, 'ok');
     assert.equal(typeof body.message, 'string');
     assert.equal(body.documentation, `${gateway.url}/docs`);
+    assert.equal(body.dashboard, `${gateway.url}/dashboard/`);
     assert.equal(body.metadata, '/v1/docs/metadata');
     assert.equal(body.default_model, gateway.gateway.context.catalog.defaultChatModel);
     assert.deepEqual(body.upcoming_models, []);

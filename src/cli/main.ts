@@ -4,6 +4,7 @@ import { registerAgentsCommand } from './agents-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
+import { registerUsersCommand } from './users-command.js';
 
 /**
  * The `modelgate` CLI (decisions §5). Each command group lives in its own file and adds
@@ -42,6 +43,7 @@ registerKeysCommand(program);
 registerAgentsCommand(program);
 registerLogsCommand(program);
 registerUsageCommand(program);
+registerUsersCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.

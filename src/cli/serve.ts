@@ -1,3 +1,5 @@
+import { Accounts } from '../accounts/index.js';
+import { dashboardGreeting } from './first-run.js';
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
@@ -74,6 +76,7 @@ async function serveSingle(config: GatewayConfig): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n`);
+  process.stdout.write(dashboardGreeting(gateway.url, await gateway.context.accounts.users.exist()));
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
@@ -153,6 +156,7 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   const secrets = resolveSecrets(config);
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const storageKind = storage.kind;
+  const hasAccounts = await new Accounts(storage.db).users.exist();
   await storage.close();
 
   let shuttingDown = false;
@@ -170,6 +174,7 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
     listening += 1;
     if (listening === workers) {
       process.stdout.write(`modelgate listening on ${message.url} with ${workers} workers (${describe(config, storageKind, secrets.adminTokenFile)})\n`);
+      process.stdout.write(dashboardGreeting(message.url, hasAccounts));
     }
   });
   cluster.on('exit', (worker, code, signal) => {

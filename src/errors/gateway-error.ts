@@ -12,11 +12,15 @@ export type ErrorCode =
   | 'invalid_body'
   | 'missing_api_key'
   | 'invalid_api_key'
+  | 'invalid_credentials'
+  | 'session_expired'
   | 'key_paused'
   | 'key_revoked'
   | 'insufficient_scope'
   | 'model_not_allowed'
   | 'agent_access_denied'
+  | 'csrf_token_invalid'
+  | 'insufficient_role'
   | 'agent_not_found'
   | 'agent_conversation_error'
   | 'not_found'
@@ -60,11 +64,15 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   invalid_body: { status: 400, type: 'invalid_request_error', retryable: false },
   missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_credentials: { status: 401, type: 'authentication_error', retryable: false },
+  session_expired: { status: 401, type: 'authentication_error', retryable: false },
   key_paused: { status: 403, type: 'permission_error', retryable: false },
   key_revoked: { status: 403, type: 'permission_error', retryable: false },
   insufficient_scope: { status: 403, type: 'permission_error', retryable: false },
   model_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   agent_access_denied: { status: 403, type: 'permission_error', retryable: false },
+  csrf_token_invalid: { status: 403, type: 'permission_error', retryable: false },
+  insufficient_role: { status: 403, type: 'permission_error', retryable: false },
   agent_not_found: { status: 404, type: 'invalid_request_error', retryable: false },
   agent_conversation_error: { status: 404, type: 'invalid_request_error', retryable: false },
   not_found: { status: 404, type: 'invalid_request_error', retryable: false },

@@ -9,3 +9,5 @@ export { Authenticator, assertModelAllowed, extractSecret } from './authenticate
 export { nextStatus } from './state-machine.js';
 export type { KeyAction } from './state-machine.js';
 export { SECRET_PREFIX, hashSecret, generateSecret, looksLikeSecret } from './secret.js';
+export { pageOfKeys, encodeKeyCursor, parseKeyCursor } from './key-page.js';
+export type { KeyPage, KeyPageQuery, KeyCursor } from './key-page.js';

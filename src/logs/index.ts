@@ -16,6 +16,9 @@ export { RefusalSummary, OTHER_ADDRESSES } from './refusal-summary.js';
 export type { RefusalSummaryOptions } from './refusal-summary.js';
 export type { RetentionOptions, RetentionStore } from './retention-job.js';
 export { toDetailView, toSummaryView, toUsageView } from './log-view.js';
+export { spendOfKeys, MAX_SPEND_KEYS } from './key-spend.js';
+export type { KeySpendView } from './key-spend.js';
+export { csvHeader, csvLine } from './log-csv.js';
 export type { LogDetailView, LogSummaryView, UsageView } from './log-view.js';
 export {
   parseLogFilter,
@@ -29,4 +32,4 @@ export {
   MAX_PAGE_SIZE,
   REQUEST_ID_PATTERN,
 } from './log-filters.js';
-export type { LogQueryParameters, LogCursor } from './log-filters.js';
+export type { LogQueryParameters, LogCursor, ExportFormat } from './log-filters.js';

@@ -14,6 +14,8 @@ export interface LogQueryParameters {
   since?: string | undefined;
   until?: string | undefined;
   status?: string | undefined;
+  endpoint?: string | undefined;
+  platform?: string | undefined;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -69,6 +71,10 @@ export function parseLogFilter(query: LogQueryParameters, now: number = Date.now
   if (keyId !== undefined) filter.keyId = keyId;
   if (model !== undefined) filter.model = model;
   if (projectId !== undefined) filter.projectId = projectId;
+  const endpoint = parseIdentifier(query.endpoint, 'endpoint');
+  const platform = parseIdentifier(query.platform, 'platform');
+  if (endpoint !== undefined) filter.endpoint = endpoint;
+  if (platform !== undefined) filter.platform = platform;
   if (query.since !== undefined) filter.since = parseTime(query.since, 'since', now);
   if (query.until !== undefined) filter.until = parseTime(query.until, 'until', now);
   if (filter.since !== undefined && filter.until !== undefined && filter.until <= filter.since) {
@@ -135,7 +141,18 @@ export function parseGrouping(value: string | undefined): UsageGrouping {
   throw invalid('by', 'must be one of day, model, key.');
 }
 
-export function parseExportFormat(value: string | undefined): 'jsonl' {
+export type ExportFormat = 'jsonl' | 'csv';
+
+export function parseExportFormat(value: string | undefined): ExportFormat {
   if (value === undefined || value === 'jsonl') return 'jsonl';
-  throw invalid('format', 'must be jsonl (one JSON record per line).');
+  if (value === 'csv') return 'csv';
+  throw invalid('format', 'must be jsonl (one JSON record per line, in full) or csv (one row per record, without payloads).');
+}
+
+/** The two filters the request log's store applies beside its own (endpoint, platform). */
+export function whereEndpointAndPlatform<Q extends { where: (column: 'endpoint' | 'platform', operator: '=', value: string) => Q }>(query: Q, filter: LogFilter): Q {
+  let filtered = query;
+  if (filter.endpoint !== undefined) filtered = filtered.where('endpoint', '=', filter.endpoint);
+  if (filter.platform !== undefined) filtered = filtered.where('platform', '=', filter.platform);
+  return filtered;
 }

@@ -4,8 +4,8 @@ import type { Pool as PgPool } from 'pg';
 import type { LimitSeed } from '../limits/index.js';
 import type { Database, RequestLogsTable, Storage } from '../storage/index.js';
 import type { RequestLogRow } from './log-entry.js';
-import type { LogCursor } from './log-filters.js';
 import { packPayloads, unpackPayloads } from './payload-codec.js';
+import { whereEndpointAndPlatform, type LogCursor } from './log-filters.js';
 import type { LogAccess, LogFilter, UsageGrouping } from './types.js';
 
 /** What list pages carry: a record without its payloads and detail. */
@@ -92,7 +92,7 @@ function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAccess): 
   if (filter.status !== undefined) {
     restricted = restricted.where('status', '>=', filter.status.min).where('status', '<=', filter.status.max);
   }
-  return restricted;
+  return whereEndpointAndPlatform(restricted, filter);
 }
 
 /** Records written before the write sequence, after a cursor into them (ordered by start time). */

@@ -77,6 +77,10 @@ export interface LogFilter {
   until?: number;
   /** HTTP status range, inclusive. */
   status?: { min: number; max: number };
+  /** The endpoint path, e.g. /v1/chat/completions. */
+  endpoint?: string;
+  /** The caller's X-Platform-ID. */
+  platform?: string;
 }
 
 export type UsageGrouping = 'day' | 'model' | 'key';

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Accounts } from '../accounts/index.js';
 import type { GatewayConfig, GatewaySecrets } from '../config/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly metrics: GatewayMetrics;
+  /** Dashboard accounts and sessions (the admin API's second credential). */
+  readonly accounts: Accounts;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */
   readonly onShutdown: (task: () => Promise<void>) => void;
 }

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
+import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, ProviderRegistry, ProviderRequestIds } from '../providers/index.js';
@@ -64,6 +65,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       keys: { store: keyStore, cache: keyCache, authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }) },
       ...accounting,
       calls: new ModelCalls(catalog, providers, accounting.limits),
+      accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {

@@ -220,6 +220,54 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('agent_messages_created_at').on('agent_messages').column('created_at').execute();
       },
     },
+    '0016-accounts-users-and-sessions': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('dashboard_users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('password_hash', 'text', (c) => c.notNull())
+          .addColumn('disabled', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('dashboard_sessions')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('dashboard_users.id'))
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('dashboard_sessions_user').on('dashboard_sessions').column('user_id').execute();
+        await db.schema
+          .createTable('dashboard_sign_in_failures')
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('failed_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('dashboard_sign_in_failures_subject').on('dashboard_sign_in_failures').columns(['subject', 'failed_at']).execute();
+        await db.schema.createIndex('dashboard_sign_in_failures_failed_at').on('dashboard_sign_in_failures').column('failed_at').execute();
+      },
+    },
+    '0016-accounts-key-and-log-list-indexes': {
+      async up(db: Kysely<unknown>) {
+        // The dashboard's key list: newest first, by project and state, a keyset page at a time.
+        const keyIndexes: [string, string[]][] = [
+          ['api_keys_created', ['created_at', 'id']],
+          ['api_keys_project_created', ['project_id', 'created_at', 'id']],
+          ['api_keys_status_created', ['status', 'created_at', 'id']],
+          ['api_keys_project_status_created', ['project_id', 'status', 'created_at', 'id']],
+        ];
+        for (const [name, columns] of keyIndexes) await db.schema.createIndex(name).on('api_keys').columns(columns).execute();
+        // The request log's filters beside key and project (which have theirs since 0002), each in
+        // the list's order, so a filtered page reads the rows it shows instead of the whole table.
+        for (const column of ['requested_model', 'resolved_model', 'status', 'endpoint', 'platform']) {
+          await db.schema.createIndex(`request_logs_${column}_started_at`).on('request_logs').columns([column, 'started_at', 'request_id']).execute();
+        }
+      },
+    },
   };
 }
 

@@ -198,6 +198,38 @@ export interface AgentRunsTable {
   finished_at: number | null;
 }
 
+/** A dashboard account (src/accounts). */
+export interface DashboardUsersTable {
+  id: string;
+  /** Lowercase; unique. */
+  email: string;
+  role: 'admin' | 'viewer';
+  /** `scrypt$…` with its parameters; never the password. */
+  password_hash: string;
+  /** 0 or 1. */
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A signed-in dashboard session; the browser holds the token, the table only its SHA-256. */
+export interface DashboardSessionsTable {
+  token_hash: string;
+  user_id: string;
+  /** Client address at sign-in (for an operator reading the table). */
+  address: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Absolute end, whatever the use. */
+  expires_at: number;
+}
+
+/** One failed sign-in, counted under `account:<email>` and `address:<ip>` for the throttle. */
+export interface DashboardSignInFailuresTable {
+  subject: string;
+  failed_at: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -211,6 +243,9 @@ export interface Database {
   agent_messages: AgentMessagesTable;
   agent_assets: AgentAssetsTable;
   agent_runs: AgentRunsTable;
+  dashboard_users: DashboardUsersTable;
+  dashboard_sessions: DashboardSessionsTable;
+  dashboard_sign_in_failures: DashboardSignInFailuresTable;
 }
 
 /** Helper for columns whose select type differs from insert type. */

@@ -58,7 +58,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     }
   };
 
-  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+  await registerAdminRoutes(app, context, (admin) => {
     admin.post(
       '/agents/validate',
       {

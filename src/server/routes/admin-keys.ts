@@ -1,6 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
+import { MAX_SPEND_KEYS, spendOfKeys } from '../../logs/index.js';
 import {
+  encodeKeyCursor,
+  pageOfKeys,
+  parseKeyCursor,
   PROJECT_ID_PATTERN,
   ProjectStore,
   SCOPES,
@@ -93,6 +97,19 @@ const ProjectView = Type.Object({ id: Type.String(), name: Type.String(), create
 
 const KeyIdParams = Type.Object({ id: Type.String() });
 
+const DEFAULT_KEY_PAGE = 50;
+const KeyListQuery = Type.Object(
+  {
+    project: Type.Optional(ProjectIdSchema),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('revoked')])),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, or the start of the id' })),
+    limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|[1-4][0-9][0-9]|500)$', description: 'keys per page, 1 to 500' })),
+    cursor: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const KeyListView = Type.Object({ object: Type.Literal('list'), data: Type.Array(KeyView), has_more: Type.Boolean(), next_cursor: Nullable(Type.String()) });
+
 type LimitsBody = Static<typeof LimitsSchema>;
 
 function limitChanges(limits: LimitsBody | undefined): Partial<KeyLimits> {
@@ -120,7 +137,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     return toKeyView(row);
   };
 
-  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+  await registerAdminRoutes(app, context, (admin) => {
     admin.post(
       '/keys',
       { schema: { ...ADMIN_SCHEMA, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
@@ -144,12 +161,41 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       {
         schema: {
           ...ADMIN_SCHEMA,
-          summary: 'List keys',
-          querystring: Type.Object({ project: Type.Optional(ProjectIdSchema) }, { additionalProperties: false }),
-          response: { 200: listOf(KeyView) },
+          summary: 'List keys: all of them, or newest first a page at a time (limit, cursor) with search and state filters',
+          querystring: KeyListQuery,
+          response: { 200: KeyListView },
         },
       },
-      async (request) => ({ object: 'list' as const, data: (await store.list(request.query.project)).map(toKeyView) }),
+      async (request) => {
+        const { project, status, q, limit, cursor } = request.query;
+        if (limit === undefined && cursor === undefined && status === undefined && q === undefined) {
+          return { object: 'list' as const, data: (await store.list(project)).map(toKeyView), has_more: false, next_cursor: null };
+        }
+        const page = await pageOfKeys(context.storage.db, {
+          projectId: project,
+          status,
+          search: q,
+          limit: limit === undefined ? DEFAULT_KEY_PAGE : Number(limit),
+          cursor: cursor === undefined ? undefined : parseKeyCursor(cursor),
+        });
+        return { object: 'list' as const, data: page.rows.map(toKeyView), has_more: page.next !== null, next_cursor: page.next === null ? null : encodeKeyCursor(page.next) };
+      },
+    );
+
+    admin.get(
+      '/keys/spend',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "Keys' tokens and cost of the current UTC day and month (what their caps count)",
+          querystring: Type.Object({ ids: Type.String({ minLength: 1, maxLength: 20_000, description: 'comma-separated key ids' }) }, { additionalProperties: false }),
+        },
+      },
+      async (request) => {
+        const ids = [...new Set(request.query.ids.split(',').filter((id) => id.length > 0))];
+        if (ids.length > MAX_SPEND_KEYS) throw invalidBody(`ids may name at most ${MAX_SPEND_KEYS} keys; ask for one page of keys at a time.`, 'ids');
+        return { object: 'list' as const, data: await spendOfKeys(context.storage.db, ids) };
+      },
     );
 
     admin.get(

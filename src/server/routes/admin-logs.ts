@@ -1,7 +1,10 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import {
+  csvHeader,
+  csvLine,
   encodeCursor,
   parseCursor,
   parseExportFormat,
@@ -14,7 +17,10 @@ import {
   toSummaryView,
   toUsageView,
   type LogAccess,
+  type LogDetailView,
+  type StoredLogRow,
 } from '../../logs/index.js';
+import { isAdministrator, VIEWER_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 
@@ -25,7 +31,7 @@ import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
  */
 
 const Text = Type.Optional(Type.String());
-const FILTERS = { key: Text, model: Text, project: Text, since: Text, until: Text, status: Text };
+const FILTERS = { key: Text, model: Text, project: Text, since: Text, until: Text, status: Text, endpoint: Text, platform: Text };
 const ListQuery = Type.Object({ ...FILTERS, limit: Text, cursor: Text }, { additionalProperties: false });
 const ExportQuery = Type.Object({ ...FILTERS, format: Text }, { additionalProperties: false });
 const UsageQuery = Type.Object({ ...FILTERS, by: Text }, { additionalProperties: false });
@@ -37,13 +43,19 @@ const RecordParams = Type.Object({ requestId: Type.String({ pattern: REQUEST_ID_
  */
 const ADMIN_ACCESS: LogAccess = { projectId: null };
 
+/** Upstream detail (provider status and message) is for administrators; a viewer sees the record without it. */
+function detailViewFor(request: FastifyRequest): (row: StoredLogRow) => LogDetailView {
+  if (isAdministrator(request)) return toDetailView;
+  return (row) => ({ ...toDetailView(row), detail: null });
+}
+
 export const adminLogsRoutes: RouteModule = async (app, context) => {
   const { store } = context.logs;
 
-  await registerAdminRoutes(app, context.secrets.adminToken, (admin) => {
+  await registerAdminRoutes(app, context, (admin) => {
     admin.get(
       '/logs',
-      { schema: { ...ADMIN_SCHEMA, summary: 'List request log records, newest first', querystring: ListQuery } },
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'List request log records, newest first', querystring: ListQuery } },
       async (request) => {
         const { query } = request;
         const filter = parseLogFilter(query);
@@ -59,19 +71,24 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/logs/export',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Export request log records in full as JSON lines', querystring: ExportQuery } },
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Export request log records: in full as JSON lines, or as CSV without payloads', querystring: ExportQuery } },
       async (request, reply) => {
-        parseExportFormat(request.query.format);
+        const format = parseExportFormat(request.query.format);
         const filter = parseLogFilter(request.query);
         const rows = store.export(filter, ADMIN_ACCESS);
+        const view = detailViewFor(request);
         // Rows were redacted when written; exports go through the same redaction again so a
         // record written before a rule existed never leaves the gateway raw.
         const lines = async function* () {
-          for await (const row of rows) yield `${JSON.stringify(redactValue(toDetailView(row)))}\n`;
+          if (format === 'csv') yield csvHeader();
+          for await (const row of rows) {
+            const redacted = redactValue(view(row)) as LogDetailView;
+            yield format === 'csv' ? csvLine(redacted) : `${JSON.stringify(redacted)}\n`;
+          }
         };
         return reply
-          .type('application/x-ndjson; charset=utf-8')
-          .header('content-disposition', 'attachment; filename="modelgate-logs.jsonl"')
+          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+          .header('content-disposition', `attachment; filename="modelgate-logs.${format}"`)
           .send(Readable.from(lines()));
       },
     );
@@ -97,7 +114,7 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/logs/:requestId',
-      { schema: { ...ADMIN_SCHEMA, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
       async (request) => {
         const row = await store.get(request.params.requestId, ADMIN_ACCESS);
         if (row === undefined) {
@@ -106,13 +123,13 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
             `There is no log record with request id ${request.params.requestId}. Ids come from the x-request-id response header; records past the retention period are deleted.`,
           );
         }
-        return toDetailView(row);
+        return detailViewFor(request)(row);
       },
     );
 
     admin.get(
       '/usage',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
       async (request) => {
         const grouping = parseGrouping(request.query.by);
         const filter = parseLogFilter(request.query);

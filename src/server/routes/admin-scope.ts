@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { adminAuthHook } from '../admin-auth.js';
 import type { GatewayApp } from '../app.js';
+import type { GatewayContext } from '../context.js';
 
 /** Schema fields of every admin route: tagged admin and kept out of the public OpenAPI document. */
 export const ADMIN_SCHEMA = { hide: true, tags: ['admin'] };
@@ -15,12 +16,15 @@ export const noStore: onRequestHookHandler = (_request, reply, done) => {
   done();
 };
 
-/** Registers `routes` under /admin/v1, every request authorised by the admin token before anything else; no response is stored by caches. */
-export async function registerAdminRoutes(app: GatewayApp, adminToken: string, routes: (admin: GatewayApp) => void): Promise<void> {
+/**
+ * Registers `routes` under /admin/v1, every request authorised (admin token or dashboard
+ * session, src/server/admin-auth.ts) before anything else; no response is stored by caches.
+ */
+export async function registerAdminRoutes(app: GatewayApp, context: GatewayContext, routes: (admin: GatewayApp) => void): Promise<void> {
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('onRequest', adminAuthHook(adminToken));
+      admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken, context.accounts));
       admin.addHook('onRequest', noStore);
       routes(admin);
     },

@@ -1,9 +1,12 @@
 import type { RouteModule } from '../app.js';
+import { adminAccountsRoutes } from './admin-accounts.js';
 import { adminAgentsRoutes } from './admin-agents.js';
+import { adminCatalogRoutes } from './admin-catalog.js';
 import { adminKeysRoutes } from './admin-keys.js';
 import { adminLogsRoutes } from './admin-logs.js';
 import { agentRunsRoutes } from './agent-runs.js';
 import { audioRoutes } from './audio.js';
+import { dashboardRoutes } from './dashboard.js';
 import { chatRoutes } from './chat.js';
 import { embeddingsRoutes } from './embeddings.js';
 import { imagesRoutes } from './images.js';
@@ -13,4 +16,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminKeysRoutes, adminLogsRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];

@@ -67,6 +67,7 @@ export const StatusResponseSchema = Type.Object({
   status: Type.Literal('ok'),
   message: Type.String(),
   documentation: Type.String({ format: 'uri', description: 'the API reference page of this gateway' }),
+  dashboard: Type.String({ format: 'uri', description: 'the operators\' dashboard of this gateway (sign-in needed)' }),
   metadata: Type.String({ description: 'path of the docs metadata' }),
   default_model: Type.String(),
   supported_models: Type.Array(Type.String()),

@@ -24,8 +24,9 @@ export const statusRoutes: RouteModule = (app, context) => {
     },
     async (request) => ({
       status: 'ok' as const,
-      message: 'modelgate is running. Pick a model from GET /v1/models; call model endpoints with an API key.',
+      message: 'modelgate is running. Pick a model from GET /v1/models; call model endpoints with an API key. Operators sign in at /dashboard/.',
       documentation: `${publicBaseUrl(config, request)}/docs`,
+      dashboard: `${publicBaseUrl(config, request)}/dashboard/`,
       metadata: METADATA_PATH,
       default_model: catalog.defaultChatModel,
       supported_models: catalog.supportedModelIds(),

@@ -1,0 +1,106 @@
+import type { Kysely } from 'kysely';
+import { GatewayError } from '../errors/index.js';
+import type { Database } from '../storage/schema.js';
+import { decoyPasswordHash, verifyPassword } from './password.js';
+import { csrfTokenOf, SessionStore, type SessionLifetimes, type StoredSession } from './session-store.js';
+import { SignInThrottle, type ThrottleLimits } from './sign-in-throttle.js';
+import type { Role, SessionView } from './types.js';
+import { normalizeEmail, toUserView, UserStore, type UserRow } from './user-store.js';
+
+/** A signed-in dashboard user, as the admin API's authorisation sees it. */
+export interface SessionPrincipal {
+  user: UserRow;
+  session: StoredSession;
+}
+
+export interface SignedIn {
+  /** Goes into the session cookie, never into a response body. */
+  token: string;
+  view: SessionView;
+}
+
+export interface AccountsOptions {
+  lifetimes?: SessionLifetimes;
+  throttle?: ThrottleLimits;
+}
+
+const WRONG_CREDENTIALS = 'The email or password is not right. Check both and try again.';
+
+/** Dashboard accounts and their sessions: sign-in, the session behind a cookie, sign-out. */
+export class Accounts {
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly throttle: SignInThrottle;
+
+  constructor(db: Kysely<Database>, options: AccountsOptions = {}) {
+    this.users = new UserStore(db);
+    this.sessions = new SessionStore(db, options.lifetimes);
+    this.throttle = new SignInThrottle(db, options.throttle);
+  }
+
+  /**
+   * Checks the password and starts a session. An unknown email, a disabled account and a
+   * wrong password get the same answer after the same work (a scrypt hash is computed in
+   * each case), so the answer does not tell which emails have accounts.
+   */
+  async signIn(email: string, password: string, address: string): Promise<SignedIn> {
+    const normalized = normalizeEmail(email);
+    const wait = await this.throttle.waitSeconds(normalized, address);
+    if (wait > 0) {
+      throw new GatewayError(
+        'rate_limit_exceeded',
+        `Too many failed sign-ins for this account or from this address. Try again in ${wait} seconds, or ask an administrator to reset the password.`,
+        { retryAfterSeconds: wait },
+      );
+    }
+    const user = await this.users.findByEmail(normalized);
+    const matches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()));
+    if (user === undefined || !matches || user.disabled === 1) {
+      await this.throttle.recordFailure(normalized, address);
+      throw new GatewayError('invalid_credentials', WRONG_CREDENTIALS);
+    }
+    await this.throttle.clearAccount(normalized);
+    const { token, session } = await this.sessions.create(user.id, address);
+    return { token, view: this.viewOf(token, { user, session }) };
+  }
+
+  /** The user behind a session token, or undefined when the session ended or the account was disabled. */
+  async authenticate(token: string): Promise<SessionPrincipal | undefined> {
+    const session = await this.sessions.use(token);
+    if (session === undefined) return undefined;
+    const user = await this.users.find(session.userId);
+    if (user === undefined || user.disabled === 1) return undefined;
+    return { user, session };
+  }
+
+  viewOf(token: string, principal: SessionPrincipal): SessionView {
+    return {
+      user: toUserView(principal.user),
+      csrf_token: csrfTokenOf(token),
+      expires_at: new Date(principal.session.expiresAt).toISOString(),
+      idle_timeout_seconds: this.sessions.lifetimes.idleMs / 1000,
+    };
+  }
+
+  signOut(token: string): Promise<void> {
+    return this.sessions.end(token);
+  }
+
+  createUser(email: string, password: string, role: Role): Promise<UserRow> {
+    return this.users.create(email, password, role);
+  }
+
+  /** Disabling an account ends its sessions at once. */
+  async setDisabled(idOrEmail: string, disabled: boolean): Promise<UserRow> {
+    const row = await this.users.setDisabled(idOrEmail, disabled);
+    if (disabled) await this.sessions.endAllOf(row.id);
+    return row;
+  }
+
+  /** A new password ends the account's sessions: whoever knew the old one is signed out. */
+  async resetPassword(idOrEmail: string, password: string): Promise<UserRow> {
+    const row = await this.users.setPassword(idOrEmail, password);
+    await this.sessions.endAllOf(row.id);
+    return row;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The admin API's shapes, in one place: the server's routes produce them and the dashboard
+ * (web/) reads them, so a change to one shows up as a type error in the other. Types only.
+ */
+export type { ApiKeyView, KeyStatus, Scope } from '../keys/types.js';
+export type { ProjectView } from '../keys/project-store.js';
+export type { LogDetailView, LogSummaryView, UsageView } from '../logs/log-view.js';
+export type { KeySpendView } from '../logs/key-spend.js';
+export type { UsageGrouping } from '../logs/types.js';
+export type { Role, SessionView, UserView } from '../accounts/types.js';
+export type { PublicModelEntry } from '../catalog/types.js';
+
+/** `GET /admin/v1/models`: the live catalog. */
+export interface ModelList<T> {
+  object: 'list';
+  default_model: string;
+  aliases: Record<string, string>;
+  data: T[];
+}
+
+/** A page of a list route: `GET /admin/v1/keys?limit=…`, `GET /admin/v1/logs`. */
+export interface ListPage<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** `GET /admin/v1/usage`. */
+export interface UsageList<T> {
+  object: 'list';
+  by: string;
+  since: string | null;
+  until: string | null;
+  data: T[];
+}
+
+/** The §4 error body every admin route answers a failure with. */
+export interface AdminErrorBody {
+  error: { message: string; type: string; code: string; param: string | null; request_id: string };
+}

@@ -1,0 +1,127 @@
+import { Type } from '@sinclair/typebox';
+import { ROLES, toUserView, type Role } from '../../accounts/index.js';
+import { GatewayError } from '../../errors/index.js';
+import { adminPrincipalOf, VIEWER_MAY_CALL } from '../admin-auth.js';
+import type { RouteModule } from '../app.js';
+import { clearedSessionCookie, sessionCookie } from '../session-cookie.js';
+import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import { listOf } from './schema-helpers.js';
+
+/**
+ * Dashboard accounts through the admin API (decisions §10): signing in and out, the current
+ * session, and the accounts themselves (admin token or an `admin` session only). The CLI's
+ * `users` commands are clients of these routes.
+ */
+
+const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES] });
+const EmailSchema = Type.String({ minLength: 3, maxLength: 400 });
+const PasswordSchema = Type.String({ minLength: 1, maxLength: 1024 });
+
+const SignInBody = Type.Object({ email: EmailSchema, password: PasswordSchema }, { additionalProperties: false });
+const CreateUserBody = Type.Object({ email: EmailSchema, password: PasswordSchema, role: Type.Optional(RoleSchema) }, { additionalProperties: false });
+const PasswordBody = Type.Object({ password: PasswordSchema }, { additionalProperties: false });
+const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 400 }) });
+
+const UserView = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  disabled: Type.Boolean(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+const SessionView = Type.Object({
+  user: UserView,
+  csrf_token: Type.String(),
+  expires_at: Type.String(),
+  idle_timeout_seconds: Type.Number(),
+});
+
+export const adminAccountsRoutes: RouteModule = async (app, context) => {
+  const { accounts } = context;
+
+  // Signing in is the one admin route without a credential: it makes one.
+  await app.register(
+    async (scope) => {
+      scope.post(
+        '/session',
+        { schema: { ...ADMIN_SCHEMA, summary: 'Sign in to the dashboard (sets the session cookie)', body: SignInBody, response: { 200: SessionView } } },
+        async (request, reply) => {
+          const { email, password } = request.body as { email: string; password: string };
+          const signedIn = await accounts.signIn(email, password, request.ip);
+          request.log.info({ userId: signedIn.view.user.id }, 'dashboard: signed in');
+          reply.header('set-cookie', sessionCookie(request, signedIn.token, Date.parse(signedIn.view.expires_at)));
+          reply.header('cache-control', 'no-store');
+          return signedIn.view;
+        },
+      );
+    },
+    { prefix: '/admin/v1' },
+  );
+
+  await registerAdminRoutes(app, context, (admin) => {
+    admin.get(
+      '/session',
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'The signed-in session, with its CSRF token', response: { 200: SessionView } } },
+      async (request, reply) => {
+        const principal = adminPrincipalOf(request);
+        if (principal.kind !== 'session') {
+          throw new GatewayError('not_found', 'The admin token has no dashboard session; sign in with POST /admin/v1/session.');
+        }
+        reply.header('cache-control', 'no-store');
+        return accounts.viewOf(principal.token, principal);
+      },
+    );
+
+    admin.delete(
+      '/session',
+      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Sign out (ends the session everywhere)' } },
+      async (request, reply) => {
+        const principal = adminPrincipalOf(request);
+        if (principal.kind === 'session') await accounts.signOut(principal.token);
+        reply.header('set-cookie', clearedSessionCookie(request));
+        reply.code(204);
+      },
+    );
+
+    admin.get(
+      '/users',
+      { schema: { ...ADMIN_SCHEMA, summary: 'List dashboard accounts', response: { 200: listOf(UserView) } } },
+      async () => ({ object: 'list' as const, data: (await accounts.users.list()).map(toUserView) }),
+    );
+
+    admin.post(
+      '/users',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Create a dashboard account', body: CreateUserBody, response: { 201: UserView } } },
+      async (request, reply) => {
+        const { email, password, role } = request.body;
+        const row = await accounts.createUser(email, password, role ?? 'admin');
+        request.log.info({ userId: row.id, role: row.role }, 'admin: dashboard account created');
+        reply.code(201);
+        return toUserView(row);
+      },
+    );
+
+    for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
+      admin.post(
+        `/users/:id/${action}`,
+        { schema: { ...ADMIN_SCHEMA, summary: `${action === 'disable' ? 'Disable (ends its sessions)' : 'Enable'} a dashboard account`, params: UserParams, response: { 200: UserView } } },
+        async (request) => {
+          const row = await accounts.setDisabled(request.params.id, disabled);
+          request.log.info({ userId: row.id }, `admin: dashboard account ${action}d`);
+          return toUserView(row);
+        },
+      );
+    }
+
+    admin.post(
+      '/users/:id/password',
+      { schema: { ...ADMIN_SCHEMA, summary: "Set a dashboard account's password (ends its sessions)", params: UserParams, body: PasswordBody, response: { 200: UserView } } },
+      async (request) => {
+        const row = await accounts.resetPassword(request.params.id, request.body.password);
+        request.log.info({ userId: row.id }, 'admin: dashboard password reset');
+        return toUserView(row);
+      },
+    );
+  });
+};

@@ -1,0 +1,3 @@
+import { describeLargeTables } from './helpers/large-tables.js';
+
+describeLargeTables('sqlite');

@@ -1,0 +1,86 @@
+import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router-dom';
+import { KeysPage } from './pages/KeysPage.js';
+import { LogDetailPage } from './pages/LogDetailPage.js';
+import { LogsPage } from './pages/LogsPage.js';
+import { SignInPage } from './pages/SignInPage.js';
+import { UsagePage } from './pages/UsagePage.js';
+import { useSession } from './session.js';
+
+/** The pages and who may see them; the gateway enforces the same roles on every call. */
+export function App() {
+  const { session, loading } = useSession();
+  const location = useLocation();
+  if (loading) return <p className="loading" role="status">Loading…</p>;
+  if (session === null) {
+    return (
+      <Routes>
+        <Route path="/sign-in" element={<SignInPage />} />
+        <Route path="*" element={<Navigate to="/sign-in" replace state={{ from: location.pathname + location.search }} />} />
+      </Routes>
+    );
+  }
+  const isAdmin = session.user.role === 'admin';
+  return (
+    <Routes>
+      <Route element={<Layout />}>
+        <Route index element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
+        <Route path="/sign-in" element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
+        {isAdmin && <Route path="/keys" element={<KeysPage />} />}
+        <Route path="/logs" element={<LogsPage />} />
+        <Route path="/logs/:requestId" element={<LogDetailPage />} />
+        <Route path="/usage" element={<UsagePage />} />
+        <Route path="*" element={<NotFound />} />
+      </Route>
+    </Routes>
+  );
+}
+
+function Layout() {
+  const { session, signOut } = useSession();
+  const isAdmin = session?.user.role === 'admin';
+  return (
+    <>
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="top-bar">
+        <span className="brand">modelgate</span>
+        <nav aria-label="Dashboard">
+          <ul>
+            {isAdmin && (
+              <li>
+                <NavLink to="/keys">Keys</NavLink>
+              </li>
+            )}
+            <li>
+              <NavLink to="/logs">Request log</NavLink>
+            </li>
+            <li>
+              <NavLink to="/usage">Usage</NavLink>
+            </li>
+          </ul>
+        </nav>
+        <div className="account">
+          <span>
+            {session?.user.email} <span className="role">({session?.user.role})</span>
+          </span>
+          <button type="button" className="secondary" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        This page does not exist, or your account may not open it. <NavLink to="/logs">Open the request log</NavLink>.
+      </p>
+    </section>
+  );
+}

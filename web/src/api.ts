@@ -1,0 +1,149 @@
+import type {
+  AdminErrorBody,
+  ApiKeyView,
+  KeySpendView,
+  ListPage,
+  LogDetailView,
+  LogSummaryView,
+  ModelList,
+  ProjectView,
+  PublicModelEntry,
+  Scope,
+  SessionView,
+  UsageGrouping,
+  UsageList,
+  UsageView,
+} from '@modelgate/admin-api';
+
+/**
+ * The dashboard's only way to the gateway: the admin API under /admin/v1, with the session
+ * cookie (sent by the browser, never read here) and, on every change, the session's CSRF token.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param: string | null,
+    readonly retryAfterSeconds: number | null,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken: string | null = null;
+let onSessionEnded: () => void = () => undefined;
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** Called when the gateway says the session has ended (the app then shows the sign-in page). */
+export function whenSessionEnds(callback: () => void): void {
+  onSessionEnded = callback;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (!SAFE_METHODS.has(method) && csrfToken !== null) headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(`/admin/v1${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  const parsed: unknown = text.length > 0 ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const error = (parsed as AdminErrorBody | null)?.error;
+    const retryAfter = response.headers.get('retry-after');
+    const failure = new ApiError(
+      response.status,
+      error?.code ?? 'unknown',
+      error?.message ?? `The gateway answered HTTP ${response.status}.`,
+      error?.param ?? null,
+      retryAfter === null ? null : Number(retryAfter),
+    );
+    if (failure.code === 'session_expired' && path !== '/session') onSessionEnded();
+    throw failure;
+  }
+  return parsed as T;
+}
+
+/** Query string of the parameters that are set. */
+export function queryOf(parameters: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text.length > 0 ? `?${text}` : '';
+}
+
+export interface KeyLimitsInput {
+  rpm?: number | null;
+  daily_tokens?: number | null;
+  monthly_cost_usd?: number | null;
+}
+
+export interface NewKeyInput {
+  name: string;
+  project?: string;
+  scopes: Scope[];
+  limits?: KeyLimitsInput;
+  allowed_models?: string[] | null;
+}
+
+export interface KeyChangesInput {
+  name?: string;
+  limits?: KeyLimitsInput;
+  allowed_models?: string[] | null;
+}
+
+export interface KeyFilter {
+  q?: string | undefined;
+  project?: string | undefined;
+  status?: string | undefined;
+}
+
+/** The request log's filters, as the admin API takes them (and the page's URL keeps them). */
+export interface LogFilter {
+  since?: string | undefined;
+  until?: string | undefined;
+  key?: string | undefined;
+  model?: string | undefined;
+  status?: string | undefined;
+  endpoint?: string | undefined;
+  platform?: string | undefined;
+}
+
+export const adminApi = {
+  session: {
+    get: () => request<SessionView>('GET', '/session'),
+    signIn: (email: string, password: string) => request<SessionView>('POST', '/session', { email, password }),
+    signOut: () => request<void>('DELETE', '/session'),
+  },
+  keys: {
+    page: (filter: KeyFilter, cursor: string | undefined, limit: number) =>
+      request<ListPage<ApiKeyView>>('GET', `/keys${queryOf({ ...filter, cursor, limit })}`),
+    create: (input: NewKeyInput) => request<ApiKeyView & { secret: string }>('POST', '/keys', input),
+    update: (id: string, changes: KeyChangesInput) => request<ApiKeyView>('PATCH', `/keys/${encodeURIComponent(id)}`, changes),
+    act: (id: string, action: 'pause' | 'resume' | 'revoke') => request<ApiKeyView>('POST', `/keys/${encodeURIComponent(id)}/${action}`),
+    spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
+  },
+  projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
+  models: () => request<ModelList<PublicModelEntry>>('GET', '/models'),
+  logs: {
+    page: (filter: LogFilter, cursor: string | undefined, limit: number) =>
+      request<ListPage<LogSummaryView>>('GET', `/logs${queryOf({ ...filter, cursor, limit })}`),
+    get: (requestId: string) => request<LogDetailView>('GET', `/logs/${encodeURIComponent(requestId)}`),
+    exportUrl: (filter: LogFilter, format: 'jsonl' | 'csv') => `/admin/v1/logs/export${queryOf({ ...filter, format })}`,
+  },
+  usage: (by: UsageGrouping, filter: { since?: string | undefined; until?: string | undefined }) =>
+    request<UsageList<UsageView>>('GET', `/usage${queryOf({ by, ...filter })}`),
+};

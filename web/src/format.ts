@@ -1,0 +1,23 @@
+/** How numbers and times read on the pages (usage numbers exactly as the admin API gives them). */
+
+export function formatUsd(value: number | null): string {
+  return value === null ? '—' : `$${value.toFixed(6)}`;
+}
+
+export function formatCount(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : value.toLocaleString('en-US');
+}
+
+export function formatTime(iso: string): string {
+  return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+/** The page's URL parameters as an object of the named ones that are set. */
+export function paramsOf<Name extends string>(search: URLSearchParams, names: readonly Name[]): Partial<Record<Name, string>> {
+  const values: Partial<Record<Name, string>> = {};
+  for (const name of names) {
+    const value = search.get(name);
+    if (value !== null && value !== '') values[name] = value;
+  }
+  return values;
+}

@@ -1,0 +1,42 @@
+import { useState, type FormEvent } from 'react';
+import type { ApiKeyView } from '@modelgate/admin-api';
+import { adminApi, ApiError } from '../api.js';
+import { Modal } from '../components/Modal.js';
+import { LimitFields, limitProblems, limitsInputOf, limitTextsOf, ModelPicker } from './KeyFields.js';
+
+export function EditKeyDialog({ apiKey, onClose }: { apiKey: ApiKeyView; onClose: (changed: boolean) => void }) {
+  const [limits, setLimits] = useState(limitTextsOf(apiKey.limits));
+  const [models, setModels] = useState<string[]>(apiKey.allowed_models ?? []);
+  const [error, setError] = useState<string | null>(null);
+  const invalid = Object.keys(limitProblems(limits)).length > 0;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      await adminApi.keys.update(apiKey.id, { limits: limitsInputOf(limits), allowed_models: models.length === 0 ? null : models });
+      onClose(true);
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : String(failure));
+    }
+  };
+
+  return (
+    <Modal open title={`Edit ${apiKey.name}`} onOpenChange={(open) => !open && onClose(false)}>
+      <form onSubmit={(event) => void submit(event)} className="key-form">
+        <LimitFields texts={limits} onChange={setLimits} />
+        <ModelPicker selected={models} onChange={setModels} />
+        {error !== null && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="submit" disabled={invalid}>
+            Save changes
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

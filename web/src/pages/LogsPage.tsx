@@ -1,0 +1,146 @@
+import { createColumnHelper } from '@tanstack/react-table';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import type { ListPage, LogSummaryView } from '@modelgate/admin-api';
+import { adminApi, ApiError, type LogFilter } from '../api.js';
+import { DataTable } from '../components/DataTable.js';
+import { Pager } from '../components/Pager.js';
+import { useCursorPages } from '../components/useCursorPages.js';
+import { formatCount, formatTime, formatUsd, paramsOf } from '../format.js';
+
+const PAGE_SIZE = 50;
+const FILTERS = ['since', 'until', 'key', 'model', 'status', 'endpoint', 'platform'] as const;
+const ENDPOINTS = [
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/embeddings',
+  '/v1/images/generations',
+  '/v1/audio/transcriptions',
+  '/v1/audio/speech',
+  '/v1/vetting/lightweight',
+  '/v1/vetting/full',
+];
+
+export function LogsPage() {
+  const [search, setSearch] = useSearchParams();
+  const filter: LogFilter = paramsOf(search, FILTERS);
+  const filterKey = JSON.stringify(filter);
+  const pages = useCursorPages(filterKey);
+  const [page, setPage] = useState<ListPage<LogSummaryView> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [draft, setDraft] = useState<LogFilter>(filter);
+
+  useEffect(() => setDraft(JSON.parse(filterKey) as LogFilter), [filterKey]);
+
+  useEffect(() => {
+    let current = true;
+    setError(null);
+    adminApi.logs
+      .page(JSON.parse(filterKey) as LogFilter, pages.cursor, PAGE_SIZE)
+      .then((result) => current && setPage(result))
+      .catch((failure: unknown) => current && setError(failure instanceof ApiError ? failure.message : String(failure)));
+    return () => {
+      current = false;
+    };
+  }, [filterKey, pages.cursor]);
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const name of FILTERS) {
+      const value = draft[name]?.trim();
+      if (value !== undefined && value !== '') next.set(name, value);
+    }
+    setSearch(next);
+  };
+
+  const columns = useMemo(() => {
+    const column = createColumnHelper<LogSummaryView>();
+    return [
+      column.accessor('created_at', {
+        header: 'Time (UTC)',
+        cell: (info) => <Link to={`/logs/${info.row.original.request_id}`}>{formatTime(info.getValue())}</Link>,
+      }),
+      column.accessor('status', {
+        header: 'Status',
+        cell: (info) => (
+          <span className={info.getValue() >= 400 ? 'badge revoked' : 'badge active'}>
+            {info.getValue()}
+            {info.row.original.error_code !== null ? ` ${info.row.original.error_code}` : ''}
+          </span>
+        ),
+      }),
+      column.accessor('endpoint', { header: 'Endpoint' }),
+      column.accessor('requested_model', { header: 'Model', cell: (info) => info.getValue() ?? '—' }),
+      column.accessor('key_id', { header: 'Key', cell: (info) => <code>{info.row.original.fingerprint ?? '—'}</code> }),
+      column.accessor('platform', { header: 'Platform', cell: (info) => info.getValue() ?? '—' }),
+      column.display({ id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.row.original.usage?.total_tokens) }),
+      column.accessor('cost_usd', { header: 'Cost', cell: (info) => formatUsd(info.getValue()) }),
+      column.accessor('latency_ms', { header: 'Latency', cell: (info) => `${info.getValue()} ms` }),
+    ];
+  }, []);
+
+  const field = (name: (typeof FILTERS)[number], label: string, placeholder: string) => (
+    <div className="field">
+      <label htmlFor={`log-${name}`}>{label}</label>
+      <input id={`log-${name}`} placeholder={placeholder} value={draft[name] ?? ''} onChange={(event) => setDraft({ ...draft, [name]: event.target.value })} />
+    </div>
+  );
+
+  return (
+    <section aria-labelledby="logs-title">
+      <div className="page-head">
+        <h1 id="logs-title">Request log</h1>
+        <div className="row-actions">
+          <a className="button secondary" href={adminApi.logs.exportUrl(filter, 'jsonl')} download>
+            Export JSONL
+          </a>
+          <a className="button secondary" href={adminApi.logs.exportUrl(filter, 'csv')} download>
+            Export CSV
+          </a>
+        </div>
+      </div>
+      <form className="filters" role="search" aria-label="Filter the request log" onSubmit={apply}>
+        {field('since', 'Since', '24h, 7d or 2025-05-01')}
+        {field('until', 'Until', 'empty = now')}
+        {field('key', 'Key id', 'key_…')}
+        {field('model', 'Model', 'gpt-4o')}
+        <div className="field">
+          <label htmlFor="log-status">Status</label>
+          <select id="log-status" value={draft.status ?? ''} onChange={(event) => setDraft({ ...draft, status: event.target.value })}>
+            <option value="">Any</option>
+            <option value="success">Success</option>
+            <option value="error">Error</option>
+            <option value="2xx">2xx</option>
+            <option value="4xx">4xx</option>
+            <option value="429">429</option>
+            <option value="5xx">5xx</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="log-endpoint">Endpoint</label>
+          <select id="log-endpoint" value={draft.endpoint ?? ''} onChange={(event) => setDraft({ ...draft, endpoint: event.target.value })}>
+            <option value="">Any</option>
+            {ENDPOINTS.map((endpoint) => (
+              <option key={endpoint} value={endpoint}>
+                {endpoint}
+              </option>
+            ))}
+          </select>
+        </div>
+        {field('platform', 'Platform', 'X-Platform-ID')}
+        <div className="field actions">
+          <button type="submit">Apply filters</button>
+        </div>
+      </form>
+      {error !== null && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <DataTable caption="Request log, newest first" columns={columns} rows={page?.data ?? []} rowKey={(row) => row.request_id} empty={page === null ? 'Loading…' : 'No requests match.'} />
+      <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
+    </section>
+  );
+}

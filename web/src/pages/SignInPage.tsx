@@ -1,0 +1,56 @@
+import * as Label from '@radix-ui/react-label';
+import { useState, type FormEvent } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { ApiError } from '../api.js';
+import { useSession } from '../session.js';
+
+export function SignInPage() {
+  const { signIn } = useSession();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await signIn(email, password);
+      const from = (location.state as { from?: string } | null)?.from;
+      navigate(from !== undefined && from !== '/sign-in' ? from : '/', { replace: true });
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : 'The gateway could not be reached. Is it running?');
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" className="sign-in">
+      <form onSubmit={(event) => void submit(event)} aria-describedby={error !== null ? 'sign-in-error' : undefined}>
+        <h1>Sign in to modelgate</h1>
+        <div className="field">
+          <Label.Root htmlFor="email">Email</Label.Root>
+          <input id="email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.target.value)} />
+        </div>
+        <div className="field">
+          <Label.Root htmlFor="password">Password</Label.Root>
+          <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
+        </div>
+        {error !== null && (
+          <p id="sign-in-error" className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <p className="hint">
+          No account yet? On the gateway's machine run <code>npx modelgate users create --email you@example.com</code>.
+        </p>
+      </form>
+    </main>
+  );
+}

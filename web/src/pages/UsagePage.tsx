@@ -1,0 +1,174 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { UsageGrouping, UsageList, UsageView } from '@modelgate/admin-api';
+import { adminApi, ApiError } from '../api.js';
+import { formatCount, formatUsd } from '../format.js';
+
+/**
+ * Requests, tokens and cost per day, model or key, from GET /admin/v1/usage: the numbers
+ * `modelgate usage --json` prints for the same period. Period, grouping and metric live in
+ * the URL, so a view can be shared as a link.
+ */
+
+const GROUPINGS: { value: UsageGrouping; label: string }[] = [
+  { value: 'day', label: 'Day' },
+  { value: 'model', label: 'Model' },
+  { value: 'key', label: 'Key' },
+];
+const METRICS = [
+  { value: 'requests', label: 'Requests' },
+  { value: 'total_tokens', label: 'Tokens' },
+  { value: 'cost_usd', label: 'Cost (USD)' },
+] as const;
+type Metric = (typeof METRICS)[number]['value'];
+const PERIODS = [
+  { value: '24h', label: 'Last 24 hours' },
+  { value: '7d', label: 'Last 7 days' },
+  { value: '30d', label: 'Last 30 days' },
+  { value: '90d', label: 'Last 90 days' },
+];
+
+function groupOf(by: UsageGrouping, row: UsageView): string {
+  if (by === 'day') return row.day ?? '—';
+  if (by === 'model') return row.model ?? '(none)';
+  return row.key_id ?? '(no key)';
+}
+
+const CSV_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'unpriced_requests'] as const;
+
+function csvOf(by: UsageGrouping, rows: UsageView[]): string {
+  const quote = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+  const lines = [[by, ...CSV_COLUMNS].join(','), ...rows.map((row) => [quote(groupOf(by, row)), ...CSV_COLUMNS.map((column) => String(row[column]))].join(','))];
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export function UsagePage() {
+  const [search, setSearch] = useSearchParams();
+  const by = (GROUPINGS.find((grouping) => grouping.value === search.get('by'))?.value ?? 'day') as UsageGrouping;
+  const metric = (METRICS.find((entry) => entry.value === search.get('metric'))?.value ?? 'cost_usd') as Metric;
+  const since = search.get('since') ?? '30d';
+  const until = search.get('until') ?? undefined;
+  const [usage, setUsage] = useState<UsageList<UsageView> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let current = true;
+    setError(null);
+    adminApi
+      .usage(by, { since, until })
+      .then((result) => current && setUsage(result))
+      .catch((failure: unknown) => current && setError(failure instanceof ApiError ? failure.message : String(failure)));
+    return () => {
+      current = false;
+    };
+  }, [by, since, until]);
+
+  const set = (name: string, value: string) => {
+    const next = new URLSearchParams(search);
+    next.set(name, value);
+    setSearch(next, { replace: true });
+  };
+
+  const rows = usage?.data ?? [];
+  const chartData = useMemo(() => rows.map((row) => ({ group: groupOf(by, row), value: row[metric] })), [rows, by, metric]);
+  const csvHref = useMemo(() => URL.createObjectURL(new Blob([csvOf(by, rows)], { type: 'text/csv' })), [by, rows]);
+  useEffect(() => () => URL.revokeObjectURL(csvHref), [csvHref]);
+  const metricLabel = METRICS.find((entry) => entry.value === metric)!.label;
+
+  return (
+    <section aria-labelledby="usage-title">
+      <div className="page-head">
+        <h1 id="usage-title">Usage</h1>
+        <a className="button secondary" href={csvHref} download={`modelgate-usage-by-${by}.csv`}>
+          Export CSV
+        </a>
+      </div>
+      <form className="filters" aria-label="Usage period and grouping" onSubmit={(event) => event.preventDefault()}>
+        <div className="field">
+          <label htmlFor="usage-period">Period</label>
+          <select id="usage-period" value={since} onChange={(event) => set('since', event.target.value)}>
+            {PERIODS.some((period) => period.value === since) ? null : <option value={since}>since {since}</option>}
+            {PERIODS.map((period) => (
+              <option key={period.value} value={period.value}>
+                {period.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="usage-by">Group by</label>
+          <select id="usage-by" value={by} onChange={(event) => set('by', event.target.value)}>
+            {GROUPINGS.map((grouping) => (
+              <option key={grouping.value} value={grouping.value}>
+                {grouping.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="usage-metric">Chart</label>
+          <select id="usage-metric" value={metric} onChange={(event) => set('metric', event.target.value)}>
+            {METRICS.map((entry) => (
+              <option key={entry.value} value={entry.value}>
+                {entry.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      {error !== null && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <figure className="chart" aria-label={`${metricLabel} per ${by}`}>
+        {rows.length === 0 ? (
+          <p className="muted">{usage === null ? 'Loading…' : 'No requests in this period.'}</p>
+        ) : (
+          <ResponsiveContainer width="100%" height={280}>
+            <BarChart data={chartData} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis dataKey="group" />
+              <YAxis />
+              <Tooltip formatter={(value: number) => (metric === 'cost_usd' ? formatUsd(value) : formatCount(value))} />
+              <Bar dataKey="value" name={metricLabel} fill="#3b6fd8" isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        )}
+        <figcaption className="visually-hidden">The table below has the same numbers.</figcaption>
+      </figure>
+      <div className="table-scroll" role="region" aria-label="Usage numbers" tabIndex={0}>
+        <table className="usage-table">
+          <caption className="visually-hidden">Usage per {by}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{GROUPINGS.find((grouping) => grouping.value === by)!.label}</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Errors</th>
+              <th scope="col">Prompt tokens</th>
+              <th scope="col">Completion tokens</th>
+              <th scope="col">Total tokens</th>
+              <th scope="col">Cost</th>
+              <th scope="col">Unpriced</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={groupOf(by, row)} data-group={groupOf(by, row)}>
+                <th scope="row">{groupOf(by, row)}</th>
+                <td data-column="requests">{row.requests}</td>
+                <td data-column="errors">{row.errors}</td>
+                <td data-column="prompt_tokens">{row.prompt_tokens}</td>
+                <td data-column="completion_tokens">{row.completion_tokens}</td>
+                <td data-column="total_tokens">{row.total_tokens}</td>
+                <td data-column="cost_usd">{formatUsd(row.cost_usd)}</td>
+                <td data-column="unpriced_requests">{row.unpriced_requests}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
