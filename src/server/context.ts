@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig, GatewaySecrets } from '../config/index.js';
 import type { Storage } from '../storage/index.js';
-import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
+import type { Authenticator, KeyCache, KeyPropagation, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
@@ -19,7 +19,13 @@ export interface GatewayContext {
   readonly logger: Logger;
   readonly catalog: Catalog;
   readonly providers: ProviderRegistry;
-  readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
+  readonly keys: {
+    readonly store: KeyStore;
+    readonly cache: KeyCache;
+    /** Where a change made through this instance is applied and announced to the others. */
+    readonly propagation: KeyPropagation;
+    readonly authenticator: Authenticator;
+  };
   readonly limits: Limiter;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter };
