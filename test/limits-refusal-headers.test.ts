@@ -10,8 +10,8 @@ const UPSTREAM = { OPENAI_API_KEY: 'sk-upstream-refusal-headers-0000000000' };
 const CHAT = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 };
 const RPM = 5;
 
-const LIMITERS = [
-  { name: 'in-process limiter', env: {}, skip: false as const },
+const LIMITERS: { name: string; env: Record<string, string>; skip: string | false }[] = [
+  { name: 'in-process limiter', env: {}, skip: false },
   {
     name: 'Redis limiter',
     env: { REDIS_URL: REDIS_URL ?? '', MODELGATE_REDIS_KEY_PREFIX: `mg-test-${randomBytes(6).toString('hex')}:` },

@@ -33,6 +33,7 @@ const KEY_ID = /^key_[0-9a-f]{16}$/;
  */
 export class KeyPropagation {
   private readonly origin = randomBytes(6).toString('hex');
+  private closed = false;
 
   constructor(
     private readonly cache: KeyCache,
@@ -58,12 +59,14 @@ export class KeyPropagation {
   }
 
   async close(): Promise<void> {
+    // The store closes after this: a message still arriving (from a worker's primary) is not read.
+    this.closed = true;
     await Promise.all(this.channels.map((channel) => channel.close()));
   }
 
   private receive(message: string): void {
     const [origin, keyId] = message.split(' ');
-    if (origin === this.origin || keyId === undefined || !KEY_ID.test(keyId)) return;
+    if (this.closed || origin === this.origin || keyId === undefined || !KEY_ID.test(keyId)) return;
     void this.cache.reload(keyId);
   }
 }
