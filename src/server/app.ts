@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { GatewayContext } from './context.js';
-import { toGatewayError } from './error-mapping.js';
+import { errorHeadersOf, toGatewayError } from './error-mapping.js';
 import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import { API_VERSION } from './api-version.js';
@@ -143,8 +143,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
       request.log.error({ err: error, requestId: request.id }, 'request failed');
     }
     reply.code(gatewayError.status);
-    if (gatewayError.retryAfterSeconds !== undefined) reply.header('retry-after', String(gatewayError.retryAfterSeconds));
-    if (gatewayError.headers !== undefined) reply.headers(gatewayError.headers);
+    reply.headers(errorHeadersOf(gatewayError));
     // A keyed request refused before its admission (a bad body, a model it may not use) still
     // tells the caller where its per-minute limit stands, as admitted ones do.
     const principal = request.principal as Principal | null;

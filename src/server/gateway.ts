@@ -4,7 +4,7 @@ import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../co
 import { openStorage } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, ProviderRegistry } from '../providers/index.js';
+import { createProviders, ProviderRegistry, ProviderRequestIds } from '../providers/index.js';
 import { addKnownSecrets } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
@@ -57,7 +57,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => keyPropagation.close());
     await keyPropagation.start();
 
-    const providers = new ProviderRegistry(createProviders(config));
+    const providerRequestIds = new ProviderRequestIds();
+    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds);
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
     const context: GatewayContext = {
