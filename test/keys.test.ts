@@ -53,6 +53,19 @@ function assertGatewayError(run: () => unknown, code: string, status: number, ty
   return caught;
 }
 
+/** Like assertGatewayError, for authentication: a key the cache does not hold is refused once the store answers. */
+async function assertRefused(run: () => unknown, code: string, status: number, type: string): Promise<GatewayError> {
+  let caught: unknown;
+  try {
+    await run();
+  } catch (error) {
+    caught = error;
+  }
+  return assertGatewayError(() => {
+    throw caught;
+  }, code, status, type);
+}
+
 describe('key state machine', () => {
   const expected: Record<KeyStatus, Record<KeyAction, KeyStatus | 'conflict'>> = {
     active: { pause: 'paused', resume: 'conflict', revoke: 'revoked' },
@@ -129,7 +142,7 @@ describe('key store, cache and authenticator', () => {
     // A proxy's own credentials in another Authorization scheme do not hide a key sent as X-API-Key.
     const behindBasicAuth = { authorization: 'Basic dXNlcjpwYXNzd29yZA==', 'x-api-key': secret };
     for (const headers of [{ authorization: `Bearer ${secret}` }, { authorization: `bearer ${secret}` }, { 'x-api-key': secret }, behindBasicAuth]) {
-      const principal = strict.authenticate(headers, 'model:request');
+      const principal = await strict.authenticate(headers, 'model:request');
       assert.equal(principal.kind, 'key');
       assert.equal(principal.kind === 'key' && principal.keyId, row.id);
     }
@@ -138,36 +151,36 @@ describe('key store, cache and authenticator', () => {
   test('each failure has its §4 status and code', async () => {
     const { row, secret } = await created({ scopes: ['utils:crypto'] });
     const bearer = { authorization: `Bearer ${secret}` };
-    assertGatewayError(() => strict.authenticate({}, 'utils:crypto'), 'missing_api_key', 401, 'authentication_error');
-    assertGatewayError(() => strict.authenticate({ authorization: `Bearer ${generateSecret()}` }, 'utils:crypto'), 'invalid_api_key', 401, 'authentication_error');
-    assertGatewayError(() => strict.authenticate({ authorization: 'Basic abc' }, 'utils:crypto'), 'invalid_api_key', 401, 'authentication_error');
-    assertGatewayError(() => strict.authenticate(bearer, 'model:request'), 'insufficient_scope', 403, 'permission_error');
+    await assertRefused(() => strict.authenticate({}, 'utils:crypto'), 'missing_api_key', 401, 'authentication_error');
+    await assertRefused(() => strict.authenticate({ authorization: `Bearer ${generateSecret()}` }, 'utils:crypto'), 'invalid_api_key', 401, 'authentication_error');
+    await assertRefused(() => strict.authenticate({ authorization: 'Basic abc' }, 'utils:crypto'), 'invalid_api_key', 401, 'authentication_error');
+    await assertRefused(() => strict.authenticate(bearer, 'model:request'), 'insufficient_scope', 403, 'permission_error');
     cache.put(await store.transition(row.id, 'pause'));
-    assertGatewayError(() => strict.authenticate(bearer, 'utils:crypto'), 'key_paused', 403, 'permission_error');
+    await assertRefused(() => strict.authenticate(bearer, 'utils:crypto'), 'key_paused', 403, 'permission_error');
     cache.put(await store.transition(row.id, 'resume'));
-    assert.equal(strict.authenticate(bearer, 'utils:crypto').kind, 'key');
+    assert.equal((await strict.authenticate(bearer, 'utils:crypto')).kind, 'key');
     cache.put(await store.transition(row.id, 'revoke'));
-    assertGatewayError(() => strict.authenticate(bearer, 'utils:crypto'), 'key_revoked', 403, 'permission_error');
+    await assertRefused(() => strict.authenticate(bearer, 'utils:crypto'), 'key_revoked', 403, 'permission_error');
   });
 
   test('the migration window lets keyless calls in as anonymous but still rejects a wrong or paused key', async () => {
     const { row, secret } = await created();
-    assert.deepEqual(open.authenticate({}, 'model:request'), { kind: 'anonymous', fingerprint: 'anonymous' });
-    assertGatewayError(() => open.authenticate({ 'x-api-key': 'sk-mg-wrong' }, 'model:request'), 'invalid_api_key', 401, 'authentication_error');
-    assert.equal(open.authenticate({ 'x-api-key': secret }, 'model:request').kind, 'key');
+    assert.deepEqual(await open.authenticate({}, 'model:request'), { kind: 'anonymous', fingerprint: 'anonymous' });
+    await assertRefused(() => open.authenticate({ 'x-api-key': 'sk-mg-wrong' }, 'model:request'), 'invalid_api_key', 401, 'authentication_error');
+    assert.equal((await open.authenticate({ 'x-api-key': secret }, 'model:request')).kind, 'key');
     cache.put(await store.transition(row.id, 'pause'));
-    assertGatewayError(() => open.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_paused', 403, 'permission_error');
+    await assertRefused(() => open.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_paused', 403, 'permission_error');
   });
 
   test('allowedModels restricts a key to the listed ids or aliases', async () => {
     const { secret } = await created({ allowedModels: ['service-1', 'gpt-4o-mini'] });
-    const principal = strict.authenticate({ 'x-api-key': secret }, 'model:request');
+    const principal = await strict.authenticate({ 'x-api-key': secret }, 'model:request');
     assertModelAllowed(principal, 'service-1', 'claude-sonnet-4-5');
     assertModelAllowed(principal, 'gpt-4o-mini', 'gpt-4o-mini');
     assertModelAllowed(principal, 'gpt-mini-alias', 'gpt-4o-mini');
     const error = assertGatewayError(() => assertModelAllowed(principal, 'gpt-4o', 'gpt-4o'), 'model_not_allowed', 403, 'permission_error');
     assert.equal(error.param, 'model');
-    const unrestricted = strict.authenticate({ 'x-api-key': (await created()).secret }, 'model:request');
+    const unrestricted = await strict.authenticate({ 'x-api-key': (await created()).secret }, 'model:request');
     assertModelAllowed(unrestricted, 'gpt-4o', 'gpt-4o');
     const anonymous: Principal = { kind: 'anonymous', fingerprint: 'anonymous' };
     assertModelAllowed(anonymous, 'gpt-4o', 'gpt-4o');
@@ -178,7 +191,7 @@ describe('key store, cache and authenticator', () => {
     const paused = await store.transition(row.id, 'pause');
     cache.put(paused);
     cache.put(row); // a refresh that read the table before the pause finishes late
-    assertGatewayError(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_paused', 403, 'permission_error');
+    await assertRefused(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_paused', 403, 'permission_error');
   });
 
   test('a revoke written on a stale read still reaches caches that saw a change stamped by a clock ahead', async () => {
@@ -201,17 +214,17 @@ describe('key store, cache and authenticator', () => {
     };
     await instanceB.transition(row.id, 'revoke');
     await cache.refresh();
-    assertGatewayError(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_revoked', 403, 'permission_error');
+    await assertRefused(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_revoked', 403, 'permission_error');
   });
 
   test('refresh picks up keys created and changed through another store (another instance)', async () => {
     const other = new KeyStore(storage.db);
     const { row, secret } = await other.create(newKey());
     await cache.refresh();
-    assert.equal(strict.authenticate({ 'x-api-key': secret }, 'model:request').kind, 'key');
+    assert.equal((await strict.authenticate({ 'x-api-key': secret }, 'model:request')).kind, 'key');
     await other.transition(row.id, 'revoke');
     await cache.refresh();
-    assertGatewayError(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_revoked', 403, 'permission_error');
+    await assertRefused(() => strict.authenticate({ 'x-api-key': secret }, 'model:request'), 'key_revoked', 403, 'permission_error');
   });
 });
 

@@ -5,16 +5,20 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
+import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
 
 /**
- * Messages between the primary and its workers: a worker's start, and the scrape of
- * GET /metrics, which reaches one worker but must show them all (Prometheus sees one
- * target): that worker asks the primary, which gathers every worker's rendering for it.
+ * Messages between the primary and its workers: a worker's start; the scrape of GET /metrics,
+ * which reaches one worker but must show them all (Prometheus sees one target): that worker
+ * asks the primary, which gathers every worker's rendering for it; and a key changed through
+ * one worker, which the primary passes to the others (the workers may share nothing else that
+ * carries messages: the embedded SQLite database does not).
  */
 type ClusterMessage =
   | { type: 'listening'; url: string }
+  | { type: 'key-changed'; message: string }
   | { type: 'metrics-request'; id: number }
   | { type: 'metrics-render'; id: number }
   | { type: 'metrics-text'; id: number; text: string }
@@ -81,10 +85,36 @@ async function serveSingle(config: GatewayConfig): Promise<void> {
 }
 
 async function serveWorker(config: GatewayConfig): Promise<void> {
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
   process.send?.({ type: 'listening', url: gateway.url } satisfies ClusterMessage);
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+}
+
+/** A worker's channel to its siblings for key changes, through the primary. */
+function siblingWorkers(): KeyChangeChannel {
+  return {
+    publish(message) {
+      // A primary already gone (the worker is shutting down) makes the send fail: nothing to tell.
+      if (process.connected) process.send?.({ type: 'key-changed', message } satisfies ClusterMessage, undefined, undefined, () => undefined);
+    },
+    async subscribe(onMessage) {
+      process.on('message', (message: ClusterMessage) => {
+        if (message?.type === 'key-changed') onMessage(message.message);
+      });
+    },
+    async close() {},
+  };
+}
+
+/** The primary's side of key changes: what one worker changed, told to every other one. */
+function relayKeyChanges(): void {
+  cluster.on('message', (sender, message: ClusterMessage) => {
+    if (message?.type !== 'key-changed') return;
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker !== undefined && worker.id !== sender.id && worker.isConnected()) worker.send(message, undefined, () => undefined);
+    }
+  });
 }
 
 /** A worker's side of GET /metrics: its samples carry `worker`, and a scrape shows every worker's. */
@@ -166,6 +196,7 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   let restartDelayMs = FIRST_RESTART_DELAY_MS;
   const fork = () => cluster.fork();
   const gatherMetrics = gatherWorkerMetrics(ready);
+  relayKeyChanges();
   cluster.on('message', (worker, message: ClusterMessage) => {
     if (message?.type === 'metrics-request') gatherMetrics(worker, message.id);
     if (message?.type !== 'listening') return;

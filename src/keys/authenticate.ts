@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.js';
 import type { KeyCache } from './key-cache.js';
 import type { KeyRow } from './key-store.js';
-import { fingerprintOf, hashSecret } from './secret.js';
+import { fingerprintOf, hashSecret, looksLikeSecret } from './secret.js';
 import type { Principal, Scope } from './types.js';
 
 export interface CredentialHeaders {
@@ -50,14 +50,17 @@ export interface AuthenticatorOptions {
   requireKeys: boolean;
 }
 
-/** Decides who a request is and whether it may use a scope. In memory only. */
+/**
+ * Decides who a request is and whether it may use a scope. A known key is decided in memory
+ * (no promise); only a secret of the gateway's form that the cache does not hold is looked up.
+ */
 export class Authenticator {
   constructor(
     private readonly cache: KeyCache,
     private readonly options: AuthenticatorOptions,
   ) {}
 
-  authenticate(headers: CredentialHeaders, scope: Scope): Principal {
+  authenticate(headers: CredentialHeaders, scope: Scope): Principal | Promise<Principal> {
     const secret = extractSecret(headers);
     if (secret === undefined) {
       if (!this.options.requireKeys) return { kind: 'anonymous', fingerprint: 'anonymous' };
@@ -66,22 +69,29 @@ export class Authenticator {
         'No API key was sent. Send it as "Authorization: Bearer sk-mg-…" or "X-API-Key: sk-mg-…".',
       );
     }
-    const row = secret.length > 0 ? this.cache.findByHash(hashSecret(secret)) : undefined;
-    if (row === undefined) {
-      throw new GatewayError('invalid_api_key', 'The API key is not valid. Check it was copied whole, or create a new key.');
-    }
-    if (row.status === 'revoked') {
-      throw new GatewayError('key_revoked', 'This API key was revoked and can no longer be used; create a new key.');
-    }
-    if (row.status === 'paused') {
-      throw new GatewayError('key_paused', 'This API key is paused. An administrator can resume it.');
-    }
-    const principal = toPrincipal(row);
-    if (!principal.scopes.has(scope)) {
-      throw new GatewayError('insufficient_scope', `This API key lacks the scope "${scope}" that this endpoint needs.`);
-    }
-    return principal;
+    if (secret.length === 0) return admit(undefined, scope);
+    const hash = hashSecret(secret);
+    const known = this.cache.findByHash(hash);
+    if (known !== undefined || !looksLikeSecret(secret)) return admit(known, scope);
+    return this.cache.lookUp(hash)?.then((row) => admit(row, scope)) ?? admit(undefined, scope);
   }
+}
+
+function admit(row: KeyRow | undefined, scope: Scope): Principal {
+  if (row === undefined) {
+    throw new GatewayError('invalid_api_key', 'The API key is not valid. Check it was copied whole, or create a new key.');
+  }
+  if (row.status === 'revoked') {
+    throw new GatewayError('key_revoked', 'This API key was revoked and can no longer be used; create a new key.');
+  }
+  if (row.status === 'paused') {
+    throw new GatewayError('key_paused', 'This API key is paused. An administrator can resume it.');
+  }
+  const principal = toPrincipal(row);
+  if (!principal.scopes.has(scope)) {
+    throw new GatewayError('insufficient_scope', `This API key lacks the scope "${scope}" that this endpoint needs.`);
+  }
+  return principal;
 }
 
 /** allowedModels check: the key may use the model if it lists the requested value or its resolved id. */

@@ -1,18 +1,22 @@
 import type { Logger } from 'pino';
 import type { KeyRow, KeyStore } from './key-store.js';
+import { UnknownKeyLookups } from './unknown-key-lookups.js';
 
 /** How far back each refresh looks, so a row committed late with an older timestamp is not missed. */
 const REFRESH_OVERLAP_MS = 5_000;
 
 /**
- * All keys in memory, by secret hash, so authenticating never touches the database.
- * Every instance re-reads recently changed rows on a short interval: a pause, revoke or new
- * key made on any instance (or by the CLI against another one) takes effect everywhere within
- * one interval plus the query time. Local changes apply at once through `put`.
+ * All keys in memory, by secret hash, so authenticating a known key never touches the
+ * database. A secret it does not hold (a key created on another instance a moment ago) is
+ * looked up in the store before it is refused. Changes made elsewhere arrive as `reload`s
+ * when the deployment has a channel for them (key-propagation.ts), and in any case on the
+ * refresh interval: every instance re-reads recently changed rows. Local changes apply at
+ * once through `put`.
  */
 export class KeyCache {
   private readonly byHash = new Map<string, KeyRow>();
   private readonly hashById = new Map<string, string>();
+  private readonly unknown: UnknownKeyLookups;
   private lastRefreshStartedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -20,7 +24,13 @@ export class KeyCache {
   constructor(
     private readonly store: KeyStore,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.unknown = new UnknownKeyLookups(async (hash) => {
+      const row = await store.findByHash(hash);
+      if (row !== undefined) this.put(row);
+      return row === undefined ? undefined : this.byHash.get(hash);
+    }, logger);
+  }
 
   async load(): Promise<void> {
     const startedAt = Date.now();
@@ -58,6 +68,16 @@ export class KeyCache {
     }
   }
 
+  /** Re-reads one key another instance changed. A failure is left to the next refresh. */
+  async reload(id: string): Promise<void> {
+    try {
+      const row = await this.store.find(id);
+      if (row !== undefined) this.put(row);
+    } catch (error) {
+      this.logger.warn({ err: error, keyId: id }, 'could not re-read a key another instance changed; the next refresh will');
+    }
+  }
+
   /** Stores a row unless the cache already holds a newer version of it. */
   put(row: KeyRow): void {
     // A refresh that read the table before a local change must not undo that change.
@@ -67,10 +87,19 @@ export class KeyCache {
     if (previousHash !== undefined && previousHash !== row.secret_hash) this.byHash.delete(previousHash);
     this.byHash.set(row.secret_hash, row);
     this.hashById.set(row.id, row.secret_hash);
+    this.unknown.forget(row.secret_hash);
   }
 
   findByHash(hash: string): KeyRow | undefined {
     return this.byHash.get(hash);
+  }
+
+  /**
+   * The key with a secret hash this cache does not hold, from the store: undefined (at once, or
+   * once the lookup ends) when the store has none, is failing, or is already asked too much.
+   */
+  lookUp(hash: string): Promise<KeyRow | undefined> | undefined {
+    return this.unknown.lookUp(hash);
   }
 
   private findById(id: string): KeyRow | undefined {

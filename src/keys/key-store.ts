@@ -77,9 +77,19 @@ export class KeyStore {
   }
 
   async get(id: string): Promise<KeyRow> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.find(id);
     if (row === undefined) throw new GatewayError('not_found', `There is no key with id "${id}". List keys with GET /admin/v1/keys.`);
     return row;
+  }
+
+  /** The key whose secret has this hash, if any: what an instance asks for a secret its cache does not hold. */
+  async findByHash(hash: string): Promise<KeyRow | undefined> {
+    return this.db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+  }
+
+  /** The key with this id, if any: what an instance re-reads when another says it changed. */
+  async find(id: string): Promise<KeyRow | undefined> {
+    return this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   async changedSince(since: number): Promise<KeyRow[]> {

@@ -69,6 +69,10 @@ export class FailoverLimiter implements Limiter {
     return admission;
   }
 
+  lastSeenHeaders(principal: Principal): Readonly<Record<string, string>> {
+    return this.fallbackActive ? this.fallback.lastSeenHeaders(principal) : this.primary.lastSeenHeaders(principal);
+  }
+
   state(): LimiterState {
     return { backend: 'redis', fallbackActive: this.fallbackActive, fallbackAdmissions: this.fallbackAdmissions };
   }

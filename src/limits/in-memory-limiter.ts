@@ -126,6 +126,12 @@ export class InMemoryLimiter implements Limiter {
     };
   }
 
+  lastSeenHeaders(principal: Principal): Readonly<Record<string, string>> {
+    if (principal.kind !== 'key' || principal.limits.rpm === null) return NO_HEADERS;
+    const minute = minuteWindow(this.now());
+    return rateLimitHeaders(principal.limits.rpm, principal.limits.rpm - current(this.requests, principal.keyId, minute.id), minute.resetSeconds);
+  }
+
   state(): LimiterState {
     return { backend: 'memory', fallbackActive: false, fallbackAdmissions: 0 };
   }

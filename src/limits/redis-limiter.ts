@@ -36,6 +36,8 @@ export interface RedisLimiterOptions {
  */
 export class RedisLimiter implements Limiter {
   private readonly redis: ScriptedRedis;
+  /** Requests of the current minute per key, as Redis last answered an admission of this instance. */
+  private readonly seenRequests = new Map<string, { minute: number; used: number }>();
 
   constructor(private readonly options: RedisLimiterOptions) {
     const redis = new Redis(options.url, {
@@ -118,6 +120,7 @@ export class RedisLimiter implements Limiter {
         .catch(() => undefined);
       throw error;
     }
+    if (rpm !== null) this.seenRequests.set(principal.keyId, { minute: minute.id, used });
     const headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds);
     if (verdict === 1) throw requestsPerMinuteExceeded(rpm ?? 0, minute.resetSeconds);
     if (verdict === 2) throw dailyTokenCapExceeded(dailyTokens ?? 0, day.resetSeconds, headers);
@@ -133,6 +136,14 @@ export class RedisLimiter implements Limiter {
         await correct(reserved, actual);
       },
     };
+  }
+
+  lastSeenHeaders(principal: Principal): Readonly<Record<string, string>> {
+    if (principal.kind !== 'key' || principal.limits.rpm === null) return {};
+    const minute = minuteWindow(Date.now());
+    const seen = this.seenRequests.get(principal.keyId);
+    const used = seen !== undefined && seen.minute === minute.id ? seen.used : 0;
+    return rateLimitHeaders(principal.limits.rpm, principal.limits.rpm - used, minute.resetSeconds);
   }
 
   state(): LimiterState {

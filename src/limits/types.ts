@@ -55,6 +55,11 @@ export type LimitSeedSource = (now: number) => Promise<LimitSeed[]>;
  */
 export interface Limiter {
   admit(principal: Principal, estimate: UsageEstimate): Promise<Admission>;
+  /**
+   * The x-ratelimit-* headers of a keyed request refused before admission (empty without a
+   * per-minute limit): the count this instance last saw, without asking a shared counter.
+   */
+  lastSeenHeaders(principal: Principal): Readonly<Record<string, string>>;
   state(): LimiterState;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { GatewayContext } from './context.js';
 import { errorHeadersOf, toGatewayError } from './error-mapping.js';
 import { GatewayError } from '../errors/index.js';
+import type { Principal } from '../keys/index.js';
 import { API_VERSION } from './api-version.js';
 import { registerJsonBody } from './json-body.js';
 import { LazySchemaCompilers } from './lazy-schemas.js';
@@ -143,6 +144,10 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     }
     reply.code(gatewayError.status);
     reply.headers(errorHeadersOf(gatewayError));
+    // A keyed request refused before its admission (a bad body, a model it may not use) still
+    // tells the caller where its per-minute limit stands, as admitted ones do.
+    const principal = request.principal as Principal | null;
+    if (principal?.kind === 'key' && !reply.hasHeader('x-ratelimit-limit-requests')) reply.headers(context.limits.lastSeenHeaders(principal));
     // Refused before its body arrived (too large, no valid key): close the connection rather
     // than keep it by reading the rest of the body only to throw it away.
     if (!request.raw.complete) reply.header('connection', 'close');

@@ -22,9 +22,18 @@ declare module 'fastify' {
 export function registerAuthHook(app: GatewayApp, context: GatewayContext): void {
   app.decorateRequest('principal', null as never);
   const { authenticator } = context.keys;
-  // Callback style: no promise per request. A thrown GatewayError reaches the error handler.
+  // Callback style: no promise per request with a known key. A thrown GatewayError reaches the
+  // error handler; only a secret the cache does not hold waits for the store.
   addKeyedRouteHook(app, ({ scope }) => (request, _reply, done) => {
-    request.principal = authenticator.authenticate(request.headers, scope);
-    done();
+    const principal = authenticator.authenticate(request.headers, scope);
+    if (!(principal instanceof Promise)) {
+      request.principal = principal;
+      done();
+      return;
+    }
+    principal.then((found) => {
+      request.principal = found;
+      done();
+    }, done);
   });
 }

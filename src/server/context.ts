@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Accounts } from '../accounts/index.js';
 import type { GatewayConfig, GatewaySecrets } from '../config/index.js';
 import type { Storage } from '../storage/index.js';
-import type { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
+import type { Authenticator, KeyCache, KeyPropagation, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
@@ -21,7 +21,13 @@ export interface GatewayContext {
   readonly logger: Logger;
   readonly catalog: Catalog;
   readonly providers: ProviderRegistry;
-  readonly keys: { readonly store: KeyStore; readonly cache: KeyCache; readonly authenticator: Authenticator };
+  readonly keys: {
+    readonly store: KeyStore;
+    readonly cache: KeyCache;
+    /** Where a change made through this instance is applied and announced to the others. */
+    readonly propagation: KeyPropagation;
+    readonly authenticator: Authenticator;
+  };
   readonly limits: Limiter;
   /** The one model-call path every model endpoint, VETTING and agents go through. */
   readonly calls: ModelCalls;

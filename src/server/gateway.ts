@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
-import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
+import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, ProviderRegistry, ProviderRequestIds } from '../providers/index.js';
 import { addKnownSecrets } from '../logs/index.js';
@@ -35,6 +35,8 @@ export interface StartOptions {
   routes?: readonly RouteModule[];
   /** Do not listen (tests that use inject). */
   listen?: boolean;
+  /** Channels of the process that runs the gateway (a `serve --workers` worker's to its siblings), beside the deployment's own. */
+  keyChannels?: readonly KeyChangeChannel[];
 }
 
 /** Builds every service from the config and starts serving. */
@@ -50,6 +52,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     await keyCache.load();
     keyCache.start(config.keys.cacheRefreshMs);
     shutdownTasks.push(() => keyCache.stop());
+    const keyPropagation = new KeyPropagation(keyCache, [
+      ...(options.keyChannels ?? []),
+      ...(await sharedKeyChannels({ redisUrl: config.redisUrl, databaseUrl: config.databaseUrl }, storage.db, logger)),
+    ]);
+    shutdownTasks.push(() => keyPropagation.close());
+    await keyPropagation.start();
 
     const providerRequestIds = new ProviderRequestIds();
     const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds);
@@ -62,7 +70,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       logger,
       catalog,
       providers,
-      keys: { store: keyStore, cache: keyCache, authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }) },
+      keys: {
+        store: keyStore,
+        cache: keyCache,
+        propagation: keyPropagation,
+        authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
+      },
       ...accounting,
       calls: new ModelCalls(catalog, providers, accounting.limits),
       accounts: new Accounts(storage.db),

@@ -1,3 +1,5 @@
 export { openStorage, parseJsonColumn } from './database.js';
 export type { Storage, StorageKind, StorageOptions } from './database.js';
 export type * from './schema.js';
+export { listenForNotifications, notify } from './notifications.js';
+export type { NotificationEvents, NotificationListener } from './notifications.js';

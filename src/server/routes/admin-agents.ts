@@ -49,9 +49,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
   const { agents, authoring } = services;
 
   /** The key a test run is metered and logged against; its problems are the request's, not the admin token's. */
-  const testPrincipal = (secret: string): Principal => {
+  const testPrincipal = async (secret: string): Promise<Principal> => {
     try {
-      return context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'agents:execute');
+      return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'agents:execute');
     } catch (error) {
       if (isGatewayError(error)) throw new GatewayError('invalid_body', `key: ${error.message}`, { param: 'key' });
       throw error;
@@ -150,7 +150,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
       async (request, reply) => {
         const { key, draft_version: draftVersion, ...body } = request.body;
         const agent = await agents.getBySlug(request.params.slug);
-        const principal = testPrincipal(key);
+        const principal = await testPrincipal(key);
         await assertAgentAccess(agent, principal, agents);
         const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
         // The test is the key's request: the request log and the limits attribute it to the key.

@@ -22,7 +22,7 @@ import { listOf, Nullable } from './schema-helpers.js';
 /**
  * The admin API of decisions §5: projects and keys. Authorised by the admin token only, and
  * kept out of the public OpenAPI document (`hide`). Every change is put into this instance's
- * key cache at once; other instances see it on their next cache refresh.
+ * key cache at once and announced to the other instances (key-propagation.ts).
  */
 
 // A plain enum (not a union of literals) so a bad value's message lists the allowed scopes.
@@ -128,12 +128,12 @@ const ACTIONS: readonly (readonly [KeyAction, string])[] = [
 ];
 
 export const adminKeysRoutes: RouteModule = async (app, context) => {
-  const { store, cache } = context.keys;
+  const { store, propagation } = context.keys;
   const projects = new ProjectStore(context.storage.db);
 
-  /** Applies a changed row on this instance at once and returns its view. */
+  /** Applies a changed row on this instance at once, announces it to the others and returns its view. */
   const applied = (row: KeyRow) => {
-    cache.put(row);
+    propagation.announce(row);
     return toKeyView(row);
   };
 
