@@ -78,11 +78,14 @@ export class Catalog {
   private readonly disabledIds = new Set<string>();
   private readonly safePrefixes: readonly SafePrefix[];
   private readonly providerNames: ReadonlySet<string>;
+  /** Providers without a credential: their models resolve (to a clear refusal) but are not listed. */
+  private readonly unlistedProviders: ReadonlySet<string>;
   readonly defaultChatModel: string;
   private readonly publicList: PublicModelEntry[];
 
-  constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>) {
+  constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>, unconfiguredProviders: Iterable<string> = []) {
     this.providerNames = new Set(providerNames);
+    this.unlistedProviders = new Set(unconfiguredProviders);
     const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
     const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
     const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }, setting: string) => {
@@ -149,9 +152,15 @@ export class Catalog {
       throw new ConfigError(`catalog.defaultModel: "${this.defaultChatModel}" is not a chat model of the catalog; set catalog.defaultModel to one`);
     }
     this.publicList = [
-      ...[...this.serviceAliases].map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
-      ...[...this.models.values()].map((model) => model.entry),
+      ...[...this.serviceAliases].filter(([, target]) => this.listed(target)).map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
+      ...[...this.models.values()].filter((model) => !this.unlistedProviders.has(model.provider)).map((model) => model.entry),
     ];
+  }
+
+  /** Whether a model id is shown by GET /v1/models: its provider can be called. */
+  private listed(id: string): boolean {
+    const model = this.models.get(id);
+    return model !== undefined && !this.unlistedProviders.has(model.provider);
   }
 
   private serviceEntry(alias: string, target: PublicModelEntry): PublicModelEntry {
@@ -165,7 +174,7 @@ export class Catalog {
 
   /** The `aliases` map of `GET /v1/models`: legacy short name → full model id. */
   aliases(): Record<string, string> {
-    return Object.fromEntries(this.legacyAliases);
+    return Object.fromEntries([...this.legacyAliases].filter(([, target]) => this.listed(target)));
   }
 
   supportedModelIds(): string[] {
@@ -179,9 +188,13 @@ export class Catalog {
   entry(requested: string): PublicModelEntry {
     const listed = this.publicList.find((entry) => entry.id === requested);
     if (listed !== undefined) return listed;
-    const target = this.legacyAliases.get(requested);
-    if (target !== undefined) return this.models.get(target)!.entry;
-    const suggestion = didYouMean(requested, [...this.supportedModelIds(), ...this.legacyAliases.keys()]);
+    const target = this.serviceAliases.get(requested) ?? this.legacyAliases.get(requested) ?? requested;
+    const model = this.models.get(target);
+    if (model !== undefined && !this.unlistedProviders.has(model.provider)) return model.entry;
+    if (model !== undefined) {
+      throw new GatewayError('not_found', `The model "${requested}" is not served: its provider (${model.provider}) is not configured on this gateway. GET /v1/models lists the models it serves.`);
+    }
+    const suggestion = didYouMean(requested, [...this.supportedModelIds(), ...Object.keys(this.aliases())]);
     throw new GatewayError('not_found', `The model "${requested.slice(0, 200)}" is not a model of this gateway.${suggestion} GET /v1/models lists them.`);
   }
 

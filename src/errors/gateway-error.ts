@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'monthly_cost_cap_exceeded'
   | 'provider_error'
   | 'provider_timeout'
+  | 'provider_not_configured'
   | 'shutting_down'
   | 'internal_error';
 
@@ -68,6 +69,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error' },
   provider_error: { status: 502, type: 'api_error' },
   provider_timeout: { status: 504, type: 'api_error' },
+  provider_not_configured: { status: 503, type: 'api_error' },
   shutting_down: { status: 503, type: 'api_error' },
   internal_error: { status: 500, type: 'api_error' },
 };

@@ -1,11 +1,33 @@
 import { GatewayError } from '../errors/index.js';
 import type { Provider } from './types.js';
 
+/** How to give a provider that has no credential one: the environment variable and its config-file twin. */
+export interface MissingCredential {
+  variable: string;
+  setting: string;
+}
+
+/** A provider as start-up and `modelgate status` describe it. */
+export interface ProviderSummary {
+  name: string;
+  configured: boolean;
+  /** What to set, when it is not configured. */
+  missing: MissingCredential | null;
+}
+
 /** The configured providers by name. Built once at start-up from the config. */
 export class ProviderRegistry {
   private readonly providers = new Map<string, Provider>();
 
-  constructor(providers: Iterable<Provider>) {
+  /**
+   * `missingCredentials`: providers that are registered (their models stay in the catalog's
+   * data, so a request for one resolves) but cannot be called until the operator gives them a
+   * credential.
+   */
+  constructor(
+    providers: Iterable<Provider>,
+    private readonly missingCredentials: ReadonlyMap<string, MissingCredential> = new Map(),
+  ) {
     for (const provider of providers) this.providers.set(provider.name, provider);
   }
 
@@ -13,8 +35,31 @@ export class ProviderRegistry {
     return [...this.providers.keys()];
   }
 
-  /** The provider serving a catalog model, or a provider_error when it is not configured. */
+  /** Providers that cannot be called: their models are not listed by the catalog. */
+  unconfiguredNames(): string[] {
+    return [...this.missingCredentials.keys()];
+  }
+
+  summaries(): ProviderSummary[] {
+    return this.names().map((name) => {
+      const missing = this.missingCredentials.get(name) ?? null;
+      return { name, configured: missing === null, missing };
+    });
+  }
+
+  /**
+   * The provider serving a catalog model: `provider_not_configured` when it has no credential
+   * (the message names what to set), `provider_error` when there is no such provider.
+   */
   get(name: string): Provider {
+    const missing = this.missingCredentials.get(name);
+    if (missing !== undefined) {
+      throw new GatewayError(
+        'provider_not_configured',
+        `This model's provider (${name}) is not configured on this gateway: the operator must set ${missing.variable} (or ${missing.setting} in the config file) and restart it.`,
+        { logDetail: { provider: name, reason: 'provider not configured' } },
+      );
+    }
     const provider = this.providers.get(name);
     if (provider === undefined) {
       throw new GatewayError('provider_error', 'The provider that serves this model is not configured on this gateway.', {
