@@ -1,6 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
+import { ConfigError, loadConfig, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
 import { redactText } from '../logs/index.js';
@@ -22,22 +21,6 @@ type ClusterMessage =
 const METRICS_GATHER_MS = 2_000;
 /** How long a worker waits for the primary before it answers a scrape with its own metrics alone. */
 const METRICS_REQUEST_MS = 4_000;
-
-/**
- * How many processes to run. `0` (the default) means one per core when Redis is configured
- * (limits are then shared) and one otherwise; more than one without Redis is refused, because
- * each worker would enforce its own per-minute limit.
- */
-export function workerCount(config: GatewayConfig): number {
-  const requested = config.server.workers;
-  if (requested === 0) return config.redisUrl !== undefined ? availableParallelism() : 1;
-  if (requested > 1 && config.redisUrl === undefined) {
-    throw new ConfigError(
-      `invalid setting server.workers: ${requested} workers need REDIS_URL so per-key limits hold across them; set REDIS_URL or use --workers 1`,
-    );
-  }
-  return requested;
-}
 
 function loadOrExit(flags: CommandLineSettings): GatewayConfig {
   try {

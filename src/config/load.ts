@@ -77,6 +77,20 @@ function readConfigFile(path: string, explicit: boolean): Tree {
   return parsed as Tree;
 }
 
+/** The config file start-up reads: `--config`, else MODELGATE_CONFIG, else modelgate.yaml in the working directory. */
+function configFileLocation(options: LoadOptions): { path: string; explicit: boolean } {
+  const env = options.env ?? process.env;
+  // Empty is unset, as for every setting's variable (a compose file passes unset ones empty).
+  const explicitPath = options.flags?.configPath ?? (env.MODELGATE_CONFIG === '' ? undefined : env.MODELGATE_CONFIG);
+  return { path: resolve(options.cwd ?? process.cwd(), explicitPath ?? 'modelgate.yaml'), explicit: explicitPath !== undefined };
+}
+
+/** The config file that `loadConfig` with these options reads, or undefined when there is none (defaults and environment only). */
+export function loadedConfigFile(options: LoadOptions = {}): string | undefined {
+  const { path } = configFileLocation(options);
+  return existsSync(path) ? path : undefined;
+}
+
 /**
  * Builds the configuration once at start-up: defaults < config file < environment < flags.
  * The result is validated against ConfigSchema and frozen; any bad value stops start-up with
@@ -87,10 +101,8 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const cwd = options.cwd ?? process.cwd();
   const flags = options.flags ?? {};
 
-  // Empty is unset, as for every setting's variable (a compose file passes unset ones empty).
-  const explicitPath = flags.configPath ?? (env.MODELGATE_CONFIG === '' ? undefined : env.MODELGATE_CONFIG);
-  const configPath = resolve(cwd, explicitPath ?? 'modelgate.yaml');
-  const tree = readConfigFile(configPath, explicitPath !== undefined);
+  const { path: configPath, explicit } = configFileLocation(options);
+  const tree = readConfigFile(configPath, explicit);
   const sources = new Map<string, string>();
 
   for (const setting of ENVIRONMENT_SETTINGS) {

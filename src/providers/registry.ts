@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/index.js';
+import { watchProvider, type ProviderHealth, type ProviderHealthView } from './health.js';
 import type { Provider } from './types.js';
 
 /** How to give a provider that has no credential one: the environment variable and its config-file twin. */
@@ -13,22 +14,31 @@ export interface ProviderSummary {
   configured: boolean;
   /** What to set, when it is not configured. */
   missing: MissingCredential | null;
+  health: ProviderHealthView;
+}
+
+export interface ProviderRegistryOptions {
+  /**
+   * Providers that are registered (a request for one of their models resolves) but cannot be
+   * called until the operator gives them a credential.
+   */
+  missingCredentials?: ReadonlyMap<string, MissingCredential>;
+  /** Observes every call, so refused credentials and unreachable providers reach the operator. */
+  health?: ProviderHealth;
 }
 
 /** The configured providers by name. Built once at start-up from the config. */
 export class ProviderRegistry {
   private readonly providers = new Map<string, Provider>();
+  private readonly missingCredentials: ReadonlyMap<string, MissingCredential>;
+  private readonly health: ProviderHealth | undefined;
 
-  /**
-   * `missingCredentials`: providers that are registered (their models stay in the catalog's
-   * data, so a request for one resolves) but cannot be called until the operator gives them a
-   * credential.
-   */
-  constructor(
-    providers: Iterable<Provider>,
-    private readonly missingCredentials: ReadonlyMap<string, MissingCredential> = new Map(),
-  ) {
-    for (const provider of providers) this.providers.set(provider.name, provider);
+  constructor(providers: Iterable<Provider>, options: ProviderRegistryOptions = {}) {
+    this.missingCredentials = options.missingCredentials ?? new Map();
+    this.health = options.health;
+    for (const provider of providers) {
+      this.providers.set(provider.name, this.health === undefined ? provider : watchProvider(provider, this.health));
+    }
   }
 
   names(): string[] {
@@ -43,7 +53,8 @@ export class ProviderRegistry {
   summaries(): ProviderSummary[] {
     return this.names().map((name) => {
       const missing = this.missingCredentials.get(name) ?? null;
-      return { name, configured: missing === null, missing };
+      const health = this.health?.view(name) ?? { state: 'ok', fault: null, since: null, last_failure_at: null, failures: 0 };
+      return { name, configured: missing === null, missing, health };
     });
   }
 

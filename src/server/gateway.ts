@@ -4,7 +4,8 @@ import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../co
 import { openStorage } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderRegistry } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, type ProviderFaultSink } from '../providers/index.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
@@ -35,6 +36,21 @@ export interface StartOptions {
   listen?: boolean;
 }
 
+/** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
+function providerFaultSink(logger: Logger, metrics: GatewayMetrics): ProviderFaultSink {
+  return {
+    count: (provider, fault) => metrics.countProviderFault(provider, fault),
+    notify: ({ provider, fault, failures, since }) => {
+      const fields = { provider, fault, failures, since: since.toISOString() };
+      if (fault === 'credential_refused') {
+        logger.warn(fields, `provider ${provider} refused the gateway's credential or account (${failures} calls since ${fields.since}); callers get 502 provider_error. Check its API key and billing; modelgate logs list --status 502 shows the calls`);
+      } else {
+        logger.warn(fields, `provider ${provider} has been unreachable since ${fields.since} (${failures} calls failed); callers get 502 provider_error. Check its base URL and the network`);
+      }
+    },
+  };
+}
+
 /** Builds every service from the config and starts serving. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
@@ -49,9 +65,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     keyCache.start(config.keys.cacheRefreshMs);
     shutdownTasks.push(() => keyCache.stop());
 
-    const providers = new ProviderRegistry(createProviders(config), missingCredentials(config));
-    const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
+    const providers = new ProviderRegistry(createProviders(config), {
+      missingCredentials: missingCredentials(config),
+      health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
+    });
+    const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
     const context: GatewayContext = {
       config,
       secrets,

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
@@ -25,6 +26,8 @@ export interface TestGatewayOptions {
   dataDir?: string;
   /** Route modules to serve instead of all of them (tests of one concern). */
   routes?: readonly RouteModule[];
+  /** The process logger (tests that read what the operator is told). */
+  logger?: Logger;
 }
 
 export interface TestGateway {
@@ -69,7 +72,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     env.MODELGATE_CONFIG = path;
   }
   const config = loadConfig({ env, cwd: dir });
-  const gateway = await startGateway(config, options.routes !== undefined ? { routes: options.routes } : {});
+  const gateway = await startGateway(config, {
+    ...(options.routes !== undefined ? { routes: options.routes } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
   const url = gateway.url;
   return {
     url,

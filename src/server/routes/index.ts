@@ -2,6 +2,7 @@ import type { RouteModule } from '../app.js';
 import { adminAgentsRoutes } from './admin-agents.js';
 import { adminKeysRoutes } from './admin-keys.js';
 import { adminLogsRoutes } from './admin-logs.js';
+import { adminStatusRoutes } from './admin-status.js';
 import { agentRunsRoutes } from './agent-runs.js';
 import { audioRoutes } from './audio.js';
 import { chatRoutes } from './chat.js';
@@ -13,4 +14,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminKeysRoutes, adminLogsRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminKeysRoutes, adminLogsRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes];
