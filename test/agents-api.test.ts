@@ -130,6 +130,10 @@ describe('agent authoring through the admin API', () => {
     const badKey = await gateway.admin('POST', '/admin/v1/agents/flow/test', { key: 'sk-mg-nope', input: 'x' });
     assert.equal(badKey.status, 400);
     assert.equal(badKey.body.error.param, 'key');
+    // A key without agents:execute gets the run API's own answer, not a body error.
+    const noScope = await gateway.admin('POST', '/admin/v1/agents/flow/test', { key: keyNoScope, input: 'x' });
+    assert.equal(noScope.status, 403, JSON.stringify(noScope.body));
+    assert.equal(noScope.body.error.code, 'insufficient_scope');
 
     const first = await gateway.admin('POST', '/admin/v1/agents/flow/publish', { draft_version: 1 });
     assert.equal(first.status, 200);

@@ -2,7 +2,7 @@ import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/i
 import { GatewayError } from '../errors/index.js';
 import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
-import { closestIds } from './suggest.js';
+import { closestIds } from '../config/index.js';
 
 export interface SafePrefix {
   prefix: string;

@@ -1,8 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
-import { ConfigError, loadConfig, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
+import { ConfigError, loadConfig, loadedConfigFile, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
 import { redactText } from '../logs/index.js';
+import { startupReport } from './startup-report.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
 
 /**
@@ -11,7 +12,7 @@ import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
  * target): that worker asks the primary, which gathers every worker's rendering for it.
  */
 type ClusterMessage =
-  | { type: 'listening'; url: string }
+  | { type: 'listening'; url: string; report: string[] }
   | { type: 'metrics-request'; id: number }
   | { type: 'metrics-render'; id: number }
   | { type: 'metrics-text'; id: number; text: string }
@@ -48,22 +49,30 @@ function describe(config: GatewayConfig, storageKind: string, adminTokenFile: st
 export async function serve(flags: CommandLineSettings): Promise<void> {
   const config = loadOrExit(flags);
   const workers = workerCount(config);
-  if (cluster.isWorker) return serveWorker(config);
-  if (workers === 1) return serveSingle(config);
+  if (cluster.isWorker) return serveWorker(config, flags);
+  if (workers === 1) return serveSingle(config, flags);
   return servePrimary(config, workers);
 }
 
-async function serveSingle(config: GatewayConfig): Promise<void> {
+/** The start-up report of this process, written to its process log; its lines are for stdout. */
+function reportStart(gateway: RunningGateway, flags: CommandLineSettings): string[] {
+  const report = startupReport(gateway, loadedConfigFile({ flags }));
+  gateway.context.logger.info(report.fields, 'modelgate started');
+  return report.lines;
+}
+
+async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
-  process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n`);
+  const report = reportStart(gateway, flags);
+  process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
-async function serveWorker(config: GatewayConfig): Promise<void> {
+async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
   scrapeEveryWorker(gateway.context.metrics);
-  process.send?.({ type: 'listening', url: gateway.url } satisfies ClusterMessage);
+  process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
@@ -152,7 +161,9 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
     restartDelayMs = FIRST_RESTART_DELAY_MS;
     listening += 1;
     if (listening === workers) {
-      process.stdout.write(`modelgate listening on ${message.url} with ${workers} workers (${describe(config, storageKind, secrets.adminTokenFile)})\n`);
+      process.stdout.write(
+        `modelgate listening on ${message.url} with ${workers} workers (${describe(config, storageKind, secrets.adminTokenFile)})\n${message.report.join('\n')}\n`,
+      );
     }
   });
   cluster.on('exit', (worker, code, signal) => {

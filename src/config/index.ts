@@ -6,3 +6,4 @@ export { ENVIRONMENT_SETTINGS } from './env.js';
 export { ConfigSchema, MAX_TIMER_MS, timerDelay } from './schema.js';
 export type { GatewayConfig, ModelOverride, CompatibleProviderConfig, ModelMode } from './schema.js';
 export { describeConnectionUrl, describeRedis, describeStorage, workerCount } from './deployment.js';
+export { closestIds } from './closest-names.js';

@@ -19,6 +19,7 @@ export {
   parseCursor,
   encodeCursor,
   parseGrouping,
+  USAGE_GROUPINGS,
   parseExportFormat,
   parseTime,
   DEFAULT_PAGE_SIZE,

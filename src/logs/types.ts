@@ -79,4 +79,4 @@ export interface LogFilter {
   status?: { min: number; max: number };
 }
 
-export type UsageGrouping = 'day' | 'model' | 'key';
+export type UsageGrouping = 'day' | 'model' | 'key' | 'project';
