@@ -1,5 +1,5 @@
 import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/index.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, withArticle } from '../errors/index.js';
 import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
 import { closestIds } from '../config/index.js';
@@ -210,7 +210,7 @@ export class Catalog {
     if (mode !== options.mode) {
       throw new GatewayError(
         'model_mode_mismatch',
-        `The model "${requested}" is a ${mode} model; use it on ${ENDPOINT_BY_MODE[mode]}. For this endpoint pick a ${options.mode} model from GET /v1/models.`,
+        `The model "${requested}" is ${withArticle(mode)} model; use it on ${ENDPOINT_BY_MODE[mode]}. For this endpoint pick ${withArticle(options.mode)} model from GET /v1/models.`,
         { param: options.param ?? 'model' },
       );
     }

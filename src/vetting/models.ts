@@ -1,5 +1,5 @@
 import type { Catalog, ResolvedModel } from '../catalog/index.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
 import type { CallContext, ProviderRegistry } from '../providers/index.js';
 import type { ChatMessageInput } from './request-schema.js';
@@ -39,7 +39,7 @@ export function assertInputsSupported(model: ResolvedModel, messages: readonly C
       const param = `messages[${messageIndex}].content[${partIndex}]`;
       throw new GatewayError(
         'unsupported_input_modality',
-        `${param} is a ${part.type} part, but the model "${model.requested}" does not accept ${needed.join(' or ')} input. Pick a model whose input_modalities in GET /v1/models include it.`,
+        `${param} is ${withArticle(part.type)} part, but the model "${model.requested}" does not accept ${needed.join(' or ')} input. Pick a model whose input_modalities in GET /v1/models include it.`,
         { param },
       );
     });

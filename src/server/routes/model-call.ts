@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ModelMode, ResolvedModel } from '../../catalog/index.js';
-import { GatewayError, invalidBody } from '../../errors/index.js';
+import { GatewayError, invalidBody, withArticle } from '../../errors/index.js';
 import { assertModelAllowed, type Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
 import { stringifyProviderValue, type JsonObject, type Provider } from '../../providers/index.js';
@@ -62,7 +62,7 @@ export function resolveTarget<C extends Capability>(
   if (capability === undefined) {
     throw new GatewayError(
       'model_mode_mismatch',
-      `The model "${options.model}" cannot be used on this endpoint: its provider does not offer it. Pick a ${options.mode} model from GET /v1/models.`,
+      `The model "${options.model}" cannot be used on this endpoint: its provider does not offer it. Pick ${withArticle(options.mode)} model from GET /v1/models.`,
       { param: 'model' },
     );
   }
