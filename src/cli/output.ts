@@ -19,7 +19,10 @@ export class CliError extends Error {
  * C0 controls (ESC, BEL, CR, backspace…), DEL, C1 controls (0x9B is a one-byte CSI on some
  * terminals) and the bidirectional overrides that reorder what a line seems to say.
  */
+// The point of these patterns is to match control characters.
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 const escapeCharacter = (character: string): string => {

@@ -39,7 +39,7 @@ function providerState(provider: StatusView['providers'][number]): string {
   if (!provider.configured) return `not configured: set ${provider.missing_variable ?? 'its credential'}`;
   if (provider.state === 'ok') return 'ok';
   const fault = provider.fault === 'credential_refused' ? 'refuses the gateway credential' : 'unreachable';
-  return `FAILING: ${fault} since ${provider.since ?? '?'} (${provider.failures} calls)`;
+  return `FAILING: ${fault} since ${provider.since ?? '?'} (${provider.failures} ${provider.failures === 1 ? 'call' : 'calls'})`;
 }
 
 function printStatus(url: string, status: StatusView): void {
