@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
@@ -14,6 +14,7 @@ import { inert, jsonText } from '../src/cli/output.js';
  * gateway with a fake OpenAI upstream: what it prints, on which stream, and its exit codes.
  */
 const BIN = resolve('bin/modelgate.js');
+const SCRIPT = '/usr/bin/script';
 
 interface CliResult {
   code: number;
@@ -119,6 +120,27 @@ describe('keys', { skip: CLI_NOT_BUILT }, () => {
     const revoked = await cli(['keys', 'revoke', created.id, '--yes']);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.match(revoked.stdout, /status\s+revoked/);
+  });
+
+  test('keys revoke on a terminal asks, and only "yes" revokes', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-linux) is not installed` }, async () => {
+    const created = JSON.parse((await cli(['keys', 'create', '--name', 'asked', '--scopes', 'model:request', '--json'])).stdout) as { id: string };
+    const onTerminal = (answer: string) =>
+      new Promise<CliResult>((done) => {
+        // script(1) gives the command a pseudo-terminal, as an operator's shell has.
+        const command = [process.execPath, BIN, 'keys', 'revoke', created.id, '--url', gateway.url].map((part) => `'${part}'`).join(' ');
+        const child = execFile(SCRIPT, ['-qec', command, '/dev/null'], { env: { ...process.env, MODELGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN } }, (error, stdout, stderr) =>
+          done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+        );
+        child.stdin!.end(`${answer}\n`);
+      });
+    const declined = await onTerminal('no');
+    assert.equal(declined.code, 1);
+    assert.match(declined.stdout, new RegExp(`Revoke key ${created.id} "asked" \\(project default\\)\\? .*Type yes to revoke`));
+    assert.match(declined.stdout, /not revoked/);
+    assert.equal((await gateway.admin('GET', `/admin/v1/keys/${created.id}`)).body.status, 'active');
+    const confirmed = await onTerminal('yes');
+    assert.equal(confirmed.code, 0, confirmed.stdout);
+    assert.equal((await gateway.admin('GET', `/admin/v1/keys/${created.id}`)).body.status, 'revoked');
   });
 });
 
