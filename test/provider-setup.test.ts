@@ -2,6 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startupReport } from '../src/cli/startup-report.js';
+import type { RouteModule } from '../src/server/app.js';
+import { ROUTE_MODULES } from '../src/server/routes/index.js';
 
 /**
  * A gateway started without a vendor's credential (the README's first run, before
@@ -64,5 +67,30 @@ describe('a provider without a credential', () => {
     assert.equal(response.status, 404);
     const body = (await response.json()) as { error: { message: string } };
     assert.match(body.error.message, /its provider \(openai\) is not configured on this gateway/);
+  });
+});
+
+describe('the start-up report', () => {
+  test('names the providers without a credential, and the dashboard once the gateway serves one', async () => {
+    const servesDashboard: RouteModule = (app) => {
+      app.get('/dashboard/*', async () => 'dashboard');
+    };
+    const gateway = await startTestGateway({ env: { GEMINI_API_KEY: '' }, routes: [...ROUTE_MODULES, servesDashboard] });
+    try {
+      const report = startupReport(gateway.gateway, '/srv/modelgate.yaml');
+      const text = report.lines.join('\n');
+      assert.match(text, /^ {2}config file {2}\/srv\/modelgate\.yaml$/m);
+      assert.match(text, /providers {4}openai, anthropic\n +gemini: not configured, its models are not served \(set GEMINI_API_KEY\)/);
+      assert.ok(text.includes(`dashboard    ${gateway.url}/dashboard/`), text);
+      assert.deepEqual(report.fields.providers_not_configured, [{ name: 'gemini', variable: 'GEMINI_API_KEY' }]);
+    } finally {
+      await gateway.close();
+    }
+    const plain = await startTestGateway();
+    try {
+      assert.ok(!startupReport(plain.gateway, undefined).lines.join('\n').includes('dashboard'));
+    } finally {
+      await plain.close();
+    }
   });
 });

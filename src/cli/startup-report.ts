@@ -33,7 +33,9 @@ export function startupReport(gateway: RunningGateway, configFile: string | unde
   const { config, providers } = gateway.context;
   const summaries = providers.summaries();
   const docsUrl = `${gateway.url}/docs`;
-  const dashboardUrl = gateway.app.hasRoute({ method: 'GET', url: DASHBOARD_PATH }) ? `${gateway.url}${DASHBOARD_PATH}` : undefined;
+  // Served as a page or as a static folder (its wildcard route): either way it is shown.
+  const servesDashboard = [DASHBOARD_PATH, `${DASHBOARD_PATH}*`].some((url) => gateway.app.hasRoute({ method: 'GET', url }));
+  const dashboardUrl = servesDashboard ? `${gateway.url}${DASHBOARD_PATH}` : undefined;
   const lines = [
     `config file  ${configFile ?? `none (no modelgate.yaml in ${process.cwd()}): defaults and environment`}`,
     ...providerLines(summaries),
