@@ -4,7 +4,7 @@ import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../co
 import { openStorage } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, type ProviderFaultSink } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink } from '../providers/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
@@ -66,7 +66,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => keyCache.stop());
 
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
-    const providers = new ProviderRegistry(createProviders(config), {
+    const providerRequestIds = new ProviderRequestIds();
+    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds, {
       missingCredentials: missingCredentials(config),
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });

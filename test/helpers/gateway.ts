@@ -26,7 +26,7 @@ export interface TestGatewayOptions {
   dataDir?: string;
   /** Route modules to serve instead of all of them (tests of one concern). */
   routes?: readonly RouteModule[];
-  /** The process logger (tests that read what the operator is told). */
+  /** The process logger (tests that read what it writes); silent by default. */
   logger?: Logger;
 }
 
@@ -114,4 +114,16 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The admin view of one request-log record, once the background writer has written it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many record shapes; each asserts what it reads
+export async function loggedRecord(gateway: TestGateway, requestId: string): Promise<any> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    await gateway.gateway.context.logs.writer.flush();
+    const found = await gateway.admin('GET', `/admin/v1/logs/${requestId}`);
+    if (found.status === 200) return found.body;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no log record for ${requestId}`);
 }

@@ -6,6 +6,7 @@ import type { ChatStream, ChatStreamEvent, ChatStreamReader } from '../types.js'
 import { whenAborted } from './abort-listeners.js';
 import {
   dispatchOptionsOf,
+  noteProviderRequestId,
   ERROR_BODY_LIMIT_BYTES,
   isAnswerStatus,
   transportError,
@@ -82,6 +83,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private readonly stopListening: () => void;
 
   constructor(
+    private readonly http: UpstreamHttpOptions,
     private readonly request: UpstreamRequest,
     private readonly options: SseChatStreamOptions,
     private readonly resolve: (stream: ChatStream) => void,
@@ -110,6 +112,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
     this.status = statusCode;
     this.headers = headers;
+    noteProviderRequestId(this.http, this.request, headers);
     if (isAnswerStatus(statusCode)) this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
   }
 
@@ -267,6 +270,6 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
 /** Starts a streamed call; resolves once its first event was read (see SseChatStream). */
 export function startSseChatStream(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseChatStreamOptions): Promise<ChatStream> {
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseChatStream(request, options, resolve, reject));
+    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseChatStream(http, request, options, resolve, reject));
   });
 }

@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { ProviderFault } from './upstream-errors.js';
 import { GatewayError } from '../../errors/index.js';
 import { whenAborted } from './abort-listeners.js';
+import type { ProviderRequestIds } from './provider-request-ids.js';
 
 /** Shared settings of every adapter's HTTP calls, injected (tests and the benchmark swap them). */
 export interface UpstreamHttpOptions {
@@ -11,6 +12,8 @@ export interface UpstreamHttpOptions {
   timeoutMs: number;
   /** Longest gap between two body chunks (stream frames); then the stream fails. */
   streamIdleTimeoutMs: number;
+  /** Where the providers' own request ids go, for the request log. */
+  providerRequestIds?: ProviderRequestIds;
 }
 
 export function createUpstreamDispatcher(options: { connectionsPerOrigin: number; timeoutMs: number; streamIdleTimeoutMs: number }): Dispatcher {
@@ -31,6 +34,16 @@ export interface UpstreamRequest {
   signal: AbortSignal;
   /** Provider name, for log detail only. */
   provider: string;
+  /** The gateway's request id the call is made for, and the vendor's response header that names its own id for the call. */
+  ids?: { requestId: string; providerHeader: string };
+}
+
+/** Notes the provider's id of a call from its response headers (success or error alike). */
+export function noteProviderRequestId(http: UpstreamHttpOptions, request: UpstreamRequest, headers: Record<string, string | string[] | undefined>): void {
+  if (request.ids === undefined || http.providerRequestIds === undefined) return;
+  const value = headers[request.ids.providerHeader];
+  const id = Array.isArray(value) ? value[0] : value;
+  if (id !== undefined && id.length > 0) http.providerRequestIds.note(request.ids.requestId, id.slice(0, 200));
 }
 
 export interface UpstreamResponse {
@@ -76,6 +89,7 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
   const started = performance.now();
   try {
     const response = await http.dispatcher.request({ ...dispatchOptionsOf(http, request), signal: request.signal });
+    noteProviderRequestId(http, request, response.headers);
     return { status: response.statusCode, headers: response.headers, body: response.body, latencyMs: performance.now() - started };
   } catch (error) {
     throw transportError(error, request.provider, request.signal);
@@ -111,6 +125,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   private readonly stopListening: () => void;
 
   constructor(
+    private readonly http: UpstreamHttpOptions,
     private readonly request: UpstreamRequest,
     private readonly limitBytes: number,
     private readonly started: number,
@@ -129,6 +144,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     this.status = statusCode;
     this.headers = headers;
     this.latencyMs = performance.now() - this.started;
+    noteProviderRequestId(this.http, this.request, headers);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -162,7 +178,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
 export function sendUpstreamBuffered(http: UpstreamHttpOptions, request: UpstreamRequest, limitBytes = MAX_BODY_BYTES): Promise<BufferedUpstreamResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new CollectingHandler(request, limitBytes, started, resolve, reject));
+    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new CollectingHandler(http, request, limitBytes, started, resolve, reject));
   });
 }
 
