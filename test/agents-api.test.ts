@@ -131,6 +131,10 @@ describe('agent authoring through the admin API', () => {
     const badKey = await gateway.admin('POST', '/admin/v1/agents/flow/test', { key: 'sk-mg-nope', input: 'x' });
     assert.equal(badKey.status, 400);
     assert.equal(badKey.body.error.param, 'key');
+    // A key without agents:execute gets the run API's own answer, not a body error.
+    const noScope = await gateway.admin('POST', '/admin/v1/agents/flow/test', { key: keyNoScope, input: 'x' });
+    assert.equal(noScope.status, 403, JSON.stringify(noScope.body));
+    assert.equal(noScope.body.error.code, 'insufficient_scope');
 
     const first = await gateway.admin('POST', '/admin/v1/agents/flow/publish', { draft_version: 1 });
     assert.equal(first.status, 200);
@@ -302,7 +306,7 @@ describe('agent media', () => {
   test('oversized, too many, mislabelled and credentialed images are refused', async () => {
     const cases: [unknown, number, string, RegExp][] = [
       [[{ type: 'input_image', image_url: pngUri(Buffer.concat([PNG_1X1, Buffer.alloc(8 * 1024 * 1024)])) }], 413, 'request_too_large', /8 MiB per image/],
-      [[{ type: 'input_image', image_url: pngUri(JPEG) }], 400, 'invalid_image_url', /declared as image\/png but its content is a image\/jpeg/],
+      [[{ type: 'input_image', image_url: pngUri(JPEG) }], 400, 'invalid_image_url', /declared as image\/png but its content is an image\/jpeg/],
       [[{ type: 'input_image', image_url: `data:image/jpeg;base64,${Buffer.from('<svg></svg>').toString('base64')}` }], 400, 'invalid_image_url', /not an accepted image/],
       [[{ type: 'input_image', image_url: `data:image/svg+xml;base64,${Buffer.from('<svg></svg>').toString('base64')}` }], 400, 'invalid_image_url', /PNG, JPEG, WebP, GIF, HEIC and HEIF/],
       [[{ type: 'input_image', image_url: 'https://user:secret@images.example.com/a.png' }], 400, 'invalid_image_url', /must not contain a username or password/],

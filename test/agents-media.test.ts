@@ -46,8 +46,8 @@ describe('agent media checks', () => {
 
   test('mislabelled, unknown, malformed and credentialed images are refused, naming the field', async () => {
     const cases: [string, RegExp][] = [
-      [uri('image/gif', PNG_1X1), /declared as image\/gif but its content is a image\/png/],
-      [uri('image/png', HEIC), /declared as image\/png but its content is a image\/heic/],
+      [uri('image/gif', PNG_1X1), /declared as image\/gif but its content is an image\/png/],
+      [uri('image/png', HEIC), /declared as image\/png but its content is an image\/heic/],
       [uri('image/png', Buffer.from('%PDF-1.7 hello')), /not an accepted image/],
       [uri('image/svg+xml', Buffer.from('<svg/>')), /PNG, JPEG, WebP, GIF, HEIC and HEIF/],
       ['data:image/png,rawtext', /base64 image data URI/],

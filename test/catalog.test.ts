@@ -213,7 +213,10 @@ describe('resolution', () => {
     assert.equal(error.code, 'model_mode_mismatch');
     assert.equal(error.status, 400);
     assert.match(error.message, /\/v1\/embeddings/);
-    assert.equal(gatewayError(() => shipped.resolve('gpt-4o', { mode: 'embedding' })).code, 'model_mode_mismatch');
+    assert.match(error.message, /is an embedding model; .* pick a chat model/);
+    const onEmbeddings = gatewayError(() => shipped.resolve('gpt-4o', { mode: 'embedding' }));
+    assert.equal(onEmbeddings.code, 'model_mode_mismatch');
+    assert.match(onEmbeddings.message, /is a chat model; .* pick an embedding model from GET \/v1\/models/);
     assert.equal(gatewayError(() => shipped.resolve('service-1', { mode: 'image_generation' })).code, 'model_mode_mismatch');
     assert.equal(gatewayError(() => shipped.resolve('tts-1', { mode: 'audio_transcription' })).code, 'model_mode_mismatch');
   });

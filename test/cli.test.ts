@@ -45,6 +45,8 @@ let server: ChildProcess;
 let serverExit: Promise<number | null>;
 /** What the server wrote to stderr: Node's warnings (a deprecated option, say) land there. */
 let serverStderr = '';
+/** What the server wrote to stdout: the start-up report. */
+let serverStdout = '';
 
 function cli(...args: string[]): Promise<CliResult> {
   return new Promise((done) => {
@@ -113,6 +115,7 @@ before(async () => {
   });
   serverExit = new Promise((exited) => server.once('exit', (code) => exited(code)));
   server.stderr?.on('data', (chunk: Buffer) => (serverStderr += chunk.toString()));
+  server.stdout?.on('data', (chunk: Buffer) => (serverStdout += chunk.toString()));
   const line = await waitForLine(server, 'listening on');
   url = /listening on (http:\/\/\S+)/.exec(line)?.[1] ?? '';
   assert.equal(url, `http://127.0.0.1:${port}`);
@@ -140,6 +143,22 @@ describe('npm start', () => {
     assert.ok(line !== undefined, `the gateway process did not start: ${stdout}`);
     const execArgv = JSON.parse(line.slice('EXECARGV '.length)) as string[];
     for (const flag of ['--v8-pool-size=1', '--max-semi-space-size=8']) assert.ok(execArgv.includes(flag), `${flag} missing: ${line}`);
+  });
+});
+
+describe('modelgate serve start-up', () => {
+  test('says which config file, providers, storage, Redis and docs URL it uses, and what is missing', async () => {
+    // The report is written with the listening line, in one write.
+    const report = serverStdout.split('\n');
+    const at = report.findIndex((candidate) => candidate.includes('listening on'));
+    const lines = report.slice(at + 1, at + 10).join('\n');
+    assert.match(lines, new RegExp(`config file  none \\(no modelgate\\.yaml in ${workDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`));
+    assert.match(lines, /providers {4}none configured/);
+    for (const variable of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'ANTHROPIC_API_KEY']) assert.match(lines, new RegExp(`not configured, its models are not served \\(set ${variable}\\)`));
+    assert.match(lines, new RegExp(`storage      SQLite in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(lines, /redis {8}none/);
+    assert.ok(lines.includes(`docs         ${url}/docs (OpenAPI document: ${url}/openapi.json)`), lines);
+    assert.ok(!lines.includes('dashboard'), 'no dashboard URL while the gateway serves none');
   });
 });
 
@@ -239,7 +258,7 @@ describe('modelgate CLI against a real `modelgate serve`', () => {
   });
 
   test('keys revoke is final: the server message is printed and the exit code is non-zero', async () => {
-    assert.equal((await keys('revoke', key.id)).code, 0);
+    assert.equal((await keys('revoke', key.id, '--yes')).code, 0);
     assert.deepEqual(await encryptStatus(key.secret), { status: 403, code: 'key_revoked' });
     const resumed = await keys('resume', key.id);
     assert.equal(resumed.code, 1);

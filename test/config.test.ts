@@ -117,6 +117,48 @@ describe('configuration', () => {
     );
   });
 
+  test('an unknown field gets the closest known name, and every problem of a file is reported at once', () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'modelgate.yaml'), 'providers:\n  openai:\n    baseURL: https://example.com/v1\n');
+    assert.throws(
+      () => loadConfig({ env: {}, cwd }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^invalid setting providers\.openai\.baseURL \(from config file .*modelgate\.yaml\): is not a known setting \(did you mean baseUrl\?\)$/.test(error.message),
+    );
+    writeFileSync(
+      join(cwd, 'modelgate.yaml'),
+      [
+        'server:',
+        '  port: eighty',
+        '  bodyLimit: 10',
+        'logs:',
+        '  retentionDays: -1',
+        'providers:',
+        '  compatible:',
+        '    - name: ollama',
+        '      baseUrl: http://127.0.0.1:11434/v1',
+        '      modls: []',
+        'telemetry: {}',
+        '',
+      ].join('\n'),
+    );
+    let message = '';
+    try {
+      loadConfig({ env: {}, cwd });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    const lines = message.split('\n');
+    assert.equal(lines[0], '5 settings are invalid:');
+    assert.equal(lines.length, 6, message);
+    assert.ok(lines.some((line) => /invalid setting server\.port .*: expected integer/.test(line)), message);
+    assert.ok(lines.some((line) => /invalid setting server\.bodyLimit .*is not a known setting \(did you mean bodyLimitBytes\?\)/.test(line)), message);
+    assert.ok(lines.some((line) => /invalid setting logs\.retentionDays .*greater or equal to 0/.test(line)), message);
+    assert.ok(lines.some((line) => /invalid setting providers\.compatible\.0\.modls .*is not a known setting \(did you mean models\?\)/.test(line)), message);
+    assert.ok(lines.some((line) => /invalid setting telemetry .*is not a known setting$/.test(line)), message);
+  });
+
   test("a compatible provider may not take another provider's name", () => {
     const cwd = tempDir();
     const provider = (name: string) => `    - name: ${name}\n      baseUrl: http://127.0.0.1:11434/v1\n`;

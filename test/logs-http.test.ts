@@ -89,6 +89,8 @@ describe('request log over HTTP', () => {
     assert.equal(record.streaming, true);
     assert.equal(record.status, 200);
     assert.equal(record.usage.total_tokens, 5);
+    // The payload's fields are snake_case like every other payload of the log.
+    assert.deepEqual(record.response_payload.usage, { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_tokens_details: { cached_tokens: 0 } });
     // gpt-4o-mini: 3 × 0.15 + 2 × 0.6 = 1.65 µ$ → 2 µ$.
     assert.equal(record.cost_usd, 0.000002);
   });

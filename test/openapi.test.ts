@@ -59,8 +59,24 @@ describe('OpenAPI document and API reference', () => {
       assert.equal(typeof operation.summary, 'string', path);
       assert.ok(operation.responses['200']?.content['application/json']?.schema !== undefined, `${path} documents its response`);
     }
+    // Path parameters as the callers write them, not the router's wildcard.
+    assert.ok(paths.includes('/v1/models/{model}'), paths.join(', '));
+    assert.ok(!paths.some((path) => path.includes('{*}') || path.includes(':')), paths.join(', '));
+    const retrieve = document.paths['/v1/models/{model}']?.get as { parameters?: { name: string; in: string }[] } | undefined;
+    assert.deepEqual(retrieve?.parameters?.map((parameter) => [parameter.name, parameter.in]), [['model', 'path']]);
     const listSchema = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema;
     assert.ok(listSchema?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+  });
+
+  test('the page\'s own copies of the document send to the one URL, which GET / names', async () => {
+    for (const copy of ['/docs/json', '/docs/yaml']) {
+      const response = await fetch(`${gateway.url}${copy}`, { redirect: 'manual' });
+      assert.equal(response.status, 301, copy);
+      assert.equal(response.headers.get('location'), '/openapi.json');
+    }
+    const status = (await (await fetch(`${gateway.url}/`)).json()) as { documentation: string; message: string };
+    assert.equal(status.documentation, `${gateway.url}/docs`);
+    assert.match(status.message, /its OpenAPI document at \/openapi\.json/);
   });
 
   test(
@@ -88,6 +104,18 @@ describe('OpenAPI document and API reference', () => {
           assert.match(await operation.innerText(), /GET\s+\/v1\/models/);
           assert.ok((await page.locator('.opblock').count()) >= 3, `${origin}: every operation is rendered`);
           assert.match(await page.locator('.info .title').innerText(), /modelgate/);
+          assert.equal(await page.title(), 'modelgate API reference');
+          // The product's logo, not the framework's: the top bar shows the modelgate mark.
+          const logo = page.locator('.topbar a img');
+          await logo.waitFor({ state: 'visible', timeout: 15_000 });
+          const logoSource = (await logo.getAttribute('src')) ?? '';
+          assert.match(logoSource, /^data:image\/svg\+xml;base64,/);
+          assert.match(Buffer.from(logoSource.split(',')[1]!, 'base64').toString('utf8'), /aria-label="modelgate"/);
+          assert.ok(!/swagger/i.test(await page.locator('.topbar').innerHTML()), 'no Swagger branding in the top bar');
+          const icon = await page.locator('link[rel="icon"]').first().getAttribute('href');
+          assert.match(icon ?? '', /modelgate\.svg$/);
+          // The operation is shown with its path parameter as callers write it.
+          assert.equal(await page.locator('[data-path="/v1/models/{model}"]').count(), 1);
 
           assert.ok(requested.length > 1, 'the page loaded its assets');
           const foreign = requested.filter((url) => new URL(url).origin !== origin);

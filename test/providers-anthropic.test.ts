@@ -596,7 +596,7 @@ describe('anthropic adapter', () => {
           assert.equal(error.status, 502);
           assert.equal(error.code, 'provider_error');
           assert.ok(!error.message.includes('x-api-key') && !error.message.includes('401'));
-          assert.deepEqual(error.logDetail, { provider: 'anthropic', upstreamStatus: 401, upstreamMessage: 'invalid x-api-key' });
+          assert.deepEqual(error.logDetail, { provider: 'anthropic', upstreamStatus: 401, upstreamMessage: 'invalid x-api-key', fault: 'credential_refused' });
           return true;
         });
       }

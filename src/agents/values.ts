@@ -50,7 +50,7 @@ export function toSafeValue(value: unknown, depth = 0): SafeValue {
     }
     return copy;
   }
-  throw new ValueError(`a ${typeof value} is not a JSON value`);
+  throw new ValueError(`a value of type ${typeof value} is not a JSON value`);
 }
 
 /** Parses JSON text straight into safe values. */

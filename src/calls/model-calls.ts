@@ -1,5 +1,5 @@
 import type { Catalog, ModelMode, ResolvedModel } from '../catalog/index.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
 import type { Admission, Limiter, UsageEstimate } from '../limits/index.js';
 import type { MediaSummary, RequestRecord } from '../logs/index.js';
@@ -94,7 +94,7 @@ export class ModelCalls {
     if (capability === undefined) {
       throw new GatewayError(
         'model_mode_mismatch',
-        `The model "${request.model}" cannot be used on this endpoint: its provider does not offer it. Pick a ${request.mode} model from GET /v1/models.`,
+        `The model "${request.model}" cannot be used on this endpoint: its provider does not offer it. Pick ${withArticle(request.mode)} model from GET /v1/models.`,
         { param },
       );
     }

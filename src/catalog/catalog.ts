@@ -1,8 +1,8 @@
 import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/index.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, withArticle } from '../errors/index.js';
 import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
-import { closestIds } from './suggest.js';
+import { closestIds } from '../config/index.js';
 
 export interface SafePrefix {
   prefix: string;
@@ -89,11 +89,14 @@ export class Catalog {
   private readonly disabledIds = new Set<string>();
   private readonly safePrefixes: readonly SafePrefix[];
   private readonly providerNames: ReadonlySet<string>;
+  /** Providers without a credential: their models resolve (to a clear refusal) but are not listed. */
+  private readonly unlistedProviders: ReadonlySet<string>;
   readonly defaultChatModel: string;
   private readonly publicList: PublicModelEntry[];
 
-  constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>) {
+  constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>, unconfiguredProviders: Iterable<string> = []) {
     this.providerNames = new Set(providerNames);
+    this.unlistedProviders = new Set(unconfiguredProviders);
     const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
     const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
     const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }, setting: string) => {
@@ -161,9 +164,15 @@ export class Catalog {
       throw new ConfigError(`catalog.defaultModel: "${this.defaultChatModel}" is not a chat model of the catalog; set catalog.defaultModel to one`);
     }
     this.publicList = [
-      ...[...this.serviceAliases].map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
-      ...[...this.models.values()].map((model) => model.entry),
+      ...[...this.serviceAliases].filter(([, target]) => this.listed(target)).map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
+      ...[...this.models.values()].filter((model) => !this.unlistedProviders.has(model.provider)).map((model) => model.entry),
     ];
+  }
+
+  /** Whether a model id is shown by GET /v1/models: its provider can be called. */
+  private listed(id: string): boolean {
+    const model = this.models.get(id);
+    return model !== undefined && !this.unlistedProviders.has(model.provider);
   }
 
   private serviceEntry(alias: string, target: PublicModelEntry): PublicModelEntry {
@@ -177,7 +186,7 @@ export class Catalog {
 
   /** The `aliases` map of `GET /v1/models`: legacy short name → full model id. */
   aliases(): Record<string, string> {
-    return Object.fromEntries(this.legacyAliases);
+    return Object.fromEntries([...this.legacyAliases].filter(([, target]) => this.listed(target)));
   }
 
   supportedModelIds(): string[] {
@@ -191,9 +200,13 @@ export class Catalog {
   entry(requested: string): PublicModelEntry {
     const listed = this.publicList.find((entry) => entry.id === requested);
     if (listed !== undefined) return listed;
-    const target = this.legacyAliases.get(requested);
-    if (target !== undefined) return this.models.get(target)!.entry;
-    const suggestion = didYouMean(requested, [...this.supportedModelIds(), ...this.legacyAliases.keys()]);
+    const target = this.serviceAliases.get(requested) ?? this.legacyAliases.get(requested) ?? requested;
+    const model = this.models.get(target);
+    if (model !== undefined && !this.unlistedProviders.has(model.provider)) return model.entry;
+    if (model !== undefined) {
+      throw new GatewayError('not_found', `The model "${requested}" is not served: its provider (${model.provider}) is not configured on this gateway. GET /v1/models lists the models it serves.`);
+    }
+    const suggestion = didYouMean(requested, [...this.supportedModelIds(), ...Object.keys(this.aliases())]);
     throw new GatewayError('not_found', `The model "${requested.slice(0, 200)}" is not a model of this gateway.${suggestion} GET /v1/models lists them.`);
   }
 
@@ -209,7 +222,7 @@ export class Catalog {
     if (mode !== options.mode) {
       throw new GatewayError(
         'model_mode_mismatch',
-        `The model "${requested}" is a ${mode} model; use it on ${ENDPOINT_BY_MODE[mode]}. For this endpoint pick a ${options.mode} model from GET /v1/models.`,
+        `The model "${requested}" is ${withArticle(mode)} model; use it on ${ENDPOINT_BY_MODE[mode]}. For this endpoint pick ${withArticle(options.mode)} model from GET /v1/models.`,
         { param: options.param ?? 'model' },
       );
     }

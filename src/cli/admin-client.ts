@@ -22,6 +22,28 @@ export function withAdminOptions(command: Command): Command {
     .option('--json', 'print the JSON of the admin API (stable, for scripts)');
 }
 
+/** The catalog as `GET /v1/models` lists it (only what the CLI reads). */
+export interface CatalogListing {
+  available_models: { id: string }[];
+  aliases: Record<string, string>;
+}
+
+/**
+ * Admin API routes that the gateway's messages name, and the command that does the same: the
+ * CLI's user is pointed to a command, not to a route.
+ */
+const COMMAND_OF_ROUTE: readonly (readonly [string, string])[] = [
+  ['GET /admin/v1/keys', 'modelgate keys list'],
+  ['GET /admin/v1/agents', 'modelgate agents list'],
+  ['GET /admin/v1/logs', 'modelgate logs list'],
+  ['GET /admin/v1/usage', 'modelgate usage'],
+  ['GET /admin/v1/status', 'modelgate status'],
+];
+
+function withCommands(message: string): string {
+  return COMMAND_OF_ROUTE.reduce((text, [route, command]) => text.replace(new RegExp(`${route}(?![\\w/])`, 'g'), command), message);
+}
+
 interface ErrorBody {
   error?: { message?: string; code?: string; request_id?: string };
 }
@@ -90,6 +112,13 @@ export class AdminClient {
     return parsed as T;
   }
 
+  /** The public catalog of the gateway (no token needed). */
+  async catalog(): Promise<CatalogListing> {
+    const response = await fetch(`${this.baseUrl}/v1/models`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    if (!response.ok) throw new CliError(`the gateway at ${this.baseUrl} answered HTTP ${response.status} for its catalog`);
+    return (await response.json()) as CatalogListing;
+  }
+
   /** A GET whose body is passed on as it comes (exports); a non-2xx answer is a CliError as above. */
   async stream(path: string): Promise<ReadableStream<Uint8Array>> {
     let response: Response;
@@ -110,7 +139,7 @@ export class AdminClient {
     const error = body?.error;
     if (error?.message === undefined) return new CliError(`the gateway at ${this.baseUrl} answered HTTP ${status}`);
     const detail = [error.code, `HTTP ${status}`, error.request_id].filter((part) => part !== undefined).join(', ');
-    return new CliError(`${error.message} (${detail})`);
+    return new CliError(`${withCommands(error.message)} (${detail})`);
   }
 
   private unreachable(error: unknown): CliError {

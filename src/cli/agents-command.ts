@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { parseWholeNumber } from './arguments.js';
-import { CliError, orDash, printFields, printJson, printTable } from './output.js';
+import { CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate agents …`: the authoring order of decisions §5 (validate, save, test, publish) and list. */
 
@@ -46,11 +46,32 @@ async function readGraph(file: string): Promise<unknown> {
   }
 }
 
+/**
+ * The key an agent test runs as: --key-file, else MODELGATE_KEY, else --key (which puts the
+ * secret in shell history and in `ps`, so it is kept for old scripts with a warning).
+ */
+async function testKey(options: { key?: string; keyFile?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (options.keyFile !== undefined) {
+    const text = await readFile(options.keyFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new CliError(`cannot read the key file ${options.keyFile}: ${error.code ?? error.message}`);
+    });
+    const key = text.trim();
+    if (key.length === 0) throw new CliError(`the key file ${options.keyFile} is empty`);
+    return key;
+  }
+  if (env.MODELGATE_KEY) return env.MODELGATE_KEY;
+  if (options.key !== undefined) {
+    printWarning('--key puts the secret in shell history and in ps; set MODELGATE_KEY or pass --key-file instead');
+    return options.key;
+  }
+  throw new CliError('no key to run the test as: set MODELGATE_KEY, or pass --key-file PATH (a file holding sk-mg-…)');
+}
+
 const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
 
 function printAgents(agents: AgentView[]): void {
   if (agents.length === 0) {
-    process.stdout.write('No agents. Save one with: modelgate agents save FILE --slug SLUG\n');
+    printText('No agents. Save one with: modelgate agents save FILE --slug SLUG\n');
     return;
   }
   printTable(
@@ -67,7 +88,7 @@ export function registerAgentsCommand(program: Command): void {
       const client = AdminClient.fromOptions(options);
       const result = await client.request<{ valid: boolean; issues: Issue[] }>('POST', '/agents/validate', { graph: await readGraph(file) });
       if (options.json === true) printJson(result);
-      else if (result.valid) process.stdout.write(`${file}: valid\n`);
+      else if (result.valid) printText(`${file}: valid\n`);
       else printTable(['node', 'field', 'problem'], result.issues.map((issue) => [issue.node ?? '(graph)', issue.field, issue.message]));
       if (!result.valid) throw new CliError(`${file} has ${result.issues.length} problem(s)`);
     },
@@ -87,7 +108,7 @@ export function registerAgentsCommand(program: Command): void {
       ...(options.project !== undefined ? { project: options.project } : {}),
     });
     if (options.json === true) printJson(saved);
-    else process.stdout.write(`saved ${saved.slug} draft ${saved.draft_version} (project ${saved.project_id}). Test it with: modelgate agents test ${saved.slug} --key SECRET --input TEXT\n`);
+    else printText(`saved ${saved.slug} draft ${saved.draft_version} (project ${saved.project_id}). Test it with: MODELGATE_KEY=sk-mg-… modelgate agents test ${saved.slug} --input TEXT\n`);
   });
 
   withAdminOptions(
@@ -95,14 +116,16 @@ export function registerAgentsCommand(program: Command): void {
       .command('test')
       .description('run the newest draft once, metered and logged against a key, marked as a test')
       .argument('<slug>', 'the agent')
-      .requiredOption('--key <secret>', 'the API key (sk-mg-…) the test runs as')
+      .option('--key-file <path>', 'file holding the API key (sk-mg-…) the test runs as (default: MODELGATE_KEY)')
+      .option('--key <secret>', 'the API key itself (discouraged: it stays in shell history and shows in ps)')
       .requiredOption('--input <text>', 'the user turn')
       .option('--conversation <id>', 'continue a test conversation')
       .option('--draft <n>', 'run this draft instead of the newest', parseWholeNumber),
-  ).action(async (slug: string, options: AdminOptions & { key: string; input: string; conversation?: string; draft?: number }) => {
+  ).action(async (slug: string, options: AdminOptions & { key?: string; keyFile?: string; input: string; conversation?: string; draft?: number }) => {
+    const key = await testKey(options);
     const client = AdminClient.fromOptions(options);
     const run = await client.request<RunView>('POST', `${agentPath(slug)}/test`, {
-      key: options.key,
+      key,
       input: options.input,
       ...(options.conversation !== undefined ? { conversation_id: options.conversation } : {}),
       ...(options.draft !== undefined ? { draft_version: options.draft } : {}),
@@ -111,8 +134,9 @@ export function registerAgentsCommand(program: Command): void {
       printJson(run);
       return;
     }
-    process.stdout.write(`${run.output.text}\n\n`);
+    printText(`${run.output.text}\n\n`);
     printFields([
+      ['agent', run.agent.slug],
       ['draft', orDash(run.agent.draft_version)],
       ['run', run.run_id],
       ['conversation', run.conversation_id],
@@ -135,7 +159,7 @@ export function registerAgentsCommand(program: Command): void {
       ...(options.draft !== undefined ? { draft_version: options.draft } : {}),
     });
     if (options.json === true) printJson(published);
-    else process.stdout.write(`published ${published.slug} version ${published.version} (draft ${published.draft_version}); it is served at /v1/agents/${published.slug}/runs\n`);
+    else printText(`published ${published.slug} version ${published.version} (draft ${published.draft_version}); it is served at /v1/agents/${published.slug}/runs\n`);
   });
 
   withAdminOptions(agents.command('list').description('list agents')).action(async (options: AdminOptions) => {

@@ -26,6 +26,21 @@ export function parseCountLimit(value: string): number | Clear {
   return Number(value);
 }
 
+/** A positive whole number, for a new key (no value means no limit: the option is left out). */
+export function parseNewCountLimit(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('expected a whole number above 0; leave the option out for no limit');
+  return Number(value);
+}
+
+/** A positive amount of USD, for a new key. */
+export function parseNewUsdLimit(value: string): number {
+  const amount = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || amount <= 0) {
+    throw new InvalidArgumentError('expected an amount of USD above 0 such as 25 or 12.50; leave the option out for no cap');
+  }
+  return amount;
+}
+
 /** A positive amount of USD, or `none` to clear the limit. */
 export function parseUsdLimit(value: string): number | Clear {
   if (value === CLEAR) return CLEAR;

@@ -1,9 +1,8 @@
 /**
- * What `modelgate serve` prints about the dashboard once it listens: where it is, and while
- * no account exists, how to create the first one.
+ * What `modelgate serve` prints after its start-up report while no dashboard account exists:
+ * how to create the first one (the report already names the dashboard's URL).
  */
-export function dashboardGreeting(url: string, hasAccounts: boolean): string {
-  const where = `dashboard: ${url}/dashboard/\n`;
-  if (hasAccounts) return where;
-  return `${where}No dashboard account yet. Create the first (an admin) in another terminal, in this directory:\n  npx modelgate users create --email you@example.com\n`;
+export function firstAccountAdvice(hasAccounts: boolean): string {
+  if (hasAccounts) return '';
+  return 'No dashboard account yet. Create the first (an admin) in another terminal, in this directory:\n  npx modelgate users create --email you@example.com\n';
 }

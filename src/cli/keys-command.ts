@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { ApiKeyView, Scope } from '../keys/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
-import { CLEAR, orNull, parseCountLimit, parseModels, parseScopes, parseUsdLimit, type Clear } from './arguments.js';
-import { CliError, orDash, printFields, printJson, printTable } from './output.js';
+import { closestIds } from '../config/index.js';
+import { CLEAR, orNull, parseCountLimit, parseList, parseModels, parseNewCountLimit, parseNewUsdLimit, parseScopes, parseUsdLimit, type Clear } from './arguments.js';
+import { ask, CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate keys …`: a client of the admin API's key routes (decisions §5). */
 
@@ -26,12 +27,49 @@ interface UpdateOptions extends AdminOptions, LimitOptions {
 
 type CreatedKey = ApiKeyView & { secret: string };
 
-function withLimitOptions(command: Command): Command {
+const keyPath = (id: string) => `/keys/${encodeURIComponent(id)}`;
+
+/** The limit options: on `create` a value or nothing (no limit); on `update` also `none`, to clear one. */
+function withLimitOptions(command: Command, use: 'create' | 'update'): Command {
+  if (use === 'create') {
+    return command
+      .option('--rpm <n>', 'requests per minute (default: no limit)', parseNewCountLimit)
+      .option('--daily-tokens <n>', 'tokens per UTC day (default: no cap)', parseNewCountLimit)
+      .option('--monthly-cost <usd>', 'USD per UTC calendar month (default: no cap)', parseNewUsdLimit)
+      .option('--models <ids>', 'comma-separated model ids or aliases the key may use (default: any model)', parseList);
+  }
   return command
     .option('--rpm <n>', `requests per minute (${CLEAR} = no limit)`, parseCountLimit)
     .option('--daily-tokens <n>', `tokens per UTC day (${CLEAR} = no cap)`, parseCountLimit)
     .option('--monthly-cost <usd>', `USD per UTC calendar month (${CLEAR} = no cap)`, parseUsdLimit)
     .option('--models <ids>', `comma-separated model ids or aliases the key may use (${CLEAR} = any model)`, parseModels);
+}
+
+/**
+ * Warns (on stderr; the key is still made as asked) about `--models` values that are no id or
+ * alias of the gateway's catalog, with the closest ones: a typo would otherwise make a key
+ * that is refused for the model meant. A gateway whose catalog cannot be read is not checked.
+ */
+async function warnUnknownModels(client: AdminClient, models: readonly string[]): Promise<void> {
+  const catalog = await client.catalog().catch(() => undefined);
+  if (catalog === undefined) return;
+  const known = [...catalog.available_models.map((model) => model.id), ...Object.keys(catalog.aliases)];
+  for (const model of models.filter((candidate) => !known.includes(candidate))) {
+    const close = closestIds(model, known, 3);
+    const suggestion = close.length > 0 ? ` Did you mean ${close.map((id) => `"${id}"`).join(', ')}?` : '';
+    printWarning(`--models: "${model}" is no model id or alias this gateway lists (GET /v1/models).${suggestion} The key allows it as given.`);
+  }
+}
+
+/** `keys revoke` is final: on a terminal it asks first; elsewhere it needs --yes. */
+async function confirmRevoke(client: AdminClient, id: string, yes: boolean): Promise<void> {
+  if (yes) return;
+  if (process.stdin.isTTY !== true) {
+    throw new CliError(`revoking a key is final; pass --yes to revoke ${id} (there is no terminal to ask on)`);
+  }
+  const key = await client.request<ApiKeyView>('GET', keyPath(id));
+  const answer = await ask(`Revoke key ${key.id} "${key.name}" (project ${key.project_id})? Calls with it are refused for ever. Type yes to revoke: `);
+  if (answer.trim().toLowerCase() !== 'yes') throw new CliError(`not revoked: ${id} is unchanged`);
 }
 
 /** The admin API's `limits` object with only the limits that were given. */
@@ -72,12 +110,12 @@ function printCreated(key: CreatedKey, options: AdminOptions): void {
     return;
   }
   printFields([['secret', key.secret], ...keyFields(key)]);
-  process.stdout.write('\nStore the secret now: it is shown only once and cannot be recovered.\n');
+  printText('\nStore the secret now: it is shown only once and cannot be recovered.\n');
 }
 
 function printKeyList(keys: ApiKeyView[]): void {
   if (keys.length === 0) {
-    process.stdout.write('No keys. Create one with: modelgate keys create --name NAME --scopes model:request\n');
+    printText('No keys. Create one with: modelgate keys create --name NAME --scopes model:request\n');
     return;
   }
   printTable(
@@ -96,8 +134,6 @@ function printKeyList(keys: ApiKeyView[]): void {
   );
 }
 
-const keyPath = (id: string) => `/keys/${encodeURIComponent(id)}`;
-
 export function registerKeysCommand(program: Command): void {
   const keys = program.command('keys').description('create and manage API keys (talks to a running gateway)');
 
@@ -107,8 +143,9 @@ export function registerKeysCommand(program: Command): void {
     .requiredOption('--name <name>', 'a name to recognise the key by')
     .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute', parseScopes)
     .option('--project <id>', 'project the key belongs to (default: default; created if new)');
-  withAdminOptions(withLimitOptions(create)).action(async (options: CreateOptions) => {
+  withAdminOptions(withLimitOptions(create, 'create')).action(async (options: CreateOptions) => {
       const client = AdminClient.fromOptions(options);
+      if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);
       const limits = limitsOf(options);
       const key = await client.request<CreatedKey>('POST', '/keys', {
         name: options.name,
@@ -138,14 +175,16 @@ export function registerKeysCommand(program: Command): void {
   const transitions = [
     ['pause', 'stop accepting the key until it is resumed'],
     ['resume', 'accept a paused key again (same secret)'],
-    ['revoke', 'stop accepting the key for ever (cannot be undone)'],
+    ['revoke', 'stop accepting the key for ever (cannot be undone; asks first on a terminal)'],
   ] as const;
   for (const [action, description] of transitions) {
-    withAdminOptions(keys.command(action).description(description).argument('<id>', 'key id (key_…)')).action(
-      async (id: string, options: AdminOptions) => {
-        printKey(await AdminClient.fromOptions(options).request<ApiKeyView>('POST', `${keyPath(id)}/${action}`), options);
-      },
-    );
+    const command = withAdminOptions(keys.command(action).description(description).argument('<id>', 'key id (key_…)'));
+    if (action === 'revoke') command.option('--yes', 'revoke without asking (scripts)');
+    command.action(async (id: string, options: AdminOptions & { yes?: boolean }) => {
+      const client = AdminClient.fromOptions(options);
+      if (action === 'revoke') await confirmRevoke(client, id, options.yes === true);
+      printKey(await client.request<ApiKeyView>('POST', `${keyPath(id)}/${action}`), options);
+    });
   }
 
   const update = keys
@@ -154,7 +193,7 @@ export function registerKeysCommand(program: Command): void {
     .argument('<id>', 'key id (key_…)')
     .option('--name <name>', 'new name')
     .option('--scopes <scopes>', 'replace the scopes (comma-separated)', parseScopes);
-  withAdminOptions(withLimitOptions(update)).action(async (id: string, options: UpdateOptions) => {
+  withAdminOptions(withLimitOptions(update, 'update')).action(async (id: string, options: UpdateOptions) => {
       const limits = limitsOf(options);
       const changes = {
         ...(options.name !== undefined ? { name: options.name } : {}),
@@ -165,6 +204,8 @@ export function registerKeysCommand(program: Command): void {
       if (Object.keys(changes).length === 0) {
         throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost or --models');
       }
-      printKey(await AdminClient.fromOptions(options).request<ApiKeyView>('PATCH', keyPath(id), changes), options);
+      const client = AdminClient.fromOptions(options);
+      if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);
+      printKey(await client.request<ApiKeyView>('PATCH', keyPath(id), changes), options);
     });
 }

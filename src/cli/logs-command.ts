@@ -5,7 +5,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { LogDetailView, LogSummaryView } from '../logs/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { parseWholeNumber } from './arguments.js';
-import { orDash, printFields, printJson, printTable } from './output.js';
+import { keyLabel, keyNames } from './key-names.js';
+import { orDash, printFields, printJson, printTable, jsonText, printText } from './output.js';
 
 /** `modelgate logs …` and the filters it shares with `modelgate usage` (decisions §5). */
 
@@ -47,9 +48,9 @@ function formatCost(costUsd: number | null, startingPrice: boolean): string {
   return `${costUsd.toFixed(6)}${startingPrice ? ' (from)' : ''}`;
 }
 
-function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | null }): void {
+function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | null }, names: ReadonlyMap<string, string>): void {
   if (page.data.length === 0) {
-    process.stdout.write('No log records match.\n');
+    printText('No log records match.\n');
     return;
   }
   printTable(
@@ -57,7 +58,7 @@ function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | nul
     page.data.map((record) => [
       record.created_at,
       record.request_id,
-      orDash(record.key_id),
+      keyLabel(record.key_id, names),
       orDash(record.resolved_model ?? record.requested_model),
       record.error_code === null ? String(record.status) : `${record.status} ${record.error_code}`,
       String(record.latency_ms),
@@ -65,7 +66,7 @@ function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | nul
       formatCost(record.cost_usd, record.cost_is_starting_price),
     ]),
   );
-  if (page.next_cursor !== null) process.stdout.write(`\nMore records: add --cursor ${page.next_cursor}\n`);
+  if (page.next_cursor !== null) printText(`\nMore records: add --cursor ${page.next_cursor}\n`);
 }
 
 /** Why a record has no payloads, as `logs show` says it. */
@@ -100,7 +101,7 @@ function printLogRecord(record: LogDetailView): void {
     ['request', record.request_payload],
     ['response', record.response_payload],
   ] as const) {
-    if (value !== null) process.stdout.write(`\n${title}:\n${JSON.stringify(value, null, 2)}\n`);
+    if (value !== null) printText(`\n${title}:\n${jsonText(value)}\n`);
   }
 }
 
@@ -143,9 +144,10 @@ export function registerLogsCommand(program: Command): void {
     .option('--cursor <c>', 'the next page, as printed after the previous one')
     .action(async (options: AdminOptions & FilterOptions & { limit?: number; cursor?: string }) => {
       const query = queryOf({ ...filterParameters(options), limit: options.limit, cursor: options.cursor });
-      const page = await AdminClient.fromOptions(options).request<{ data: LogSummaryView[]; next_cursor: string | null }>('GET', `/logs${query}`);
+      const client = AdminClient.fromOptions(options);
+      const page = await client.request<{ data: LogSummaryView[]; next_cursor: string | null }>('GET', `/logs${query}`);
       if (options.json === true) printJson(page);
-      else printLogTable(page);
+      else printLogTable(page, await keyNames(client));
     });
 
   withAdminOptions(logs.command('show').description('one record in full: payloads and upstream detail').argument('<request-id>', 'the x-request-id of the request')).action(
@@ -163,7 +165,7 @@ export function registerLogsCommand(program: Command): void {
   });
 
   withAdminOptions(withFilterOptions(logs.command('export').description('every matching record in full, one JSON object per line, to stdout')))
-    .requiredOption('--format <format>', 'jsonl', parseFormat)
+    .option('--format <format>', 'jsonl, the only format (default)', parseFormat, 'jsonl' as const)
     .option('--status <s>', 'only this status: a code (429), a class (4xx), success or error')
     .action(async (options: AdminOptions & FilterOptions & { format: 'jsonl' }) => {
       const body = await AdminClient.fromOptions(options).stream(`/logs/export${queryOf({ ...filterParameters(options), format: options.format })}`);

@@ -5,6 +5,8 @@ import { registerKeysCommand } from './keys-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
 import { registerUsersCommand } from './users-command.js';
+import { registerStatusCommand } from './status-command.js';
+import { inert } from './output.js';
 
 /**
  * The `modelgate` CLI (decisions §5). Each command group lives in its own file and adds
@@ -44,9 +46,10 @@ registerAgentsCommand(program);
 registerLogsCommand(program);
 registerUsageCommand(program);
 registerUsersCommand(program);
+registerStatusCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.
-  process.stderr.write(`modelgate: ${(error as Error).message}\n`);
+  process.stderr.write(`modelgate: ${inert((error as Error).message)}\n`);
   process.exit(1);
 });

@@ -1,12 +1,12 @@
 import { Accounts } from '../accounts/index.js';
-import { dashboardGreeting } from './first-run.js';
+import { firstAccountAdvice } from './first-run.js';
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
+import { ConfigError, loadConfig, loadedConfigFile, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage } from '../storage/index.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
 import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
+import { startupReport } from './startup-report.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
 
 /**
@@ -17,7 +17,7 @@ import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
  * carries messages: the embedded SQLite database does not).
  */
 type ClusterMessage =
-  | { type: 'listening'; url: string }
+  | { type: 'listening'; url: string; report: string[] }
   | { type: 'key-changed'; message: string }
   | { type: 'metrics-request'; id: number }
   | { type: 'metrics-render'; id: number }
@@ -28,22 +28,6 @@ type ClusterMessage =
 const METRICS_GATHER_MS = 2_000;
 /** How long a worker waits for the primary before it answers a scrape with its own metrics alone. */
 const METRICS_REQUEST_MS = 4_000;
-
-/**
- * How many processes to run. `0` (the default) means one per core when Redis is configured
- * (limits are then shared) and one otherwise; more than one without Redis is refused, because
- * each worker would enforce its own per-minute limit.
- */
-export function workerCount(config: GatewayConfig): number {
-  const requested = config.server.workers;
-  if (requested === 0) return config.redisUrl !== undefined ? availableParallelism() : 1;
-  if (requested > 1 && config.redisUrl === undefined) {
-    throw new ConfigError(
-      `invalid setting server.workers: ${requested} workers need REDIS_URL so per-key limits hold across them; set REDIS_URL or use --workers 1`,
-    );
-  }
-  return requested;
-}
 
 function loadOrExit(flags: CommandLineSettings): GatewayConfig {
   try {
@@ -71,23 +55,31 @@ function describe(config: GatewayConfig, storageKind: string, adminTokenFile: st
 export async function serve(flags: CommandLineSettings): Promise<void> {
   const config = loadOrExit(flags);
   const workers = workerCount(config);
-  if (cluster.isWorker) return serveWorker(config);
-  if (workers === 1) return serveSingle(config);
+  if (cluster.isWorker) return serveWorker(config, flags);
+  if (workers === 1) return serveSingle(config, flags);
   return servePrimary(config, workers);
 }
 
-async function serveSingle(config: GatewayConfig): Promise<void> {
+/** The start-up report of this process, written to its process log; its lines are for stdout. */
+function reportStart(gateway: RunningGateway, flags: CommandLineSettings): string[] {
+  const report = startupReport(gateway, loadedConfigFile({ flags }));
+  gateway.context.logger.info(report.fields, 'modelgate started');
+  return report.lines;
+}
+
+async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
-  process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n`);
-  process.stdout.write(dashboardGreeting(gateway.url, await gateway.context.accounts.users.exist()));
+  const report = reportStart(gateway, flags);
+  process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
+  process.stdout.write(firstAccountAdvice(await gateway.context.accounts.users.exist()));
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
-async function serveWorker(config: GatewayConfig): Promise<void> {
+async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
-  process.send?.({ type: 'listening', url: gateway.url } satisfies ClusterMessage);
+  process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
@@ -204,8 +196,10 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
     restartDelayMs = FIRST_RESTART_DELAY_MS;
     listening += 1;
     if (listening === workers) {
-      process.stdout.write(`modelgate listening on ${message.url} with ${workers} workers (${describe(config, storageKind, secrets.adminTokenFile)})\n`);
-      process.stdout.write(dashboardGreeting(message.url, hasAccounts));
+      process.stdout.write(
+        `modelgate listening on ${message.url} with ${workers} workers (${describe(config, storageKind, secrets.adminTokenFile)})\n${message.report.join('\n')}\n`,
+      );
+      process.stdout.write(firstAccountAdvice(hasAccounts));
     }
   });
   cluster.on('exit', (worker, code, signal) => {

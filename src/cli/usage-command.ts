@@ -1,33 +1,33 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { UsageGrouping, UsageView } from '../logs/index.js';
+import { USAGE_GROUPINGS, type UsageGrouping, type UsageView } from '../logs/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
+import { keyLabel, keyNames } from './key-names.js';
 import { queryOf, withFilterOptions, type FilterOptions } from './logs-command.js';
-import { orDash, printJson, printTable } from './output.js';
+import { orDash, printJson, printTable, printText } from './output.js';
 
 /** `modelgate usage`: requests, tokens and cost per day, model or key (decisions §5). */
 
-const GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key'];
-
 function parseGrouping(value: string): UsageGrouping {
-  if (!(GROUPINGS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${GROUPINGS.join(', ')}`);
+  if (!(USAGE_GROUPINGS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${USAGE_GROUPINGS.join(', ')}`);
   return value as UsageGrouping;
 }
 
-function groupOf(grouping: UsageGrouping, row: UsageView): string {
+function groupOf(grouping: UsageGrouping, row: UsageView, names: ReadonlyMap<string, string>): string {
   if (grouping === 'day') return orDash(row.day ?? null);
   if (grouping === 'model') return orDash(row.model ?? null);
-  return orDash(row.key_id ?? null);
+  if (grouping === 'project') return orDash(row.project_id ?? null);
+  return keyLabel(row.key_id, names);
 }
 
-function printUsage(grouping: UsageGrouping, rows: UsageView[]): void {
+function printUsage(grouping: UsageGrouping, rows: UsageView[], names: ReadonlyMap<string, string>): void {
   if (rows.length === 0) {
-    process.stdout.write('No requests in this period.\n');
+    printText('No requests in this period.\n');
     return;
   }
   printTable(
     [grouping, 'requests', 'errors', 'prompt tokens', 'completion tokens', 'total tokens', 'cost usd', 'unpriced'],
     rows.map((row) => [
-      groupOf(grouping, row),
+      groupOf(grouping, row, names),
       String(row.requests),
       String(row.errors),
       String(row.prompt_tokens),
@@ -40,13 +40,14 @@ function printUsage(grouping: UsageGrouping, rows: UsageView[]): void {
 }
 
 export function registerUsageCommand(program: Command): void {
-  withAdminOptions(withFilterOptions(program.command('usage').description('requests, tokens and cost per day, model or key')))
-    .option('--by <grouping>', 'day, model or key (default day)', parseGrouping)
+  withAdminOptions(withFilterOptions(program.command('usage').description('requests, tokens and cost per day, model, key or project')))
+    .option('--by <grouping>', `${USAGE_GROUPINGS.join(', ')} (default day)`, parseGrouping)
     .action(async (options: AdminOptions & FilterOptions & { by?: UsageGrouping }) => {
       const grouping = options.by ?? 'day';
       const query = queryOf({ by: grouping, key: options.key, model: options.model, project: options.project, since: options.since, until: options.until });
-      const usage = await AdminClient.fromOptions(options).request<{ data: UsageView[] }>('GET', `/usage${query}`);
+      const client = AdminClient.fromOptions(options);
+      const usage = await client.request<{ data: UsageView[] }>('GET', `/usage${query}`);
       if (options.json === true) printJson(usage);
-      else printUsage(grouping, usage.data);
+      else printUsage(grouping, usage.data, grouping === 'key' ? await keyNames(client) : new Map());
     });
 }

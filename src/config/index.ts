@@ -1,7 +1,9 @@
-export { loadConfig, ConfigError } from './load.js';
+export { loadConfig, loadedConfigFile, ConfigError } from './load.js';
 export type { CommandLineSettings, LoadOptions } from './load.js';
 export { configuredCredentials, resolveSecrets, findAdminToken } from './secrets.js';
 export type { GatewaySecrets } from './secrets.js';
 export { ENVIRONMENT_SETTINGS } from './env.js';
 export { ConfigSchema, MAX_TIMER_MS, timerDelay } from './schema.js';
 export type { GatewayConfig, ModelOverride, CompatibleProviderConfig, ModelMode } from './schema.js';
+export { describeConnectionUrl, describeRedis, describeStorage, workerCount } from './deployment.js';
+export { closestIds } from './closest-names.js';

@@ -1,11 +1,12 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { TUnion } from '@sinclair/typebox';
+import type { TSchema, TUnion } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { SECRET_PREFIX } from '../keys/secret.js';
 import { ConfigSchema, type GatewayConfig } from './schema.js';
 import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
+import { closestIds } from './closest-names.js';
 
 /** Raised for any invalid setting; start-up prints its message (one line naming the field) and exits. */
 export class ConfigError extends Error {
@@ -77,6 +78,20 @@ function readConfigFile(path: string, explicit: boolean): Tree {
   return parsed as Tree;
 }
 
+/** The config file start-up reads: `--config`, else MODELGATE_CONFIG, else modelgate.yaml in the working directory. */
+function configFileLocation(options: LoadOptions): { path: string; explicit: boolean } {
+  const env = options.env ?? process.env;
+  // Empty is unset, as for every setting's variable (a compose file passes unset ones empty).
+  const explicitPath = options.flags?.configPath ?? (env.MODELGATE_CONFIG === '' ? undefined : env.MODELGATE_CONFIG);
+  return { path: resolve(options.cwd ?? process.cwd(), explicitPath ?? 'modelgate.yaml'), explicit: explicitPath !== undefined };
+}
+
+/** The config file that `loadConfig` with these options reads, or undefined when there is none (defaults and environment only). */
+export function loadedConfigFile(options: LoadOptions = {}): string | undefined {
+  const { path } = configFileLocation(options);
+  return existsSync(path) ? path : undefined;
+}
+
 /**
  * Builds the configuration once at start-up: defaults < config file < environment < flags.
  * The result is validated against ConfigSchema and frozen; any bad value stops start-up with
@@ -87,10 +102,8 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const cwd = options.cwd ?? process.cwd();
   const flags = options.flags ?? {};
 
-  // Empty is unset, as for every setting's variable (a compose file passes unset ones empty).
-  const explicitPath = flags.configPath ?? (env.MODELGATE_CONFIG === '' ? undefined : env.MODELGATE_CONFIG);
-  const configPath = resolve(cwd, explicitPath ?? 'modelgate.yaml');
-  const tree = readConfigFile(configPath, explicitPath !== undefined);
+  const { path: configPath, explicit } = configFileLocation(options);
+  const tree = readConfigFile(configPath, explicit);
   const sources = new Map<string, string>();
 
   for (const setting of ENVIRONMENT_SETTINGS) {
@@ -113,16 +126,12 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   }
 
   const withDefaults = Value.Default(ConfigSchema, Value.Clone(tree));
-  const firstError = Value.Errors(ConfigSchema, withDefaults).First();
-  if (firstError !== undefined) {
-    const { path, message } = explained(firstError);
-    const field = path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+  const problems = settingProblems(withDefaults, (field) => {
     const topField = [...sources.keys()].find((source) => field === source || field.startsWith(`${source}.`));
-    const origin = topField !== undefined ? sources.get(topField) : `config file ${configPath}`;
-    const unknownField = message.includes('additional') || message.includes('Unexpected property');
-    const reason = unknownField ? 'is not a known setting' : message.charAt(0).toLowerCase() + message.slice(1);
-    throw new ConfigError(`invalid setting ${field} (from ${origin}): ${reason}`);
-  }
+    return topField !== undefined ? sources.get(topField)! : `config file ${configPath}`;
+  });
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length > 1) throw new ConfigError(`${problems.length} settings are invalid:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
   const config = withDefaults as GatewayConfig;
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   assertProviderNamesUnique(config);
@@ -134,6 +143,39 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     );
   }
   return deepFreeze(config);
+}
+
+/**
+ * Every problem of the settings at once, one line each naming the field and where it came
+ * from (a file with three typos is fixed in one go, not in three starts). An unknown field
+ * gets the closest known name of its place ("did you mean").
+ */
+function settingProblems(settings: unknown, originOf: (field: string) => string): string[] {
+  const problems = new Map<string, string>();
+  for (const error of Value.Errors(ConfigSchema, settings)) {
+    const { path, message } = explained(error);
+    const field = path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+    // A union reports itself and its variants: the first word on a field is the clearest.
+    if (problems.has(field)) continue;
+    const unknownField = error.type === ValueErrorType.ObjectAdditionalProperties || message.includes('Unexpected property');
+    const reason = unknownField ? `is not a known setting${suggestionFor(path)}` : message.charAt(0).toLowerCase() + message.slice(1);
+    problems.set(field, `invalid setting ${field} (from ${originOf(field)}): ${reason}`);
+  }
+  return [...problems.values()];
+}
+
+/** " (did you mean baseUrl?)" for an unknown field: the closest name its object takes, if one is close. */
+function suggestionFor(path: string): string {
+  const parts = path.split('/').filter((part) => part.length > 0);
+  const name = parts.pop();
+  let schema: TSchema | undefined = ConfigSchema;
+  for (const part of parts) {
+    if (schema === undefined) break;
+    schema = /^\d+$/.test(part) && schema.items !== undefined ? (schema.items as TSchema) : (schema.properties as Record<string, TSchema> | undefined)?.[part];
+  }
+  const known = Object.keys((schema?.properties as Record<string, TSchema> | undefined) ?? {});
+  const [closest] = name === undefined ? [] : closestIds(name, known, 1);
+  return closest === undefined ? '' : ` (did you mean ${closest}?)`;
 }
 
 /**

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'monthly_cost_cap_exceeded'
   | 'provider_error'
   | 'provider_timeout'
+  | 'provider_not_configured'
   | 'shutting_down'
   | 'internal_error';
 
@@ -84,6 +85,8 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
   provider_error: { status: 502, type: 'api_error', retryable: true },
   provider_timeout: { status: 504, type: 'api_error', retryable: true },
+  // Sending it again meets the same answer until the operator gives the provider a credential.
+  provider_not_configured: { status: 503, type: 'api_error', retryable: false },
   shutting_down: { status: 503, type: 'api_error', retryable: true },
   internal_error: { status: 500, type: 'api_error', retryable: true },
 };

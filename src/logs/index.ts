@@ -26,6 +26,7 @@ export {
   parseCursor,
   encodeCursor,
   parseGrouping,
+  USAGE_GROUPINGS,
   parseExportFormat,
   parseTime,
   DEFAULT_PAGE_SIZE,

@@ -133,12 +133,13 @@ export function parseCursor(value: string | undefined): LogCursor | undefined {
   throw invalid('cursor', 'is not a cursor this API returned; pass next_cursor from the previous page unchanged.');
 }
 
-const GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key'];
+/** The groupings of usage, in the order help texts list them. */
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project'];
 
 export function parseGrouping(value: string | undefined): UsageGrouping {
   if (value === undefined) return 'day';
-  if ((GROUPINGS as readonly string[]).includes(value)) return value as UsageGrouping;
-  throw invalid('by', 'must be one of day, model, key.');
+  if ((USAGE_GROUPINGS as readonly string[]).includes(value)) return value as UsageGrouping;
+  throw invalid('by', `must be one of ${USAGE_GROUPINGS.join(', ')}.`);
 }
 
 export type ExportFormat = 'jsonl' | 'csv';

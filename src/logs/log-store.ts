@@ -24,7 +24,7 @@ export interface LogStoreSize {
 }
 
 export interface UsageRow {
-  /** Epoch day number, model id or key id, depending on the grouping. */
+  /** Epoch day number, model id, key id or project id, depending on the grouping. */
   group: string | number | null;
   requests: number;
   errors: number;
@@ -463,7 +463,9 @@ export class LogStore {
         ? sql`(started_at / ${sql.lit(DAY_MS)})`
         : grouping === 'model'
           ? sql`coalesce(resolved_model, requested_model)`
-          : sql`key_id`;
+          : grouping === 'key'
+            ? sql`key_id`
+            : sql`project_id`;
     const rows = await restrict(this.db.selectFrom('request_logs'), filter, access)
       .select([
         group.as('group_value'),

@@ -78,6 +78,7 @@ export interface UsageView {
   day?: string;
   model?: string | null;
   key_id?: string | null;
+  project_id?: string | null;
   requests: number;
   errors: number;
   prompt_tokens: number;
@@ -96,7 +97,9 @@ export function toUsageView(grouping: UsageGrouping, row: UsageRow): UsageView {
       ? { day: new Date(Number(row.group) * DAY_MS).toISOString().slice(0, 10) }
       : grouping === 'model'
         ? { model: row.group === null ? null : String(row.group) }
-        : { key_id: row.group === null ? null : String(row.group) };
+        : grouping === 'key'
+          ? { key_id: row.group === null ? null : String(row.group) }
+          : { project_id: row.group === null ? null : String(row.group) };
   return {
     ...group,
     requests: row.requests,

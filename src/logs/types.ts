@@ -83,4 +83,4 @@ export interface LogFilter {
   platform?: string;
 }
 
-export type UsageGrouping = 'day' | 'model' | 'key';
+export type UsageGrouping = 'day' | 'model' | 'key' | 'project';

@@ -95,6 +95,13 @@ export class GatewayMetrics {
   private readonly rateLimited = this.registry.register(
     new Counter('modelgate_rate_limited_total', 'Requests refused by a per-key limit, by error code.', ['code']),
   );
+  private readonly providerFaults = this.registry.register(
+    new Counter(
+      'modelgate_provider_faults_total',
+      "Provider calls that failed for a reason only the operator can fix: fault credential_refused (the provider refused the gateway's credential or account) or unreachable.",
+      ['provider', 'fault'],
+    ),
+  );
   private readonly logRowsDropped = this.registry.register(
     new Counter('modelgate_log_records_dropped_total', 'Request log records dropped because the queue was full.'),
   );
@@ -191,6 +198,10 @@ export class GatewayMetrics {
 
   countRateLimited(code: string): void {
     this.rateLimited.inc({ code });
+  }
+
+  countProviderFault(provider: string, fault: string): void {
+    this.providerFaults.inc({ provider, fault });
   }
 
   /** Events of the request log writer. */

@@ -1,6 +1,10 @@
 export type * from './types.js';
 export { ProviderRegistry } from './registry.js';
-export { createProviders } from './create.js';
+export type { MissingCredential, ProviderSummary } from './registry.js';
+export { ProviderHealth, FAULT_NOTICE_INTERVAL_MS } from './health.js';
+export type { ProviderFaultNotice, ProviderFaultSink, ProviderHealthView } from './health.js';
+export type { ProviderFault } from './shared/upstream-errors.js';
+export { createProviders, missingCredentials } from './create.js';
 export { ProviderRequestIds } from './shared/provider-request-ids.js';
 export { patchJsonObject } from './shared/json-members.js';
 export { providerJsonText, stringifyProviderValue } from './shared/provider-json.js';

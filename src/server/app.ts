@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { API_REFERENCE_PATH, OPENAPI_DOCUMENT_PATH, PRODUCT_ICON_SVG, PRODUCT_LOGO_SVG } from './docs-branding.js';
 import type { GatewayContext } from './context.js';
 import { errorHeadersOf, toGatewayError } from './error-mapping.js';
 import { GatewayError } from '../errors/index.js';
@@ -157,7 +158,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
   app.setNotFoundHandler(async (request) => {
     throw new GatewayError(
       'not_found',
-      `There is no route ${request.method} ${request.url.split('?')[0]}. The API reference is at /docs.`,
+      `There is no route ${request.method} ${request.url.split('?')[0]}. The API reference is at ${API_REFERENCE_PATH}.`,
     );
   });
 
@@ -182,14 +183,26 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
   // Own CSP instead of the plugin's: its upgrade-insecure-requests blanks the page on a plain-HTTP
   // gateway reached by any non-loopback name, and Swagger UI injects inline styles. Everything is self-hosted.
   await app.register(swaggerUi, {
-    routePrefix: '/docs',
+    routePrefix: API_REFERENCE_PATH,
     staticCSP:
       "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
       "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
     uiConfig: { docExpansion: 'list', deepLinking: true },
-    theme: { title: 'modelgate API reference' },
+    // One URL for the OpenAPI document: the page's own copies (/docs/json, /docs/yaml) send there.
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        const path = request.url.split('?')[0];
+        if (path === `${API_REFERENCE_PATH}/json` || path === `${API_REFERENCE_PATH}/yaml`) void reply.redirect(OPENAPI_DOCUMENT_PATH, 301);
+        else done();
+      },
+    },
+    logo: { type: 'image/svg+xml', content: PRODUCT_LOGO_SVG, href: API_REFERENCE_PATH, target: '_self' },
+    theme: {
+      title: 'modelgate API reference',
+      favicon: [{ filename: 'modelgate.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: PRODUCT_ICON_SVG }],
+    },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(OPENAPI_DOCUMENT_PATH, { schema: { hide: true } }, async () => app.swagger());
 
   for (const route of modules.routes) await route(app, context);
   return app;

@@ -5,7 +5,8 @@ import { openStorage } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, ProviderRegistry, ProviderRequestIds } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink } from '../providers/index.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
@@ -39,6 +40,21 @@ export interface StartOptions {
   keyChannels?: readonly KeyChangeChannel[];
 }
 
+/** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
+function providerFaultSink(logger: Logger, metrics: GatewayMetrics): ProviderFaultSink {
+  return {
+    count: (provider, fault) => metrics.countProviderFault(provider, fault),
+    notify: ({ provider, fault, failures, since }) => {
+      const fields = { provider, fault, failures, since: since.toISOString() };
+      if (fault === 'credential_refused') {
+        logger.warn(fields, `provider ${provider} refused the gateway's credential or account (${failures} calls since ${fields.since}); callers get 502 provider_error. Check its API key and billing; modelgate logs list --status 502 shows the calls`);
+      } else {
+        logger.warn(fields, `provider ${provider} has been unreachable since ${fields.since} (${failures} calls failed); callers get 502 provider_error. Check its base URL and the network`);
+      }
+    },
+  };
+}
+
 /** Builds every service from the config and starts serving. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
@@ -59,10 +75,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => keyPropagation.close());
     await keyPropagation.start();
 
-    const providerRequestIds = new ProviderRequestIds();
-    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds);
-    const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
+    const providerRequestIds = new ProviderRequestIds();
+    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds, {
+      missingCredentials: missingCredentials(config),
+      health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
+    });
+    const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
     const context: GatewayContext = {
       config,
       secrets,

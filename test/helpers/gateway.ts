@@ -1,14 +1,21 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import type { RouteModule } from '../../src/server/app.js';
 import type { Scope } from '../../src/keys/index.js';
-import type { Logger } from 'pino';
 
 export const TEST_ADMIN_TOKEN = 'mg-admin-test-token-0123456789abcdef';
+
+/** Credentials no vendor accepts; tests that reach a vendor point its base URL at a fake. */
+export const PLACEHOLDER_PROVIDER_KEYS = {
+  OPENAI_API_KEY: 'sk-placeholder-openai',
+  GEMINI_API_KEY: 'placeholder-gemini',
+  ANTHROPIC_API_KEY: 'sk-ant-placeholder',
+} as const;
 
 export interface TestGatewayOptions {
   /** Environment variables on top of the test defaults. */
@@ -54,6 +61,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     MODELGATE_DATA_DIR: dataDir,
     MODELGATE_LOG_LEVEL: 'silent',
     MODELGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    // Every vendor configured, as an operator in production has them: a test of an
+    // unconfigured provider passes its variable empty (empty counts as unset).
+    ...PLACEHOLDER_PROVIDER_KEYS,
     ...options.env,
   };
   if (options.configFile !== undefined) {

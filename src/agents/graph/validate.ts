@@ -1,3 +1,4 @@
+import { withArticle } from '../../errors/index.js';
 import { isForbiddenKey, isPlainObject, toSafeValue, ValueError, type SafeObject } from '../values.js';
 import { Checker, type Reference } from './checker.js';
 import { compileNode, loopVariables, type GraphEnvironment, type NodeLinks } from './node-configs.js';
@@ -20,7 +21,7 @@ function linksOf(checker: Checker, id: string, type: NodeType, raw: Record<strin
   let next: string | null = null;
   let branches: Record<string, string> | null = null;
   if (raw.next !== undefined && raw.next !== null) {
-    if (handles !== undefined || type === 'output') checker.issue(id, 'next', `a ${type} node has no next; ${handles ? `use branches ${handles.join(' and ')}` : 'it ends the run'}`);
+    if (handles !== undefined || type === 'output') checker.issue(id, 'next', `${withArticle(type)} node has no next; ${handles ? `use branches ${handles.join(' and ')}` : 'it ends the run'}`);
     else if (typeof raw.next !== 'string') checker.issue(id, 'next', 'must be a node id');
     else next = raw.next;
   } else if (handles === undefined && type !== 'output') {
@@ -28,13 +29,13 @@ function linksOf(checker: Checker, id: string, type: NodeType, raw: Record<strin
   }
   if (raw.branches !== undefined && raw.branches !== null) {
     if (handles === undefined) {
-      checker.issue(id, 'branches', `a ${type} node has no branches${type === 'output' ? '' : '; use next'}`);
+      checker.issue(id, 'branches', `${withArticle(type)} node has no branches${type === 'output' ? '' : '; use next'}`);
     } else if (!isPlainObject(raw.branches)) {
       checker.issue(id, 'branches', `must map ${handles.join(' and ')} to node ids`);
     } else {
       branches = {};
       for (const [handle, target] of Object.entries(raw.branches)) {
-        if (!handles.includes(handle)) checker.issue(id, `branches.${handle}`, `is not a handle of a ${type} node (handles: ${handles.join(', ')})`);
+        if (!handles.includes(handle)) checker.issue(id, `branches.${handle}`, `is not a handle of ${withArticle(type)} node (handles: ${handles.join(', ')})`);
         else if (typeof target !== 'string') checker.issue(id, `branches.${handle}`, 'must be a node id');
         else branches[handle] = target;
       }
@@ -76,7 +77,7 @@ function checkReferences(checker: Checker, references: readonly Reference[], nod
     if (type === 'subagent') continue;
     const fields = NODE_FIELDS[type];
     if (second === undefined || !fields.includes(second)) {
-      checker.issue(node, field, `reads "${path.join('.')}"; a ${type} node offers ${fields.map((name) => `${root}.${name}`).join(', ')}`);
+      checker.issue(node, field, `reads "${path.join('.')}"; ${withArticle(type)} node offers ${fields.map((name) => `${root}.${name}`).join(', ')}`);
       continue;
     }
     const target = nodes.get(root!);

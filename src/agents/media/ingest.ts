@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkImageUrl } from '../../calls/index.js';
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, withArticle } from '../../errors/index.js';
 import type { ImageReference } from '../run-input.js';
 import { declaredImageType, detectImageType, typesMatch, type ImageType } from './image-types.js';
 
@@ -46,7 +46,7 @@ async function checkDataUri(reference: ImageReference): Promise<CheckedImage> {
   const detected = await detectImageType(data);
   if (detected === null || !typesMatch(declared, detected)) {
     throw invalidImage(
-      `${param} is declared as ${declared} but its content is ${detected === null ? 'not an accepted image' : `a ${detected} file`}. Declare the image's real type.`,
+      `${param} is declared as ${declared} but its content is ${detected === null ? 'not an accepted image' : `${withArticle(detected)} file`}. Declare the image's real type.`,
       param,
     );
   }

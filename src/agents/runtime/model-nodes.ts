@@ -1,6 +1,6 @@
 import { settlementOf, type Capability, type CheckedCall, type ProviderCall } from '../../calls/index.js';
 import type { ModelPricing } from '../../catalog/index.js';
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, withArticle } from '../../errors/index.js';
 import { estimateImages, estimateTokens, type UsageEstimate } from '../../limits/index.js';
 import { computeCost } from '../../logs/cost.js';
 import type { JsonObject, TokenUsage } from '../../providers/index.js';
@@ -111,7 +111,7 @@ function structuredOutput(node: LlmNode, text: string): SafeObject {
       : field.type === 'boolean' ? typeof value === 'boolean'
       : field.type === 'integer' ? Number.isInteger(value)
       : typeof value === 'number';
-    if (!fits || value === undefined) throw unreadable(`field ${field.name} is not a ${field.type}`);
+    if (!fits || value === undefined) throw unreadable(`field ${field.name} is not ${withArticle(field.type)}`);
     json[field.name] = value;
   }
   return json;

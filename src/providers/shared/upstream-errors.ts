@@ -1,6 +1,24 @@
 import { GatewayError } from '../../errors/index.js';
 import { redactText } from '../../logs/redaction.js';
 
+/**
+ * A failure the operator must hear of, because no caller can cure it: the provider refused the
+ * gateway's own credential or account, or could not be reached at all.
+ */
+export type ProviderFault = 'credential_refused' | 'unreachable';
+
+/** The fault a provider call's error stands for, if any (kept in its log detail as `fault`). */
+export function providerFaultOf(error: unknown): ProviderFault | undefined {
+  if (!(error instanceof GatewayError)) return undefined;
+  const fault = error.logDetail?.fault;
+  return fault === 'credential_refused' || fault === 'unreachable' ? fault : undefined;
+}
+
+/** Whether the provider answered over HTTP (with an error status): it is reachable. */
+export function providerAnswered(error: unknown): boolean {
+  return error instanceof GatewayError && typeof error.logDetail?.upstreamStatus === 'number';
+}
+
 export interface UpstreamFailure {
   provider: string;
   status: number;
@@ -37,9 +55,10 @@ export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
   const logDetail = { provider: failure.provider, upstreamStatus: failure.status, upstreamMessage: failure.upstreamMessage };
   const { status } = failure;
   if (status === 401 || status === 402 || status === 403 || failure.accountRefused === true) {
+    // The fault is what reaches the operator (process log, metric, `modelgate status`): see providers/health.ts.
     // Sending it again meets the same refusal until the operator fixes the credential or account.
     return new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
-      logDetail,
+      logDetail: { ...logDetail, fault: 'credential_refused' satisfies ProviderFault },
       retryable: false,
     });
   }

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
+import type { ProviderFault } from './upstream-errors.js';
 import { GatewayError } from '../../errors/index.js';
 import { whenAborted } from './abort-listeners.js';
 import type { ProviderRequestIds } from './provider-request-ids.js';
@@ -214,7 +215,7 @@ export function transportError(error: unknown, provider: string, signal?: AbortS
   }
   const code = (error as { code?: string }).code;
   return new GatewayError('provider_error', 'The model provider could not be reached. Try again later.', {
-    logDetail: { provider, reason: code ?? (error as Error).name ?? 'unknown' },
+    logDetail: { provider, reason: code ?? (error as Error).name ?? 'unknown', fault: 'unreachable' satisfies ProviderFault },
   });
 }
 

@@ -53,7 +53,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     try {
       return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'agents:execute');
     } catch (error) {
-      if (isGatewayError(error)) throw new GatewayError('invalid_body', `key: ${error.message}`, { param: 'key' });
+      // An unknown key is the body's mistake (a 401 here would read as a refused admin token); a
+      // paused, revoked or out-of-scope key gets the 403 the run API gives it.
+      if (isGatewayError(error) && error.status === 401) throw new GatewayError('invalid_body', `key: ${error.message}`, { param: 'key' });
       throw error;
     }
   };

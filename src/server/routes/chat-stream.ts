@@ -119,7 +119,13 @@ class StreamTranscript {
       ...(entry.toolCalls !== null ? { tool_calls: [...entry.toolCalls.values()] } : {}),
       finish_reason: entry.finishReason,
     }));
-    return { object: 'chat.completion.stream', choices, usage, complete: !failed, ...(this.notKept > 0 ? { characters_not_kept: this.notKept } : {}) };
+    return {
+      object: 'chat.completion.stream',
+      choices,
+      usage: usage === null ? null : openAIUsage(usage),
+      complete: !failed,
+      ...(this.notKept > 0 ? { characters_not_kept: this.notKept } : {}),
+    };
   }
 }
 
@@ -256,11 +262,16 @@ function builtUsageChunk(template: JsonObject | null, usage: TokenUsage, model: 
     created: typeof template?.created === 'number' ? template.created : Math.floor(Date.now() / 1000),
     model,
     choices: [],
-    usage: {
-      prompt_tokens: usage.promptTokens,
-      completion_tokens: usage.completionTokens,
-      total_tokens: usage.totalTokens,
-      ...(usage.cachedPromptTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } } : {}),
-    },
+    usage: openAIUsage(usage),
+  };
+}
+
+/** Usage in OpenAI's words (snake_case), as chunks carry it and as the request log keeps it. */
+function openAIUsage(usage: TokenUsage): JsonObject {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.totalTokens,
+    ...(usage.cachedPromptTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } } : {}),
   };
 }

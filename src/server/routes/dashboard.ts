@@ -13,6 +13,9 @@ import type { RouteModule } from '../app.js';
  * Content-Security-Policy below holds the browser to.
  */
 
+/** Where the dashboard is served. */
+export const DASHBOARD_PATH = '/dashboard/';
+
 // src/server/routes and dist/server/routes are both three levels below the package root.
 const WEB_ROOT = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
@@ -37,10 +40,10 @@ const SECURITY_HEADERS = {
 };
 
 export const dashboardRoutes: RouteModule = async (app) => {
-  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard/', 301));
+  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect(DASHBOARD_PATH, 301));
 
   if (!existsSync(`${WEB_ROOT}index.html`)) {
-    app.get('/dashboard/*', { schema: { hide: true } }, async () => {
+    app.get(`${DASHBOARD_PATH}*`, { schema: { hide: true } }, async () => {
       throw new GatewayError('not_found', 'The dashboard is not built. Run npm install (or npm run build) in the gateway’s directory and restart it.');
     });
     return;
@@ -53,7 +56,7 @@ export const dashboardRoutes: RouteModule = async (app) => {
     });
     await scope.register(fastifyStatic, {
       root: WEB_ROOT,
-      prefix: '/dashboard/',
+      prefix: DASHBOARD_PATH,
       wildcard: false,
       index: false,
       cacheControl: false,
@@ -64,7 +67,7 @@ export const dashboardRoutes: RouteModule = async (app) => {
     });
     // The app's own paths (/dashboard/keys, /dashboard/logs/req_…): index.html, which routes them.
     const page = async (_request: FastifyRequest, reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('index.html');
-    scope.get('/dashboard/', { schema: { hide: true } }, page);
-    scope.get('/dashboard/*', { schema: { hide: true } }, page);
+    scope.get(DASHBOARD_PATH, { schema: { hide: true } }, page);
+    scope.get(`${DASHBOARD_PATH}*`, { schema: { hide: true } }, page);
   });
 };

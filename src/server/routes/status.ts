@@ -1,5 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteModule } from '../app.js';
+import { API_REFERENCE_PATH, OPENAPI_DOCUMENT_PATH } from '../docs-branding.js';
 import { publicBaseUrl } from '../public-url.js';
+import { DASHBOARD_PATH } from './dashboard.js';
 import { buildDocsMetadata } from './docs-metadata.js';
 import { DocsMetadataResponseSchema, ModelEntrySchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
 
@@ -24,9 +27,9 @@ export const statusRoutes: RouteModule = (app, context) => {
     },
     async (request) => ({
       status: 'ok' as const,
-      message: 'modelgate is running. Pick a model from GET /v1/models; call model endpoints with an API key. Operators sign in at /dashboard/.',
-      documentation: `${publicBaseUrl(config, request)}/docs`,
-      dashboard: `${publicBaseUrl(config, request)}/dashboard/`,
+      message: `modelgate is running. Pick a model from GET /v1/models; call model endpoints with an API key. The API reference is at ${API_REFERENCE_PATH}, its OpenAPI document at ${OPENAPI_DOCUMENT_PATH}. Operators sign in at ${DASHBOARD_PATH}.`,
+      documentation: `${publicBaseUrl(config, request)}${API_REFERENCE_PATH}`,
+      dashboard: `${publicBaseUrl(config, request)}${DASHBOARD_PATH}`,
       metadata: METADATA_PATH,
       default_model: catalog.defaultChatModel,
       supported_models: catalog.supportedModelIds(),
@@ -50,10 +53,17 @@ export const statusRoutes: RouteModule = (app, context) => {
     },
   );
 
-  // A wildcard, not a parameter: ids of OpenAI-compatible servers may hold a "/".
+  // A wildcard, not a parameter: ids of OpenAI-compatible servers may hold a "/". The
+  // reference documents it as the path parameter it is for callers.
   app.get(
     '/v1/models/*',
     {
+      config: {
+        swaggerTransform: ({ schema }) => ({
+          url: '/v1/models/:model',
+          schema: { ...schema, params: Type.Object({ model: Type.String({ description: 'model id or alias; it may hold "/"' }) }) },
+        }),
+      },
       schema: {
         summary: 'Retrieve a model',
         description: 'One entry of the catalog by id or alias, as GET /v1/models lists it (the OpenAI SDKs\' models.retrieve); 404 not_found otherwise.',

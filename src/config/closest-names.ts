@@ -13,7 +13,7 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** Up to `limit` candidate ids closest to `input`, only those plausibly meant. */
+/** Up to `limit` candidates closest to `input` (model ids, setting names), only those plausibly meant. */
 export function closestIds(input: string, candidates: readonly string[], limit: number): string[] {
   const needle = input.toLowerCase().slice(0, 128);
   return [...new Set(candidates)]

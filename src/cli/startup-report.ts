@@ -1,0 +1,55 @@
+import { describeRedis, describeStorage } from '../config/index.js';
+import type { ProviderSummary } from '../providers/index.js';
+import type { RunningGateway } from '../server/gateway.js';
+import { DASHBOARD_PATH } from '../server/routes/dashboard.js';
+
+/** What start-up tells the operator, as lines to print and as fields for the process log. */
+export interface StartupReport {
+  lines: string[];
+  fields: Record<string, unknown>;
+}
+
+function providerLines(providers: readonly ProviderSummary[]): string[] {
+  const configured = providers.filter((provider) => provider.configured).map((provider) => provider.name);
+  const missing = providers.filter((provider) => !provider.configured);
+  const lines = [`providers    ${configured.length > 0 ? configured.join(', ') : 'none configured'}`];
+  for (const provider of missing) {
+    lines.push(`             ${provider.name}: not configured, its models are not served (set ${provider.missing!.variable})`);
+  }
+  if (configured.length === 0) {
+    lines.push('             no provider has a credential: every model call is refused until one is set (see docs/configuration.md)');
+  }
+  return lines;
+}
+
+/**
+ * The lines after "modelgate listening on …": which config file was read, which providers
+ * can be called and which need a credential, storage, Redis, and where the docs (and the
+ * dashboard) are.
+ */
+export function startupReport(gateway: RunningGateway, configFile: string | undefined): StartupReport {
+  const { config, providers } = gateway.context;
+  const summaries = providers.summaries();
+  const docsUrl = `${gateway.url}/docs`;
+  const dashboardUrl = `${gateway.url}${DASHBOARD_PATH}`;
+  const lines = [
+    `config file  ${configFile ?? `none (no modelgate.yaml in ${process.cwd()}): defaults and environment`}`,
+    ...providerLines(summaries),
+    `storage      ${describeStorage(config)}`,
+    `redis        ${describeRedis(config)}`,
+    `docs         ${docsUrl} (OpenAPI document: ${gateway.url}/openapi.json)`,
+    `dashboard    ${dashboardUrl}`,
+  ];
+  return {
+    lines: lines.map((line) => `  ${line}`),
+    fields: {
+      config_file: configFile ?? null,
+      providers_configured: summaries.filter((provider) => provider.configured).map((provider) => provider.name),
+      providers_not_configured: summaries.filter((provider) => !provider.configured).map((provider) => ({ name: provider.name, variable: provider.missing!.variable })),
+      storage: describeStorage(config),
+      redis: describeRedis(config),
+      docs_url: docsUrl,
+      dashboard_url: dashboardUrl,
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import cluster from 'node:cluster';
+import { sql } from 'kysely';
+import { describeRedis, describeStorage, workerCount } from '../../config/index.js';
+import { API_VERSION, PRODUCT_VERSION } from '../api-version.js';
+import type { RouteModule } from '../app.js';
+import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+
+/** How long `GET /admin/v1/status` waits for the database before it reports it unreachable. */
+const STORAGE_PROBE_MS = 2_000;
+
+/**
+ * `GET /admin/v1/status`: what `modelgate status` shows. One answer about the instance that
+ * took the request: version, storage and Redis (reachable or not), providers (configured, and
+ * failing since when), workers and the request log's queue.
+ */
+export const adminStatusRoutes: RouteModule = async (app, context) => {
+  const { config, storage, providers, limits, logs } = context;
+  const startedAt = new Date();
+
+  const storageReachable = async (): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), STORAGE_PROBE_MS);
+    });
+    try {
+      return await Promise.race([sql`select 1`.execute(storage.db).then(() => true, () => false), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  await registerAdminRoutes(app, context, (admin) => {
+    admin.get('/status', { schema: { ...ADMIN_SCHEMA, summary: 'Health of this instance: storage, Redis, providers, workers' } }, async () => {
+      const reachable = await storageReachable();
+      const limiter = limits.state();
+      const providerList = providers.summaries();
+      const failing = providerList.some((provider) => provider.health.state === 'failing');
+      return {
+        object: 'status' as const,
+        status: reachable && !failing && !limiter.fallbackActive ? ('ok' as const) : ('degraded' as const),
+        version: PRODUCT_VERSION,
+        api_version: API_VERSION,
+        started_at: startedAt.toISOString(),
+        uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+        storage: { kind: storage.kind, location: describeStorage(config), reachable },
+        redis: {
+          configured: config.redisUrl !== undefined,
+          location: describeRedis(config),
+          // While Redis is away, limits fall back to this instance's own counters (docs/limits.md).
+          reachable: config.redisUrl === undefined ? null : !limiter.fallbackActive,
+        },
+        providers: providerList.map((provider) => ({
+          name: provider.name,
+          configured: provider.configured,
+          missing_variable: provider.missing?.variable ?? null,
+          ...provider.health,
+        })),
+        workers: { count: workerCount(config), this_worker: cluster.isWorker ? cluster.worker!.id : null, pid: process.pid },
+        log_queue_depth: logs.writer.depth,
+      };
+    });
+  });
+};
