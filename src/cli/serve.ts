@@ -1,8 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, resolveSecrets, timerDelay, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
-import { openStorage } from '../storage/index.js';
-import { startGateway, type RunningGateway } from '../server/gateway.js';
+import { openStorage, whenStorageAnswers } from '../storage/index.js';
+import { startGateway, storageOptions, waitingForStorage, type RunningGateway } from '../server/gateway.js';
+import { createProcessLogger } from '../server/process-logger.js';
 import { redactText } from '../logs/index.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
 
@@ -151,7 +152,8 @@ const MAX_RESTART_DELAY_MS = 30_000;
 async function servePrimary(config: GatewayConfig, workers: number): Promise<void> {
   // Secrets and migrations once, before any worker starts, so workers never race to create them.
   const secrets = resolveSecrets(config);
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const waiting = waitingForStorage(config, (_fields, message) => process.stderr.write(`modelgate: ${message}\n`));
+  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, createProcessLogger(config.server.logLevel))), waiting);
   const storageKind = storage.kind;
   await storage.close();
 

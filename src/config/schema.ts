@@ -110,6 +110,12 @@ export const ConfigSchema = Type.Object(
     ),
     dataDir: Type.String({ minLength: 1, default: './.modelgate' }),
     databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    database: Type.Object(
+      {
+        statementTimeoutMs: Milliseconds(15_000, 'longest time one PostgreSQL statement may run; 0 = no limit', 0),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     encryptionKey: Type.Optional(Type.String({ minLength: 1 })),
     /** Keys of earlier rotations: `{ keyId: base64 }`; old `enc::` values keep decrypting. */

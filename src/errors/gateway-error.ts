@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'provider_error'
   | 'provider_timeout'
   | 'shutting_down'
+  | 'storage_unavailable'
   | 'internal_error';
 
 export type ErrorType =
@@ -69,13 +70,14 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   provider_error: { status: 502, type: 'api_error' },
   provider_timeout: { status: 504, type: 'api_error' },
   shutting_down: { status: 503, type: 'api_error' },
+  storage_unavailable: { status: 503, type: 'api_error' },
   internal_error: { status: 500, type: 'api_error' },
 };
 
 export interface GatewayErrorOptions {
   /** The request field at fault, as OpenAI's `param`. */
   param?: string | null;
-  /** Seconds for a `Retry-After` header (429s). */
+  /** Seconds for a `Retry-After` header (429s, 503s). */
   retryAfterSeconds?: number;
   /** Extra response headers the error carries (rate-limit headers). */
   headers?: Record<string, string>;

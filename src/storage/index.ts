@@ -1,3 +1,4 @@
 export { openStorage, parseJsonColumn } from './database.js';
 export type { Storage, StorageKind, StorageOptions } from './database.js';
+export { isStorageUnavailable, breaksConnection, whenStorageAnswers } from './faults.js';
 export type * from './schema.js';
