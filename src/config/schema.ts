@@ -133,8 +133,8 @@ export const ConfigSchema = Type.Object(
     ),
     upstream: Type.Object(
       {
-        timeoutMs: Milliseconds(60_000, 'longest wait for response headers / first stream frame'),
-        streamIdleTimeoutMs: Milliseconds(60_000, 'longest gap between two frames of a provider stream'),
+        timeoutMs: Milliseconds(60_000, 'longest time, from the start of a call (pool wait included), for a whole answer or a stream\'s headers'),
+        streamIdleTimeoutMs: Milliseconds(60_000, 'longest gap between two events of a provider stream (comments do not count)'),
         connectionsPerOrigin: PositiveInt(128, 'pooled keep-alive connections per upstream origin'),
       },
       { additionalProperties: false, default: {} },
