@@ -11,6 +11,8 @@ import { TEST_ENCRYPTION_KEY } from './helpers/storage-backends.js';
 import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { isStorageUnavailable } from '../src/storage/index.js';
+import { toGatewayError } from '../src/server/error-mapping.js';
 
 const ADMIN_TOKEN = 'mg-admin-storage-faults-0123456789';
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -104,6 +106,52 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
     await sleep(100);
   }
 }
+
+describe('which storage errors are an outage', () => {
+  const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+
+  test('a database that is away, too busy or too slow is a 503 storage_unavailable with Retry-After', () => {
+    const outages = [
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Query read timeout'),
+      coded('ECONNREFUSED'),
+      coded('ECONNRESET'),
+      coded('57P01', 'terminating connection due to administrator command'),
+      coded('57P03', 'the database system is starting up'),
+      coded('08006'),
+      coded('53300', 'too many connections'),
+      coded('57014', 'canceling statement due to statement timeout'),
+      coded('SQLITE_BUSY'),
+      coded('SQLITE_IOERR_WRITE'),
+      coded('SQLITE_FULL'),
+      new Error('could not migrate the database: connect ECONNREFUSED', { cause: coded('ECONNREFUSED') }),
+    ];
+    for (const error of outages) {
+      assert.equal(isStorageUnavailable(error), true, error.message);
+      const mapped = toGatewayError(error, 1024);
+      assert.equal(mapped.code, 'storage_unavailable', error.message);
+      assert.equal(mapped.status, 503);
+      assert.equal(mapped.retryAfterSeconds, 5);
+    }
+  });
+
+  test('a fault in the statement or in the gateway stays a 500 internal_error', () => {
+    const bugs = [
+      coded('42601', 'syntax error at or near "selec"'),
+      coded('42P01', 'relation "nope" does not exist'),
+      coded('23505', 'duplicate key value violates unique constraint'),
+      coded('SQLITE_CONSTRAINT_UNIQUE'),
+      coded('SQLITE_ERROR', 'no such table: nope'),
+      new TypeError("Cannot read properties of undefined (reading 'id')"),
+      new Error('database migration 0004 failed: column exists'),
+    ];
+    for (const error of bugs) {
+      assert.equal(isStorageUnavailable(error), false, error.message);
+      assert.equal(toGatewayError(error, 1024).code, 'internal_error', error.message);
+    }
+  });
+});
 
 describe('PostgreSQL faults under traffic', { skip }, () => {
   test('a database that goes silent and then resets its connections does not end the gateway; chat keeps working, the admin API answers 503, and every record is written once it is back', { timeout: 90_000 }, async () => {
