@@ -1,5 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
@@ -261,6 +262,21 @@ describe('agent runs', () => {
     assert.equal(attachment.mime_type, 'image/png');
     assert.equal(attachment.url, `${gateway.url}/v1/agents/assets/${attachment.asset_id}`);
     assert.equal(response.body.output.text, `Here: ${attachment.url}`);
+    // A Host header never names where assets are: a client that follows the URL sends its key there.
+    const spoofed = await new Promise<Loose>((resolve, reject) => {
+      const request = httpRequest(`${gateway.url}/v1/agents/painter/runs`, {
+        method: 'POST',
+        headers: { host: 'attacker.example', authorization: `Bearer ${keyA}`, 'content-type': 'application/json' },
+      }, (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () => resolve(JSON.parse(text)));
+      });
+      request.on('error', reject);
+      request.end(JSON.stringify({ input: 'a dog' }));
+    });
+    assert.ok(spoofed.output.attachments[0].url.startsWith(`${gateway.url}/v1/agents/assets/`), JSON.stringify(spoofed));
     assert.equal(response.body.usage.nodes[0].images, 1);
     const image = await fetch(attachment.url, { headers: { authorization: `Bearer ${keyA}` } });
     assert.equal(image.status, 200);

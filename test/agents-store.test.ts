@@ -5,6 +5,8 @@ import { AgentStore } from '../src/agents/store/agent-store.js';
 import { ConversationStore } from '../src/agents/store/conversation-store.js';
 import { RunStore } from '../src/agents/store/run-store.js';
 import { GatewayError } from '../src/errors/index.js';
+import { RetentionJob } from '../src/logs/index.js';
+import pino from 'pino';
 import { STORAGE_BACKENDS } from './helpers/storage-backends.js';
 import { toSafeValue, type SafeObject } from '../src/agents/values.js';
 
@@ -62,6 +64,37 @@ for (const backend of STORAGE_BACKENDS) {
         assert.deepEqual([run?.status, run?.agent_version, run?.cost_micro_usd], ['succeeded', 2, 5]);
         await storage.close();
       } finally {
+        await shared.dispose();
+      }
+    });
+
+    test('history is stored redacted, and messages past the log retention are deleted', async () => {
+      const shared = await backend.create();
+      const storage = await openStorage({ databaseUrl: shared.env.DATABASE_URL, dataDir: shared.dataDir });
+      try {
+        const { agent } = await new AgentStore(storage.db).saveDraft({ slug: 'keeper', projectId: undefined, name: 'k', graph: graph('k') });
+        const conversations = new ConversationStore(storage.db);
+        const scope = { agentId: agent.id, owner: 'key:key_1', test: false };
+        const conversation = await conversations.create(scope, 'run_1', 60_000);
+        await conversations.appendTurn(conversation, 'run_1', [
+          { role: 'user', text: 'my password: hunter2, db postgres://app:Pa55word@db/prod', assetIds: [] },
+          { role: 'assistant', text: 'noted', assetIds: [] },
+        ]);
+        const stored = await storage.db.selectFrom('agent_messages').select('content').execute();
+        assert.ok(stored.every((row) => !row.content.includes('hunter2') && !row.content.includes('Pa55word')), JSON.stringify(stored));
+        assert.deepEqual((await conversations.history(conversation.id, 10)).map((message) => message.text), [
+          'my password: [redacted], db postgres://app:[redacted]@db/prod',
+          'noted',
+        ]);
+
+        // The first turn is 40 days old, a second one new: 30 days of retention keep the second.
+        await storage.db.updateTable('agent_messages').set({ created_at: Date.now() - 40 * 86_400_000 }).execute();
+        await conversations.appendTurn(conversation, 'run_1', [{ role: 'user', text: 'later', assetIds: [] }]);
+        const job = new RetentionJob(conversations, { retentionDays: 30, batchSize: 1, intervalMs: 60_000, firstRunDelayMs: 60_000 }, pino({ level: 'silent' }));
+        assert.equal(await job.runOnce(), 2);
+        assert.deepEqual((await conversations.history(conversation.id, 10)).map((message) => message.text), ['later']);
+      } finally {
+        await storage.close();
         await shared.dispose();
       }
     });

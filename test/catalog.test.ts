@@ -236,10 +236,13 @@ describe('configured catalog', () => {
       input_per_million: 2,
       output_per_million: 9,
       cached_input_per_million: null,
+      cache_write_per_million: null,
+      cache_write_1h_per_million: null,
       image_per_unit: null,
       audio_per_minute: null,
       status: 'docs_inferred',
       note: 'negotiated',
+      tiers: [],
     });
     const added = catalog.resolve('gpt-oss-120b', chat);
     assert.equal(added.inferred, false);
@@ -279,6 +282,21 @@ describe('configured catalog', () => {
     assert.equal(catalog.aliases().fast, 'gemini-2.5-flash');
     assert.equal(catalog.resolve('service-1', chat).id, 'claude-haiku-4-5');
     assert.equal(catalog.defaultChatModel, 'claude-haiku-4-5');
+  });
+
+  test('pricing overrides take cache-write prices and long-prompt tiers; tiers out of order stop start-up naming the field', () => {
+    const tier = (above: number, input: number) => ({ above_prompt_tokens: above, input_per_million: input, output_per_million: input * 4 });
+    const catalog = catalogFrom({
+      catalog: { models: [{ id: 'gpt-4o', pricing: { input_per_million: 2, output_per_million: 8, cache_write_per_million: 2.5, tiers: [tier(128_000, 4)] } }] },
+    });
+    const pricing = catalog.resolve('gpt-4o', chat).model.entry.pricing!;
+    assert.equal(pricing.cache_write_per_million, 2.5);
+    assert.equal(pricing.cache_write_1h_per_million, null);
+    assert.deepEqual(pricing.tiers, [{ above_prompt_tokens: 128_000, input_per_million: 4, output_per_million: 16, cached_input_per_million: null, cache_write_per_million: null, cache_write_1h_per_million: null }]);
+    const unordered = { catalog: { models: [{ id: 'gpt-4o', pricing: { input_per_million: 2, tiers: [tier(200_000, 4), tier(100_000, 3)] } }] } };
+    assert.throws(() => catalogFrom(unordered), (error: unknown) => error instanceof ConfigError && /catalog\.models\[0\]\.pricing\.tiers\[1\]\.above_prompt_tokens/.test(error.message));
+    const negative = { catalog: { models: [{ id: 'gpt-4o', pricing: { cache_write_per_million: -1 } }] } };
+    assert.throws(() => configFrom(negative), (error: unknown) => error instanceof ConfigError && /cache_write_per_million/.test(error.message));
   });
 
   test('aliases, service aliases and the default model must name catalog models', () => {

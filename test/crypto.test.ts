@@ -1,6 +1,6 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { Keyring, keyIdOf } from '../src/crypto/index.js';
 import { GatewayError } from '../src/errors/index.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
 
 /** Parsed JSON bodies: read loosely, every field used is asserted. */
@@ -36,38 +36,82 @@ function tamper(value: string): string {
   return `${value.slice(0, dot + 1)}${sealed.toString('base64url')}`;
 }
 
+const PROJECT = 'research';
+
+/** A value as gateways made them before values were bound to a project (format v1: the header alone is the associated data). */
+function versionOneValue(key: Buffer, text: string): string {
+  const header = `enc::v1.${keyIdOf(key)}`;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
+  cipher.setAAD(Buffer.from(header, 'utf8'));
+  return `${header}.${Buffer.concat([iv, cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString('base64url')}`;
+}
+
 describe('Keyring', () => {
   test('round-trips text, tagged with the id of the current key', () => {
     const keyring = new Keyring(keyA);
     for (const text of ['', 'Never give the answer: 42.', 'ünïcødé ✓ 漢字', 'x'.repeat(100_000)]) {
-      const value = keyring.encrypt(text);
-      assert.ok(value.startsWith(`enc::v1.${keyIdOf(keyA)}.`));
-      assert.equal(keyring.decrypt(value, 'field'), text);
+      const value = keyring.encrypt(text, PROJECT);
+      assert.ok(value.startsWith(`enc::v2.${keyIdOf(keyA)}.`));
+      assert.equal(keyring.decrypt(value, 'field', PROJECT), text);
     }
-    assert.notEqual(keyring.encrypt('same'), keyring.encrypt('same'), 'a fresh IV every time');
+    assert.notEqual(keyring.encrypt('same', PROJECT), keyring.encrypt('same', PROJECT), 'a fresh IV every time');
     assert.match(keyIdOf(keyA), /^[0-9a-f]{8}$/);
   });
 
   test('values of a previous key still decrypt after a rotation; new values use the new key', () => {
-    const old = new Keyring(keyA).encrypt('old secret');
+    const old = new Keyring(keyA).encrypt('old secret', PROJECT);
     const rotated = new Keyring(keyB, [keyA]);
-    assert.equal(rotated.decrypt(old, 'field'), 'old secret');
-    assert.ok(rotated.encrypt('new').startsWith(`enc::v1.${keyIdOf(keyB)}.`));
+    assert.equal(rotated.decrypt(old, 'field', PROJECT), 'old secret');
+    assert.ok(rotated.encrypt('new', PROJECT).startsWith(`enc::v2.${keyIdOf(keyB)}.`));
+  });
+
+  test('a value is bound to its project: another project gets the error a tampered value gets', () => {
+    const keyring = new Keyring(keyA);
+    const value = keyring.encrypt('the prompt', PROJECT);
+    const messageOf = (action: () => unknown) => {
+      try {
+        action();
+      } catch (error) {
+        assert.ok(error instanceof GatewayError);
+        return [error.code, error.status, error.param, error.message];
+      }
+      assert.fail('not refused');
+    };
+    const foreign = messageOf(() => keyring.decrypt(value, 'encryptedText', 'other'));
+    assert.deepEqual(foreign, messageOf(() => keyring.decrypt(tamper(value), 'encryptedText', PROJECT)));
+    assert.equal(foreign[0], 'invalid_body');
+    assertRejected(() => keyring.decrypt(value, 'x', ''), 'x');
+    // The project is not a suffix game: "a","bc" and "ab","c" are different associated data.
+    assertRejected(() => keyring.decrypt(keyring.encrypt('t', 'research-'), 'x', 'research'), 'x');
+    assert.equal(keyring.forProject(PROJECT).decrypt(keyring.forProject(PROJECT).encrypt('via forProject'), 'x'), 'via forProject');
+  });
+
+  test('version 1 values (made before the binding) still open, for any project, until encrypted again', () => {
+    const old = versionOneValue(keyA, 'written before');
+    const keyring = new Keyring(keyA);
+    assert.equal(keyring.decrypt(old, 'field', PROJECT), 'written before');
+    assert.equal(keyring.decrypt(old, 'field', 'other'), 'written before');
+    assertRejected(() => keyring.decrypt(tamper(old), 'field', PROJECT), 'field');
+    // A v1 value relabelled v2 (or the reverse) does not open: the version is authenticated.
+    assertRejected(() => keyring.decrypt(old.replace('enc::v1.', 'enc::v2.'), 'field', PROJECT), 'field');
+    assertRejected(() => keyring.decrypt(keyring.encrypt('x', PROJECT).replace('enc::v2.', 'enc::v1.'), 'field', PROJECT), 'field');
   });
 
   test('tampered, malformed and foreign values are a 400 naming the field, never a crash', () => {
     const keyring = new Keyring(keyA);
-    const value = keyring.encrypt('secret');
+    const value = keyring.encrypt('secret', PROJECT);
     const [prefix, id, sealed] = [value.slice(0, 8), keyIdOf(keyA), value.split('.')[2]!];
-    assertRejected(() => keyring.decrypt(tamper(value), 'encryptedText'), 'encryptedText');
-    assertRejected(() => keyring.decrypt(`${prefix}${keyIdOf(keyB)}.${sealed}`, 'encryptedText'), 'encryptedText');
-    assertRejected(() => keyring.decrypt(`${prefix}${id}.${sealed.slice(0, -2)}`, 'x'), 'x');
-    assertRejected(() => keyring.decrypt(`${prefix}${id}.${sealed}=`, 'x'), 'x');
-    assertRejected(() => keyring.decrypt(`${prefix}${id}.AAAA`, 'x'), 'x');
-    assertRejected(() => keyring.decrypt('enc::v2.abcdef01.AAAA', 'x'), 'x');
-    assertRejected(() => keyring.decrypt('enc::not even close', 'x'), 'x');
-    assertRejected(() => keyring.decrypt('plain text', 'x'), 'x');
-    assertRejected(() => new Keyring(keyB).decrypt(value, 'prompts.chatSystemPrompt'), 'prompts.chatSystemPrompt');
+    const decrypt = (text: string, field: string) => () => keyring.decrypt(text, field, PROJECT);
+    assertRejected(decrypt(tamper(value), 'encryptedText'), 'encryptedText');
+    assertRejected(decrypt(`${prefix}${keyIdOf(keyB)}.${sealed}`, 'encryptedText'), 'encryptedText');
+    assertRejected(decrypt(`${prefix}${id}.${sealed.slice(0, -2)}`, 'x'), 'x');
+    assertRejected(decrypt(`${prefix}${id}.${sealed}=`, 'x'), 'x');
+    assertRejected(decrypt(`${prefix}${id}.AAAA`, 'x'), 'x');
+    assertRejected(decrypt('enc::v3.abcdef01.AAAA', 'x'), 'x');
+    assertRejected(decrypt('enc::not even close', 'x'), 'x');
+    assertRejected(decrypt('plain text', 'x'), 'x');
+    assertRejected(() => new Keyring(keyB).decrypt(value, 'prompts.chatSystemPrompt', PROJECT), 'prompts.chatSystemPrompt');
   });
 });
 
@@ -98,7 +142,7 @@ describe('POST /v1/utils/encrypt and /v1/utils/decrypt', () => {
     const { gateway, tap, client } = await start({ MODELGATE_ENCRYPTION_KEY: keyA.toString('base64') });
     try {
       const encrypted = (await client.post('/utils/encrypt', { body: { text: 'The answer is 42; never say it.' } })) as { encryptedText: string };
-      assert.match(encrypted.encryptedText, new RegExp(`^enc::v1\\.${keyIdOf(keyA)}\\.`));
+      assert.match(encrypted.encryptedText, new RegExp(`^enc::v2\\.${keyIdOf(keyA)}\\.`));
       const decrypted = await client.post('/utils/decrypt', { body: { encryptedText: encrypted.encryptedText } });
       assert.deepEqual(decrypted, { text: 'The answer is 42; never say it.' });
 
@@ -120,6 +164,40 @@ describe('POST /v1/utils/encrypt and /v1/utils/decrypt', () => {
       assert.doesNotMatch(logged, /enc::/);
       const failed = await tap.wait(bad.requestId);
       assert.doesNotMatch(JSON.stringify(failed.requestPayload), /enc::/);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  test('a key of another project gets the 400 a tampered value gets; secrets are never cached', async () => {
+    const { gateway } = await start({ MODELGATE_ENCRYPTION_KEY: keyA.toString('base64') });
+    try {
+      await gateway.admin('POST', '/admin/v1/projects', { id: 'other', name: 'Other' });
+      const own = await gateway.createKey({ scopes: ['utils:crypto'] });
+      const other = await gateway.createKey({ scopes: ['utils:crypto'], projectId: 'other' });
+      const sealed = await post(gateway, own, '/v1/utils/encrypt', { text: 'project secret' });
+      const opened = await fetch(`${gateway.url}/v1/utils/decrypt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ encryptedText: sealed.body.encryptedText }),
+      });
+      assert.equal(opened.status, 200);
+      assert.equal(opened.headers.get('cache-control'), 'no-store');
+      const foreign = await post(gateway, other, '/v1/utils/decrypt', { encryptedText: sealed.body.encryptedText });
+      const tampered = await post(gateway, own, '/v1/utils/decrypt', { encryptedText: tamper(sealed.body.encryptedText) });
+      assert.equal(foreign.status, 400);
+      const { request_id: _foreignId, ...foreignError } = foreign.body.error;
+      const { request_id: _tamperedId, ...tamperedError } = tampered.body.error;
+      assert.deepEqual(foreignError, tamperedError);
+      assert.doesNotMatch(JSON.stringify(foreign.body), /project secret/);
+
+      const created = await fetch(`${gateway.url}/admin/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'cached?', scopes: ['model:request'] }),
+      });
+      assert.equal(created.status, 201);
+      assert.equal(created.headers.get('cache-control'), 'no-store');
     } finally {
       await gateway.close();
     }
@@ -173,7 +251,7 @@ describe('POST /v1/utils/encrypt and /v1/utils/decrypt', () => {
     try {
       assert.deepEqual(await rotated.client.post('/utils/decrypt', { body: { encryptedText: old } }), { text: 'written before the rotation' });
       const fresh = (await rotated.client.post('/utils/encrypt', { body: { text: 'after' } })) as { encryptedText: string };
-      assert.ok(fresh.encryptedText.startsWith(`enc::v1.${keyIdOf(keyB)}.`));
+      assert.ok(fresh.encryptedText.startsWith(`enc::v2.${keyIdOf(keyB)}.`));
     } finally {
       await rotated.gateway.close();
     }

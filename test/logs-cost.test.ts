@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModelPricing } from '../src/catalog/index.js';
+import { DEFAULT_CATALOG, type ModelPricing } from '../src/catalog/index.js';
+import { estimateTokens } from '../src/limits/estimate.js';
 import { computeCost } from '../src/logs/index.js';
 
 function pricing(units: Partial<ModelPricing>): ModelPricing {
@@ -8,8 +9,11 @@ function pricing(units: Partial<ModelPricing>): ModelPricing {
     input_per_million: null,
     output_per_million: null,
     cached_input_per_million: null,
+    cache_write_per_million: null,
+    cache_write_1h_per_million: null,
     image_per_unit: null,
     audio_per_minute: null,
+    tiers: [],
     status: 'documented',
     note: null,
     ...units,
@@ -71,5 +75,64 @@ describe('cost from the catalog pricing', () => {
     assert.equal(computeCost({ ...NOTHING, pricing: pricing({ input_per_million: 1, output_per_million: 2 }), succeeded: false }).microUsd, 0);
     // Answered, but the provider reported no usage: unknown, not zero.
     assert.equal(computeCost({ ...NOTHING, pricing: pricing({ input_per_million: 1, output_per_million: 2 }) }).microUsd, null);
+  });
+});
+
+describe('cost of cache writes and long prompts', () => {
+  const sonnet = DEFAULT_CATALOG.models.find((model) => model.id === 'claude-sonnet-4-5')!.pricing!;
+  const geminiPro = DEFAULT_CATALOG.models.find((model) => model.id === 'gemini-2.5-pro')!.pricing!;
+  const withWrites = (promptTokens: number, completionTokens: number, cached: number, written: number, writtenForAnHour: number) => ({
+    ...usage(promptTokens, completionTokens, cached),
+    cacheWritePromptTokens: written,
+    cacheWrite1hPromptTokens: writtenForAnHour,
+  });
+
+  test('Anthropic cache writes cost 1.25× input (5-minute entries) and 2× (1-hour entries), reads 0.1×', () => {
+    // claude-sonnet-4-5: 100,000 prompt tokens = 10,000 read + 30,000 written (10,000 of them for an hour) + 60,000 plain; 1,000 output.
+    const cost = computeCost({ ...NOTHING, pricing: sonnet, usage: withWrites(100_000, 1_000, 10_000, 30_000, 10_000) });
+    // 60,000 × 3 + 10,000 × 0.3 + 20,000 × 3.75 + 10,000 × 6 + 1,000 × 15 micro-USD
+    assert.equal(cost.microUsd, 180_000 + 3_000 + 75_000 + 60_000 + 15_000);
+  });
+
+  test('without a cache-write price, writes cost input; without a 1-hour price, the 5-minute one', () => {
+    const plain = pricing({ input_per_million: 2, output_per_million: 8 });
+    assert.equal(computeCost({ ...NOTHING, pricing: plain, usage: withWrites(1_000, 0, 0, 600, 100) }).microUsd, 2_000);
+    const fiveMinuteOnly = pricing({ input_per_million: 2, output_per_million: 8, cache_write_per_million: 2.5 });
+    // 400 × 2 + 600 × 2.5
+    assert.equal(computeCost({ ...NOTHING, pricing: fiveMinuteOnly, usage: withWrites(1_000, 0, 0, 600, 100) }).microUsd, 800 + 1_500);
+  });
+
+  test('reported counts past the prompt are bounded by it: never more tokens priced than the prompt holds', () => {
+    const cost = computeCost({ ...NOTHING, pricing: sonnet, usage: withWrites(1_000, 0, 800, 900, 900) });
+    // 800 read + 200 written for an hour: 800 × 0.3 + 200 × 6
+    assert.equal(cost.microUsd, 240 + 1_200);
+  });
+
+  test('Gemini 2.5 Pro: prompts up to 200k tokens at the base prices, longer ones at the tier\'s, output included', () => {
+    const at = (promptTokens: number, cached = 0) => computeCost({ ...NOTHING, pricing: geminiPro, usage: usage(promptTokens, 10_000, cached) }).microUsd;
+    // 200,000 × 1.25 + 10,000 × 10
+    assert.equal(at(200_000), 250_000 + 100_000);
+    // 200,001 × 2.5 + 10,000 × 15 = 500,002.5 + 150,000, half-up
+    assert.equal(at(200_001), 650_003);
+    // cached tokens at the tier's cache price: 150,000 × 2.5 + 100,000 × 0.25 + 10,000 × 15
+    assert.equal(at(250_000, 100_000), 375_000 + 25_000 + 150_000);
+  });
+
+  test('the largest tier the prompt passes applies', () => {
+    const tiered = pricing({
+      input_per_million: 1,
+      output_per_million: 1,
+      tiers: [
+        { above_prompt_tokens: 100, input_per_million: 2, output_per_million: 2, cached_input_per_million: null, cache_write_per_million: null, cache_write_1h_per_million: null },
+        { above_prompt_tokens: 1_000, input_per_million: 3, output_per_million: 3, cached_input_per_million: null, cache_write_per_million: null, cache_write_1h_per_million: null },
+      ],
+    });
+    const at = (promptTokens: number) => computeCost({ ...NOTHING, pricing: tiered, usage: usage(promptTokens, 0) }).microUsd;
+    assert.deepEqual([at(100_000 / 1_000), at(500), at(2_000)], [100, 1_000, 6_000]);
+  });
+
+  test('a reservation estimates a long prompt at its tier\'s prices', () => {
+    // 1,000,000 bytes ≈ 250,000 tokens, over Gemini 2.5 Pro's 200k: 250,000 × 2.5 + 1,000 × 15 micro-USD.
+    assert.equal(estimateTokens(geminiPro, 1_000_000, 1_000).costUsd, (250_000 * 2.5 + 1_000 * 15) / 1_000_000);
   });
 });

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { MAX_TIMER_MS } from '../src/config/index.js';
 import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import { loggedRecord, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, FAKE_PNG_BASE64, type OpenAIFake } from './fakes/openai.js';
 import { startBackendGateway, STORAGE_BACKENDS, type BackendGateway } from './helpers/storage-backends.js';
 
@@ -14,21 +14,6 @@ const LEAKED_VENDOR_KEY = ['sk-proj-', 'LeakedInAPromptAbcdefghijklmnop'].join('
 
 function clientFor(gateway: TestGateway, key: string, headers: Record<string, string> = {}): OpenAI {
   return new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: headers });
-}
-
-/** A JSON body; each test asserts the fields it reads. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many record shapes
-type Json = any;
-
-/** The admin view of one record, once the background writer has written it. */
-async function recordOf(gateway: TestGateway, requestId: string): Promise<Json> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    await gateway.gateway.context.logs.writer.flush();
-    const found = await gateway.admin('GET', `/admin/v1/logs/${requestId}`);
-    if (found.status === 200) return found.body;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no log record for ${requestId}`);
 }
 
 /** A cursor as the API encodes one, of any values. */
@@ -70,7 +55,7 @@ describe('request log over HTTP', () => {
       .create({ model: 'gpt-4o', messages: [{ role: 'user', content: `Capital of France? my key is ${LEAKED_VENDOR_KEY}` }] })
       .withResponse();
     const requestId = response.headers.get('x-request-id')!;
-    const record = await recordOf(gateway, requestId);
+    const record = await loggedRecord(gateway, requestId);
     assert.equal(record.request_id, requestId);
     assert.equal(record.platform, 'web-app');
     assert.equal(record.key_id, keyId);
@@ -100,7 +85,7 @@ describe('request log over HTTP', () => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     assert.equal(text, 'Hello');
-    const record = await recordOf(gateway, response.headers.get('x-request-id')!);
+    const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
     assert.equal(record.streaming, true);
     assert.equal(record.status, 200);
     assert.equal(record.usage.total_tokens, 5);
@@ -136,7 +121,7 @@ describe('request log over HTTP', () => {
     };
     process.on('warning', onWarning);
     try {
-      const record = await recordOf(gateway, await cancelledStream());
+      const record = await loggedRecord(gateway, await cancelledStream());
       assert.equal(record.status, 499);
       assert.equal(record.error_code, 'client_closed');
       assert.equal(record.streaming, true);
@@ -151,7 +136,7 @@ describe('request log over HTTP', () => {
   test(
     'a cancelled stream keeps what the route recorded after the cancellation (partial answer)',
     async () => {
-      const record = await recordOf(gateway, await cancelledStream());
+      const record = await loggedRecord(gateway, await cancelledStream());
       assert.equal(record.response_payload.choices[0].content, 'partial');
     },
   );
@@ -164,7 +149,7 @@ describe('request log over HTTP', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     assert.equal(status, 400);
-    const record = await recordOf(gateway, requestId);
+    const record = await loggedRecord(gateway, requestId);
     assert.equal(record.requested_model, 'sk-mg-[redacted]');
     assert.equal(record.platform, 'batch [redacted]');
     const listed = await gateway.admin('GET', '/admin/v1/logs?limit=1000');
@@ -180,15 +165,15 @@ describe('request log over HTTP', () => {
     const paused = await post(gateway, '/v1/chat/completions', { 'x-api-key': pausedKey }, {});
     assert.deepEqual([missing.status, invalid.status, paused.status], [401, 401, 403]);
 
-    const missingRecord = await recordOf(gateway, missing.requestId);
+    const missingRecord = await loggedRecord(gateway, missing.requestId);
     assert.equal(missingRecord.error_code, 'missing_api_key');
     assert.equal(missingRecord.fingerprint, null);
     assert.match(missingRecord.detail.error_message, /No API key was sent/);
-    const invalidRecord = await recordOf(gateway, invalid.requestId);
+    const invalidRecord = await loggedRecord(gateway, invalid.requestId);
     assert.equal(invalidRecord.error_code, 'invalid_api_key');
     assert.equal(invalidRecord.key_id, null);
     assert.ok(!JSON.stringify(invalidRecord).includes('notakeyatall'));
-    const pausedRecord = await recordOf(gateway, paused.requestId);
+    const pausedRecord = await loggedRecord(gateway, paused.requestId);
     assert.equal(pausedRecord.error_code, 'key_paused');
     assert.equal(pausedRecord.key_id, pausedId);
   });
@@ -197,7 +182,7 @@ describe('request log over HTTP', () => {
     fake.scriptChat({ kind: 'error', status: 401, message: 'Incorrect API key provided: sk-upstr***' });
     const result = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
     assert.equal(result.status, 502);
-    const record = await recordOf(gateway, result.requestId);
+    const record = await loggedRecord(gateway, result.requestId);
     assert.equal(record.error_code, 'provider_error');
     assert.equal(record.detail.upstreamStatus, 401);
     const list = await gateway.admin('GET', `/admin/v1/logs?status=502`);
@@ -208,7 +193,7 @@ describe('request log over HTTP', () => {
   test('generated image base64 is stored as a reference and the starting price is flagged', async () => {
     const client = clientFor(gateway, key);
     const { response } = await client.images.generate({ model: 'gpt-image-1', prompt: 'a red square', n: 2 }).withResponse();
-    const record = await recordOf(gateway, response.headers.get('x-request-id')!);
+    const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
     assert.equal(record.image_count, 2);
     // gpt-image-1 is listed "starts at" $0.011 per image.
     assert.equal(record.cost_usd, 0.022);
@@ -302,7 +287,7 @@ describe('payload retention off', () => {
     try {
       const key = await gateway.createKey();
       const { response } = await clientFor(gateway, key).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'private' }] }).withResponse();
-      const record = await recordOf(gateway, response.headers.get('x-request-id')!);
+      const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
       assert.equal(record.request_payload, null);
       assert.equal(record.response_payload, null);
       assert.equal(record.usage.total_tokens, 9);
@@ -329,7 +314,7 @@ describe('a cost the route computed itself', () => {
       const key = await gateway.createKey();
       const result = await post(gateway, '/test/multi-model-run', { authorization: `Bearer ${key}` }, {});
       assert.equal(result.status, 200);
-      const record = await recordOf(gateway, result.requestId);
+      const record = await loggedRecord(gateway, result.requestId);
       assert.equal(record.cost_usd, 0.001234);
       assert.equal(record.mode, 'agent');
     } finally {
@@ -359,8 +344,8 @@ for (const backend of STORAGE_BACKENDS) {
       fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 3, completionTokens: 2 } });
       const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
       assert.equal(answered.status, 200);
-      assert.equal((await recordOf(gateway, refused.requestId)).requested_model, 'gpt-4o\uFFFDx');
-      assert.equal((await recordOf(gateway, answered.requestId)).status, 200);
+      assert.equal((await loggedRecord(gateway, refused.requestId)).requested_model, 'gpt-4o\uFFFDx');
+      assert.equal((await loggedRecord(gateway, answered.requestId)).status, 200);
     });
 
     test('a request the client abandons while the provider thinks is logged 499, and the one before it on the connection 200', async () => {
@@ -393,7 +378,7 @@ for (const backend of STORAGE_BACKENDS) {
       fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 4.6, completionTokens: 2.2 } });
       const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
       assert.equal(answered.status, 200);
-      const record = await recordOf(gateway, answered.requestId);
+      const record = await loggedRecord(gateway, answered.requestId);
       assert.deepEqual(record.usage, { prompt_tokens: 5, completion_tokens: 2, cached_tokens: 0, total_tokens: 7 });
       // gpt-4o: 5 × $2.50/M + 2 × $10/M = 32.5 µ$ → 33 µ$ (half-up).
       assert.equal(record.cost_usd, 0.000033);
@@ -405,7 +390,7 @@ for (const backend of STORAGE_BACKENDS) {
       fake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 3_000_000_000, completionTokens: 2 } });
       const answered = await post(gateway, '/v1/chat/completions', { authorization: `Bearer ${key}` }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
       assert.equal(answered.status, 200);
-      const record = await recordOf(gateway, answered.requestId);
+      const record = await loggedRecord(gateway, answered.requestId);
       assert.deepEqual(record.usage, { prompt_tokens: null, completion_tokens: 2, cached_tokens: 0, total_tokens: null });
       // Priced from what the provider reported: 3e9 × $2.50/M + 2 × $10/M = $7,500.00002.
       assert.equal(record.cost_usd, 7500.00002);

@@ -14,7 +14,7 @@ import {
   streamFramesOf,
   type FakeAnthropic,
 } from './fakes/anthropic.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { eventsOf, readChatStream } from './helpers/chat-streams.js';
 import { openaiClient, PDF_BASE64, PNG_BASE64, runProviderConformance } from './providers/conformance.js';
 
@@ -32,6 +32,10 @@ runProviderConformance({
   chatModel: 'claude-sonnet-4-5',
   upstreamKey: FAKE_ANTHROPIC_KEY,
   acceptsRemoteImageUrls: true,
+  notFoundMessage: 'model: claude-sonnet-4-5',
+  providerRequestId: /^req_01\w+$/,
+  providerRequestIdOnError: true,
+  takesClientRequestId: false,
 });
 
 function httpOptions(timeoutMs: number): UpstreamHttpOptions {
@@ -414,7 +418,7 @@ describe('anthropic adapter', () => {
       assert.deepEqual(completion.choices, [
         { index: 0, message: { role: 'assistant', content: 'Bonjour', refusal: null }, logprobs: null, finish_reason: 'stop' },
       ]);
-      assert.deepEqual(usage, { promptTokens: 12, completionTokens: 9, totalTokens: 21, cachedPromptTokens: 0 });
+      assert.deepEqual(usage, { promptTokens: 12, completionTokens: 9, totalTokens: 21, cachedPromptTokens: 0, cacheWritePromptTokens: 0, cacheWrite1hPromptTokens: null });
     });
 
     test('stop reasons: end_turn/stop_sequence/pause_turn → stop, max_tokens/model_context_window_exceeded → length, refusal → content_filter', async () => {
@@ -433,10 +437,11 @@ describe('anthropic adapter', () => {
       }
     });
 
-    test('cache reads and writes count as prompt tokens; cache reads are the cached tokens', async () => {
+    test('cache reads and writes count as prompt tokens; cache reads are the cached tokens, writes kept apart', async () => {
       fake.reply({ message: { usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 5 } } });
       const { completion, usage } = await chat.complete(callOf(userSays('Hi')));
-      assert.deepEqual(usage, { promptTokens: 130, completionTokens: 5, totalTokens: 135, cachedPromptTokens: 100 });
+      // The writes are kept apart too: they are priced apart.
+      assert.deepEqual(usage, { promptTokens: 130, completionTokens: 5, totalTokens: 135, cachedPromptTokens: 100, cacheWritePromptTokens: 20, cacheWrite1hPromptTokens: null });
       assert.deepEqual(completion.usage, { prompt_tokens: 130, completion_tokens: 5, total_tokens: 135, prompt_tokens_details: { cached_tokens: 100 } });
     });
 
@@ -472,7 +477,7 @@ describe('anthropic adapter', () => {
       const usages = events.filter((event) => event.type === 'usage-reported');
       assert.equal(usages.length, 1);
       const [reported] = usages as Extract<ChatStreamEvent, { type: 'usage-reported' }>[];
-      assert.deepEqual(reported!.usage, { promptTokens: 50, completionTokens: 6, totalTokens: 56, cachedPromptTokens: 30 });
+      assert.deepEqual(reported!.usage, { promptTokens: 50, completionTokens: 6, totalTokens: 56, cachedPromptTokens: 30, cacheWritePromptTokens: 0, cacheWrite1hPromptTokens: null });
       assert.deepEqual(reported!.chunk, {
         id: 'msg_01S',
         object: 'chat.completion.chunk',
@@ -538,7 +543,7 @@ describe('anthropic adapter', () => {
       const events = await eventsOf(await chat.stream(callOf(userSays('Hi'))));
       assert.equal(contentOf(events), 'Partial answer');
       const [usage, failure] = events.slice(-2);
-      assert.deepEqual(usage, { type: 'usage-reported', usage: { promptTokens: 15, completionTokens: 1, totalTokens: 16, cachedPromptTokens: 0 } });
+      assert.deepEqual(usage, { type: 'usage-reported', usage: { promptTokens: 15, completionTokens: 1, totalTokens: 16, cachedPromptTokens: 0, cacheWritePromptTokens: 0, cacheWrite1hPromptTokens: null } });
       assert.equal(failure?.type, 'stream-failed');
       assert.match((failure as { message: string }).message, /overloaded/);
       assert.equal((failure as { logDetail?: Record<string, unknown> }).logDetail?.upstreamErrorType, 'overloaded_error');
@@ -684,6 +689,32 @@ describe('anthropic through the gateway (openai SDK)', () => {
     type: 'function',
     function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
   };
+
+  test('cache writes are priced as Anthropic bills them (5-minute 1.25×, 1-hour 2× input), streamed or not', async () => {
+    fake.reply({
+      message: {
+        usage: {
+          input_tokens: 1_000,
+          cache_read_input_tokens: 2_000,
+          cache_creation_input_tokens: 3_000,
+          cache_creation: { ephemeral_5m_input_tokens: 2_000, ephemeral_1h_input_tokens: 1_000 },
+          output_tokens: 500,
+        },
+      },
+    });
+    const asked = { model, messages: [{ role: 'user' as const, content: 'Hi' }] };
+    const { response: plain } = await client.chat.completions.create(asked).withResponse();
+    const { data: stream, response: streamed } = await client.chat.completions.create({ ...asked, stream: true }).withResponse();
+    for await (const chunk of stream) assert.equal(chunk.object, 'chat.completion.chunk');
+    for (const response of [plain, streamed]) {
+      const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+      assert.equal(record.usage.prompt_tokens, 6_000);
+      assert.equal(record.usage.cached_tokens, 2_000);
+      assert.deepEqual([record.detail.cacheWriteTokens, record.detail.cacheWrite1hTokens], [3_000, 1_000]);
+      // claude-sonnet-4-5: 1,000 × $3 + 2,000 × $0.30 + 2,000 × $3.75 + 1,000 × $6 + 500 × $15 per 1M tokens
+      assert.equal(record.cost_usd, (3_000 + 600 + 7_500 + 6_000 + 7_500) / 1_000_000);
+    }
+  });
 
   test('tool calls: tools reach Anthropic with input_schema; tool_use comes back as tool_calls', async () => {
     fake.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: { city: 'Oslo' } }], stop_reason: 'tool_use' } });

@@ -97,6 +97,10 @@ runProviderConformance({
   chatModel: MODEL,
   upstreamKey: FAKE_GEMINI_KEY,
   acceptsRemoteImageUrls: false,
+  notFoundMessage: `models/${MODEL} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+  providerRequestId: /^[\w-]{22}$/,
+  providerRequestIdOnError: false,
+  takesClientRequestId: false,
 });
 
 describe('Gemini models through the gateway (openai SDK)', () => {

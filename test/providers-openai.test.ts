@@ -7,6 +7,7 @@ import { FAKE_AUDIO, FAKE_PNG_BASE64, FAKE_TRANSCRIPT, formFields, startOpenAIFa
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
 import { openaiClient, postRawStream, rejectsWith, runProviderConformance } from './providers/conformance.js';
+import { redactValue } from '../src/logs/index.js';
 import { patchJsonObject } from '../src/providers/index.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
 
@@ -26,6 +27,10 @@ runProviderConformance({
   chatModel: 'gpt-4o-mini',
   upstreamKey: UPSTREAM_KEY,
   acceptsRemoteImageUrls: true,
+  notFoundMessage: 'The model `gpt-4o-mini` does not exist or you do not have access to it.',
+  providerRequestId: /^req_fake$/,
+  providerRequestIdOnError: true,
+  takesClientRequestId: true,
 });
 
 runProviderConformance({
@@ -48,6 +53,10 @@ runProviderConformance({
   chatModel: 'llama3.2-vision',
   upstreamKey: OLLAMA_KEY,
   acceptsRemoteImageUrls: true,
+  notFoundMessage: 'model "llama3.2-vision:11b" not found, try pulling it first',
+  providerRequestId: /^req_fake$/,
+  providerRequestIdOnError: true,
+  takesClientRequestId: true,
 });
 
 const TEXT_BODY_LIMIT = 256 * 1024;
@@ -539,7 +548,10 @@ describe('OpenAI-compatible adapter through the gateway (openai SDK)', () => {
       });
       const record = await records.wait(response.headers.get('x-request-id')!);
       assert.equal(record.imageCount, 1);
-      assert.ok(!JSON.stringify(record.responsePayload).includes(FAKE_PNG_BASE64));
+      // What the log stores is the record through the one redaction: a reference, once.
+      const stored = JSON.stringify(redactValue(record.responsePayload));
+      assert.ok(!stored.includes(FAKE_PNG_BASE64));
+      assert.match(stored, /"b64_json":"\[omitted image\/png: \d+ bytes, sha256 [0-9a-f]{64}\]"/);
     });
 
     test('url images, and the default image model with its usage', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Type } from '@sinclair/typebox';
+import pino from 'pino';
 import type { RouteModule } from '../src/server/app.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -132,6 +133,8 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     assert.match(answer.headers['x-request-id'] ?? '', /^req_[0-9a-f]{32}$/);
     assert.equal(error.request_id, answer.headers['x-request-id']);
     assert.equal(answer.headers.connection, 'close');
+    // The same request fails the same way again: the SDKs must not resend it.
+    assert.equal(answer.headers['x-should-retry'], 'false');
     return { status: answer.status, error };
   }
 
@@ -146,6 +149,9 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     const cases: [string, RegExp][] = [
       ['GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Note: a\u0001b\r\n\r\n', /a header name or value holds a character HTTP does not allow/],
       ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n', /Content-Length header is not a whole number/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', /more than one Content-Length header; send exactly one/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /both Content-Length and Transfer-Encoding/],
+      ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n0\r\n\r\n', /both Content-Length and Transfer-Encoding/],
       ['FETCH! / HTTP/1.1\r\n\r\n', /not valid HTTP\/1\.1/],
     ];
     for (const [payload, message] of cases) {
@@ -169,6 +175,7 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
       assert.equal(error.code, 'invalid_body');
       assert.match(error.message, message);
       assert.equal(error.request_id, response.headers.get('x-request-id'));
+      assert.equal(response.headers.get('x-should-retry'), 'false');
     }
   });
 
@@ -179,6 +186,38 @@ describe('requests the HTTP parser refuses get the §4 body too', () => {
     assert.equal(status, 400);
     assert.equal(error.code, 'invalid_body');
     assert.match(error.message, /did not arrive in time: its headers must arrive within 2 s and all of it within 2 s/);
+  });
+});
+
+describe('a client that closes its connection mid-upload', () => {
+  test('is logged 499 from when it started, and is no error of the gateway in the process log', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const gateway = await startTestGateway({ logger });
+    try {
+      const key = await gateway.createKey({ scopes: ['model:request'] });
+      const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const sentAt = Date.now();
+      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":"gpt-4o-mini",`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const abortedAt = Date.now();
+      socket.destroy();
+      let record: { created_at: string; status: number; error_code: string; latency_ms: number } | undefined;
+      for (let attempt = 0; attempt < 200 && record === undefined; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await gateway.gateway.context.logs.writer.flush();
+        record = (await gateway.admin('GET', '/admin/v1/logs?limit=1')).body.data[0];
+      }
+      assert.ok(record !== undefined, 'the request was logged');
+      assert.deepEqual([record.status, record.error_code], [499, 'client_closed']);
+      const started = Date.parse(record.created_at);
+      assert.ok(started >= sentAt - 1000 && started < abortedAt, `started ${record.created_at}, before the abort at ${new Date(abortedAt).toISOString()}`);
+      const errors = lines.filter((line) => Number(line.level) >= 50);
+      assert.deepEqual(errors, [], 'nothing at error level');
+    } finally {
+      await gateway.close();
+    }
   });
 });
 

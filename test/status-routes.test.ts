@@ -20,7 +20,11 @@ const ENTRY_FIELDS = [
   'output_modalities', 'context_window', 'max_output_tokens', 'supports_streaming', 'capabilities', 'pricing',
 ];
 const CAPABILITY_KEYS = ['text', 'images', 'files', 'pdf', 'audio', 'tools', 'embeddings', 'image_generation'];
-const PRICING_KEYS = ['input_per_million', 'output_per_million', 'cached_input_per_million', 'image_per_unit', 'audio_per_minute', 'status', 'note'];
+/** The spec's pricing fields, then the gateway's own: cache-write prices and long-prompt tiers. */
+const PRICING_KEYS = [
+  'input_per_million', 'output_per_million', 'cached_input_per_million', 'image_per_unit', 'audio_per_minute', 'status', 'note',
+  'cache_write_per_million', 'cache_write_1h_per_million', 'tiers',
+];
 
 async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
   const response = await fetch(url, { headers });
@@ -70,14 +74,17 @@ describe('status routes', () => {
     await docs.body?.cancel();
   });
 
-  test('the documentation link follows the host the caller used, and ignores a malformed Host', async () => {
+  test('the documentation link is the listen address, whatever Host or X-Forwarded-* say', async () => {
     const port = new URL(gateway.url).port;
-    const named = await getWithHost(`${gateway.url}/`, `gateway.internal:${port}`);
-    assert.equal(named.documentation, `http://gateway.internal:${port}/docs`);
-    const malformed = await getWithHost(`${gateway.url}/`, 'evil.example/phish?x=');
-    assert.equal(malformed.documentation, `${gateway.url}/docs`, 'falls back to the address the connection reached');
-    const forwarded = await getWithHost(`${gateway.url}/`, `gateway.internal:${port}`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
-    assert.equal(forwarded.documentation, `http://gateway.internal:${port}/docs`, 'X-Forwarded-* is ignored without server.trustProxy');
+    for (const [host, headers] of [
+      ['attacker.example', {}],
+      [`gateway.internal:${port}`, {}],
+      ['evil.example/phish?x=', {}],
+      [`gateway.internal:${port}`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'attacker.example' }],
+    ] as const) {
+      const status = await getWithHost(`${gateway.url}/`, host, headers);
+      assert.equal(status.documentation, `${gateway.url}/docs`, host);
+    }
   });
 
   test('public routes answer even with a wrong key', async () => {
@@ -109,6 +116,12 @@ describe('status routes', () => {
     assert.deepEqual(services.map((entry) => entry.id), ['service-1', 'service-2', 'service-3', 'service-4', 'service-5']);
     const owners = new Set(body.available_models.map((entry) => entry.owned_by));
     for (const owner of ['openai', 'google', 'anthropic']) assert.ok(owners.has(owner), owner);
+    const pricingOf = (id: string) => body.available_models.find((entry) => entry.id === id)!.pricing!;
+    const sonnet = pricingOf('claude-sonnet-4-5');
+    assert.deepEqual([sonnet.cached_input_per_million, sonnet.cache_write_per_million, sonnet.cache_write_1h_per_million], [0.3, 3.75, 6]);
+    assert.deepEqual(pricingOf('gemini-2.5-pro').tiers, [
+      { above_prompt_tokens: 200_000, input_per_million: 2.5, output_per_million: 15, cached_input_per_million: 0.25, cache_write_per_million: null, cache_write_1h_per_million: null },
+    ]);
     const speech = body.available_models.find((entry) => entry.id === 'tts-1')!;
     assert.equal(speech.default_voice, 'alloy');
     assert.equal(speech.context_window, null);
@@ -228,7 +241,8 @@ describe('status routes with operator settings', () => {
   before(async () => {
     gateway = await startTestGateway({
       configFile: {
-        server: { trustProxy: true },
+        // A trailing slash is dropped.
+        server: { trustProxy: true, publicUrl: 'https://api.example.com/gateway/' },
         catalog: {
           defaultModel: 'claude-haiku-4-5',
           aliases: { fast: 'gemini-2.5-flash' },
@@ -262,11 +276,13 @@ describe('status routes with operator settings', () => {
     assert.equal((await client.models.retrieve('hf.co/org/model:Q4')).owned_by, 'ollama');
   });
 
-  test('behind a trusted proxy the documentation link uses the forwarded scheme and host', async () => {
-    const { body } = await getJson<StatusBody>(`${gateway.url}/`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
-    assert.equal(body.documentation, 'https://api.example.com/docs');
-    const metadata = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+  test('with server.publicUrl every generated URL uses it, even behind a trusted proxy that forwards another host', async () => {
+    const forwarded = { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'attacker.example' };
+    const { body } = await getJson<StatusBody>(`${gateway.url}/`, forwarded);
+    assert.equal(body.documentation, 'https://api.example.com/gateway/docs');
+    const metadata = await getJson<MetadataBody>(`${gateway.url}/v1/docs/metadata`, forwarded);
     const curl = metadata.body.quickstarts.find((quickstart) => quickstart.id === 'chat-curl')!;
-    assert.match(curl.code, /^curl https:\/\/api\.example\.com\/v1\/chat\/completions/);
+    assert.match(curl.code, /^curl https:\/\/api\.example\.com\/gateway\/v1\/chat\/completions/);
+    assert.equal((await getWithHost(`${gateway.url}/`, 'attacker.example')).documentation, 'https://api.example.com/gateway/docs');
   });
 });

@@ -23,7 +23,8 @@ type Loose = any;
 
 const FALLBACK = 'Let us work through it together. What have you tried?';
 const ENCRYPTION_KEY = Buffer.alloc(32, 7);
-const keyring = new Keyring(ENCRYPTION_KEY);
+/** Values of the test keys' project (createKey's default). */
+const keyring = new Keyring(ENCRYPTION_KEY).forProject('default');
 
 type Script = (call: ChatCall, index: number) => ScriptedAnswer;
 const scripts: { draft: Script; verify: Script } = { draft: () => completion('A hint.'), verify: () => verdict(true, 'ok') };
@@ -392,6 +393,16 @@ describe('POST /v1/vetting/full', () => {
     });
     assert.equal(record.mode, 'vetting');
     assert.equal(record.requestedModel, 'tutor-text');
+  });
+
+  test('an enc:: prompt made with a key of another project is the same 400 as a tampered one, before any provider call', async () => {
+    const foreign = new Keyring(ENCRYPTION_KEY).forProject('another-project').encrypt('You are Ada, a calm geography tutor.');
+    const own = keyring.encrypt('You are Ada, a calm geography tutor.');
+    const tampered = `${own.slice(0, -4)}${own.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    const refused = await expectRejected('/v1/vetting/full', fullBody({ prompts: { chatSystemPrompt: foreign } }), { code: 'invalid_body', param: 'prompts.chatSystemPrompt' });
+    const altered = await expectRejected('/v1/vetting/full', fullBody({ prompts: { chatSystemPrompt: tampered } }), { code: 'invalid_body', param: 'prompts.chatSystemPrompt' });
+    assert.equal(refused.message, altered.message);
+    await expectRejected('/v1/chat/vetting', { messages: [{ role: 'system', content: foreign }, { role: 'user', content: 'hi' }] }, { code: 'invalid_body', param: 'messages[0].content' });
   });
 
   test('fields required in vetting mode are a 400 naming them', async () => {

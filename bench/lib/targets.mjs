@@ -50,7 +50,7 @@ export async function startMinimalGateway(root, bench, upstreamBase, nodeArgs = 
 }
 
 /** A fresh PostgreSQL database (dropped by `drop`), so runs never see each other's rows. */
-async function createDatabase(serverUrl) {
+export async function createDatabase(serverUrl) {
   const name = `modelgate_bench_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

@@ -5,6 +5,7 @@ export { assertAgentAccess, ownerOf } from './access.js';
 export { RunTracker } from './agent-runner.js';
 export type { RunTarget } from './agent-runner.js';
 export { SLUG_PATTERN } from './store/agent-store.js';
+export { ConversationStore } from './store/conversation-store.js';
 export type { AgentRow } from './store/agent-store.js';
 export { withAssetReferences } from './media/payload.js';
 export type { AgentRunResponse } from './run-response.js';

@@ -31,6 +31,17 @@ export interface ResolveOptions {
 
 const SERVICE_ALIAS_OWNER = 'modelgate';
 
+/** Tiers must rise: the price of a prompt size would otherwise depend on their order. */
+function checkTiers(tiers: readonly { above_prompt_tokens: number }[], setting: string): void {
+  for (let index = 1; index < tiers.length; index += 1) {
+    if (tiers[index]!.above_prompt_tokens <= tiers[index - 1]!.above_prompt_tokens) {
+      throw new ConfigError(
+        `${setting}[${index}].above_prompt_tokens: ${tiers[index]!.above_prompt_tokens} is not above the tier before it (${tiers[index - 1]!.above_prompt_tokens}); list tiers by above_prompt_tokens ascending`,
+      );
+    }
+  }
+}
+
 function applyOverride(base: ModelSpec | undefined, override: ModelOverride, defaults: { provider: string; ownedBy: string }): ModelSpec {
   const spec: ModelSpec = base ?? {
     id: override.id,
@@ -96,6 +107,7 @@ export class Catalog {
             `${setting}[${index}].provider: "${override.provider}" is not a provider of this gateway; name one of ${[...this.providerNames].join(', ')}`,
           );
         }
+        checkTiers(override.pricing?.tiers ?? [], `${setting}[${index}].pricing.tiers`);
         if (override.disabled === true) {
           specs.delete(override.id);
           this.disabledIds.add(override.id);

@@ -1,10 +1,10 @@
 import type { CatalogData, SafePrefix } from './catalog.js';
 import type { ModelSpec } from './model-spec.js';
-import type { ModelMode, ModelPricing, PricingStatus } from './types.js';
+import type { ModelMode, ModelPricing, PricingStatus, TokenPrices } from './types.js';
 
 /*
  * The shipped catalog (decisions §3): public list prices in USD, as the vendors' pricing
- * pages gave them in late 2025. `status` says how sure each price is; docs/catalog.md
+ * pages give them (checked November 2026), cache writes and long-prompt tiers included. `status` says how sure each price is; docs/catalog.md
  * explains the statuses. Operators correct or extend any entry in modelgate.yaml.
  */
 
@@ -19,8 +19,11 @@ function price(units: Partial<ModelPricing>, extras: PriceExtras): ModelPricing 
     input_per_million: null,
     output_per_million: null,
     cached_input_per_million: null,
+    cache_write_per_million: null,
+    cache_write_1h_per_million: null,
     image_per_unit: null,
     audio_per_minute: null,
+    tiers: [],
     ...units,
     status: extras.status ?? 'documented',
     note: extras.note ?? null,
@@ -29,6 +32,30 @@ function price(units: Partial<ModelPricing>, extras: PriceExtras): ModelPricing 
 
 function perToken(input: number, output: number | null, cachedInput: number | null, extras: PriceExtras = {}): ModelPricing {
   return price({ input_per_million: input, output_per_million: output, cached_input_per_million: cachedInput }, extras);
+}
+
+/** Per-token prices of one prompt size: input, output and cache reads, plus cache writes where the vendor bills them apart. */
+interface TokenPriceList {
+  input: number;
+  output: number;
+  cachedInput: number;
+  cacheWrite?: number;
+  cacheWrite1h?: number;
+}
+
+function tokenPrices(list: TokenPriceList): TokenPrices {
+  return {
+    input_per_million: list.input,
+    output_per_million: list.output,
+    cached_input_per_million: list.cachedInput,
+    cache_write_per_million: list.cacheWrite ?? null,
+    cache_write_1h_per_million: list.cacheWrite1h ?? null,
+  };
+}
+
+/** Per-token prices that change with the prompt size: `base` up to `threshold` prompt tokens, `long` above. */
+function perTokenByPromptSize(base: TokenPriceList, threshold: number, long: TokenPriceList, extras: PriceExtras = {}): ModelPricing {
+  return price({ ...tokenPrices(base), tiers: [{ above_prompt_tokens: threshold, ...tokenPrices(long) }] }, extras);
 }
 
 function perImage(imagePrice: number, extras: PriceExtras): ModelPricing {
@@ -109,7 +136,7 @@ function nonChat(
   };
 }
 
-const GEMINI_LONG_PROMPT = 'Price for prompts up to 200k tokens; longer prompts cost';
+const GEMINI_CACHE_NOTE = 'Context caching also bills storage per hour, which is not per request and not in request costs.';
 
 const OPENAI_MODELS: ModelSpec[] = [
   chat('openai', 'gpt-4o', {
@@ -217,7 +244,7 @@ const GOOGLE_MODELS: ModelSpec[] = [
   chat('google', 'gemini-2.5-pro', {
     description: 'Gemini 2.5 Pro: thinking model for complex reasoning and coding, 1M-token multimodal context.',
     intelligence: 'Higher', speed: 'Medium', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 65_536,
-    pricing: perToken(1.25, 10, 0.125, { status: 'short_context', note: `${GEMINI_LONG_PROMPT} $2.50 input / $15 output per 1M tokens.` }),
+    pricing: perTokenByPromptSize({ input: 1.25, output: 10, cachedInput: 0.125 }, 200_000, { input: 2.5, output: 15, cachedInput: 0.25 }, { note: GEMINI_CACHE_NOTE }),
   }),
   chat('google', 'gemini-2.5-flash', {
     description: 'Gemini 2.5 Flash: fast thinking model with the best price-performance, 1M-token context.',
@@ -242,7 +269,7 @@ const GOOGLE_MODELS: ModelSpec[] = [
   chat('google', 'gemini-3-pro-preview', {
     description: 'Gemini 3 Pro (preview): most capable Gemini model for reasoning and agentic coding.',
     intelligence: 'Higher', speed: 'Medium', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 65_536,
-    pricing: perToken(2, 12, 0.2, { status: 'short_context', note: `Preview pricing. ${GEMINI_LONG_PROMPT} $4 input / $18 output per 1M tokens.` }),
+    pricing: perTokenByPromptSize({ input: 2, output: 12, cachedInput: 0.2 }, 200_000, { input: 4, output: 18, cachedInput: 0.4 }, { note: `Preview pricing. ${GEMINI_CACHE_NOTE}` }),
   }),
   nonChat('google', 'gemini-embedding-001', 'embedding', {
     description: 'Gemini text embedding model (up to 3072 dimensions).', speed: 'Fast',
@@ -262,38 +289,51 @@ const GOOGLE_MODELS: ModelSpec[] = [
   }),
 ];
 
-const CLAUDE_CACHE_NOTE = 'Cached input is the cache-hit price; cache writes cost 1.25x input (5-minute cache).';
+/*
+ * Claude prices as Anthropic's pricing page lists them: cache hits 0.1× input, 5-minute cache
+ * writes 1.25× and 1-hour writes 2×. Sonnet 4 and 4.5 with the 1M-token context (beta) cost
+ * more for prompts over 200k tokens, cache prices scaled alike.
+ */
+const CLAUDE_SONNET_4: ModelPricing = perTokenByPromptSize(
+  { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75, cacheWrite1h: 6 },
+  200_000,
+  { input: 6, output: 22.5, cachedInput: 0.6, cacheWrite: 7.5, cacheWrite1h: 12 },
+);
+
+function claude(list: TokenPriceList): ModelPricing {
+  return price(tokenPrices(list), {});
+}
 
 const ANTHROPIC_MODELS: ModelSpec[] = [
   chat('anthropic', 'claude-sonnet-4-5', {
     description: 'Claude Sonnet 4.5: best Claude model for complex agents and coding.',
     intelligence: 'Higher', speed: 'Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
-    pricing: perToken(3, 15, 0.3, { note: CLAUDE_CACHE_NOTE }),
+    pricing: CLAUDE_SONNET_4,
   }),
   chat('anthropic', 'claude-haiku-4-5', {
     description: 'Claude Haiku 4.5: fastest Claude model with near-frontier intelligence.',
     intelligence: 'High', speed: 'Very Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
-    pricing: perToken(1, 5, 0.1, { note: CLAUDE_CACHE_NOTE }),
+    pricing: claude({ input: 1, output: 5, cachedInput: 0.1, cacheWrite: 1.25, cacheWrite1h: 2 }),
   }),
   chat('anthropic', 'claude-opus-4-5', {
     description: 'Claude Opus 4.5: most intelligent Claude model for demanding reasoning.',
     intelligence: 'Higher', speed: 'Medium', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
-    pricing: perToken(5, 25, 0.5, { note: CLAUDE_CACHE_NOTE }),
+    pricing: claude({ input: 5, output: 25, cachedInput: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 }),
   }),
   chat('anthropic', 'claude-opus-4-1', {
     description: 'Claude Opus 4.1: previous-generation Opus for specialised reasoning.',
     intelligence: 'Higher', speed: 'Medium', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 32_000,
-    pricing: perToken(15, 75, 1.5, { note: CLAUDE_CACHE_NOTE }),
+    pricing: claude({ input: 15, output: 75, cachedInput: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 }),
   }),
   chat('anthropic', 'claude-sonnet-4-20250514', {
     description: 'Claude Sonnet 4: previous-generation Sonnet, balanced speed and intelligence.',
     intelligence: 'High', speed: 'Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
-    pricing: perToken(3, 15, 0.3, { note: CLAUDE_CACHE_NOTE }),
+    pricing: CLAUDE_SONNET_4,
   }),
   chat('anthropic', 'claude-3-5-haiku-20241022', {
     description: 'Claude Haiku 3.5: legacy fast Claude model.',
     intelligence: 'Average', speed: 'Very Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 8_192,
-    pricing: perToken(0.8, 4, 0.08, { note: CLAUDE_CACHE_NOTE }),
+    pricing: claude({ input: 0.8, output: 4, cachedInput: 0.08, cacheWrite: 1, cacheWrite1h: 1.6 }),
   }),
 ];
 

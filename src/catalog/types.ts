@@ -4,14 +4,33 @@ export type { ModelMode };
 
 export type PricingStatus = 'documented' | 'short_context' | 'docs_inferred' | 'starts_at';
 
-export interface ModelPricing {
+/**
+ * The per-token prices of a prompt size: the pricing object's own (its first seven fields are
+ * the spec's), or a tier's. USD per 1M tokens; null as documented in docs/catalog.md.
+ */
+export interface TokenPrices {
   input_per_million: number | null;
   output_per_million: number | null;
+  /** Prompt tokens read from the provider's cache; null: the input price. */
   cached_input_per_million: number | null;
+  /** Prompt tokens written to the provider's cache (Anthropic: 5-minute entries, 1.25× input); null: the input price. */
+  cache_write_per_million: number | null;
+  /** Prompt tokens written to a 1-hour cache entry (Anthropic: 2× input); null: the 5-minute write price. */
+  cache_write_1h_per_million: number | null;
+}
+
+/** Prices that replace the token prices when the prompt has more than `above_prompt_tokens` tokens (Gemini Pro above 200k). */
+export interface PriceTier extends TokenPrices {
+  above_prompt_tokens: number;
+}
+
+export interface ModelPricing extends TokenPrices {
   image_per_unit: number | null;
   audio_per_minute: number | null;
   status: PricingStatus;
   note: string | null;
+  /** Long-prompt prices, by `above_prompt_tokens` ascending; empty when one price holds for every prompt size. */
+  tiers: PriceTier[];
 }
 
 export interface ModelCapabilities {

@@ -78,6 +78,7 @@ function printLogRecord(record: LogDetailView): void {
     ['key', orDash(record.fingerprint)],
     ['project', orDash(record.project_id)],
     ['model', `${orDash(record.requested_model)} → ${orDash(record.resolved_model)} (${orDash(record.provider)})`],
+    ['provider request id', orDash(record.provider_request_id)],
     ['status', record.error_code === null ? String(record.status) : `${record.status} ${record.error_code}`],
     ['latency ms', `${record.latency_ms} (upstream ${orDash(record.upstream_latency_ms)})`],
     ['streaming', String(record.streaming)],

@@ -16,6 +16,7 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_HOST'], path: 'server.host', kind: 'string' },
   { variables: ['MODELGATE_PORT', 'PORT'], path: 'server.port', kind: 'integer' },
   { variables: ['MODELGATE_WORKERS'], path: 'server.workers', kind: 'integer' },
+  { variables: ['MODELGATE_PUBLIC_URL'], path: 'server.publicUrl', kind: 'string' },
   { variables: ['MODELGATE_LOG_LEVEL'], path: 'server.logLevel', kind: 'string' },
   { variables: ['MODELGATE_DATA_DIR'], path: 'dataDir', kind: 'string' },
   { variables: ['DATABASE_URL'], path: 'databaseUrl', kind: 'string' },

@@ -127,6 +127,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   assertProviderNamesUnique(config);
   config.dataDir = resolve(cwd, config.dataDir);
+  if (config.server.publicUrl !== undefined) config.server.publicUrl = config.server.publicUrl.replace(/\/+$/, '');
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
     throw new ConfigError(
       'invalid setting encryptionKey: MODELGATE_ENCRYPTION_KEY is required with DATABASE_URL (every instance must share one key)',

@@ -22,18 +22,36 @@ export function timerDelay(ms: number): number {
 const Milliseconds = (def: number, description: string, minimum = 1) =>
   Type.Integer({ minimum, maximum: MAX_TIMER_MS, default: def, description });
 
+const Price = () => Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null });
+
+/** Per-token prices, of the pricing object and of each tier (docs/catalog.md, Pricing). */
+const TOKEN_PRICES = {
+  input_per_million: Price(),
+  output_per_million: Price(),
+  cached_input_per_million: Price(),
+  cache_write_per_million: Price(),
+  cache_write_1h_per_million: Price(),
+};
+
+const PriceTierSchema = Type.Object(
+  {
+    above_prompt_tokens: Type.Integer({ minimum: 1, description: 'the tier applies to prompts of more tokens than this' }),
+    ...TOKEN_PRICES,
+  },
+  { additionalProperties: false },
+);
+
 const ModelPricingSchema = Type.Object(
   {
-    input_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
-    output_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
-    cached_input_per_million: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
-    image_per_unit: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
-    audio_per_minute: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null }),
+    ...TOKEN_PRICES,
+    image_per_unit: Price(),
+    audio_per_minute: Price(),
     status: Type.Union(
       [Type.Literal('documented'), Type.Literal('short_context'), Type.Literal('docs_inferred'), Type.Literal('starts_at')],
       { default: 'documented' },
     ),
     note: Type.Union([Type.String(), Type.Null()], { default: null }),
+    tiers: Type.Array(PriceTierSchema, { default: [], description: 'long-prompt prices, by above_prompt_tokens ascending' }),
   },
   { additionalProperties: false },
 );
@@ -101,6 +119,12 @@ export const ConfigSchema = Type.Object(
         requestTimeoutMs: Milliseconds(300_000, 'longest time to receive a whole request from a client; 0 = no limit', 0),
         clientStallTimeoutMs: Milliseconds(60_000, 'longest a client may leave a response unread (bytes waiting, none taken) before its connection is closed'),
         trustProxy: Type.Boolean({ default: false }),
+        publicUrl: Type.Optional(
+          Type.String({
+            pattern: '^https?://[^\\s/?#@]+(/[^\\s?#]*)?$',
+            description: 'the base URL clients reach the gateway at (http or https, host, optional path; no query or credentials)',
+          }),
+        ),
         logLevel: Type.Union(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
           { default: 'info' },

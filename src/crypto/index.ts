@@ -1,1 +1,2 @@
 export { Keyring, keyIdOf, isEncryptedValue, ENCRYPTED_PREFIX } from './keyring.js';
+export type { ProjectKeyring } from './keyring.js';

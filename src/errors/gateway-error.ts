@@ -42,36 +42,44 @@ export type ErrorType =
 interface ErrorClass {
   readonly status: number;
   readonly type: ErrorType;
+  /**
+   * Whether sending the same request again may succeed, unless the place that raises the
+   * error knows better (a provider_error for a refused credential does not cure itself).
+   * Sent as `x-should-retry`, which the official OpenAI and Anthropic SDKs obey over their
+   * own status rules: without it they retry every 409, 429 and 5xx, a daily cap that resets
+   * in hours too.
+   */
+  readonly retryable: boolean;
 }
 
 const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
-  model_not_found: { status: 400, type: 'invalid_request_error' },
-  model_mode_mismatch: { status: 400, type: 'invalid_request_error' },
-  unsupported_input_modality: { status: 400, type: 'invalid_request_error' },
-  invalid_image_url: { status: 400, type: 'invalid_request_error' },
-  invalid_agent_graph: { status: 400, type: 'invalid_request_error' },
-  invalid_body: { status: 400, type: 'invalid_request_error' },
-  missing_api_key: { status: 401, type: 'authentication_error' },
-  invalid_api_key: { status: 401, type: 'authentication_error' },
-  key_paused: { status: 403, type: 'permission_error' },
-  key_revoked: { status: 403, type: 'permission_error' },
-  insufficient_scope: { status: 403, type: 'permission_error' },
-  model_not_allowed: { status: 403, type: 'permission_error' },
-  agent_access_denied: { status: 403, type: 'permission_error' },
-  agent_not_found: { status: 404, type: 'invalid_request_error' },
-  agent_conversation_error: { status: 404, type: 'invalid_request_error' },
-  not_found: { status: 404, type: 'invalid_request_error' },
-  conflict: { status: 409, type: 'invalid_request_error' },
-  request_too_large: { status: 413, type: 'invalid_request_error' },
-  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
-  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
-  daily_token_cap_exceeded: { status: 429, type: 'rate_limit_error' },
-  monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error' },
-  provider_error: { status: 502, type: 'api_error' },
-  provider_timeout: { status: 504, type: 'api_error' },
-  shutting_down: { status: 503, type: 'api_error' },
-  storage_unavailable: { status: 503, type: 'api_error' },
-  internal_error: { status: 500, type: 'api_error' },
+  model_not_found: { status: 400, type: 'invalid_request_error', retryable: false },
+  model_mode_mismatch: { status: 400, type: 'invalid_request_error', retryable: false },
+  unsupported_input_modality: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_image_url: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_agent_graph: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_body: { status: 400, type: 'invalid_request_error', retryable: false },
+  missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  key_paused: { status: 403, type: 'permission_error', retryable: false },
+  key_revoked: { status: 403, type: 'permission_error', retryable: false },
+  insufficient_scope: { status: 403, type: 'permission_error', retryable: false },
+  model_not_allowed: { status: 403, type: 'permission_error', retryable: false },
+  agent_access_denied: { status: 403, type: 'permission_error', retryable: false },
+  agent_not_found: { status: 404, type: 'invalid_request_error', retryable: false },
+  agent_conversation_error: { status: 404, type: 'invalid_request_error', retryable: false },
+  not_found: { status: 404, type: 'invalid_request_error', retryable: false },
+  conflict: { status: 409, type: 'invalid_request_error', retryable: true },
+  request_too_large: { status: 413, type: 'invalid_request_error', retryable: false },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', retryable: false },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: true },
+  daily_token_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
+  monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
+  provider_error: { status: 502, type: 'api_error', retryable: true },
+  provider_timeout: { status: 504, type: 'api_error', retryable: true },
+  shutting_down: { status: 503, type: 'api_error', retryable: true },
+  storage_unavailable: { status: 503, type: 'api_error', retryable: true },
+  internal_error: { status: 500, type: 'api_error', retryable: true },
 };
 
 export interface GatewayErrorOptions {
@@ -79,6 +87,8 @@ export interface GatewayErrorOptions {
   param?: string | null;
   /** Seconds for a `Retry-After` header (429s, 503s). */
   retryAfterSeconds?: number;
+  /** Overrides the code's default retryability (see ErrorClass.retryable). */
+  retryable?: boolean;
   /** Extra response headers the error carries (rate-limit headers). */
   headers?: Record<string, string>;
   /** Detail kept for the log and the admin API only, never sent to the caller. */
@@ -92,6 +102,8 @@ export class GatewayError extends Error {
   readonly type: ErrorType;
   readonly param: string | null;
   readonly retryAfterSeconds: number | undefined;
+  /** Whether the caller may send the same request again with a chance of success (`x-should-retry`). */
+  readonly retryable: boolean;
   readonly headers: Record<string, string> | undefined;
   readonly logDetail: Record<string, unknown> | undefined;
 
@@ -104,6 +116,7 @@ export class GatewayError extends Error {
     this.type = errorClass.type;
     this.param = options.param ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.retryable = options.retryable ?? errorClass.retryable;
     this.headers = options.headers;
     this.logDetail = options.logDetail;
   }
@@ -123,6 +136,9 @@ export interface ErrorBody {
 export function statusOf(code: ErrorCode): number {
   return ERROR_CLASSES[code].status;
 }
+
+/** Every code of the closed union, in the order of the table (docs are checked against it). */
+export const ERROR_CODES = Object.keys(ERROR_CLASSES) as readonly ErrorCode[];
 
 export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;

@@ -1,4 +1,4 @@
-export { SCOPES } from './types.js';
+export { SCOPES, projectOf } from './types.js';
 export type { Scope, KeyStatus, KeyLimits, ApiKeyView, Principal } from './types.js';
 export { KeyStore, toKeyView } from './key-store.js';
 export type { KeyRow, NewKey, KeyChanges } from './key-store.js';

@@ -140,5 +140,5 @@ function nextVersion(): RawBuilder<number> {
 }
 
 function revokedIsFinal(id: string): GatewayError {
-  return new GatewayError('conflict', `The key "${id}" is revoked, and revocation is final; it can no longer change. Create a new key instead.`);
+  return new GatewayError('conflict', `The key "${id}" is revoked, and revocation is final; it can no longer change. Create a new key instead.`, { retryable: false });
 }

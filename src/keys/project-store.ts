@@ -42,6 +42,7 @@ export class ProjectStore {
       throw new GatewayError(
         'conflict',
         taken !== undefined ? `A project with id "${id}" already exists.` : `Another project is already named "${name}"; choose another name.`,
+        { retryable: false },
       );
     }
     return row;
@@ -59,6 +60,7 @@ export class ProjectStore {
       throw new GatewayError(
         'conflict',
         `There is no project "${id}", and it cannot be created because another project is named "${id}". Use that project's id.`,
+        { retryable: false },
       );
     }
   }

@@ -14,7 +14,7 @@ export function nextStatus(current: KeyStatus, action: KeyAction): KeyStatus {
   const transition = TRANSITIONS[action];
   if (transition.from.includes(current)) return transition.to;
   if (current === 'revoked') {
-    throw new GatewayError('conflict', `Cannot ${action} this key: it is revoked, and revocation is final. Create a new key instead.`);
+    throw new GatewayError('conflict', `Cannot ${action} this key: it is revoked, and revocation is final. Create a new key instead.`, { retryable: false });
   }
-  throw new GatewayError('conflict', `Cannot ${action} this key: it is already ${transition.to}.`);
+  throw new GatewayError('conflict', `Cannot ${action} this key: it is already ${transition.to}.`, { retryable: false });
 }

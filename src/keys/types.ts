@@ -40,3 +40,12 @@ export type Principal =
       allowedModels: ReadonlySet<string> | null;
     }
   | { kind: 'anonymous'; fingerprint: 'anonymous' };
+
+/**
+ * The project a caller's `enc::` values are bound to: its key's. Keyless callers of the
+ * migration window belong to no project (`''`): their values open for no key, and no key's
+ * values open for them.
+ */
+export function projectOf(principal: Principal): string {
+  return principal.kind === 'key' ? principal.projectId : '';
+}

@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../catalog/index.js';
+import { tokenPricesFor, type ModelPricing } from '../catalog/index.js';
 import type { UsageEstimate } from './types.js';
 
 /** Reply budget assumed when the caller sets no max_tokens. */
@@ -7,13 +7,15 @@ export const ASSUMED_REPLY_TOKENS = 1024;
 /**
  * What a token-priced call is expected to use: the prompt at ≈ 4 bytes a token, plus the
  * reply budget (max_tokens, or the assumed one) of each of `choices` replies, priced with the
- * model's catalog prices (null when it has none).
+ * model's catalog prices for that prompt size (null when it has none).
  */
 export function estimateTokens(pricing: ModelPricing | null, promptBytes: number, replyTokens: number | null, choices = 1): UsageEstimate {
   const prompt = Math.ceil(Math.max(0, promptBytes) / 4);
   const reply = (replyTokens ?? ASSUMED_REPLY_TOKENS) * choices;
-  const input = pricing?.input_per_million ?? null;
-  const output = pricing?.output_per_million ?? null;
+  // A long prompt reserves at its tier's prices.
+  const prices = pricing === null ? null : tokenPricesFor(pricing, prompt);
+  const input = prices?.input_per_million ?? null;
+  const output = prices?.output_per_million ?? null;
   const costUsd = input === null ? null : (prompt * input + reply * (output ?? 0)) / 1_000_000;
   return { tokens: prompt + reply, costUsd };
 }

@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../catalog/index.js';
+import { tokenPricesFor, type ModelPricing } from '../catalog/index.js';
 import type { TokenUsage } from '../providers/index.js';
 
 export interface CostInput {
@@ -42,18 +42,36 @@ function tokensAt(tokens: number, perMillion: number | null): bigint | null {
   return perMillion === null ? null : BigInt(tokens) * picoPerToken(perMillion);
 }
 
-/** Pico-USD of the tokens, or null when a token count has no price to apply. */
+/**
+ * Pico-USD of the tokens, or null when a token count has no price to apply. The prompt is
+ * split into tokens read from the cache, written to it (1-hour entries apart) and the rest;
+ * the prices are those of the prompt's size (a tier, for a long prompt).
+ */
 function tokenCost(pricing: ModelPricing, usage: TokenUsage): bigint | null {
+  const prices = tokenPricesFor(pricing, usage.promptTokens);
+  const input = prices.input_per_million;
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
-  const input = tokensAt(usage.promptTokens - cached, pricing.input_per_million);
-  const cachedInput = tokensAt(cached, pricing.cached_input_per_million ?? pricing.input_per_million);
-  const output = tokensAt(usage.completionTokens, pricing.output_per_million);
-  return input === null || cachedInput === null || output === null ? null : input + cachedInput + output;
+  const written = Math.min(usage.cacheWritePromptTokens ?? 0, usage.promptTokens - cached);
+  const writtenForAnHour = Math.min(usage.cacheWrite1hPromptTokens ?? 0, written);
+  const cacheWrite = prices.cache_write_per_million ?? input;
+  const parts = [
+    tokensAt(usage.promptTokens - cached - written, input),
+    tokensAt(cached, prices.cached_input_per_million ?? input),
+    tokensAt(written - writtenForAnHour, cacheWrite),
+    tokensAt(writtenForAnHour, prices.cache_write_1h_per_million ?? cacheWrite),
+    tokensAt(usage.completionTokens, prices.output_per_million),
+  ];
+  let sum = 0n;
+  for (const part of parts) {
+    if (part === null) return null;
+    sum += part;
+  }
+  return sum;
 }
 
 /**
- * The cost of one request from the catalog's pricing: input, cached input and output
- * tokens; images per unit; audio per minute only with a known duration. Parts that were used
+ * The cost of one request from the catalog's pricing: input, cached input, cache-write and
+ * output tokens at the prices of the prompt's size; images per unit; audio per minute only with a known duration. Parts that were used
  * but have no price are left out; when nothing used could be priced the cost is null.
  */
 export function computeCost(input: CostInput): Cost {

@@ -10,7 +10,7 @@ export type { LogSummaryRow, RefusedLogRow, StoredLogRow, UsageRow } from './log
 export { LogWriter } from './log-writer.js';
 export type { LogSink, LogWriterEvents, LogWriterOptions } from './log-writer.js';
 export { RetentionJob, RETENTION_DEFAULTS } from './retention-job.js';
-export type { RetentionOptions } from './retention-job.js';
+export type { RetentionOptions, RetentionStore } from './retention-job.js';
 export { toDetailView, toSummaryView, toUsageView } from './log-view.js';
 export type { LogDetailView, LogSummaryView, UsageView } from './log-view.js';
 export {

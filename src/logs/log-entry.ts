@@ -19,6 +19,8 @@ export interface FinishedRequest {
   status: number;
   latencyMs: number;
   cost: Cost;
+  /** The providers' own ids of the request's calls, in call order. */
+  providerRequestIds?: readonly string[] | undefined;
 }
 
 export interface LogEntryOptions {
@@ -90,6 +92,21 @@ function storedCount(count: number | null | undefined): number | null {
   return count === undefined || count === null || count > MAX_STORED_COUNT ? null : count;
 }
 
+/** Longest list of provider ids a row keeps (an agent run may make many calls). */
+const MAX_PROVIDER_IDS_CHARACTERS = 1000;
+
+function storedProviderRequestIds(ids: readonly string[] | undefined): string | null {
+  if (ids === undefined || ids.length === 0) return null;
+  return storedName(ids.join(' ').slice(0, MAX_PROVIDER_IDS_CHARACTERS).replaceAll('\0', '\uFFFD'));
+}
+
+/** Prompt tokens written to the provider's cache, when it reported any: they explain a cost above the input price. */
+function cacheWritesOf(usage: RequestRecord['usage']): Record<string, number> {
+  const written = usage?.cacheWritePromptTokens ?? 0;
+  if (written === 0) return {};
+  return { cacheWriteTokens: written, cacheWrite1hTokens: usage?.cacheWrite1hPromptTokens ?? 0 };
+}
+
 function storedObject(value: Record<string, unknown> | null): string | null {
   if (value === null || Object.keys(value).length === 0) return null;
   return toJson(redactValue(value));
@@ -103,7 +120,7 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
   const { record, caller, cost } = finished;
   const usage = record.usage;
   const opaque = isUtility(record);
-  const detail = { ...record.logDetail, ...(record.extra === null ? {} : { extra: record.extra }) };
+  const detail = { ...record.logDetail, ...cacheWritesOf(usage), ...(record.extra === null ? {} : { extra: record.extra }) };
   return {
     request_id: record.requestId,
     started_at: record.startedAt,
@@ -131,6 +148,7 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     cost_micro_usd: cost.microUsd,
     cost_flag: cost.startingPrice ? 'starting_price' : null,
     media: record.media === null ? null : toJson(redactValue(record.media)),
+    provider_request_id: storedProviderRequestIds(finished.providerRequestIds),
     request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
     response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
     detail: storedObject(detail),

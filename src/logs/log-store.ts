@@ -54,6 +54,7 @@ const SUMMARY_COLUMNS = [
   'cost_micro_usd',
   'cost_flag',
   'media',
+  'provider_request_id',
 ] as const;
 
 type LogQuery<O> = SelectQueryBuilder<Database, 'request_logs', O>;
@@ -124,6 +125,7 @@ function insertValues(row: RequestLogRow): unknown[] {
     row.cost_micro_usd ?? null,
     row.cost_flag ?? null,
     row.media ?? null,
+    row.provider_request_id ?? null,
     row.request_payload ?? null,
     row.response_payload ?? null,
     row.detail ?? null,

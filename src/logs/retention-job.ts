@@ -12,6 +12,8 @@ export interface RetentionOptions {
   /** Time between runs; the first run starts after `firstRunDelayMs`. */
   intervalMs: number;
   firstRunDelayMs: number;
+  /** What the rows are, for the process log (default: request log rows). */
+  rows?: string;
 }
 
 export const RETENTION_DEFAULTS = { batchSize: 1000, intervalMs: 3_600_000, firstRunDelayMs: 60_000 } as const;
@@ -19,7 +21,7 @@ export const RETENTION_DEFAULTS = { batchSize: 1000, intervalMs: 3_600_000, firs
 const DAY_MS = 86_400_000;
 
 /**
- * Deletes expired request-log rows in the background, in bounded batches with a pause
+ * Deletes expired rows (the request log's, agent history's) in the background, in bounded batches with a pause
  * between them, so a large backlog never holds a long lock or blocks the event loop.
  * Several instances may run it at once: each batch deletes what is still there.
  */
@@ -55,6 +57,10 @@ export class RetentionJob {
     return this.running;
   }
 
+  private get rows(): string {
+    return this.options.rows ?? 'request log rows';
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
@@ -73,9 +79,9 @@ export class RetentionJob {
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
-      this.logger.error({ err: error }, 'deleting expired request log rows failed; the next run retries');
+      this.logger.error({ err: error }, `deleting expired ${this.rows} failed; the next run retries`);
     }
-    if (total > 0) this.logger.info({ deleted: total, retentionDays: this.options.retentionDays }, 'expired request log rows deleted');
+    if (total > 0) this.logger.info({ deleted: total, retentionDays: this.options.retentionDays }, `expired ${this.rows} deleted`);
     return total;
   }
 }

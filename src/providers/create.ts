@@ -2,6 +2,7 @@ import type { GatewayConfig } from '../config/index.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createGeminiProvider } from './gemini/index.js';
 import { createOpenAICompatibleProvider } from './openai/index.js';
+import type { ProviderRequestIds } from './shared/provider-request-ids.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { Provider } from './types.js';
 
@@ -9,11 +10,12 @@ import type { Provider } from './types.js';
  * Builds every provider the config declares. All of them share ONE pooled keep-alive
  * dispatcher, so connections to each upstream origin are reused across requests.
  */
-export function createProviders(config: GatewayConfig): Provider[] {
+export function createProviders(config: GatewayConfig, providerRequestIds: ProviderRequestIds): Provider[] {
   const http: UpstreamHttpOptions = {
     dispatcher: createUpstreamDispatcher(config.upstream),
     timeoutMs: config.upstream.timeoutMs,
     streamIdleTimeoutMs: config.upstream.streamIdleTimeoutMs,
+    providerRequestIds,
   };
   const { openai, compatible } = config.providers;
   return [

@@ -20,6 +20,13 @@ export interface TokenUsage {
   totalTokens: number;
   /** Prompt tokens served from the provider's cache, when reported. */
   cachedPromptTokens: number | null;
+  /**
+   * Prompt tokens written to the provider's cache by this call (Anthropic's
+   * `cache_creation_input_tokens`), part of promptTokens; absent or null when not reported.
+   */
+  cacheWritePromptTokens?: number | null;
+  /** Of cacheWritePromptTokens, those written to 1-hour cache entries (priced apart from 5-minute ones). */
+  cacheWrite1hPromptTokens?: number | null;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
+import { ConversationStore } from '../agents/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
-import { LogStore, LogWriter, RETENTION_DEFAULTS, RetentionJob } from '../logs/index.js';
+import { LogStore, LogWriter, RETENTION_DEFAULTS, RetentionJob, type RetentionStore } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
 import type { Storage } from '../storage/index.js';
 
@@ -12,7 +13,7 @@ export interface Accounting {
 }
 
 /**
- * The request log (store, background writer, retention job), the limiter (seeded from the
+ * The request log (store, background writer, retention job, which agent history shares), the limiter (seeded from the
  * log, or Redis when configured) and the metrics that watch them. Each registers its own
  * shutdown; tasks run in reverse, so queued records are flushed after the others stopped.
  */
@@ -34,9 +35,14 @@ export async function startAccounting(
   );
   onShutdown(() => limits.close());
 
-  const retention = new RetentionJob(store, { retentionDays: config.logs.retentionDays, ...RETENTION_DEFAULTS }, logger);
-  retention.start();
-  onShutdown(() => retention.stop());
+  const retain = (rows: RetentionStore, name: string) => {
+    const retention = new RetentionJob(rows, { retentionDays: config.logs.retentionDays, ...RETENTION_DEFAULTS, rows: name }, logger);
+    retention.start();
+    onShutdown(() => retention.stop());
+  };
+  retain(store, 'request log rows');
+  // Conversation history holds what callers and models wrote, as payloads do: kept as long.
+  retain(new ConversationStore(storage.db), 'agent conversation messages');
 
   metrics.watch({ logQueueDepth: () => writer.depth, limiter: () => limits.state() });
   return { logs: { store, writer }, limits, metrics };

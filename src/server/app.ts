@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { GatewayContext } from './context.js';
-import { toGatewayError } from './error-mapping.js';
+import { errorHeadersOf, toGatewayError } from './error-mapping.js';
 import { GatewayError } from '../errors/index.js';
 import { API_VERSION } from './api-version.js';
 import { registerJsonBody } from './json-body.js';
@@ -144,8 +144,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
       request.log.warn({ reason: (error as Error).message, requestId: request.id }, 'request refused: the database is not reachable');
     }
     reply.code(gatewayError.status);
-    if (gatewayError.retryAfterSeconds !== undefined) reply.header('retry-after', String(gatewayError.retryAfterSeconds));
-    if (gatewayError.headers !== undefined) reply.headers(gatewayError.headers);
+    reply.headers(errorHeadersOf(gatewayError));
     // Refused before its body arrived (too large, no valid key): close the connection rather
     // than keep it by reading the rest of the body only to throw it away.
     if (!request.raw.complete) reply.header('connection', 'close');

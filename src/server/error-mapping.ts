@@ -75,6 +75,11 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
       return new GatewayError('invalid_body', 'Content-Length does not match the body that was sent.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new GatewayError('invalid_body', 'The request body is not valid JSON.');
+    // Node's "aborted": the client closed the connection while sending its body. Its doing,
+    // not a fault of the gateway (the request is logged 499 client_closed; no one reads this).
+    case 'ECONNRESET':
+      if (fastifyError.message === 'aborted') return new GatewayError('invalid_body', 'The client closed the connection before the whole request body arrived.');
+      break;
     // PostgreSQL's SQLSTATE 22021 and 22P05: its text cannot hold U+0000, so a value the caller
     // sent (a name, an id) could be neither stored nor looked up. The caller's to fix, not a 500.
     case '22021':
@@ -103,6 +108,17 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
   return new GatewayError('internal_error', 'The gateway failed to process the request. Quote the request id when reporting it.', {
     cause: error,
   });
+}
+
+/**
+ * The headers every error response carries besides its body: `x-should-retry` (whether the
+ * same request may succeed later; the official SDKs obey it over their own status rules),
+ * `retry-after` when the error knows the wait, and the error's own (rate-limit headers).
+ */
+export function errorHeadersOf(error: GatewayError): Record<string, string> {
+  const headers: Record<string, string> = { 'x-should-retry': String(error.retryable) };
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  return error.headers === undefined ? headers : { ...headers, ...error.headers };
 }
 
 export function formatBytes(bytes: number): string {

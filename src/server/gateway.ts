@@ -4,7 +4,7 @@ import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../co
 import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
 import { Authenticator, KeyCache, KeyStore } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, ProviderRegistry } from '../providers/index.js';
+import { createProviders, ProviderRegistry, ProviderRequestIds } from '../providers/index.js';
 import { addKnownSecrets, redactText } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
@@ -92,7 +92,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     keyCache.start(config.keys.cacheRefreshMs);
     shutdownTasks.push(() => keyCache.stop());
 
-    const providers = new ProviderRegistry(createProviders(config));
+    const providerRequestIds = new ProviderRequestIds();
+    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds);
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
     const context: GatewayContext = {

@@ -117,7 +117,8 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
             });
       settle(record, cost, status, aborted);
       observe(record, status, latencyMs, cost);
-      context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost }, entryOptions));
+      const providerRequestIds = context.providers.requestIds.take(record.requestId);
+      context.logs.writer.push(toLogRow({ record, caller: callerOf(request), status, latencyMs, cost, providerRequestIds }, entryOptions));
     } catch (error) {
       logger.error({ err: error, requestId: request.id }, 'could not log a request');
     }

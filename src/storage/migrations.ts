@@ -187,6 +187,18 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('api_keys').alterColumn('monthly_cost_cap_usd', (column) => column.setDataType('double precision')).execute();
       },
     },
+    '0013-pricing-provider-request-id': {
+      async up(db: Kysely<unknown>) {
+        // The vendors' own ids of a request's provider calls, for their support.
+        await db.schema.alterTable('request_logs').addColumn('provider_request_id', 'text').execute();
+      },
+    },
+    '0015-secrets-agent-messages-created-at': {
+      async up(db: Kysely<unknown>) {
+        // Agent history is deleted by age with the request log's retention.
+        await db.schema.createIndex('agent_messages_created_at').on('agent_messages').column('created_at').execute();
+      },
+    },
   };
 }
 

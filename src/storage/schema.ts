@@ -61,6 +61,8 @@ export interface RequestLogsTable {
   cost_flag: string | null;
   /** JSON: media summary (counts, types, bytes, asset ids), never bytes. */
   media: string | null;
+  /** The providers' own ids of the request's calls (x-request-id, request-id, responseId), space-separated in call order. */
+  provider_request_id: string | null;
   /** JSON, redacted; null when payload retention is off. */
   request_payload: string | null;
   response_payload: string | null;

@@ -1,4 +1,4 @@
-import type { Keyring } from '../crypto/index.js';
+import type { ProjectKeyring } from '../crypto/index.js';
 import { invalidBody } from '../errors/index.js';
 import type { JsonObject, TokenUsage } from '../providers/index.js';
 import { AnswerKeyGuard } from './answer-key.js';
@@ -9,7 +9,8 @@ import type { FullVettingReply } from './response-schema.js';
 import type { Attempt, StopReason } from './types.js';
 
 export interface FullOptions {
-  keyring: Keyring;
+  /** The caller's project's: a value sealed for another project does not open. */
+  keyring: ProjectKeyring;
   /** Operator defaults (config vetting.*) or the built-in prompts. */
   defaultChatPrompt: string;
   verifierInstructions: string;

@@ -1,4 +1,4 @@
-import type { Keyring } from '../crypto/index.js';
+import type { ProjectKeyring } from '../crypto/index.js';
 import type { JsonObject } from '../providers/index.js';
 import { contentText, lightweightVerificationPrompt, reviewMaterial } from './prompts.js';
 import { attemptsAllowed, openField } from './request-fields.js';
@@ -18,13 +18,14 @@ export interface LightweightPlan {
 }
 
 export interface LightweightOptions {
-  keyring: Keyring;
+  /** The caller's project's: a value sealed for another project does not open. */
+  keyring: ProjectKeyring;
   /** Instructions of the verification prompt (config vetting.verificationSystemPrompt or the default). */
   verifierInstructions: string;
   maxAttemptsLimit: number;
 }
 
-function openSystemMessage(keyring: Keyring, message: ChatMessageInput, index: number): ChatMessageInput {
+function openSystemMessage(keyring: ProjectKeyring, message: ChatMessageInput, index: number): ChatMessageInput {
   if (message.role !== 'system') return message;
   if (typeof message.content === 'string') {
     return { ...message, content: openField(keyring, message.content, `messages[${index}].content`) };

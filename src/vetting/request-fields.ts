@@ -1,4 +1,4 @@
-import { isEncryptedValue, type Keyring } from '../crypto/index.js';
+import { isEncryptedValue, type ProjectKeyring } from '../crypto/index.js';
 import { invalidBody } from '../errors/index.js';
 
 export const DEFAULT_ATTEMPTS = 3;
@@ -7,7 +7,7 @@ export const DEFAULT_ATTEMPTS = 3;
  * Opens a field that accepts `enc::` values (spec Rule 3). Only the four fields of that rule
  * call this; an `enc::` value anywhere else is plain text.
  */
-export function openField(keyring: Keyring, value: string, field: string): string {
+export function openField(keyring: ProjectKeyring, value: string, field: string): string {
   return isEncryptedValue(value) ? keyring.decrypt(value, field) : value;
 }
 

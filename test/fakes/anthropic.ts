@@ -48,6 +48,8 @@ export interface Usage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   output_tokens: number;
+  /** The cache writes by entry lifetime, as the Messages API reports them. */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 export interface MessageBody {
@@ -321,9 +323,10 @@ export async function startAnthropicConformanceFake(): Promise<ConformanceFake> 
   };
 }
 
-const CONFORMANCE_ERROR_TYPES: Record<400 | 401 | 429 | 500, AnthropicErrorType> = {
+const CONFORMANCE_ERROR_TYPES: Record<400 | 401 | 404 | 429 | 500, AnthropicErrorType> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
+  404: 'not_found_error',
   429: 'rate_limit_error',
   500: 'api_error',
 };

@@ -54,6 +54,8 @@ export function openaiErrorBody(status: number, message: string, param: string |
   switch (status) {
     case 401:
       return { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
+    case 404:
+      return { error: { message, type: 'invalid_request_error', param: null, code: 'model_not_found' } };
     case 429:
       return { error: { message, type: 'requests', param: null, code: 'rate_limit_exceeded' } };
     case 500:
@@ -107,7 +109,7 @@ class ChunkWriter {
     /** With include_usage every chunk carries `"usage": null`, and a usage-only chunk comes last. */
     private readonly includeUsage: boolean,
   ) {
-    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': 'req_fake' });
   }
 
   private write(choices: unknown[], usage?: unknown): void {
@@ -177,7 +179,7 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
     case 'completion':
       return sendJson(response, 200, script.body);
     case 'frames':
-      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'req_fake' });
       for (const frame of script.frames) writeSse(response, frame);
       response.end();
       return;

@@ -6,7 +6,7 @@ import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { HostAllowlist } from '../../src/agents/http/allowlist.js';
 import type { GraphEnvironment } from '../../src/agents/graph/validate.js';
 
-const PRICED = { cached_input_per_million: null, image_per_unit: null, audio_per_minute: null, status: 'documented' as const, note: null };
+const PRICED = { cached_input_per_million: null, cache_write_per_million: null, cache_write_1h_per_million: null, image_per_unit: null, audio_per_minute: null, tiers: [], status: 'documented' as const, note: null };
 
 /** A small catalog for agent unit tests: an image-capable chat model, a text-only one and an image model. */
 export const AGENT_TEST_CATALOG: CatalogData = {

@@ -6,6 +6,7 @@ import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import type { RouteModule } from '../../src/server/app.js';
 import type { Scope } from '../../src/keys/index.js';
+import type { Logger } from 'pino';
 
 export const TEST_ADMIN_TOKEN = 'mg-admin-test-token-0123456789abcdef';
 
@@ -18,6 +19,8 @@ export interface TestGatewayOptions {
   dataDir?: string;
   /** Route modules to serve instead of all of them (tests of one concern). */
   routes?: readonly RouteModule[];
+  /** The process logger (tests that read what it writes); silent by default. */
+  logger?: Logger;
 }
 
 export interface TestGateway {
@@ -59,7 +62,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     env.MODELGATE_CONFIG = path;
   }
   const config = loadConfig({ env, cwd: dir });
-  const gateway = await startGateway(config, options.routes !== undefined ? { routes: options.routes } : {});
+  const gateway = await startGateway(config, {
+    ...(options.routes !== undefined ? { routes: options.routes } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
   const url = gateway.url;
   return {
     url,
@@ -98,4 +104,16 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The admin view of one request-log record, once the background writer has written it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many record shapes; each asserts what it reads
+export async function loggedRecord(gateway: TestGateway, requestId: string): Promise<any> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    await gateway.gateway.context.logs.writer.flush();
+    const found = await gateway.admin('GET', `/admin/v1/logs/${requestId}`);
+    if (found.status === 200) return found.body;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no log record for ${requestId}`);
 }

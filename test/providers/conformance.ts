@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { FakeServer } from '../fakes/fake-server.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { loggedRecord, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { RecordTap } from '../helpers/records.js';
 import { ROUTE_MODULES } from '../../src/server/routes/index.js';
 
@@ -30,7 +30,7 @@ export type ChatScript =
   /** A stream of text deltas, then usage and the vendor's end-of-stream marker. */
   | { kind: 'stream'; deltas: string[]; usage: ScriptedUsage }
   /** The vendor's documented error body with this HTTP status. */
-  | { kind: 'error'; status: 400 | 401 | 429 | 500; message: string }
+  | { kind: 'error'; status: 400 | 401 | 404 | 429 | 500; message: string }
   /** Sends no response headers for `delayMs` (timeout tests). */
   | { kind: 'delay-headers'; delayMs: number }
   /** Streams the deltas, then ends the connection without the end-of-stream marker. */
@@ -70,6 +70,7 @@ export type ConformanceCase =
   | 'pdf-file'
   | 'error-401'
   | 'error-400'
+  | 'error-404'
   | 'error-429'
   | 'error-500'
   | 'error-before-first-frame'
@@ -91,6 +92,14 @@ export interface ProviderConformanceOptions {
   upstreamKey: string;
   /** Whether the adapter passes remote image URLs on (Provider.acceptsRemoteImageUrls). */
   acceptsRemoteImageUrls: boolean;
+  /** The provider's own id of a call as the fake sends it (a response header, or Gemini's `responseId`). */
+  providerRequestId: RegExp;
+  /** Whether the vendor's error responses name the call too (Gemini's carry no id). */
+  providerRequestIdOnError: boolean;
+  /** Whether the vendor takes the gateway's request id (`X-Client-Request-Id`); the others get no header they do not document. */
+  takesClientRequestId: boolean;
+  /** The vendor's own message for a model it does not serve (its 404 body carries it). */
+  notFoundMessage: string;
   /** Cases the adapter cannot do, each with the reason. */
   skip?: Partial<Record<ConformanceCase, string>>;
 }
@@ -340,6 +349,37 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
       const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 400, 'invalid_body');
       assert.match(error.message, /max_tokens is too large/);
       assert.equal(error.type, 'invalid_request_error');
+    });
+
+    test('upstream 404 (unknown upstream model, wrong base URL) → 502 provider_error that does not blame the caller; no retry', { skip: skipped('error-404') }, async () => {
+      fake.scriptChat({ kind: 'error', status: 404, message: options.notFoundMessage });
+      for (const stream of [false, true]) {
+        const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi'), stream }), 502, 'provider_error');
+        assert.equal(error.type, 'api_error');
+        assert.equal(error.headers?.get('x-should-retry'), 'false');
+        assert.doesNotMatch(error.message, /rejected the request/);
+        const record = await records.wait(error.requestID!);
+        assert.equal(record.errorCode, 'provider_error');
+        assert.equal(record.logDetail?.upstreamStatus, 404);
+        assert.equal(record.logDetail?.upstreamMessage, options.notFoundMessage);
+      }
+    });
+
+    test('the provider\'s own id of each call is in the log record; the gateway\'s id goes upstream where the vendor takes one', { skip: skipped('chat') }, async () => {
+      for (const stream of [false, true]) {
+        fake.scriptChat({ kind: 'reply', text: 'Hello there.', usage: USAGE });
+        const { data, response } = await client.chat.completions.create({ model, messages: messages('Hi'), stream }).withResponse();
+        if (Symbol.asyncIterator in data) for await (const chunk of data) assert.ok(chunk.object === 'chat.completion.chunk');
+        const requestId = response.headers.get('x-request-id')!;
+        const upstream = fake.server.requests.at(-1)!;
+        assert.equal(upstream.headers['x-client-request-id'], options.takesClientRequestId ? requestId : undefined);
+        assert.match(String((await loggedRecord(gateway, requestId)).provider_request_id), options.providerRequestId);
+      }
+      fake.scriptChat({ kind: 'error', status: 500, message: 'The server had an error.' });
+      const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 502, 'provider_error');
+      const logged = (await loggedRecord(gateway, error.requestID!)).provider_request_id;
+      if (options.providerRequestIdOnError) assert.match(String(logged), options.providerRequestId);
+      else assert.equal(logged, null);
     });
 
     test('upstream 429 → 429 rate_limit_exceeded with Retry-After', { skip: skipped('error-429') }, async () => {

@@ -51,7 +51,7 @@ export class AgentStore {
         if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new GatewayError('conflict', `The agent "${input.slug}" was created concurrently; save again.`);
         agent = row;
       } else if (input.projectId !== undefined && input.projectId !== agent.project_id) {
-        throw new GatewayError('conflict', `The agent "${input.slug}" belongs to project "${agent.project_id}", not "${input.projectId}".`);
+        throw new GatewayError('conflict', `The agent "${input.slug}" belongs to project "${agent.project_id}", not "${input.projectId}".`, { retryable: false });
       }
       const draft = agent.latest_draft + 1;
       // The guard on latest_draft makes a concurrent save of the same agent fail instead of reusing a number.

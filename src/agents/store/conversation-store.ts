@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../../errors/index.js';
+import { redactText } from '../../logs/index.js';
 import type { AgentConversationsTable, Database } from '../../storage/index.js';
 import { isMadeId, newId } from './ids.js';
 
@@ -115,7 +116,8 @@ export class ConversationStore {
             seq: current.message_count + index + 1,
             run_id: runId,
             role: message.role,
-            content: JSON.stringify({ text: message.text, asset_ids: message.assetIds }),
+            // Stored like the request log's payloads: redacted (a later turn sees the placeholder).
+            content: JSON.stringify({ text: redactText(message.text), asset_ids: message.assetIds }),
             created_at: now,
           })),
         )
@@ -126,5 +128,23 @@ export class ConversationStore {
         .where('id', '=', conversation.id)
         .execute();
     });
+  }
+
+  /**
+   * Deletes up to `batchSize` messages older than `cutoff` (the request log's retention);
+   * returns how many. The conversation stays, so a later turn continues it with what is left.
+   */
+  async deleteOlderThan(cutoff: number, batchSize: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('agent_messages')
+      .where((eb) =>
+        eb(
+          eb.refTuple('conversation_id', 'seq'),
+          'in',
+          eb.selectFrom('agent_messages').select(['conversation_id', 'seq']).where('created_at', '<', cutoff).limit(batchSize).$asTuple('conversation_id', 'seq'),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

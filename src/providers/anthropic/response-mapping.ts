@@ -26,7 +26,7 @@ export function finishReasonOf(stopReason: string | null | undefined, structured
 
 /**
  * Anthropic counts cache reads and cache writes apart from `input_tokens`; the prompt is all
- * three. A usage without any count is "not reported" (null), never zero.
+ * three, and the writes are kept apart too (they are priced apart). A usage without any count is "not reported" (null), never zero.
  */
 export function tokenUsageOf(usage: AnthropicUsage | undefined): TokenUsage | null {
   if (usage === undefined) return null;
@@ -34,9 +34,18 @@ export function tokenUsageOf(usage: AnthropicUsage | undefined): TokenUsage | nu
   const output = tokenCount(usage.output_tokens);
   if (input === null && output === null) return null;
   const cacheRead = tokenCount(usage.cache_read_input_tokens);
-  const promptTokens = (input ?? 0) + (cacheRead ?? 0) + (tokenCount(usage.cache_creation_input_tokens) ?? 0);
+  const cacheWrite = tokenCount(usage.cache_creation_input_tokens);
+  const promptTokens = (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0);
   const completionTokens = output ?? 0;
-  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedPromptTokens: cacheRead };
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: promptTokens + completionTokens,
+    cachedPromptTokens: cacheRead,
+    // Writes cost more than input (1.25×, 2× for 1-hour entries): kept apart for the cost.
+    cacheWritePromptTokens: cacheWrite,
+    cacheWrite1hPromptTokens: tokenCount(usage.cache_creation?.ephemeral_1h_input_tokens),
+  };
 }
 
 /** OpenAI's `usage` object for a TokenUsage. */

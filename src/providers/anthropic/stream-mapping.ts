@@ -155,11 +155,12 @@ class StreamMapper {
 /** message_delta counts are cumulative and may repeat or omit message_start's: the later count wins. */
 function combineUsage(start: AnthropicUsage | undefined, end: AnthropicUsage | undefined): AnthropicUsage | undefined {
   if (start === undefined || end === undefined) return end ?? start;
-  const pick = (key: keyof AnthropicUsage) => (typeof end[key] === 'number' ? end[key] : start[key]);
+  const pick = (key: Exclude<keyof AnthropicUsage, 'cache_creation'>) => (typeof end[key] === 'number' ? end[key] : start[key]);
   return {
     input_tokens: pick('input_tokens'),
     output_tokens: pick('output_tokens'),
     cache_read_input_tokens: pick('cache_read_input_tokens'),
     cache_creation_input_tokens: pick('cache_creation_input_tokens'),
+    cache_creation: end.cache_creation ?? start.cache_creation,
   };
 }

@@ -67,6 +67,10 @@ const UsageSchema = Type.Object({
   output_tokens: OptionalCount,
   cache_read_input_tokens: OptionalCount,
   cache_creation_input_tokens: OptionalCount,
+  /** The cache writes by entry lifetime (their sum is cache_creation_input_tokens). */
+  cache_creation: Type.Optional(
+    Type.Union([Type.Object({ ephemeral_5m_input_tokens: OptionalCount, ephemeral_1h_input_tokens: OptionalCount }), Type.Null()]),
+  ),
 });
 
 /** Any content block; fields are read by `type` (text, tool_use; others are skipped). */

@@ -66,6 +66,15 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     return parseJson(text, provider, `${method} response`);
   }
 
+  /**
+   * Gemini names a generation by the `responseId` of its body (each frame of a stream repeats
+   * it) rather than by a response header. It documents no header for a client's own id, so the
+   * gateway sends none.
+   */
+  function noteResponseId(call: ChatCall, response: GenerateContentResponse): void {
+    if (response.responseId !== undefined && response.responseId.length > 0) options.http.providerRequestIds?.note(call.requestId, response.responseId.slice(0, 200));
+  }
+
   /** One stream frame: a GenerateContentResponse, or an error Gemini sent inside the HTTP 200. */
   function parseFrame(data: string): GenerateContentResponse {
     const value = parseJson(data, provider, 'stream frame');
@@ -82,7 +91,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     const mapper = new GeminiStreamMapper(call.upstreamModel, provider);
     return {
       read(message, events) {
-        for (const event of mapper.map(parseFrame(message.data))) events.push(event);
+        const frame = parseFrame(message.data);
+        noteResponseId(call, frame);
+        for (const event of mapper.map(frame)) events.push(event);
         return false;
       },
       endedEarly() {
@@ -107,7 +118,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body)).catch((error: unknown) => {
           throw error instanceof GatewayError ? inCallerTerms(error, call.body) : error;
         });
-        return toChatCompletion(checkGenerateContentResponse(value, provider), call.upstreamModel, provider);
+        const response = checkGenerateContentResponse(value, provider);
+        noteResponseId(call, response);
+        return toChatCompletion(response, call.upstreamModel, provider);
       },
       stream(call) {
         const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));

@@ -92,8 +92,21 @@ export class OpenAICompatibleClient {
     throw this.failure(response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
   }
 
+  /**
+   * The call's request with the gateway's request id in `X-Client-Request-Id`, which OpenAI
+   * accepts and keeps (its support finds a call by it even when no response came back);
+   * OpenAI-compatible servers ignore a header they do not know. The provider's own id comes
+   * back in `x-request-id`.
+   */
   private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): UpstreamRequest {
-    return { url: this.urlOf(path), headers, body, signal: call.signal, provider: this.name };
+    return {
+      url: this.urlOf(path),
+      headers: { ...headers, 'x-client-request-id': call.requestId },
+      body,
+      signal: call.signal,
+      provider: this.name,
+      ids: { requestId: call.requestId, providerHeader: 'x-request-id' },
+    };
   }
 
   /**

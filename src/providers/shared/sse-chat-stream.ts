@@ -8,6 +8,7 @@ import {
   answerTimeout,
   deadlineReason,
   dispatchOptionsOf,
+  noteProviderRequestId,
   ERROR_BODY_LIMIT_BYTES,
   isAnswerStatus,
   transportError,
@@ -141,6 +142,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
     this.status = statusCode;
     this.headers = headers;
+    noteProviderRequestId(this.http, this.request, headers);
     if (!isAnswerStatus(statusCode)) return; // the error body is read within what remains of timeoutMs
     this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
     this.answering = true;

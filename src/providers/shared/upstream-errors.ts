@@ -30,15 +30,28 @@ function clean(message: string): string {
  * Maps an upstream HTTP error status to the §4 family. A rejection of the gateway's own
  * credential (401/403) or of its account (402 Payment Required, or `accountRefused`: out of
  * credit, billing not set up) is provider-neutral for the caller, who cannot fix it: the
- * status and message are kept only in logDetail, which only the admin API shows.
+ * status and message are kept only in logDetail, which only the admin API shows. A 404 is a
+ * provider_error too: the provider does not know the model or path the gateway called.
  */
 export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
   const logDetail = { provider: failure.provider, upstreamStatus: failure.status, upstreamMessage: failure.upstreamMessage };
   const { status } = failure;
   if (status === 401 || status === 402 || status === 403 || failure.accountRefused === true) {
+    // Sending it again meets the same refusal until the operator fixes the credential or account.
     return new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
       logDetail,
+      retryable: false,
     });
+  }
+  if (status === 404) {
+    // The provider does not know the model or the path the gateway called: a base URL or an
+    // upstream id of the gateway's configuration, or a model id the provider does not serve.
+    // Not a fault in the caller's body, and no retry cures it.
+    return new GatewayError(
+      'provider_error',
+      'The model provider does not serve this model at the address the gateway calls. Use a model listed by GET /v1/models; if it is listed, the gateway operator must check the provider settings.',
+      { logDetail, retryable: false },
+    );
   }
   if (status === 408 || status === 504) {
     return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', { logDetail });

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { whenAborted } from './abort-listeners.js';
+import type { ProviderRequestIds } from './provider-request-ids.js';
 
 /** Shared settings of every adapter's HTTP calls, injected (tests and the benchmark swap them). */
 export interface UpstreamHttpOptions {
@@ -13,6 +14,8 @@ export interface UpstreamHttpOptions {
   timeoutMs: number;
   /** Longest gap between two stream events (comment lines do not count); then the stream fails. */
   streamIdleTimeoutMs: number;
+  /** Where the providers' own request ids go, for the request log. */
+  providerRequestIds?: ProviderRequestIds;
 }
 
 export function createUpstreamDispatcher(options: { connectionsPerOrigin: number; timeoutMs: number; streamIdleTimeoutMs: number }): Dispatcher {
@@ -33,6 +36,16 @@ export interface UpstreamRequest {
   signal: AbortSignal;
   /** Provider name, for log detail only. */
   provider: string;
+  /** The gateway's request id the call is made for, and the vendor's response header that names its own id for the call. */
+  ids?: { requestId: string; providerHeader: string };
+}
+
+/** Notes the provider's id of a call from its response headers (success or error alike). */
+export function noteProviderRequestId(http: UpstreamHttpOptions, request: UpstreamRequest, headers: Record<string, string | string[] | undefined>): void {
+  if (request.ids === undefined || http.providerRequestIds === undefined) return;
+  const value = headers[request.ids.providerHeader];
+  const id = Array.isArray(value) ? value[0] : value;
+  if (id !== undefined && id.length > 0) http.providerRequestIds.note(request.ids.requestId, id.slice(0, 200));
 }
 
 export interface UpstreamResponse {
@@ -112,6 +125,7 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
       http.dispatcher.request({ ...dispatchOptionsOf(http, request), signal: controller.signal }),
       expired,
     ]);
+    noteProviderRequestId(http, request, response.headers);
     response.body.once('close', finish);
     return { status: response.statusCode, headers: response.headers, body: response.body, latencyMs: performance.now() - started };
   } catch (error) {
@@ -152,15 +166,15 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   private expired: GatewayError | undefined;
 
   constructor(
+    private readonly http: UpstreamHttpOptions,
     private readonly request: UpstreamRequest,
     private readonly limitBytes: number,
-    timeoutMs: number,
     private readonly started: number,
     private readonly resolve: (response: BufferedUpstreamResponse) => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.controller?.abort(request.signal.reason));
-    this.deadline = setTimeout(() => this.expire(), timeoutMs);
+    this.deadline = setTimeout(() => this.expire(), http.timeoutMs);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -181,6 +195,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     this.status = statusCode;
     this.headers = headers;
     this.latencyMs = performance.now() - this.started;
+    noteProviderRequestId(this.http, this.request, headers);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -216,7 +231,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
 export function sendUpstreamBuffered(http: UpstreamHttpOptions, request: UpstreamRequest, limitBytes = MAX_BODY_BYTES): Promise<BufferedUpstreamResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new CollectingHandler(request, limitBytes, http.timeoutMs, started, resolve, reject));
+    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new CollectingHandler(http, request, limitBytes, started, resolve, reject));
   });
 }
 

@@ -1,16 +1,27 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { onRequestHookHandler } from 'fastify';
 import { adminAuthHook } from '../admin-auth.js';
 import type { GatewayApp } from '../app.js';
 
 /** Schema fields of every admin route: tagged admin and kept out of the public OpenAPI document. */
 export const ADMIN_SCHEMA = { hide: true, tags: ['admin'] };
 
-/** Registers `routes` under /admin/v1, every request authorised by the admin token before anything else. */
+/**
+ * For responses that carry a secret (a key's secret, decrypted text, log payloads): no cache
+ * on the way, nor the browser's, may keep them.
+ */
+export const noStore: onRequestHookHandler = (_request, reply, done) => {
+  reply.header('cache-control', 'no-store');
+  done();
+};
+
+/** Registers `routes` under /admin/v1, every request authorised by the admin token before anything else; no response is stored by caches. */
 export async function registerAdminRoutes(app: GatewayApp, adminToken: string, routes: (admin: GatewayApp) => void): Promise<void> {
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
       admin.addHook('onRequest', adminAuthHook(adminToken));
+      admin.addHook('onRequest', noStore);
       routes(admin);
     },
     { prefix: '/admin/v1' },

@@ -4,12 +4,13 @@ import { RunTracker, withAssetReferences, type AgentRunResponse, type AgentServi
 import type { Principal } from '../../keys/index.js';
 import { callMeter } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
+import { publicBaseUrl } from '../public-url.js';
 import type { AgentRunBody } from './agent-schemas.js';
 import { clientGoneSignal } from './model-call.js';
 
-/** Where the gateway serves an asset, as the caller reached the gateway. */
-export function assetUrlFor(request: FastifyRequest): (assetId: string) => string {
-  const base = `${request.protocol}://${request.host}`;
+/** Where the gateway serves an asset, under its public base URL. */
+export function assetUrlFor(request: FastifyRequest, context: GatewayContext): (assetId: string) => string {
+  const base = publicBaseUrl(context.config, request);
   return (assetId) => `${base}/v1/agents/assets/${assetId}`;
 }
 
@@ -39,7 +40,7 @@ export async function runAgentTurn(
   const tracker = new RunTracker();
   try {
     const response = await services.runner.run(
-      { target, principal, body, requestId: request.id, assetUrl: assetUrlFor(request), signal: clientGoneSignal(reply), meter: callMeter(context.limits, principal) },
+      { target, principal, body, requestId: request.id, assetUrl: assetUrlFor(request, context), signal: clientGoneSignal(reply), meter: callMeter(context.limits, principal) },
       tracker,
     );
     record.responsePayload = response;

@@ -39,6 +39,7 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 const PRICING_NOTES: readonly string[] = [
   'Prices are public list prices in USD: input_per_million, output_per_million and cached_input_per_million per 1M tokens, image_per_unit per generated image, audio_per_minute per minute of audio.',
+  'cache_write_per_million and cache_write_1h_per_million price prompt tokens written to the provider cache (Anthropic: 5-minute and 1-hour entries; null: the input price, and for 1-hour entries the 5-minute price). tiers lists higher prices for long prompts: a prompt of more tokens than a tier\'s above_prompt_tokens is priced, output included, at that tier\'s prices.',
   'A null price field means the model is not billed in that unit; pricing null means the gateway has no price for the model (for example a future id accepted by its prefix), and such requests are logged with cost null.',
   'status "documented": the vendor publishes this price. "short_context": the price holds only for prompts below a length (see note); longer prompts cost more. "docs_inferred": derived from the vendor documentation (for example a per-character price expressed per minute). "starts_at": the lowest price of a range (image quality and size raise it).',
   'Image prices can be starting prices. Audio prices are per minute, so audio cost is computed only when a duration is sent (duration_seconds or duration_minutes) or returned by the provider.',

@@ -3,15 +3,28 @@ import { Nullable } from './schema-helpers.js';
 
 /** Response schemas of the status and catalog routes; they match src/catalog/types.ts field for field. */
 
+const TOKEN_PRICES = {
+  input_per_million: Nullable(Type.Number()),
+  output_per_million: Nullable(Type.Number()),
+  cached_input_per_million: Nullable(Type.Number({ description: 'prompt tokens read from the cache; null: the input price' })),
+  cache_write_per_million: Nullable(Type.Number({ description: 'prompt tokens written to the cache (5-minute entries); null: the input price' })),
+  cache_write_1h_per_million: Nullable(Type.Number({ description: 'prompt tokens written to 1-hour cache entries; null: the 5-minute write price' })),
+};
+
 export const ModelPricingSchema = Type.Object(
   {
-    input_per_million: Nullable(Type.Number()),
-    output_per_million: Nullable(Type.Number()),
-    cached_input_per_million: Nullable(Type.Number()),
+    ...TOKEN_PRICES,
     image_per_unit: Nullable(Type.Number()),
     audio_per_minute: Nullable(Type.Number()),
     status: Type.Union([Type.Literal('documented'), Type.Literal('short_context'), Type.Literal('docs_inferred'), Type.Literal('starts_at')]),
     note: Nullable(Type.String()),
+    tiers: Type.Array(
+      Type.Object({
+        above_prompt_tokens: Type.Integer({ description: 'these prices replace the token prices above when the prompt has more tokens than this' }),
+        ...TOKEN_PRICES,
+      }),
+      { description: 'long-prompt prices, by above_prompt_tokens ascending; empty when one price holds for every prompt size' },
+    ),
   },
   { description: 'Public list prices in USD; null means the model is not billed in that unit.' },
 );

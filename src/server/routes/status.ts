@@ -1,12 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { RouteModule } from '../app.js';
+import { publicBaseUrl } from '../public-url.js';
 import { buildDocsMetadata } from './docs-metadata.js';
 import { DocsMetadataResponseSchema, ModelEntrySchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
 
 const METADATA_PATH = '/v1/docs/metadata';
-
-// A Host header is reflected into URLs we hand out, so only a plain host[:port] is trusted.
-const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
  * The status and catalog routes (no key needed): `GET /`, `GET /v1/models`,
@@ -14,15 +11,6 @@ const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
  */
 export const statusRoutes: RouteModule = (app, context) => {
   const { catalog, config } = context;
-
-  /** The gateway's base URL as this caller reached it (honours X-Forwarded-* only with trustProxy). */
-  const baseUrlOf = (request: FastifyRequest): string => {
-    if (PLAIN_HOST.test(request.host)) return `${request.protocol}://${request.host}`;
-    // No usable Host: name the address the connection reached.
-    const { localAddress, localPort } = request.socket;
-    const address = localAddress === undefined ? config.server.host : localAddress.includes(':') ? `[${localAddress}]` : localAddress;
-    return `${request.protocol}://${address}:${localPort ?? config.server.port}`;
-  };
 
   app.get(
     '/',
@@ -37,7 +25,7 @@ export const statusRoutes: RouteModule = (app, context) => {
     async (request) => ({
       status: 'ok' as const,
       message: 'modelgate is running. Pick a model from GET /v1/models; call model endpoints with an API key.',
-      documentation: `${baseUrlOf(request)}/docs`,
+      documentation: `${publicBaseUrl(config, request)}/docs`,
       metadata: METADATA_PATH,
       default_model: catalog.defaultChatModel,
       supported_models: catalog.supportedModelIds(),
@@ -85,6 +73,6 @@ export const statusRoutes: RouteModule = (app, context) => {
         response: { 200: DocsMetadataResponseSchema },
       },
     },
-    async (request) => buildDocsMetadata(catalog, baseUrlOf(request)),
+    async (request) => buildDocsMetadata(catalog, publicBaseUrl(config, request)),
   );
 };

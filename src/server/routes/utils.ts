@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { Keyring } from '../../crypto/index.js';
+import { projectOf } from '../../keys/index.js';
 import { heldTo } from '../../limits/index.js';
 import type { RequestRecord } from '../../logs/index.js';
 import type { RouteModule } from '../app.js';
+import { noStore } from './admin-scope.js';
 import { admit, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
 const EncryptBody = Type.Object(
@@ -10,7 +12,7 @@ const EncryptBody = Type.Object(
   { additionalProperties: false },
 );
 const EncryptResponse = Type.Object({
-  encryptedText: Type.String({ description: 'An enc:: value: AES-256-GCM, tagged with the id of the key that sealed it.' }),
+  encryptedText: Type.String({ description: 'An enc:: value: AES-256-GCM, tagged with the id of the key that sealed it, bound to the project of the calling key.' }),
 });
 const DecryptBody = Type.Object(
   { encryptedText: Type.String({ description: 'An enc:: value returned by POST /v1/utils/encrypt.' }) },
@@ -44,6 +46,7 @@ export const utilsRoutes: RouteModule = (app, context) => {
     '/v1/utils/encrypt',
     {
       config: { scope: 'utils:crypto' },
+      onRequest: noStore,
       schema: {
         summary: 'Encrypt text into an enc:: value',
         description: 'The value can be sent in the VETTING prompt fields that accept enc:: values; the gateway decrypts it there.',
@@ -55,7 +58,7 @@ export const utilsRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       recordRedacted(request.record, 'text', 'encryptedText');
       await admit(request, reply, context, NO_USAGE, heldTo(request.principal, 'per-minute'));
-      return { encryptedText: keyring.encrypt(request.body.text) };
+      return { encryptedText: keyring.encrypt(request.body.text, projectOf(request.principal)) };
     },
   );
 
@@ -63,9 +66,10 @@ export const utilsRoutes: RouteModule = (app, context) => {
     '/v1/utils/decrypt',
     {
       config: { scope: 'utils:crypto' },
+      onRequest: noStore,
       schema: {
         summary: 'Decrypt an enc:: value',
-        description: 'Values sealed with the current key or a previous key (previousEncryptionKeys) decrypt; altered or foreign values are a 400.',
+        description: 'Values sealed for this project with the current key or a previous key (previousEncryptionKeys) decrypt; altered or foreign values, and values of another project, are a 400.',
         ...UTILITY_SCHEMA,
         body: DecryptBody,
         response: { 200: DecryptResponse },
@@ -74,7 +78,7 @@ export const utilsRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       recordRedacted(request.record, 'encryptedText', 'text');
       await admit(request, reply, context, NO_USAGE, heldTo(request.principal, 'per-minute'));
-      return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText') };
+      return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText', projectOf(request.principal)) };
     },
   );
 };

@@ -3,6 +3,7 @@ import type { Catalog, ResolvedModel } from '../../catalog/index.js';
 import { ConfigError } from '../../config/index.js';
 import { Keyring } from '../../crypto/index.js';
 import { invalidBody, isGatewayError } from '../../errors/index.js';
+import { projectOf } from '../../keys/index.js';
 import {
   DEFAULT_TUTOR_PROMPT,
   DEFAULT_VERIFIER_INSTRUCTIONS,
@@ -180,7 +181,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
         checkKeyAllows: false,
       });
       assertInputsSupported(draftModel, body.messages);
-      const plan = planLightweight(body, { keyring, verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
+      const plan = planLightweight(body, { keyring: keyring.forProject(projectOf(request.principal)), verifierInstructions, maxAttemptsLimit: config.vetting.maxAttemptsLimit });
       record.requestPayload = plan.loggedRequest;
       await admit(request, reply, [draftModel, verificationModel], plan, plan.maxAttempts);
 
@@ -217,7 +218,7 @@ export const vettingRoutes: RouteModule = (app, context) => {
       record.provider = draftModel.model.provider;
       assertInputsSupported(draftModel, body.messages);
       const plan = planFull(body, {
-        keyring,
+        keyring: keyring.forProject(projectOf(request.principal)),
         defaultChatPrompt: config.vetting.chatSystemPrompt ?? DEFAULT_TUTOR_PROMPT,
         verifierInstructions,
         maxAttemptsLimit: config.vetting.maxAttemptsLimit,
