@@ -318,21 +318,56 @@ test('serve names the config file as the source of an admin token it holds', asy
   }
 });
 
-test('serve against a database it cannot reach stops with exit 1 and says so, without the password', async () => {
+test('serve against a database it cannot reach waits for it and says so, without the password', async () => {
   const port = await freePort();
-  const result = await new Promise<CliResult>((done) => {
-    const env = {
-      ...cleanEnvironment(),
-      DATABASE_URL: `postgres://modelgate:unreachable-db-password@127.0.0.1:${port}/modelgate`,
-      MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-      MODELGATE_ADMIN_TOKEN: 'mg-admin-unreachable-db-test-0123456789',
-      MODELGATE_PORT: '0',
-    };
-    execFile(process.execPath, [BIN, 'serve'], { env, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+  const env = {
+    ...cleanEnvironment(),
+    DATABASE_URL: `postgres://modelgate:unreachable-db-password@127.0.0.1:${port}/modelgate`,
+    MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    MODELGATE_ADMIN_TOKEN: 'mg-admin-unreachable-db-test-0123456789',
+    MODELGATE_PORT: '0',
+  };
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((done) => child.once('exit', done));
+  let output = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const read = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/next attempt in 2 s/.test(output)) resolve();
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      child.once('exit', (code) => reject(new Error(`modelgate serve exited (${code}) instead of waiting: ${output}`)));
     });
-  });
-  assert.equal(result.code, 1);
-  assert.match(result.stderr, new RegExp(`^modelgate: could not migrate the database: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\n$`));
-  assert.doesNotMatch(result.stdout + result.stderr, /unreachable-db-password/);
+    assert.match(output, new RegExp(`waiting for the database \\(PostgreSQL at 127\\.0\\.0\\.1:${port}/modelgate\\); next attempt in 1 s`));
+    assert.match(output, /connect ECONNREFUSED/);
+    assert.doesNotMatch(output, /unreachable-db-password/);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
 });
+
+test(
+  'serve against a database that refuses it for good (no such database) stops with exit 1 and says so',
+  { skip: process.env.TEST_DATABASE_URL === undefined ? 'TEST_DATABASE_URL is not set' : false },
+  async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = '/modelgate_no_such_database';
+    const result = await new Promise<CliResult>((done) => {
+      const env = {
+        ...cleanEnvironment(),
+        DATABASE_URL: url.toString(),
+        MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        MODELGATE_ADMIN_TOKEN: 'mg-admin-unreachable-db-test-0123456789',
+        MODELGATE_PORT: '0',
+      };
+      execFile(process.execPath, [BIN, 'serve'], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+        done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+      });
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^modelgate: could not migrate the database: database "modelgate_no_such_database" does not exist\n$/);
+  },
+);

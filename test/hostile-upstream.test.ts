@@ -295,7 +295,9 @@ describe('what the caller sends, nested deeper than a mapping survives', () => {
     ],
   ];
 
-  test('is a 400 invalid_body for the mapping adapters; the OpenAI-compatible one passes it on as sent', async () => {
+  // A schema 40,000 levels deep is past the body's own depth cap (128) for every adapter;
+  // arguments are a string, so only the adapters that parse them meet their depth.
+  test('is a 400 invalid_body for the mapping adapters; the OpenAI-compatible one passes nested arguments on as sent, and the depth cap refuses the schema for all', async () => {
     answer = json(openaiChat());
     for (const provider of ['gemini', 'anthropic', 'openai'] as const) {
       for (const [what, body] of bodies(MODELS[provider].chat)) {
@@ -305,7 +307,7 @@ describe('what the caller sends, nested deeper than a mapping survives', () => {
           body,
         });
         const text = await response.text();
-        if (provider === 'openai') {
+        if (provider === 'openai' && what === 'tool-call arguments') {
           assert.equal(response.status, 200, `${provider}, ${what}: ${text.slice(0, 200)}`);
           continue;
         }

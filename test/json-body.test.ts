@@ -46,6 +46,19 @@ describe('JSON request bodies', () => {
     await assertRefused('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"constructor":{"prototype":{"admin":true}}}', /not valid JSON/);
   });
 
+  test('a body nested deeper than 128 levels is refused with a 400 naming the limit, before it is parsed or forwarded', async () => {
+    const chat = (extra: string) => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"metadata_x":${extra}}`;
+    // 4,000,000 levels in an unknown field (8 MB): parsed for seconds, then forwarded, before the cap.
+    const levels = 4_000_000;
+    await assertRefused(chat(`${'['.repeat(levels)}${']'.repeat(levels)}`), /more than 128 levels deep/);
+    await assertRefused(chat(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`), /more than 128 levels deep/);
+    // Brackets inside strings are text, not nesting; 128 levels in all (the body is the first) are accepted.
+    const inText = await post(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: '['.repeat(1000) }] }));
+    assert.equal(inText.status, 200);
+    const atLimit = await post(chat(`${'['.repeat(127)}${']'.repeat(127)}`));
+    assert.equal(atLimit.status, 200, await atLimit.text());
+  });
+
   test('the words themselves in text are fine', async () => {
     const response = await post(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What does constructor mean? And __proto__? \u00e9' }] }));
     assert.equal(response.status, 200);

@@ -54,8 +54,8 @@ async function rejectsWithCode(call: Promise<unknown>, code: string): Promise<Ga
 describe('Gemini adapter', () => {
   let fake: FakeGemini;
   let provider: Provider;
-  const dispatcher = createUpstreamDispatcher({ connectionsPerOrigin: 8, timeoutMs: 300, streamIdleTimeoutMs: 300 });
-  const http = { dispatcher, timeoutMs: 300, streamIdleTimeoutMs: 300 };
+  const dispatcher = createUpstreamDispatcher({ connectionsPerOrigin: 8, timeoutMs: 1_000, streamIdleTimeoutMs: 1_000 });
+  const http = { dispatcher, timeoutMs: 1_000, streamIdleTimeoutMs: 1_000 };
 
   before(async () => {
     fake = await startFakeGemini();

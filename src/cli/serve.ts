@@ -2,8 +2,9 @@ import { Accounts } from '../accounts/index.js';
 import { firstAccountAdvice } from './first-run.js';
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, loadConfig, loadedConfigFile, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
-import { openStorage } from '../storage/index.js';
-import { startGateway, type RunningGateway } from '../server/gateway.js';
+import { openStorage, whenStorageAnswers } from '../storage/index.js';
+import { startGateway, storageOptions, waitingForStorage, type RunningGateway } from '../server/gateway.js';
+import { createProcessLogger } from '../server/process-logger.js';
 import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
@@ -176,7 +177,8 @@ const MAX_RESTART_DELAY_MS = 30_000;
 async function servePrimary(config: GatewayConfig, workers: number): Promise<void> {
   // Secrets and migrations once, before any worker starts, so workers never race to create them.
   const secrets = resolveSecrets(config);
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const waiting = waitingForStorage(config, (_fields, message) => process.stderr.write(`modelgate: ${message}\n`));
+  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, createProcessLogger(config.server.logLevel))), waiting);
   const storageKind = storage.kind;
   const hasAccounts = await new Accounts(storage.db).users.exist();
   await storage.close();

@@ -20,6 +20,7 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_LOG_LEVEL'], path: 'server.logLevel', kind: 'string' },
   { variables: ['MODELGATE_DATA_DIR'], path: 'dataDir', kind: 'string' },
   { variables: ['DATABASE_URL'], path: 'databaseUrl', kind: 'string' },
+  { variables: ['MODELGATE_DATABASE_STATEMENT_TIMEOUT_MS'], path: 'database.statementTimeoutMs', kind: 'integer' },
   { variables: ['REDIS_URL'], path: 'redisUrl', kind: 'string' },
   { variables: ['MODELGATE_REDIS_KEY_PREFIX'], path: 'limits.redisKeyPrefix', kind: 'string' },
   { variables: ['MODELGATE_ENCRYPTION_KEY'], path: 'encryptionKey', kind: 'string' },

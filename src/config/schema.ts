@@ -134,6 +134,12 @@ export const ConfigSchema = Type.Object(
     ),
     dataDir: Type.String({ minLength: 1, default: './.modelgate' }),
     databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    database: Type.Object(
+      {
+        statementTimeoutMs: Milliseconds(15_000, 'longest time one PostgreSQL statement may run; 0 = no limit', 0),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     encryptionKey: Type.Optional(Type.String({ minLength: 1 })),
     /** Keys of earlier rotations: `{ keyId: base64 }`; old `enc::` values keep decrypting. */
@@ -151,8 +157,8 @@ export const ConfigSchema = Type.Object(
     ),
     upstream: Type.Object(
       {
-        timeoutMs: Milliseconds(60_000, 'longest wait for response headers / first stream frame'),
-        streamIdleTimeoutMs: Milliseconds(60_000, 'longest gap between two frames of a provider stream'),
+        timeoutMs: Milliseconds(60_000, 'longest time, from the start of a call (pool wait included), for a whole answer or a stream\'s headers'),
+        streamIdleTimeoutMs: Milliseconds(60_000, 'longest gap between two events of a provider stream (comments do not count)'),
         connectionsPerOrigin: PositiveInt(128, 'pooled keep-alive connections per upstream origin'),
       },
       { additionalProperties: false, default: {} },

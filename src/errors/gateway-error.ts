@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'provider_timeout'
   | 'provider_not_configured'
   | 'shutting_down'
+  | 'storage_unavailable'
   | 'internal_error';
 
 export type ErrorType =
@@ -88,13 +89,14 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   // Sending it again meets the same answer until the operator gives the provider a credential.
   provider_not_configured: { status: 503, type: 'api_error', retryable: false },
   shutting_down: { status: 503, type: 'api_error', retryable: true },
+  storage_unavailable: { status: 503, type: 'api_error', retryable: true },
   internal_error: { status: 500, type: 'api_error', retryable: true },
 };
 
 export interface GatewayErrorOptions {
   /** The request field at fault, as OpenAI's `param`. */
   param?: string | null;
-  /** Seconds for a `Retry-After` header (429s). */
+  /** Seconds for a `Retry-After` header (429s, 503s). */
   retryAfterSeconds?: number;
   /** Overrides the code's default retryability (see ErrorClass.retryable). */
   retryable?: boolean;

@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Select
 import type { Pool as PgPool } from 'pg';
 import type { LimitSeed } from '../limits/index.js';
 import type { Database, RequestLogsTable, Storage } from '../storage/index.js';
+import { breaksConnection } from '../storage/index.js';
 import type { RequestLogRow } from './log-entry.js';
 import { packPayloads, unpackPayloads } from './payload-codec.js';
 import { whereEndpointAndPlatform, type LogCursor } from './log-filters.js';
@@ -254,12 +255,17 @@ function pgInsert(pool: PgPool): BatchInsert {
       if (skipped.length > 0) await client.query(UNCOUNT.replace('?', '$1').replace('?', '$2'), [skipped.length, payloadBytes(skipped)]);
       await client.query('commit');
     } catch (error) {
-      await client.query('rollback').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
+      // A dead connection cannot roll back (the server does when it notices); a rollback
+      // queued behind a missed answer would only wait out its own timeout.
+      if (breaksConnection(error)) broken = error as Error;
+      else {
+        await client.query('rollback').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+      }
       throw error;
     } finally {
-      // A connection that could not even roll back is closed rather than handed on.
+      // A connection that failed or could not even roll back is closed rather than handed on.
       client.release(broken);
     }
   };

@@ -142,6 +142,8 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     const gatewayError = toGatewayError(error, config.server.bodyLimitBytes);
     if (gatewayError.code === 'internal_error') {
       request.log.error({ err: error, requestId: request.id }, 'request failed');
+    } else if (gatewayError.code === 'storage_unavailable') {
+      request.log.warn({ reason: (error as Error).message, requestId: request.id }, 'request refused: the database is not reachable');
     }
     reply.code(gatewayError.status);
     reply.headers(errorHeadersOf(gatewayError));

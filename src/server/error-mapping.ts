@@ -1,5 +1,9 @@
 import type { FastifyError } from 'fastify';
 import { GatewayError } from '../errors/index.js';
+import { isStorageUnavailable } from '../storage/index.js';
+
+/** When a caller refused for a database outage should try again: a restart or failover takes seconds. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 interface ValidationIssue {
   instancePath: string;
@@ -94,6 +98,12 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
   }
   if (fastifyError.statusCode === 400 && typeof fastifyError.message === 'string' && fastifyError.message.includes('__proto__')) {
     return new GatewayError('invalid_body', 'The request body contains a forbidden "__proto__" or "constructor" key.');
+  }
+  if (isStorageUnavailable(error)) {
+    return new GatewayError('storage_unavailable', "The gateway's database is not reachable right now. Send the request again in a few seconds.", {
+      retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+      cause: error,
+    });
   }
   return new GatewayError('internal_error', 'The gateway failed to process the request. Quote the request id when reporting it.', {
     cause: error,

@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../config/index.js';
-import { openStorage } from '../storage/index.js';
+import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink } from '../providers/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
-import { addKnownSecrets } from '../logs/index.js';
+import { addKnownSecrets, redactText } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
 import { registerRequestRecordHook } from './request-record-hook.js';
@@ -55,17 +55,60 @@ function providerFaultSink(logger: Logger, metrics: GatewayMetrics): ProviderFau
   };
 }
 
+/** Where the database is, for messages: its kind and address, never its credentials. */
+export function describeDatabase(config: GatewayConfig): string {
+  if (config.databaseUrl === undefined) return `SQLite in ${config.dataDir}`;
+  const url = new URL(config.databaseUrl);
+  return `PostgreSQL at ${url.host}${url.pathname}`;
+}
+
+/** The log line of one wait for the database at start-up: what is awaited, why, and for how long. */
+export function waitingForStorage(
+  config: GatewayConfig,
+  log: (fields: Record<string, unknown>, message: string) => void,
+): (error: unknown, retryInMs: number) => void {
+  const database = describeDatabase(config);
+  return (error, retryInMs) =>
+    log({ database, reason: redactText((error as Error).message ?? String(error)), retryInMs }, `waiting for the database (${database}); next attempt in ${retryInMs / 1000} s`);
+}
+
+/** How long between two warnings about failed database connections; the ones between are counted. */
+const CONNECTION_WARNING_INTERVAL_MS = 10_000;
+
+/** Storage settings from the config; a failed connection is logged as a warning, at most once per interval. */
+export function storageOptions(config: GatewayConfig, logger: Logger): StorageOptions {
+  let lastWarningAt = 0;
+  let failedSinceWarning = 0;
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+    onConnectionError(error) {
+      failedSinceWarning += 1;
+      const now = Date.now();
+      if (now - lastWarningAt < CONNECTION_WARNING_INTERVAL_MS) return;
+      logger.warn(
+        { database: describeDatabase(config), reason: redactText(error.message), connectionsFailed: failedSinceWarning },
+        'a database connection failed; queries on it fail or are retried, and new connections are opened as needed',
+      );
+      lastWarningAt = now;
+      failedSinceWarning = 0;
+    },
+  };
+}
+
 /** Builds every service from the config and starts serving. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
   const secrets = resolveSecrets(config);
   addKnownSecrets(configuredCredentials(config, secrets));
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const waiting = waitingForStorage(config, (fields, message) => logger.warn(fields, message));
+  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting);
   const shutdownTasks: (() => Promise<void>)[] = [];
   try {
     const keyStore = new KeyStore(storage.db);
     const keyCache = new KeyCache(keyStore, logger);
-    await keyCache.load();
+    await whenStorageAnswers(() => keyCache.load(), waiting);
     keyCache.start(config.keys.cacheRefreshMs);
     shutdownTasks.push(() => keyCache.stop());
     const keyPropagation = new KeyPropagation(keyCache, [

@@ -1,5 +1,6 @@
 import { errorCodes } from 'fastify';
 import { GatewayError } from '../errors/index.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth.js';
 import { parseJsonBytes, type ParsedJson } from '../json/parse-bytes.js';
 import type { GatewayApp } from './app.js';
 
@@ -51,8 +52,8 @@ function encodedBodyError(encoding: string | undefined): GatewayError | null {
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
- * JSON bodies, parsed once (long base64 strings made straight from their bytes, see
- * parseJsonBytes) and kept as bytes. The poisoning check walks the parsed value only
+ * JSON bodies, refused when nested deeper than MAX_JSON_DEPTH, parsed once (long base64
+ * strings made straight from their bytes, see parseJsonBytes) and kept as bytes. The poisoning check walks the parsed value only
  * when the text could spell a forbidden key (`"__proto__"`, `"constructor"`, or any `\u` escape):
  * three native substring searches instead of two regular expressions over every body, which
  * matters for megabytes of base64 media.
@@ -67,6 +68,16 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
       return;
     }
     const bytes = raw.subarray(0, 3).equals(BOM) ? raw.subarray(3) : raw;
+    if (nestsDeeperThan(bytes, MAX_JSON_DEPTH)) {
+      done(
+        new GatewayError(
+          'invalid_body',
+          `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, the most the gateway accepts. Send a flatter body.`,
+        ),
+        undefined,
+      );
+      return;
+    }
     let parsed: ParsedJson;
     try {
       parsed = parseJsonBytes(bytes);

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import type { Pool as PgPool } from 'pg';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
+import { createPostgresPool, recoveringPool } from './postgres-pool.js';
 
 export type StorageKind = 'sqlite' | 'postgres';
 
@@ -24,11 +25,14 @@ export interface StorageOptions {
   dataDir: string;
   /** SQLite file name inside dataDir (tests use separate files). */
   sqliteFile?: string;
+  /** Longest time one PostgreSQL statement may run; 0 = no limit (default 15 s). */
+  statementTimeoutMs?: number;
+  /** Told of every PostgreSQL connection that failed (default: nothing); the query that used it fails or is retried. */
+  onConnectionError?: (error: Error) => void;
 }
 
-// PostgreSQL returns bigint (int8) and numeric as strings; our values fit in a double.
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
+/** The statement timeout when none is given: the default of database.statementTimeoutMs. */
+const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
 
 /**
  * Longest wait for a new PostgreSQL connection. pg's default is no limit: a database that
@@ -36,23 +40,6 @@ const NUMERIC_OID = 1700;
  * query for ever, start-up, the request log's writes and shutdown with them.
  */
 const CONNECT_TIMEOUT_MS = 10_000;
-
-/** A PostgreSQL pool. pg is loaded only here: it takes a tenth of a second, for nothing with SQLite. */
-async function postgresPool(databaseUrl: string): Promise<PgPool> {
-  const { default: pg } = await import('pg');
-  const types = {
-    getTypeParser(oid: number, format?: 'text' | 'binary') {
-      if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
-      return pg.types.getTypeParser(oid, format as 'text');
-    },
-  };
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
-  // An idle client whose connection the server ended (restart, failover, admin command) is
-  // dropped by the pool and the next query opens a new one. Without a listener, pg re-emits the
-  // error as an uncaught exception and the whole gateway exits.
-  pool.on('error', () => undefined);
-  return pool;
-}
 
 function openSqlite(options: StorageOptions): SqliteDatabase.Database {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -80,8 +67,12 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     sqlite = openSqlite(options);
     dialect = new SqliteDialect({ database: sqlite });
   } else {
-    pg = await postgresPool(options.databaseUrl);
-    dialect = new PostgresDialect({ pool: pg });
+    pg = await createPostgresPool(options.databaseUrl, {
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      onConnectionError: options.onConnectionError ?? (() => undefined),
+    });
+    dialect = new PostgresDialect({ pool: recoveringPool(pg) });
   }
   const kind: StorageKind = sqlite === undefined ? 'postgres' : 'sqlite';
   const db = new Kysely<Database>({ dialect });

@@ -1,5 +1,6 @@
 export { openStorage, parseJsonColumn } from './database.js';
 export type { Storage, StorageKind, StorageOptions } from './database.js';
+export { isStorageUnavailable, breaksConnection, whenStorageAnswers } from './faults.js';
 export type * from './schema.js';
 export { listenForNotifications, notify } from './notifications.js';
 export type { NotificationEvents, NotificationListener } from './notifications.js';

@@ -327,6 +327,8 @@ export async function migrateToLatest(db: Kysely<unknown>, kind: StorageKind): P
   if (error !== undefined || failed !== undefined) {
     const reason = (error as Error | undefined)?.message ?? 'see log';
     // No migration failed when the database could not be reached (refused, unknown host or role).
-    throw new Error(failed !== undefined ? `database migration ${failed.migrationName} failed: ${reason}` : `could not migrate the database: ${reason}`);
+    throw new Error(failed !== undefined ? `database migration ${failed.migrationName} failed: ${reason}` : `could not migrate the database: ${reason}`, {
+      cause: error,
+    });
   }
 }

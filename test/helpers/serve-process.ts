@@ -11,6 +11,8 @@ export interface ServeProcess {
   readonly url: string;
   /** Resolves with [exit code, signal] when the process ends. */
   readonly exited: Promise<unknown[]>;
+  /** Everything it wrote so far (stdout and stderr). */
+  output(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -33,6 +35,7 @@ export async function startServeProcess(env: Record<string, string>): Promise<Se
     child,
     url,
     exited,
+    output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const [code] = (await exited) as [number | null];

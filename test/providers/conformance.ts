@@ -110,7 +110,8 @@ export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQ
 export const PDF_BASE64 = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n').toString('base64');
 
 const USAGE: ScriptedUsage = { promptTokens: 11, completionTokens: 7 };
-const SHORT_TIMEOUT_MS = 300;
+/** Short enough to test timeouts, long enough that a loaded machine's connect and first answer fit (they count too). */
+const SHORT_TIMEOUT_MS = 1_000;
 
 export interface SseResult {
   status: number;

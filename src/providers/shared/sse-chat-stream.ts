@@ -5,6 +5,8 @@ import { GatewayError } from '../../errors/index.js';
 import type { ChatStream, ChatStreamEvent, ChatStreamReader } from '../types.js';
 import { whenAborted } from './abort-listeners.js';
 import {
+  answerTimeout,
+  deadlineReason,
   dispatchOptionsOf,
   noteProviderRequestId,
   ERROR_BODY_LIMIT_BYTES,
@@ -55,6 +57,12 @@ export interface SseChatStreamOptions {
  * so a failure before it (an error status, a first frame that fails, a body without events)
  * rejects with a GatewayError and the client still gets a proper status. A failure after it
  * becomes a `stream-failed` event. A slow reader pauses the upstream connection.
+ *
+ * Its clock: the response headers must arrive within `timeoutMs` of the call's start (a wait
+ * for a free pooled connection included), then each event, the first too, within
+ * `streamIdleTimeoutMs` of the one before. Events, not bytes, reset it: a provider that
+ * sends only `:` comment lines (keep-alives) would otherwise hold the caller's stream open
+ * for ever. It stops while the reader waits.
  */
 class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private controller: Dispatcher.DispatchController | undefined;
@@ -81,6 +89,9 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private waiting = false;
   private reader: ChatStreamReader | undefined;
   private readonly stopListening: () => void;
+  private clock: NodeJS.Timeout;
+  /** The answer's headers arrived: the clock runs `streamIdleTimeoutMs` from each event on. */
+  private answering = false;
 
   constructor(
     private readonly http: UpstreamHttpOptions,
@@ -90,6 +101,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.onAbort());
+    this.clock = setTimeout(() => this.outOfTime(), http.timeoutMs);
   }
 
   read(reader: ChatStreamReader): void {
@@ -101,19 +113,41 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
     if (!this.waiting) return;
     this.waiting = false;
     this.deliver();
-    if (!this.waiting && !this.responseDone) this.controller?.resume();
+    if (!this.waiting && !this.responseDone) {
+      this.controller?.resume();
+      if (!this.ended) this.clock = setTimeout(() => this.outOfTime(), this.http.streamIdleTimeoutMs);
+    }
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.request.signal.aborted) controller.abort(this.request.signal.reason);
+    if (this.ended) controller.abort(new Error('the stream ended before it had a connection'));
+    else if (this.request.signal.aborted) controller.abort(this.request.signal.reason);
+  }
+
+  /** No response headers within timeoutMs, or no event within streamIdleTimeoutMs. */
+  private outOfTime(): void {
+    if (this.complete) return; // the answer is whole; only the end of its body is awaited
+    if (this.answering) {
+      this.fail(
+        new GatewayError('provider_timeout', 'The model provider stopped sending its answer. Try again later.', {
+          logDetail: { provider: this.request.provider, reason: 'no stream event within upstream.streamIdleTimeoutMs' },
+        }),
+      );
+    } else {
+      this.fail(answerTimeout(this.request.provider, deadlineReason(this.controller === undefined)));
+    }
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
     this.status = statusCode;
     this.headers = headers;
     noteProviderRequestId(this.http, this.request, headers);
-    if (isAnswerStatus(statusCode)) this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
+    if (!isAnswerStatus(statusCode)) return; // the error body is read within what remains of timeoutMs
+    this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
+    this.answering = true;
+    clearTimeout(this.clock);
+    this.clock = setTimeout(() => this.outOfTime(), this.http.streamIdleTimeoutMs);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -139,6 +173,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   onResponseEnd(): void {
     this.responseDone = true;
     if (this.parser === undefined) {
+      clearTimeout(this.clock);
       this.stopListening();
       const text = Buffer.concat(this.errorChunks).subarray(0, ERROR_BODY_LIMIT_BYTES).toString('utf8');
       this.reject(this.options.failure(this.status, this.headers, text));
@@ -163,6 +198,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private onMessage(message: EventSourceMessage): void {
     this.eventBytes = 0;
     if (this.complete || this.ended) return;
+    this.clock.refresh();
     try {
       this.complete = this.options.frames.read(message, this.pending);
     } catch (error) {
@@ -201,6 +237,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
       }
       if (!more) {
         this.waiting = true;
+        clearTimeout(this.clock);
         if (!this.responseDone) this.controller?.pause();
         return;
       }
@@ -214,6 +251,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
 
   private end(): void {
     this.ended = true;
+    clearTimeout(this.clock);
     this.deliver();
   }
 
@@ -221,6 +259,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private fail(error: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.clock);
     const failure = this.failureOf(error);
     // Closes the connection: the rest of a failed stream is of no use.
     if (!this.responseDone) this.controller?.abort(failure);

@@ -8,9 +8,12 @@ import type { ProviderRequestIds } from './provider-request-ids.js';
 export interface UpstreamHttpOptions {
   /** Pooled, keep-alive dispatcher shared by all adapters. */
   dispatcher: Dispatcher;
-  /** Longest wait for response headers; then 504 provider_timeout. */
+  /**
+   * Longest wait, counted from the start of the call (a wait for a free pooled connection
+   * included), for a whole answer, or for a stream's first event; then 504 provider_timeout.
+   */
   timeoutMs: number;
-  /** Longest gap between two body chunks (stream frames); then the stream fails. */
+  /** Longest gap between two stream events (comment lines do not count); then the stream fails. */
   streamIdleTimeoutMs: number;
   /** Where the providers' own request ids go, for the request log. */
   providerRequestIds?: ProviderRequestIds;
@@ -82,17 +85,53 @@ export function isAnswerStatus(status: number): boolean {
 }
 
 /**
- * One HTTP call to a provider. Transport failures become GatewayErrors here; HTTP error
- * statuses are returned for the adapter to map with its own error body format.
+ * The 504 of a call that ran out of time; `reason` (for the log) says whether it was still
+ * waiting for a connection, every pooled one (upstream.connectionsPerOrigin) busy with other calls.
+ */
+export function answerTimeout(provider: string, reason: string): GatewayError {
+  return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', { logDetail: { provider, reason } });
+}
+
+/** The log reason of a deadline that passed before (true) or after the call got a connection. */
+export function deadlineReason(waitingForConnection: boolean | undefined): string {
+  if (waitingForConnection === undefined) return 'no answer within upstream.timeoutMs (a wait for a free connection included)';
+  return waitingForConnection ? 'no free connection to the provider within upstream.timeoutMs' : 'no answer within upstream.timeoutMs';
+}
+
+/**
+ * One HTTP call to a provider, for an answer read whole. Transport failures become
+ * GatewayErrors here; HTTP error statuses are returned for the adapter to map with its own
+ * error body format. The call, body included, has `timeoutMs` from now: undici's own
+ * timeouts start only once a connection is free, and are reset by every byte of the body.
  */
 export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamRequest): Promise<UpstreamResponse> {
   const started = performance.now();
+  const controller = new AbortController();
+  let expire: (error: GatewayError) => void = () => undefined;
+  const expired = new Promise<never>((_resolve, reject) => (expire = reject));
+  expired.catch(() => undefined);
+  const deadline = setTimeout(() => {
+    const error = answerTimeout(request.provider, deadlineReason(undefined));
+    controller.abort(error);
+    expire(error);
+  }, http.timeoutMs);
+  const stopListening = whenAborted(request.signal, () => controller.abort(request.signal.reason));
+  const finish = () => {
+    clearTimeout(deadline);
+    stopListening();
+  };
+  if (request.signal.aborted) controller.abort(request.signal.reason);
   try {
-    const response = await http.dispatcher.request({ ...dispatchOptionsOf(http, request), signal: request.signal });
+    const response = await Promise.race([
+      http.dispatcher.request({ ...dispatchOptionsOf(http, request), signal: controller.signal }),
+      expired,
+    ]);
     noteProviderRequestId(http, request, response.headers);
+    response.body.once('close', finish);
     return { status: response.statusCode, headers: response.headers, body: response.body, latencyMs: performance.now() - started };
   } catch (error) {
-    throw transportError(error, request.provider, request.signal);
+    finish();
+    throw transportError(error, request.provider, controller.signal);
   }
 }
 
@@ -123,6 +162,9 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   private latencyMs = 0;
   private controller: Dispatcher.DispatchController | undefined;
   private readonly stopListening: () => void;
+  /** The whole answer's deadline, from the start of the call. */
+  private readonly deadline: NodeJS.Timeout;
+  private expired: GatewayError | undefined;
 
   constructor(
     private readonly http: UpstreamHttpOptions,
@@ -133,11 +175,21 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.controller?.abort(request.signal.reason));
+    this.deadline = setTimeout(() => this.expire(), http.timeoutMs);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.request.signal.aborted) controller.abort(this.request.signal.reason);
+    if (this.expired !== undefined) controller.abort(this.expired);
+    else if (this.request.signal.aborted) controller.abort(this.request.signal.reason);
+  }
+
+  /** Out of time: the caller is answered now, even while the call still waits for a connection (it is aborted once it gets one). */
+  private expire(): void {
+    this.expired = answerTimeout(this.request.provider, deadlineReason(this.controller === undefined));
+    this.stopListening();
+    this.reject(this.expired);
+    this.controller?.abort(this.expired);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
@@ -157,12 +209,14 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    clearTimeout(this.deadline);
     this.stopListening();
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
     this.resolve({ status: this.status, headers: this.headers, body, latencyMs: this.latencyMs });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    clearTimeout(this.deadline);
     this.stopListening();
     this.reject(transportError(error, this.request.provider, this.request.signal));
   }
