@@ -9,7 +9,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
  * endpoint that takes messages, gets the same §4 error from each, and the provider receives
  * nothing. Private addresses in image URLs are not among them: the gateway never fetches a
  * model's image URL (the provider does), so it does not judge where one points
- * (docs/decisions/0007-one-model-call-path.md).
+ * (docs/decisions/0010-one-model-call-path.md).
  */
 
 /** Parsed JSON bodies: read loosely, every field used is asserted. */

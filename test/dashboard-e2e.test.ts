@@ -41,7 +41,11 @@ async function newPage(viewport = DESKTOP): Promise<Page> {
     // dialogs try to add, which the CSP blocks (docs/dashboard.md).
     if (message.type() === 'error' && !/status of 40[13]/.test(text) && !/Applying inline style violates .*style-src 'self'/.test(text)) problems.push(`console: ${text}`);
   });
-  page.on('requestfailed', (request) => problems.push(`failed ${request.url()}: ${request.failure()?.errorText}`));
+  page.on('requestfailed', (request) => {
+    // A fetch the page itself cancels (a newer query replaced it, or the page moved on) is ERR_ABORTED: not a failure.
+    const reason = request.failure()?.errorText;
+    if (reason !== 'net::ERR_ABORTED') problems.push(`failed ${request.url()}: ${reason}`);
+  });
   page.on('request', (request) => {
     if (!request.url().startsWith(gateway.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) problems.push(`outside request ${request.url()}`);
   });

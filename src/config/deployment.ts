@@ -28,9 +28,11 @@ export function describeConnectionUrl(url: string): string {
   }
 }
 
-/** Where the gateway keeps its data, in words. */
+/** Where the gateway keeps its data, in words: its kind and address, never its credentials. */
 export function describeStorage(config: GatewayConfig): string {
-  return config.databaseUrl !== undefined ? `PostgreSQL at ${describeConnectionUrl(config.databaseUrl)}` : `SQLite in ${config.dataDir}`;
+  if (config.databaseUrl === undefined) return `SQLite in ${config.dataDir}`;
+  const address = describeConnectionUrl(config.databaseUrl);
+  return `PostgreSQL at ${address.replace(/^[a-z]+:\/\//, '')}`;
 }
 
 /** Where per-key limits are counted, in words. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { configuredCredentials, resolveSecrets, type GatewayConfig } from '../config/index.js';
+import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig } from '../config/index.js';
 import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
@@ -55,19 +55,12 @@ function providerFaultSink(logger: Logger, metrics: GatewayMetrics): ProviderFau
   };
 }
 
-/** Where the database is, for messages: its kind and address, never its credentials. */
-export function describeDatabase(config: GatewayConfig): string {
-  if (config.databaseUrl === undefined) return `SQLite in ${config.dataDir}`;
-  const url = new URL(config.databaseUrl);
-  return `PostgreSQL at ${url.host}${url.pathname}`;
-}
-
 /** The log line of one wait for the database at start-up: what is awaited, why, and for how long. */
 export function waitingForStorage(
   config: GatewayConfig,
   log: (fields: Record<string, unknown>, message: string) => void,
 ): (error: unknown, retryInMs: number) => void {
-  const database = describeDatabase(config);
+  const database = describeStorage(config);
   return (error, retryInMs) =>
     log({ database, reason: redactText((error as Error).message ?? String(error)), retryInMs }, `waiting for the database (${database}); next attempt in ${retryInMs / 1000} s`);
 }
@@ -88,7 +81,7 @@ export function storageOptions(config: GatewayConfig, logger: Logger): StorageOp
       const now = Date.now();
       if (now - lastWarningAt < CONNECTION_WARNING_INTERVAL_MS) return;
       logger.warn(
-        { database: describeDatabase(config), reason: redactText(error.message), connectionsFailed: failedSinceWarning },
+        { database: describeStorage(config), reason: redactText(error.message), connectionsFailed: failedSinceWarning },
         'a database connection failed; queries on it fail or are retried, and new connections are opened as needed',
       );
       lastWarningAt = now;
