@@ -3,6 +3,7 @@ import type { ProjectView, Scope } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { Modal } from '../components/Modal.js';
 import { LimitFields, limitProblems, limitsInputOf, ModelPicker, NO_LIMITS } from './KeyFields.js';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 const SCOPES: { scope: Scope; what: string }[] = [
   { scope: 'model:request', what: 'model calls: chat, embeddings, images, audio, VETTING' },
@@ -119,11 +120,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
           </fieldset>
           <LimitFields texts={limits} onChange={setLimits} />
           <ModelPicker selected={models} onChange={setModels} />
-          {error !== null && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
+          <ErrorAlert message={error} />
           <div className="dialog-actions">
             <button type="submit" disabled={invalid}>
               Create key

@@ -3,6 +3,7 @@ import type { ApiKeyView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { Modal } from '../components/Modal.js';
 import { LimitFields, limitProblems, limitsInputOf, limitTextsOf, ModelPicker } from './KeyFields.js';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 export function EditKeyDialog({ apiKey, onClose }: { apiKey: ApiKeyView; onClose: (changed: boolean) => void }) {
   const [limits, setLimits] = useState(limitTextsOf(apiKey.limits));
@@ -26,11 +27,7 @@ export function EditKeyDialog({ apiKey, onClose }: { apiKey: ApiKeyView; onClose
       <form onSubmit={(event) => void submit(event)} className="key-form">
         <LimitFields texts={limits} onChange={setLimits} />
         <ModelPicker selected={models} onChange={setModels} />
-        {error !== null && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
         <div className="dialog-actions">
           <button type="submit" disabled={invalid}>
             Save changes

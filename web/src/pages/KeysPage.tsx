@@ -10,9 +10,17 @@ import { useCursorPages } from '../components/useCursorPages.js';
 import { formatCount, formatUsd, paramsOf } from '../format.js';
 import { CreateKeyDialog } from './CreateKeyDialog.js';
 import { EditKeyDialog } from './EditKeyDialog.js';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { SelectField } from '../components/SelectField';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['q', 'project', 'status'] as const;
+const KEY_STATES = [
+  { value: '', label: 'Any state' },
+  { value: 'active', label: 'active' },
+  { value: 'paused', label: 'paused' },
+  { value: 'revoked', label: 'revoked' },
+];
 
 function SpendCell({ used, cap, unit }: { used: number | undefined; cap: number | null; unit: 'tokens' | 'usd' }) {
   if (used === undefined) return <span className="muted">…</span>;
@@ -186,32 +194,16 @@ export function KeysPage() {
           <label htmlFor="key-search">Search</label>
           <input id="key-search" type="search" placeholder="name or id" value={searchText} onChange={(event) => setSearchText(event.target.value)} />
         </div>
-        <div className="field">
-          <label htmlFor="key-project">Project</label>
-          <select id="key-project" value={filter.project ?? ''} onChange={(event) => setFilter('project', event.target.value)}>
-            <option value="">All projects</option>
-            {projects.map((project) => (
-              <option key={project.id} value={project.id}>
-                {project.id}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="key-state">State</label>
-          <select id="key-state" value={filter.status ?? ''} onChange={(event) => setFilter('status', event.target.value)}>
-            <option value="">Any state</option>
-            <option value="active">active</option>
-            <option value="paused">paused</option>
-            <option value="revoked">revoked</option>
-          </select>
-        </div>
+        <SelectField
+          id="key-project"
+          label="Project"
+          value={filter.project ?? ''}
+          options={[{ value: '', label: 'All projects' }, ...projects.map((project) => ({ value: project.id, label: project.id }))]}
+          onChange={(value) => setFilter('project', value)}
+        />
+        <SelectField id="key-state" label="State" value={filter.status ?? ''} options={KEY_STATES} onChange={(value) => setFilter('status', value)} />
       </form>
-      {error !== null && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <DataTable caption="Keys, newest first" columns={columns} rows={page?.data ?? []} rowKey={(key) => key.id} empty={page === null ? 'Loading…' : 'No keys match.'} />
       <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
       <CreateKeyDialog

@@ -4,6 +4,7 @@ import type { LogDetailView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { formatCount, formatTime, formatUsd } from '../format.js';
 import { useSession } from '../session.js';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 /** Marks redacted values so they read as redactions, not as content. */
 function JsonBlock({ value, label, absent }: { value: unknown; label: string; absent: string }) {
@@ -49,9 +50,7 @@ export function LogDetailPage() {
     return (
       <section>
         <h1>Request {requestId}</h1>
-        <p className="error" role="alert">
-          {error}
-        </p>
+        <ErrorAlert message={error} />
         <Link to="/logs">Back to the request log</Link>
       </section>
     );

@@ -7,9 +7,20 @@ import { DataTable } from '../components/DataTable.js';
 import { Pager } from '../components/Pager.js';
 import { useCursorPages } from '../components/useCursorPages.js';
 import { formatCount, formatTime, formatUsd, paramsOf } from '../format.js';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { SelectField } from '../components/SelectField';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['since', 'until', 'key', 'model', 'status', 'endpoint', 'platform'] as const;
+const STATUS_CLASSES = [
+  { value: '', label: 'Any' },
+  { value: 'success', label: 'Success' },
+  { value: 'error', label: 'Error' },
+  { value: '2xx', label: '2xx' },
+  { value: '4xx', label: '4xx' },
+  { value: '429', label: '429' },
+  { value: '5xx', label: '5xx' },
+];
 const ENDPOINTS = [
   '/v1/chat/completions',
   '/v1/responses',
@@ -106,39 +117,20 @@ export function LogsPage() {
         {field('until', 'Until', 'empty = now')}
         {field('key', 'Key id', 'key_…')}
         {field('model', 'Model', 'gpt-4o')}
-        <div className="field">
-          <label htmlFor="log-status">Status</label>
-          <select id="log-status" value={draft.status ?? ''} onChange={(event) => setDraft({ ...draft, status: event.target.value })}>
-            <option value="">Any</option>
-            <option value="success">Success</option>
-            <option value="error">Error</option>
-            <option value="2xx">2xx</option>
-            <option value="4xx">4xx</option>
-            <option value="429">429</option>
-            <option value="5xx">5xx</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="log-endpoint">Endpoint</label>
-          <select id="log-endpoint" value={draft.endpoint ?? ''} onChange={(event) => setDraft({ ...draft, endpoint: event.target.value })}>
-            <option value="">Any</option>
-            {ENDPOINTS.map((endpoint) => (
-              <option key={endpoint} value={endpoint}>
-                {endpoint}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField id="log-status" label="Status" value={draft.status ?? ''} options={STATUS_CLASSES} onChange={(status) => setDraft({ ...draft, status })} />
+        <SelectField
+          id="log-endpoint"
+          label="Endpoint"
+          value={draft.endpoint ?? ''}
+          options={[{ value: '', label: 'Any' }, ...ENDPOINTS.map((endpoint) => ({ value: endpoint, label: endpoint }))]}
+          onChange={(endpoint) => setDraft({ ...draft, endpoint })}
+        />
         {field('platform', 'Platform', 'X-Platform-ID')}
         <div className="field actions">
           <button type="submit">Apply filters</button>
         </div>
       </form>
-      {error !== null && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <DataTable caption="Request log, newest first" columns={columns} rows={page?.data ?? []} rowKey={(row) => row.request_id} empty={page === null ? 'Loading…' : 'No requests match.'} />
       <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
     </section>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { ApiError } from '../api.js';
 import { useSession } from '../session.js';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 export function SignInPage() {
   const { signIn } = useSession();
@@ -39,11 +40,7 @@ export function SignInPage() {
           <Label.Root htmlFor="password">Password</Label.Root>
           <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
         </div>
-        {error !== null && (
-          <p id="sign-in-error" className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} id="sign-in-error" />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -4,6 +4,8 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { UsageGrouping, UsageList, UsageView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { formatCount, formatUsd } from '../format.js';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { SelectField } from '../components/SelectField';
 
 /**
  * Requests, tokens and cost per day, model or key, from GET /admin/v1/usage: the numbers
@@ -96,32 +98,10 @@ export function UsagePage() {
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="usage-by">Group by</label>
-          <select id="usage-by" value={by} onChange={(event) => set('by', event.target.value)}>
-            {GROUPINGS.map((grouping) => (
-              <option key={grouping.value} value={grouping.value}>
-                {grouping.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="usage-metric">Chart</label>
-          <select id="usage-metric" value={metric} onChange={(event) => set('metric', event.target.value)}>
-            {METRICS.map((entry) => (
-              <option key={entry.value} value={entry.value}>
-                {entry.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField id="usage-by" label="Group by" value={by} options={GROUPINGS} onChange={(value) => set('by', value)} />
+        <SelectField id="usage-metric" label="Chart" value={metric} options={METRICS} onChange={(value) => set('metric', value)} />
       </form>
-      {error !== null && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <figure className="chart" aria-label={`${metricLabel} per ${by}`}>
         {rows.length === 0 ? (
           <p className="muted">{usage === null ? 'Loading…' : 'No requests in this period.'}</p>

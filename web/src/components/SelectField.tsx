@@ -1,0 +1,20 @@
+export interface SelectOption {
+  value: string;
+  label: string;
+}
+
+/** A labelled drop-down of a filter or form: one way to draw every select of the dashboard. */
+export function SelectField(props: { id: string; label: string; value: string; options: readonly SelectOption[]; onChange: (value: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(event) => props.onChange(event.target.value)}>
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
