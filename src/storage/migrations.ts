@@ -261,10 +261,11 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
           ['api_keys_project_status_created', ['project_id', 'status', 'created_at', 'id']],
         ];
         for (const [name, columns] of keyIndexes) await db.schema.createIndex(name).on('api_keys').columns(columns).execute();
-        // The request log's filters beside key and project (which have theirs since 0002), each in
-        // the list's order, so a filtered page reads the rows it shows instead of the whole table.
-        for (const column of ['requested_model', 'resolved_model', 'status', 'endpoint', 'platform']) {
-          await db.schema.createIndex(`request_logs_${column}_started_at`).on('request_logs').columns([column, 'started_at', 'request_id']).execute();
+        // Every filter of the request log, each in the list's order (newest written first, by write
+        // sequence), so a filtered page reads the rows it shows instead of the whole table. Records
+        // written before the sequence existed page by start time with 0002's indexes, and leave by age.
+        for (const column of ['key_id', 'project_id', 'requested_model', 'resolved_model', 'status', 'endpoint', 'platform']) {
+          await db.schema.createIndex(`request_logs_${column}_seq`).on('request_logs').columns([column, 'seq']).execute();
         }
       },
     },
