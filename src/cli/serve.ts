@@ -71,9 +71,11 @@ function reportStart(gateway: RunningGateway, flags: CommandLineSettings): strin
 async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
+  // Asked before the listening line: once that is out, a SIGTERM must find the shutdown handlers.
+  const hasAccounts = await gateway.context.accounts.users.exist();
   const report = reportStart(gateway, flags);
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
-  process.stdout.write(firstAccountAdvice(await gateway.context.accounts.users.exist()));
+  process.stdout.write(firstAccountAdvice(hasAccounts));
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
