@@ -1,12 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Accounts, csrfTokenOf, hashPassword, isCsrfTokenOf, verifyPassword } from '../src/accounts/index.js';
 import { isGatewayError } from '../src/errors/index.js';
-import { openStorage, type Storage } from '../src/storage/index.js';
-import { createPostgresDatabase, POSTGRES_URL } from './helpers/databases.js';
+import type { Storage } from '../src/storage/index.js';
+import { openBackendStorage, STORAGE_BACKENDS } from './helpers/storage-backends.js';
 
 /** Passwords, sessions, CSRF and the sign-in throttle, on each database. */
 
@@ -34,37 +31,21 @@ describe('CSRF tokens', () => {
   });
 });
 
-const BACKENDS = [
-  { name: 'SQLite', skip: false as const },
-  { name: 'PostgreSQL', skip: POSTGRES_URL === undefined ? 'TEST_DATABASE_URL is not set' : (false as const) },
-];
-
-for (const backend of BACKENDS) {
+for (const backend of STORAGE_BACKENDS) {
   describe(`accounts on ${backend.name}`, { skip: backend.skip }, () => {
     let storage: Storage;
-    let dispose: () => Promise<void>;
+    let close: () => Promise<void>;
     let accounts: Accounts;
 
     before(async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-accounts-'));
-      if (backend.name === 'SQLite') {
-        storage = await openStorage({ dataDir });
-        dispose = async () => rmSync(dataDir, { recursive: true, force: true });
-      } else {
-        const database = await createPostgresDatabase();
-        storage = await openStorage({ dataDir, databaseUrl: database.url });
-        dispose = database.drop;
-      }
+      ({ storage, close } = await openBackendStorage(backend));
       accounts = new Accounts(storage.db, {
         lifetimes: { idleMs: 10 * 60_000, absoluteMs: 60 * 60_000 },
         throttle: { windowMs: 60_000, perAccount: 3, perAddress: 5 },
       });
       await accounts.createUser('Ops@Example.com', PASSWORD, 'admin');
     });
-    after(async () => {
-      await storage.close();
-      await dispose();
-    });
+    after(async () => close());
 
     test('the table keeps a hash of the session token, never the token', async () => {
       const { token } = await accounts.signIn('ops@example.com', PASSWORD, '10.0.0.1');

@@ -1,14 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { pageOfKeys } from '../../src/keys/index.js';
 import { LogStore, type LogFilter } from '../../src/logs/index.js';
-import { openStorage, type Storage } from '../../src/storage/index.js';
+import type { Storage } from '../../src/storage/index.js';
 import type { Database } from '../../src/storage/schema.js';
-import { createPostgresDatabase, POSTGRES_URL } from './databases.js';
+import { openBackendStorage, STORAGE_BACKENDS } from './storage-backends.js';
 
 /**
  * The dashboard's pages on large tables: 100,000 keys and 1,000,000 request-log rows (each
@@ -115,37 +112,23 @@ function assertSearchesColumn(storage: Storage, plan: string[], column: string, 
 
 /** One test file per database: seeding takes most of a file's time budget. */
 export function describeLargeTables(kind: 'sqlite' | 'postgres'): void {
-  const backend =
-    kind === 'sqlite'
-      ? { name: 'SQLite', skip: false as const }
-      : { name: 'PostgreSQL', skip: POSTGRES_URL === undefined ? 'TEST_DATABASE_URL is not set' : (false as const) };
+  const backend = STORAGE_BACKENDS.find((candidate) => candidate.name === (kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'))!;
   describe(`dashboard pages on large tables, ${backend.name}`, { skip: backend.skip }, () => {
     let storage: Storage;
-    let dispose: () => Promise<void>;
+    let close: () => Promise<void>;
     /** The same connection, recording every query it runs, so the real page queries can be explained. */
     let recorded: CompiledQuery[];
     let recording: Kysely<Database>;
 
     // Seeding a million rows takes a while on a busy machine; the checks themselves are quick.
     before(async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-indexes-'));
-      if (backend.name === 'SQLite') {
-        storage = await openStorage({ dataDir });
-        dispose = async () => rmSync(dataDir, { recursive: true, force: true });
-      } else {
-        const database = await createPostgresDatabase();
-        storage = await openStorage({ dataDir, databaseUrl: database.url });
-        dispose = database.drop;
-      }
+      ({ storage, close } = await openBackendStorage(backend));
       await seed(storage, LOG_ROWS[kind]);
       recorded = [];
       const dialect = storage.sqlite !== undefined ? new SqliteDialect({ database: storage.sqlite }) : new PostgresDialect({ pool: storage.pg! });
       recording = new Kysely<Database>({ dialect, log: (event) => void recorded.push(event.query) });
     }, { timeout: 600_000 });
-    after(async () => {
-      await storage.close();
-      await dispose();
-    });
+    after(async () => close());
 
     test('every key page, filtered or not, first or deep, reads an index in the page order', async () => {
       const deep = { createdAt: START + KEYS / 2, id: `key_${KEYS / 2}` };

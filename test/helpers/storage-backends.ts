@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openStorage, type Storage } from '../../src/storage/index.js';
 import { POSTGRES_URL, createPostgresDatabase } from './databases.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -55,6 +56,19 @@ export const STORAGE_BACKENDS: readonly StorageBackend[] = [
 ];
 
 /** A gateway on `backend`'s storage in front of the OpenAI fake, and how to stop all three. */
+/** A backend's store opened directly, without a gateway: for tests of a domain module on both databases. */
+export async function openBackendStorage(backend: StorageBackend): Promise<{ storage: Storage; close(): Promise<void> }> {
+  const shared = await backend.create();
+  const storage = await openStorage({ dataDir: shared.dataDir, databaseUrl: shared.env.DATABASE_URL });
+  return {
+    storage,
+    async close() {
+      await storage.close();
+      await shared.dispose();
+    },
+  };
+}
+
 export interface BackendGateway {
   fake: OpenAIFake;
   gateway: TestGateway;
