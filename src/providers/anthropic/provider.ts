@@ -64,7 +64,7 @@ class AnthropicChat implements ChatModelProvider {
 
   private upstreamRequest(body: string, call: ChatCall): UpstreamRequest {
     // Anthropic names its id for the call in `request-id`; it documents no header for a client's own id, so none is sent.
-    return { url: this.url, headers: this.headers, body, signal: call.signal, provider: this.options.name, ids: { requestId: call.requestId, providerHeader: 'request-id' } };
+    return { url: this.url, headers: this.headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider: this.options.name, ids: { requestId: call.requestId, providerHeader: 'request-id' } };
   }
 
   /** POSTs the request; an error status becomes the mapped GatewayError. */

@@ -113,7 +113,7 @@ export const chatRoutes: RouteModule = (app, context) => {
           requestId: request.id,
         };
         if (body.stream === true) {
-          const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));
+          const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);
           return sendChatStream(reply, stream, {
             requestId: request.id,
             requestedModel: body.model,
@@ -123,7 +123,7 @@ export const chatRoutes: RouteModule = (app, context) => {
             transcriptCharacters: context.config.logs.payloads ? context.config.logs.maxPayloadBytes : 0,
           });
         }
-        const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
+        const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
         record.usage = result.usage;
         return sendLoggedJson(request, reply, showRequestedModel(result.completion, body.model));
       } catch (error) {
