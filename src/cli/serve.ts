@@ -78,7 +78,14 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   process.stdout.write(firstAccountAdvice(hasAccounts));
   const stopWatching = reloadRouting(gateway, flags);
-  runUntilStopped(config, async () => (stopWatching(), gateway.close()), logFault(gateway));
+  runUntilStopped(
+    config,
+    async () => {
+      stopWatching();
+      await gateway.close();
+    },
+    logFault(gateway),
+  );
 }
 
 /** Reloads the routing on SIGHUP and when the config file changes (docs/routing.md). */
@@ -95,7 +102,14 @@ async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): P
   scrapeEveryWorker(gateway.context.metrics);
   process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
   const stopWatching = reloadRouting(gateway, flags);
-  runUntilStopped(config, async () => (stopWatching(), gateway.close()), logFault(gateway));
+  runUntilStopped(
+    config,
+    async () => {
+      stopWatching();
+      await gateway.close();
+    },
+    logFault(gateway),
+  );
 }
 
 /** A worker's channel to its siblings for key changes, through the primary. */
