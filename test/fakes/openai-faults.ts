@@ -24,13 +24,16 @@ export type Fault =
   /** Headers at once, the first chunk (a JSON answer) only after `SLOW_MS`. */
   | 'slow-first-token';
 
+/** Failures of the request itself rather than of the upstream: a prompt over the context window (OpenAI's 400 `context_length_exceeded`), any other 400. */
+export type Refusal = 'context-window' | 'bad-request';
+
 export const SLOW_MS = 1_500;
 
 export interface FaultyOpenAI {
   readonly url: string;
   readonly server: FakeServer;
   /** The next requests for `model` meet these faults, one each, in order. */
-  fail(model: string, ...faults: Fault[]): void;
+  fail(model: string, ...faults: (Fault | Refusal)[]): void;
   /** Requests received for `model` so far. */
   count(model: string): number;
   close(): Promise<void>;
@@ -95,7 +98,7 @@ function startAnswer(response: ServerResponse, streaming: boolean): void {
   response.flushHeaders();
 }
 
-async function answer(request: RecordedRequest, response: ServerResponse, name: string, fault: Fault | undefined): Promise<void> {
+async function answer(request: RecordedRequest, response: ServerResponse, name: string, fault: Fault | Refusal | undefined): Promise<void> {
   const reply = answerOf(request, name);
   const head = reply.streaming ? undefined : reply.body.slice(0, 20);
   switch (fault) {
@@ -103,6 +106,21 @@ async function answer(request: RecordedRequest, response: ServerResponse, name: 
       return errorAnswer(response, 429, { 'retry-after': '1' });
     case 'server-error-500':
       return errorAnswer(response, 500);
+    case 'bad-request':
+      return errorAnswer(response, 400);
+    case 'context-window':
+      response.writeHead(400, { 'content-type': 'application/json', ...HEADERS });
+      response.end(
+        JSON.stringify({
+          error: {
+            message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens. Please reduce the length of the messages.",
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        }),
+      );
+      return;
     case 'unavailable-503':
       return errorAnswer(response, 503);
     case 'connection-reset':
@@ -135,7 +153,7 @@ async function answer(request: RecordedRequest, response: ServerResponse, name: 
 /** An OpenAI-compatible upstream named `name` (its answers say "served by <name>"). */
 export async function startFaultyOpenAI(name: string): Promise<FaultyOpenAI> {
   const server = await startFakeServer();
-  const scripts = new Map<string, Fault[]>();
+  const scripts = new Map<string, (Fault | Refusal)[]>();
   const handle = (request: RecordedRequest, response: ServerResponse) => answer(request, response, name, scripts.get(String(request.json?.model))?.shift());
   server.on('POST /v1/chat/completions', handle);
   server.on('POST /v1/embeddings', handle);
