@@ -15,12 +15,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 
 const seconds = Number(process.argv[2] ?? 10);
 const concurrency = Number(process.argv[3] ?? 16);
 const upstreamMs = Number(process.env.UPSTREAM_MS ?? 20);
-const FIRST_BYTE_MS = 250;
+const FIRST_BYTE_MS = 1_000;
 const ADMIN_TOKEN = 'mg-admin-bench-token-0123456789abcdef';
 
 const completion = JSON.stringify({
@@ -60,9 +61,20 @@ function upstream(failure) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` })));
 }
 
-let failingMode = null;
-const healthy = await upstream(() => null);
-const failing = await upstream(() => failingMode);
+// The upstreams run on a thread of their own: the load generator's busy event loop must not
+// delay their answers (the gateway would count that against the deployments).
+if (!isMainThread) {
+  let failingMode = null;
+  const healthy = await upstream(() => null);
+  const failing = await upstream(() => failingMode);
+  parentPort.on('message', (message) => {
+    failingMode = message;
+  });
+  parentPort.postMessage({ healthy: healthy.url, failing: failing.url });
+  await new Promise(() => undefined);
+}
+const upstreams = new Worker(new URL(import.meta.url), { argv: process.argv.slice(2) });
+const { healthy, failing } = await new Promise((resolve) => upstreams.once('message', (urls) => resolve({ healthy: { url: urls.healthy }, failing: { url: urls.failing } })));
 
 function routing(phase) {
   const both = [
@@ -122,7 +134,7 @@ function percentile(sorted, share) {
 }
 
 async function runPhase(phase) {
-  failingMode = phase.failure ?? null;
+  upstreams.postMessage(phase.failure ?? null);
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-fallback-bench-'));
   const gateway = await startGateway(dir, phase);
   const pool = new Pool(gateway.url, { connections: concurrency });
@@ -179,9 +191,7 @@ const phases = [
 ];
 const rows = [];
 for (const phase of phases) rows.push(await runPhase(phase));
-healthy.server.close();
-failing.server.closeAllConnections();
-failing.server.close();
+await upstreams.terminate();
 
 process.stdout.write(`${seconds} s per phase, ${concurrency} concurrent clients, upstream answers in ${upstreamMs} ms; latencies in ms\n\n`);
 process.stdout.write('| phase | requests | client errors | p50 | p95 | p99 | max | x-modelgate-attempts |\n|---|---|---|---|---|---|---|---|\n');
