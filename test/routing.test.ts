@@ -15,7 +15,8 @@ import { stringify as toYaml } from 'yaml';
 import { loadConfig } from '../src/config/index.js';
 import { watchRoutingConfig } from '../src/routing/index.js';
 import { startFaultyOpenAI, type FaultyOpenAI } from './fakes/openai-faults.js';
-import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { loggedRecord, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import { CLI_NOT_BUILT, startServeProcess } from './helpers/serve-process.js';
 
 const MODEL = 'gpt-4o-mini';
 const FALLBACK = 'gpt-4.1-mini';
@@ -270,13 +271,74 @@ describe('reloads', () => {
   });
 });
 
+const SERVE_SKIP = CLI_NOT_BUILT || (process.env.TEST_REDIS_URL === undefined ? 'workers need Redis: TEST_REDIS_URL is not set' : false);
+
+describe('reloads of a running `modelgate serve --workers 2`', { skip: SERVE_SKIP }, () => {
+  test('a changed file and a SIGHUP to the primary reach every worker; requests keep being served', async () => {
+    const a = await startFaultyOpenAI('a');
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-routing-serve-'));
+    const file = join(dir, 'modelgate.yaml');
+    const limits = { redisKeyPrefix: `modelgate:test:${randomUUID()}:` };
+    const write = (routing: unknown[]) => writeFileSync(file, toYaml({ limits, routing }));
+    write([{ model: MODEL, retries: 0 }]);
+    const serve = await startServeProcess({
+      MODELGATE_CONFIG: file,
+      MODELGATE_PORT: '0',
+      MODELGATE_WORKERS: '2',
+      REDIS_URL: process.env.TEST_REDIS_URL!,
+      MODELGATE_DATA_DIR: join(dir, 'data'),
+      MODELGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      OPENAI_API_KEY: 'sk-placeholder-openai',
+      OPENAI_BASE_URL: a.url,
+    });
+    try {
+      const created = await fetch(`${serve.url}/admin/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'reload', scopes: ['model:request'] }),
+      });
+      const client = new OpenAI({ apiKey: ((await created.json()) as { secret: string }).secret, baseURL: `${serve.url}/v1`, maxRetries: 0 });
+      /** Whether every worker retries now: a few requests, each failing once upstream, all served. */
+      const everyRequestRetried = async () => {
+        for (let index = 0; index < 6; index += 1) {
+          a.fail(MODEL, 'server-error-500');
+          const answer = await ask(client).catch(() => null);
+          if (answer?.response.headers.get('x-modelgate-attempts') !== '2') return false;
+        }
+        return true;
+      };
+      assert.equal(await everyRequestRetried(), false);
+      write([{ model: MODEL, retries: 1, backoffMs: 1 }]);
+      await waitFor(() => serve.output().split('routing reloaded').length > 2, 'both workers reloaded the changed file');
+      assert.equal(await everyRequestRetried(), true);
+
+      write([{ model: MODEL, retries: 'twice' }]);
+      await waitFor(() => serve.output().includes('routing not reloaded'), 'the invalid file was reported');
+      assert.match(serve.output(), /routing\.0\.retries/);
+      assert.equal(await everyRequestRetried(), true, 'the routing in force stayed');
+
+      const reloads = serve.output().split('routing reloaded').length;
+      write([{ model: MODEL, retries: 1, backoffMs: 1 }]);
+      await waitFor(() => serve.output().split('routing reloaded').length >= reloads + 2, 'both workers reloaded the mended file');
+      const beforeHangUp = serve.output().split('routing reloaded').length;
+      serve.child.kill('SIGHUP');
+      await waitFor(() => serve.output().split('routing reloaded').length >= beforeHangUp + 2, 'a SIGHUP to the primary reloaded both workers');
+      assert.equal(serve.child.exitCode, null, 'the primary lives through SIGHUP');
+    } finally {
+      await serve.stop();
+      await a.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 function writeConfig(content: unknown): string {
   const file = join(mkdtempSync(join(tmpdir(), 'modelgate-routing-')), 'modelgate.yaml');
   writeFileSync(file, toYaml(content));
   return file;
 }
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.ok(condition(), 'the reload happened');
+async function waitFor(condition: () => boolean, what = 'the reload happened'): Promise<void> {
+  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(condition(), what);
 }

@@ -77,7 +77,16 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
   const report = reportStart(gateway, flags);
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   process.stdout.write(firstAccountAdvice(hasAccounts));
-  const stopWatching = reloadRouting(gateway, flags);
+  serveUntilStopped(config, gateway, flags);
+}
+
+/** Serves until a signal stops the process; meanwhile the routing is reloaded on SIGHUP and when the config file changes (docs/routing.md). */
+function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags: CommandLineSettings): void {
+  const stopWatching = watchRoutingConfig({
+    file: loadedConfigFile({ flags }),
+    reload: () => gateway.context.applyRouting(loadConfig({ flags }).routing),
+    log: gateway.context.logger,
+  });
   runUntilStopped(
     config,
     async () => {
@@ -86,30 +95,13 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
     },
     logFault(gateway),
   );
-}
-
-/** Reloads the routing on SIGHUP and when the config file changes (docs/routing.md). */
-function reloadRouting(gateway: RunningGateway, flags: CommandLineSettings): () => void {
-  return watchRoutingConfig({
-    file: loadedConfigFile({ flags }),
-    reload: () => gateway.context.applyRouting(loadConfig({ flags }).routing),
-    log: gateway.context.logger,
-  });
 }
 
 async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
   process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
-  const stopWatching = reloadRouting(gateway, flags);
-  runUntilStopped(
-    config,
-    async () => {
-      stopWatching();
-      await gateway.close();
-    },
-    logFault(gateway),
-  );
+  serveUntilStopped(config, gateway, flags);
 }
 
 /** A worker's channel to its siblings for key changes, through the primary. */
