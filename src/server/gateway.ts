@@ -5,7 +5,7 @@ import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets, redactText } from '../logs/index.js';
@@ -126,7 +126,11 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const cooldowns = await createCooldowns({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
     shutdownTasks.push(() => cooldowns.close());
     const router = new Router(cooldowns, accounting.metrics.routing, providerRateLimits);
-    const planSources = { catalog, providers, variants: created.variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
+    const variants: ProviderVariants = (name, overrides) => {
+      const variant = created.variants(name, overrides);
+      return variant === undefined ? undefined : providers.watched(variant);
+    };
+    const planSources = { catalog, providers, variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const context: GatewayContext = {
