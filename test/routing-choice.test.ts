@@ -25,48 +25,47 @@ function deployment(name: string, options: Partial<Deployment> = {}): Deployment
   };
 }
 
+/** A book whose draws are scripted: each [draw, deployment] pair asserts what that draw chooses. */
+function scriptedBook(now: () => number = () => 0): { book: DeploymentBook; draws(candidates: Deployment[], cases: [number, Deployment][]): void } {
+  let random = 0;
+  const book = new DeploymentBook(now, () => random);
+  return {
+    book,
+    draws(candidates, cases) {
+      for (const [draw, expected] of cases) {
+        random = draw;
+        assert.equal(book.choose(candidates), expected, `draw ${draw}`);
+      }
+    },
+  };
+}
+
 describe('choosing a deployment', () => {
   const a = deployment('a');
   const b = deployment('b');
 
   test('by weight while nothing is known', () => {
-    let random = 0;
-    const book = new DeploymentBook(() => 0, () => random);
     const heavy = deployment('heavy', { weight: 3 });
-    random = 0.74;
-    assert.equal(book.choose([heavy, b]), heavy);
-    random = 0.76;
-    assert.equal(book.choose([heavy, b]), b);
+    scriptedBook().draws([heavy, b], [[0.74, heavy], [0.76, b]]);
   });
 
   test('a slower deployment gets its weight scaled by the fastest latency over its own', () => {
-    let random = 0;
-    const book = new DeploymentBook(() => 0, () => random);
+    const { book, draws } = scriptedBook();
     book.answered(a, 100, null);
     book.answered(b, 400, null);
     // Scores 1 and 0.25: a takes 80 % of the draws.
-    random = 0.79;
-    assert.equal(book.choose([a, b]), a);
-    random = 0.81;
-    assert.equal(book.choose([a, b]), b);
+    draws([a, b], [[0.79, a], [0.81, b]]);
   });
 
   test("the provider's remaining rate limit scales the weight while it is fresh", () => {
     let now = 0;
-    let random = 0;
-    const book = new DeploymentBook(() => now, () => random);
+    const { book, draws } = scriptedBook(() => now);
     book.answered(a, 100, 1);
     book.answered(b, 100, 0.25);
-    random = 0.79;
-    assert.equal(book.choose([a, b]), a);
-    random = 0.81;
-    assert.equal(book.choose([a, b]), b);
+    draws([a, b], [[0.79, a], [0.81, b]]);
     // A minute later the remaining share says nothing: equal weights again.
     now = 61_000;
-    random = 0.49;
-    assert.equal(book.choose([a, b]), a);
-    random = 0.51;
-    assert.equal(book.choose([a, b]), b);
+    draws([a, b], [[0.49, a], [0.51, b]]);
   });
 
   test("a deployment's own rpm and tpm leave it out once spent this minute", () => {
