@@ -96,8 +96,9 @@ export class CheckedCall<C extends Capability> {
         onServed?.(this.target.resolved.id, 1);
       }
     }
-    const attempts: AttemptRecord[] = [];
-    if (record !== undefined) record.attempts = attempts;
+    // A request that calls its model several times (VETTING's drafts) lists every attempt of every call.
+    const attempts: AttemptRecord[] = record === undefined ? [] : (record.attempts ??= []);
+    const before = attempts.length;
     const { router, plan, accepts } = this.routing;
     const capability = this.request.capability;
     try {
@@ -119,7 +120,7 @@ export class CheckedCall<C extends Capability> {
       }
       return served.result;
     } finally {
-      onServed?.(attempts.at(-1)?.model ?? this.target.resolved.id, attempts.length);
+      onServed?.(attempts.at(-1)?.model ?? this.target.resolved.id, attempts.length - before);
     }
   }
 }

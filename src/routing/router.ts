@@ -81,7 +81,7 @@ export class Router {
     return this.plans.size === 0 ? undefined : this.plans.get(modelId);
   }
 
-  /** Makes the call by the plan; every try is appended to `attempts`. Rejects with the last failure. */
+  /** Makes the call by the plan; every try is appended to `attempts` (numbered on from what it holds). Rejects with the last failure. */
   async run<R>(plan: RoutePlan, call: RoutedCall<R>, attempts: AttemptRecord[]): Promise<Served<R>> {
     const progress: Progress = { deadline: Date.now() + (plan.totalMs ?? Number.POSITIVE_INFINITY), lastError: undefined, lastClass: null, notBefore: new Map() };
     const targets = [plan.primary, ...plan.fallbacks];
