@@ -17,7 +17,9 @@ export type OpenAIChatScript =
   /** These exact SSE `data:` payloads, then the connection ends (malformed frames, usage on a content chunk…). */
   | { kind: 'frames'; frames: string[] }
   /** OpenAI's answer when the account is out of credit or over its spend limit: a 429 of type insufficient_quota. */
-  | { kind: 'quota-exhausted' };
+  | { kind: 'quota-exhausted' }
+  /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
+  | { kind: 'sequence'; scripts: OpenAIChatScript[] };
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
@@ -354,7 +356,15 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
       }
       answer(request, response);
     });
-  route('/chat/completions', (request, response) => chatAnswer(chatScript, request, response));
+  let sequenceIndex = 0;
+  route('/chat/completions', (request, response) => {
+    if (chatScript.kind !== 'sequence') return chatAnswer(chatScript, request, response);
+    const { scripts } = chatScript;
+    const script = scripts[Math.min(sequenceIndex, scripts.length - 1)];
+    sequenceIndex += 1;
+    if (script === undefined) throw new Error('a sequence script needs at least one script');
+    return chatAnswer(script, request, response);
+  });
   route('/embeddings', embeddingsAnswer);
   route('/images/generations', imagesAnswer);
   route('/audio/speech', speechAnswer);
@@ -363,6 +373,7 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     server,
     scriptChat(script) {
       chatScript = script;
+      sequenceIndex = 0;
     },
     failNext(path, status, message, param) {
       failures.set(path, { status, message, param: param ?? null });
