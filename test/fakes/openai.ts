@@ -18,6 +18,8 @@ export type OpenAIChatScript =
   | { kind: 'frames'; frames: string[] }
   /** OpenAI's answer when the account is out of credit or over its spend limit: a 429 of type insufficient_quota. */
   | { kind: 'quota-exhausted' }
+  /** A stream whose deltas arrive `intervalMs` apart, as a model's tokens do (whole JSON when not streamed). */
+  | { kind: 'stream-paced'; deltas: string[]; intervalMs: number; usage: ScriptedUsage }
   /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
   | { kind: 'sequence'; scripts: OpenAIChatScript[] };
 
@@ -130,7 +132,11 @@ class ChunkWriter {
 
   deltas(deltas: string[]): void {
     this.write([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
-    for (const content of deltas) this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
+    for (const content of deltas) this.content(content);
+  }
+
+  content(content: string): void {
+    this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
   }
 
   finish(usage: ScriptedUsage): void {
@@ -207,6 +213,20 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       writeSse(response, JSON.stringify(openaiErrorBody(500, script.message)));
       response.end();
       return;
+    case 'stream-paced': {
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, script.deltas.join(''), script.usage));
+      const writer = stream();
+      writer.deltas([]);
+      const next = (index: number) => {
+        if (response.destroyed) return;
+        const content = script.deltas[index];
+        if (content === undefined) return writer.finish(script.usage);
+        writer.content(content);
+        setTimeout(() => next(index + 1), script.intervalMs);
+      };
+      next(0);
+      return;
+    }
     case 'stream-hang':
       response.on('close', script.onClose);
       stream().deltas(script.deltas);

@@ -151,53 +151,55 @@ export function ChatPanel({ keyId, models }: PanelProps) {
   };
 
   return (
-    <div className="panel-grid">
-      <form className="settings" onSubmit={(event) => void submit(event)} aria-label="Chat">
-        <ModelField id="chat-model" models={models} mode="chat" value={model} onChange={setModel} />
-        <TextArea id="chat-system" label="System prompt" value={system} onChange={setSystem} />
-        <div className="limits">
-          <OptionalNumber id="chat-temperature" label="Temperature" value={temperature} onChange={setTemperature} min={0} max={2} step={0.1} />
-          <OptionalNumber id="chat-max-tokens" label="Max tokens" value={maxTokens} onChange={setMaxTokens} min={1} />
-        </div>
-        <label className="check">
-          <input type="checkbox" checked={stream} onChange={(event) => setStream(event.target.checked)} /> Stream the answer
-        </label>
-        <AttachmentField id="chat-files" attachments={attachments} onChange={setAttachments} onError={setError} />
-        <TextArea id="chat-message" label="Message" value={draft} onChange={setDraft} rows={4} />
-        <div className="row-actions">
-          <button type="submit" disabled={busy || keyId === ''}>
-            Send
-          </button>
-          {busy && (
-            <button type="button" className="secondary" onClick={() => controller.current?.abort()}>
-              Stop
+    <>
+      <div className="panel-grid">
+        <form className="settings" onSubmit={(event) => void submit(event)} aria-label="Chat">
+          <ModelField id="chat-model" models={models} mode="chat" value={model} onChange={setModel} />
+          <TextArea id="chat-system" label="System prompt" value={system} onChange={setSystem} />
+          <div className="limits">
+            <OptionalNumber id="chat-temperature" label="Temperature" value={temperature} onChange={setTemperature} min={0} max={2} step={0.1} />
+            <OptionalNumber id="chat-max-tokens" label="Max tokens" value={maxTokens} onChange={setMaxTokens} min={1} />
+          </div>
+          <label className="check">
+            <input type="checkbox" checked={stream} onChange={(event) => setStream(event.target.checked)} /> Stream the answer
+          </label>
+          <AttachmentField id="chat-files" attachments={attachments} onChange={setAttachments} onError={setError} />
+          <TextArea id="chat-message" label="Message" value={draft} onChange={setDraft} rows={4} />
+          <div className="row-actions">
+            <button type="submit" disabled={busy || keyId === ''}>
+              Send
             </button>
+            {busy && (
+              <button type="button" className="secondary" onClick={() => controller.current?.abort()}>
+                Stop
+              </button>
+            )}
+            <button type="button" className="secondary" disabled={busy || turns.length === 0} onClick={() => setTurns([])}>
+              Clear conversation
+            </button>
+          </div>
+        </form>
+        <section className="transcript" aria-label="Conversation" aria-live="polite" aria-busy={busy}>
+          {turns.length === 0 && answer === null && <p className="muted">Send a message to start.</p>}
+          {turns.map((turn, index) => (
+            <article key={index} className={`turn ${turn.role}`}>
+              <h3>{turn.role === 'user' ? 'You' : 'Assistant'}</h3>
+              <p>{turn.text}</p>
+              {turn.attachments.length > 0 && <p className="muted">Attached: {turn.attachments.map((attachment) => attachment.name).join(', ')}</p>}
+            </article>
+          ))}
+          {answer !== null && (
+            <article className="turn assistant" data-streaming="true">
+              <h3>Assistant</h3>
+              <p>{answer === '' ? '…' : answer}</p>
+            </article>
           )}
-          <button type="button" className="secondary" disabled={busy || turns.length === 0} onClick={() => setTurns([])}>
-            Clear conversation
-          </button>
-        </div>
-        <ShowCode endpoint="chat/completions" body={bodyFor([...turns, nextTurn])} />
-      </form>
-      <section className="transcript" aria-label="Conversation" aria-live="polite" aria-busy={busy}>
-        {turns.length === 0 && answer === null && <p className="muted">Send a message to start.</p>}
-        {turns.map((turn, index) => (
-          <article key={index} className={`turn ${turn.role}`}>
-            <h3>{turn.role === 'user' ? 'You' : 'Assistant'}</h3>
-            <p>{turn.text}</p>
-            {turn.attachments.length > 0 && <p className="muted">Attached: {turn.attachments.map((attachment) => attachment.name).join(', ')}</p>}
-          </article>
-        ))}
-        {answer !== null && (
-          <article className="turn assistant" data-streaming="true">
-            <h3>Assistant</h3>
-            <p>{answer === '' ? '…' : answer}</p>
-          </article>
-        )}
-        <ErrorAlert message={error} />
-        {usage !== null && <p className="muted">{usage}</p>}
-        <LogLink requestId={requestId} />
-      </section>
-    </div>
+          <ErrorAlert message={error} />
+          {usage !== null && <p className="muted">{usage}</p>}
+          <LogLink requestId={requestId} />
+        </section>
+      </div>
+      <ShowCode endpoint="chat/completions" body={bodyFor([...turns, nextTurn])} />
+    </>
   );
 }

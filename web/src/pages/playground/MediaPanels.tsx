@@ -37,26 +37,28 @@ function OneCallForm<T>(props: {
     }
   };
   return (
-    <div className="panel-grid">
-      <form className="settings" onSubmit={(event) => void submit(event)} aria-label={props.label}>
-        {props.children}
-        <div className="row-actions">
-          <button type="submit" disabled={busy || props.keyId === '' || !props.ready}>
-            {busy ? 'Working…' : props.label}
-          </button>
-        </div>
-        <ShowCode endpoint={props.endpoint} body={props.body} />
-      </form>
-      <section className="results" aria-label={`${props.label}: result`} aria-busy={busy}>
-        <ErrorAlert message={error} />
-        {result !== null && (
-          <>
-            {props.show(result.value)}
-            <LogLink requestId={result.requestId} />
-          </>
-        )}
-      </section>
-    </div>
+    <>
+      <div className="panel-grid">
+        <form className="settings" onSubmit={(event) => void submit(event)} aria-label={props.label}>
+          {props.children}
+          <div className="row-actions">
+            <button type="submit" disabled={busy || props.keyId === '' || !props.ready}>
+              {busy ? 'Working…' : props.label}
+            </button>
+          </div>
+        </form>
+        <section className="results" aria-label={`${props.label}: result`} aria-busy={busy}>
+          <ErrorAlert message={error} />
+          {result !== null && (
+            <>
+              {props.show(result.value)}
+              <LogLink requestId={result.requestId} />
+            </>
+          )}
+        </section>
+      </div>
+      <ShowCode endpoint={props.endpoint} body={props.body} />
+    </>
   );
 }
 
@@ -148,10 +150,10 @@ function AudioPlayer(props: { audio: Blob }) {
   }, [props.audio]);
   return url === null ? null : (
     <>
-      <audio controls src={url} aria-label="Speech" />
-      <p className="muted">
-        {props.audio.type || 'audio'}, {props.audio.size} bytes
-      </p>
+        <audio controls src={url} aria-label="Generated speech" />
+        <p className="muted">
+          {props.audio.type || 'audio'}, {props.audio.size} bytes
+        </p>
     </>
   );
 }

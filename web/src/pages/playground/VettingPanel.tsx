@@ -118,66 +118,68 @@ export function VettingPanel({ keyId, models }: PanelProps) {
   };
 
   return (
-    <div className="panel-grid">
-      <form className="settings" onSubmit={(event) => void submit(event)} aria-label="VETTING">
-        <fieldset>
-          <legend>Endpoint</legend>
-          <label className="check">
-            <input type="radio" name="vetting-endpoint" checked={endpoint === 'chat/vetting'} onChange={() => setEndpoint('chat/vetting')} /> Lightweight (/v1/chat/vetting)
-          </label>
-          <label className="check">
-            <input type="radio" name="vetting-endpoint" checked={endpoint === 'vetting/full'} onChange={() => setEndpoint('vetting/full')} /> Answer key (/v1/vetting/full)
-          </label>
-        </fieldset>
-        <ModelField id="vetting-model" label="Drafting model" models={models} mode="chat" value={model} onChange={setModel} />
-        {endpoint === 'vetting/full' && <ModelField id="vetting-verifier" label="Verification model" models={models} mode="chat" value={verificationModel} onChange={setVerificationModel} />}
-        <TextArea id="vetting-system" label="System prompt" value={system} onChange={setSystem} />
-        {endpoint === 'chat/vetting' ? (
-          <>
-            <TextArea id="vetting-rules" label="Verifier rules (vettingConfig.systemPrompt)" value={rules} onChange={setRules} rows={2} />
-            <TextArea id="vetting-guideline" label="Guideline" value={guideline} onChange={setGuideline} rows={2} />
-          </>
-        ) : (
-          <>
-            <TextArea id="vetting-question" label="Question" value={question} onChange={setQuestion} rows={2} />
-            <div className="field">
-              <label htmlFor="vetting-answer">Correct answer</label>
-              <input id="vetting-answer" value={correctAnswer} onChange={(event) => setCorrectAnswer(event.target.value)} />
-            </div>
-            <div className="field">
-              <label htmlFor="vetting-concepts">Key concepts (comma-separated)</label>
-              <input id="vetting-concepts" value={keyConcepts} onChange={(event) => setKeyConcepts(event.target.value)} />
-            </div>
-          </>
-        )}
-        <div className="limits">
-          <OptionalNumber id="vetting-temperature" label="Temperature" value={temperature} onChange={setTemperature} min={0} max={2} step={0.1} />
-          <OptionalNumber id="vetting-max-tokens" label="Max tokens" value={maxTokens} onChange={setMaxTokens} min={1} />
-          <OptionalNumber id="vetting-attempts" label="Max attempts" value={maxAttempts} onChange={setMaxAttempts} min={1} />
-        </div>
-        <TextArea id="vetting-message" label="Student message" value={message} onChange={setMessage} rows={3} />
-        <div className="row-actions">
-          <button type="submit" disabled={busy || keyId === '' || message.trim() === ''}>
-            {busy ? 'Running…' : 'Run VETTING'}
-          </button>
-        </div>
-        <ShowCode endpoint={endpoint} body={body} />
-      </form>
-      <section className="results" aria-label="VETTING result" aria-busy={busy}>
-        <ErrorAlert message={error} />
-        {outcome === null && error === null && <p className="muted">Run the loop to see each attempt: its draft, the verdict and the reason.</p>}
-        {outcome !== null && (
-          <>
-            <h2>Reply to the student</h2>
-            <p className="final-reply">{outcome.content}</p>
-            <p>
-              Stop reason: <code>{outcome.stopReason}</code> after {outcome.attempts.length} attempt{outcome.attempts.length === 1 ? '' : 's'}
-            </p>
-            <Attempts attempts={outcome.attempts} />
-            <LogLink requestId={outcome.requestId} />
-          </>
-        )}
-      </section>
-    </div>
+    <>
+      <div className="panel-grid">
+        <form className="settings" onSubmit={(event) => void submit(event)} aria-label="VETTING">
+          <fieldset>
+            <legend>Endpoint</legend>
+            <label className="check">
+              <input type="radio" name="vetting-endpoint" checked={endpoint === 'chat/vetting'} onChange={() => setEndpoint('chat/vetting')} /> Lightweight (/v1/chat/vetting)
+            </label>
+            <label className="check">
+              <input type="radio" name="vetting-endpoint" checked={endpoint === 'vetting/full'} onChange={() => setEndpoint('vetting/full')} /> Answer key (/v1/vetting/full)
+            </label>
+          </fieldset>
+          <ModelField id="vetting-model" label="Drafting model" models={models} mode="chat" value={model} onChange={setModel} />
+          {endpoint === 'vetting/full' && <ModelField id="vetting-verifier" label="Verification model" models={models} mode="chat" value={verificationModel} onChange={setVerificationModel} />}
+          <TextArea id="vetting-system" label="System prompt" value={system} onChange={setSystem} />
+          {endpoint === 'chat/vetting' ? (
+            <>
+              <TextArea id="vetting-rules" label="Verifier rules (vettingConfig.systemPrompt)" value={rules} onChange={setRules} rows={2} />
+              <TextArea id="vetting-guideline" label="Guideline" value={guideline} onChange={setGuideline} rows={2} />
+            </>
+          ) : (
+            <>
+              <TextArea id="vetting-question" label="Question" value={question} onChange={setQuestion} rows={2} />
+              <div className="field">
+                <label htmlFor="vetting-answer">Correct answer</label>
+                <input id="vetting-answer" value={correctAnswer} onChange={(event) => setCorrectAnswer(event.target.value)} />
+              </div>
+              <div className="field">
+                <label htmlFor="vetting-concepts">Key concepts (comma-separated)</label>
+                <input id="vetting-concepts" value={keyConcepts} onChange={(event) => setKeyConcepts(event.target.value)} />
+              </div>
+            </>
+          )}
+          <div className="limits">
+            <OptionalNumber id="vetting-temperature" label="Temperature" value={temperature} onChange={setTemperature} min={0} max={2} step={0.1} />
+            <OptionalNumber id="vetting-max-tokens" label="Max tokens" value={maxTokens} onChange={setMaxTokens} min={1} />
+            <OptionalNumber id="vetting-attempts" label="Max attempts" value={maxAttempts} onChange={setMaxAttempts} min={1} />
+          </div>
+          <TextArea id="vetting-message" label="Student message" value={message} onChange={setMessage} rows={3} />
+          <div className="row-actions">
+            <button type="submit" disabled={busy || keyId === '' || message.trim() === ''}>
+              {busy ? 'Running…' : 'Run VETTING'}
+            </button>
+          </div>
+        </form>
+        <section className="results" aria-label="VETTING result" aria-busy={busy}>
+          <ErrorAlert message={error} />
+          {outcome === null && error === null && <p className="muted">Run the loop to see each attempt: its draft, the verdict and the reason.</p>}
+          {outcome !== null && (
+            <>
+              <h2>Reply to the student</h2>
+              <p className="final-reply">{outcome.content}</p>
+              <p>
+                Stop reason: <code>{outcome.stopReason}</code> after {outcome.attempts.length} attempt{outcome.attempts.length === 1 ? '' : 's'}
+              </p>
+              <Attempts attempts={outcome.attempts} />
+              <LogLink requestId={outcome.requestId} />
+            </>
+          )}
+        </section>
+      </div>
+      <ShowCode endpoint={endpoint} body={body} />
+    </>
   );
 }

@@ -85,11 +85,13 @@ export function ShowCode(props: { endpoint: PlaygroundEndpoint; body: Record<str
         {open ? 'Hide code' : 'Show code'}
       </button>
       {open && (
-        <div className="snippets">
+        <>
           <p className="muted">The same call against the public API. Set MODELGATE_API_KEY to the key's secret: the dashboard never holds it.</p>
-          {block('curl', 'curl', snippets.curl)}
-          {block('SDK', 'openai SDK (Node)', snippets.sdk)}
-        </div>
+          <div className="snippets">
+            {block('curl', 'curl', snippets.curl)}
+            {block('SDK', 'openai SDK (Node)', snippets.sdk)}
+          </div>
+        </>
       )}
     </div>
   );

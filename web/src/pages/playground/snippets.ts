@@ -9,11 +9,11 @@ import { curlCommand } from '../../format.js';
 
 const ATTACHMENT = /^data:([\w.+-]+\/[\w.+-]+);base64,/;
 
-/** The body with every data URI longer than a line replaced by a placeholder naming its type. */
+/** The body with every base64 data URI (an attached file) replaced by a placeholder naming its type. */
 export function withPlaceholders(value: unknown): unknown {
   if (typeof value === 'string') {
     const type = ATTACHMENT.exec(value)?.[1];
-    return type !== undefined && value.length > 120 ? `data:${type};base64,<base64 of the file>` : value;
+    return type === undefined ? value : `data:${type};base64,<base64 of the file>`;
   }
   if (Array.isArray(value)) return value.map(withPlaceholders);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, withPlaceholders(field)]));
