@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { REJECTED_THEN_ACCEPTED } from './helpers/vetting-provider.js';
 
 /**
  * The playground relay of the admin API: a model endpoint called as a chosen key by an
@@ -190,34 +191,25 @@ describe('POST /admin/v1/playground/keys/{keyId}/v1/…', () => {
   });
 
   test('lightweight VETTING shows every attempt (draft, verdict) in the playground only; a direct call does not', async () => {
-    const verdict = (passed: boolean, reason: string) => JSON.stringify({ passed, reason, requires_attention: false });
-    const script = () =>
-      fake.scriptChat({
-        kind: 'sequence',
-        scripts: [
-          { kind: 'reply', text: 'It is 42.', usage: { promptTokens: 20, completionTokens: 5 } },
-          { kind: 'reply', text: verdict(false, 'The draft gives the product away.'), usage: { promptTokens: 30, completionTokens: 9 } },
-          { kind: 'reply', text: 'What do you get if you add 7 six times?', usage: { promptTokens: 25, completionTokens: 11 } },
-          { kind: 'reply', text: verdict(true, 'Guides without giving the result.'), usage: { promptTokens: 30, completionTokens: 9 } },
-        ],
-      });
+    const script = () => fake.scriptChat(REJECTED_THEN_ACCEPTED.script());
+    const { rejected, accepted } = REJECTED_THEN_ACCEPTED;
     const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What is 6 times 7?' }] };
     const { id, secret } = await newKey();
     script();
     const relayed = await send('POST', `/admin/v1/playground/keys/${id}/v1/chat/vetting`, asSession(admin), body);
     assert.equal(relayed.status, 200, relayed.text);
-    assert.equal(relayed.body.choices[0].message.content, 'What do you get if you add 7 six times?');
+    assert.equal(relayed.body.choices[0].message.content, accepted.draft);
     const attempts = relayed.body.vetting_info.attempts as { chatResponse: string; verificationPassed: boolean; verificationOutput: string }[];
     assert.deepEqual(
       attempts.map((attempt) => [attempt.chatResponse, attempt.verificationPassed, JSON.parse(attempt.verificationOutput).reason]),
       [
-        ['It is 42.', false, 'The draft gives the product away.'],
-        ['What do you get if you add 7 six times?', true, 'Guides without giving the result.'],
+        [rejected.draft, false, rejected.reason],
+        [accepted.draft, true, accepted.reason],
       ],
     );
     script();
     const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 });
     const direct = (await client.post('/chat/vetting', { body })) as { vetting_info: Record<string, unknown> };
-    assert.deepEqual(direct.vetting_info, { attemptCount: 2, stopReason: 'VERIFICATION_PASSED', lastFailureReason: 'The draft gives the product away.' });
+    assert.deepEqual(direct.vetting_info, { attemptCount: 2, stopReason: 'VERIFICATION_PASSED', lastFailureReason: rejected.reason });
   });
 });

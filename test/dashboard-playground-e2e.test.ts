@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, shoot as shootInto, signIn as signInAs, watchedPage } from './helpers/dashboard-browser.js';
 import { FAKE_PNG_BASE64, startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { REJECTED_THEN_ACCEPTED } from './helpers/vetting-provider.js';
 
 /**
  * The playground in Debian's Chromium, against a real gateway in front of the OpenAI fake:
@@ -134,16 +135,8 @@ describe('the playground in a browser', { skip: existsSync(CHROMIUM) ? false : `
 
   test('a VETTING run shows the rejected and the accepted attempt side by side', async () => {
     const page = await openPlayground('VETTING');
-    const verdict = (passed: boolean, reason: string) => JSON.stringify({ passed, reason, requires_attention: false });
-    fake.scriptChat({
-      kind: 'sequence',
-      scripts: [
-        { kind: 'reply', text: 'It is 42.', usage: { promptTokens: 20, completionTokens: 5 } },
-        { kind: 'reply', text: verdict(false, 'The draft gives the product away.'), usage: { promptTokens: 30, completionTokens: 9 } },
-        { kind: 'reply', text: 'What do you get if you add 7 six times?', usage: { promptTokens: 25, completionTokens: 11 } },
-        { kind: 'reply', text: verdict(true, 'Guides without giving the result.'), usage: { promptTokens: 30, completionTokens: 9 } },
-      ],
-    });
+    fake.scriptChat(REJECTED_THEN_ACCEPTED.script());
+    const { rejected, accepted } = REJECTED_THEN_ACCEPTED;
     await page.getByLabel('Verifier rules (vettingConfig.systemPrompt)').fill('Never state the product.');
     await page.getByLabel('Max attempts').fill('3');
     await page.getByLabel('Student message').fill('What is 6 times 7?');
@@ -153,13 +146,14 @@ describe('the playground in a browser', { skip: existsSync(CHROMIUM) ? false : `
     await attempts.nth(1).waitFor();
     assert.equal(await attempts.count(), 2);
     const [first, second] = [attempts.nth(0), attempts.nth(1)];
-    assert.match(await first.innerText(), /Attempt 1\s+rejected[\s\S]*It is 42\.[\s\S]*The draft gives the product away\./);
-    assert.match(await second.innerText(), /Attempt 2\s+passed[\s\S]*What do you get if you add 7 six times\?[\s\S]*Guides without giving the result\./);
+    const textOf = async (attempt: typeof first) => (await attempt.innerText()).replace(/\s+/g, ' ').trim();
+    assert.equal(await textOf(first), `Attempt 1 rejected Draft ${rejected.draft} Reason ${rejected.reason}`);
+    assert.equal(await textOf(second), `Attempt 2 passed Draft ${accepted.draft} Reason ${accepted.reason}`);
     // Side by side: one row, the second to the right of the first.
     const [left, right] = [await first.boundingBox(), await second.boundingBox()];
     assert.ok(left !== null && right !== null && right.x > left.x + left.width - 1 && Math.abs(right.y - left.y) < 2);
     await page.getByText('VERIFICATION_PASSED').waitFor();
-    assert.equal(await page.locator('.final-reply').innerText(), 'What do you get if you add 7 six times?');
+    assert.equal(await page.locator('.final-reply').innerText(), accepted.draft);
     await shoot(page, 'playground-vetting');
 
     const requestId = await page.getByRole('link', { name: /^req_/ }).innerText();

@@ -1,9 +1,9 @@
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { PlaygroundEndpoint } from '@modelgate/admin-api';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField } from '../../components/SelectField.js';
 import { relayBytes, relayJson } from './relay.js';
-import { firstModelOf, LogLink, messageOf, ModelField, ShowCode, TextArea, type PanelProps } from './parts.js';
+import { firstModelOf, LogLink, ModelField, ShowCode, TextArea, useCall, type PanelProps } from './parts.js';
 
 /**
  * Embeddings, image generation and speech: one model, one input, one call each. The form,
@@ -20,26 +20,11 @@ function OneCallForm<T>(props: {
   show: (value: T) => ReactNode;
   children: ReactNode;
 }) {
-  const [result, setResult] = useState<{ value: T; requestId: string | null } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setResult(null);
-    try {
-      setResult(await props.call());
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { result, busy, error, submitWith } = useCall<{ value: T; requestId: string | null }>();
   return (
     <>
       <div className="panel-grid">
-        <form className="settings" onSubmit={(event) => void submit(event)} aria-label={props.label}>
+        <form className="settings" onSubmit={submitWith(props.call)} aria-label={props.label}>
           {props.children}
           <div className="row-actions">
             <button type="submit" disabled={busy || props.keyId === '' || !props.ready}>

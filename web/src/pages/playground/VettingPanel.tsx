@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { AttemptView, FullVettingReply, PlaygroundVettingReply } from '@modelgate/admin-api';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { relayJson } from './relay.js';
-import { firstModelOf, LogLink, messageOf, ModelField, numberOf, OptionalNumber, ShowCode, TextArea, type PanelProps } from './parts.js';
+import { firstModelOf, LogLink, ModelField, numberOf, OptionalNumber, ShowCode, TextArea, useCall, type PanelProps } from './parts.js';
 
 type Endpoint = 'chat/vetting' | 'vetting/full';
 
@@ -60,9 +60,7 @@ export function VettingPanel({ keyId, models }: PanelProps) {
   const [temperature, setTemperature] = useState('');
   const [maxTokens, setMaxTokens] = useState('');
   const [maxAttempts, setMaxAttempts] = useState('');
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { result: outcome, busy, error, submitWith } = useCall<Outcome>();
 
   const optional = (name: string, value: string | number | undefined) => (value === undefined || value === '' ? {} : { [name]: value });
   const user = { role: 'user', content: message };
@@ -97,30 +95,19 @@ export function VettingPanel({ keyId, models }: PanelProps) {
           messages: [user],
         };
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setOutcome(null);
-    try {
-      if (endpoint === 'chat/vetting') {
-        const { value, requestId } = await relayJson<PlaygroundVettingReply>(keyId, endpoint, body);
-        setOutcome({ content: value.choices[0]?.message.content ?? '', stopReason: value.vetting_info.stopReason, attempts: value.vetting_info.attempts, requestId });
-      } else {
-        const { value, requestId } = await relayJson<FullVettingReply>(keyId, endpoint, body);
-        setOutcome({ content: value.result.content, stopReason: value.verification?.stopReason ?? 'no verification', attempts: value.verification?.attempts ?? [], requestId });
-      }
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setBusy(false);
+  const run = async (): Promise<Outcome> => {
+    if (endpoint === 'chat/vetting') {
+      const { value, requestId } = await relayJson<PlaygroundVettingReply>(keyId, endpoint, body);
+      return { content: value.choices[0]?.message.content ?? '', stopReason: value.vetting_info.stopReason, attempts: value.vetting_info.attempts, requestId };
     }
+    const { value, requestId } = await relayJson<FullVettingReply>(keyId, endpoint, body);
+    return { content: value.result.content, stopReason: value.verification?.stopReason ?? 'no verification', attempts: value.verification?.attempts ?? [], requestId };
   };
 
   return (
     <>
       <div className="panel-grid">
-        <form className="settings" onSubmit={(event) => void submit(event)} aria-label="VETTING">
+        <form className="settings" onSubmit={submitWith(run)} aria-label="VETTING">
           <fieldset>
             <legend>Endpoint</legend>
             <label className="check">

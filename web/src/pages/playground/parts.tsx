@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { PlaygroundEndpoint, PublicModelEntry } from '@modelgate/admin-api';
 import { ApiError } from '../../api.js';
@@ -51,6 +51,24 @@ export function numberOf(text: string): number | undefined {
 export function messageOf(failure: unknown): string {
   if (failure instanceof ApiError) return `${failure.message} (${failure.code})`;
   return failure instanceof Error ? failure.message : String(failure);
+}
+
+/** One call at a time from a form: its result, whether it runs, and its error. */
+export function useCall<T>() {
+  const [result, setResult] = useState<T | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  /** A form's submit handler that makes the call. */
+  const submitWith = (call: () => Promise<T>) => (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setResult(null);
+    call()
+      .then(setResult, (failure: unknown) => setError(messageOf(failure)))
+      .finally(() => setBusy(false));
+  };
+  return { result, busy, error, submitWith };
 }
 
 /** A link to the call's record in the request log. */
