@@ -37,6 +37,7 @@ async function openPlayground(tab: string): Promise<Page> {
   await signInAs(page, gateway.url, ADMIN);
   await page.getByRole('link', { name: 'Playground' }).click();
   await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  await page.getByLabel('Find a key').fill('tutoring');
   await page.getByLabel('Calls are made as the key').selectOption(key.id);
   await page.getByRole('tab', { name: tab }).click();
   return page;
