@@ -161,6 +161,29 @@ describe('the playground in a browser', { skip: existsSync(CHROMIUM) ? false : `
     const record = await loggedRecord(gateway, requestId);
     assert.equal(record.key_id, key.id);
     assert.equal(record.endpoint, '/v1/chat/vetting');
+
+    // The answer-key endpoint: a draft that states the answer fails the local check (no
+    // verification call), the redraft passes the verifier.
+    fake.scriptChat({
+      kind: 'sequence',
+      scripts: [
+        { kind: 'reply', text: 'Six times seven is 42.', usage: { promptTokens: 20, completionTokens: 6 } },
+        { kind: 'reply', text: accepted.draft, usage: { promptTokens: 25, completionTokens: 11 } },
+        { kind: 'reply', text: JSON.stringify({ passed: true, reason: accepted.reason, requires_attention: false }), usage: { promptTokens: 30, completionTokens: 9 } },
+      ],
+    });
+    await page.getByLabel('Answer key (/v1/vetting/full)').check();
+    await page.getByLabel('Question').fill('What is 6 times 7?');
+    await page.getByLabel('Correct answer').fill('42');
+    await page.getByLabel('Key concepts (comma-separated)').fill('multiplication table of 7');
+    await page.getByRole('button', { name: 'Run VETTING' }).click();
+    await attempts.filter({ hasText: 'Six times seven is 42.' }).waitFor();
+    await page.getByText('VERIFICATION_PASSED after 2 attempts').waitFor();
+    assert.match(await textOf(attempts.nth(0)), /^Attempt 1 rejected Draft Six times seven is 42\. Reason The draft stated a protected answer or key concept \(local check/);
+    assert.equal(await textOf(attempts.nth(1)), `Attempt 2 passed Draft ${accepted.draft} Reason ${accepted.reason}`);
+    const full = await loggedRecord(gateway, await page.getByRole('link', { name: /^req_/ }).innerText());
+    assert.equal(full.endpoint, '/v1/vetting/full');
+    assert.equal(full.key_id, key.id);
     await page.context().close();
   });
 
