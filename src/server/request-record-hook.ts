@@ -38,6 +38,7 @@ export function newRecord(requestId: string, endpoint: string, platform: string 
     errorCode: null,
     upstreamLatencyMs: null,
     admission: null,
+    agent: null,
     extra: null,
   };
 }
