@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { assertAgentAccess, createAgentServices, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
+import { assertAgentAccess, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
@@ -44,8 +44,7 @@ function agentView(row: AgentRow) {
 }
 
 export const adminAgentsRoutes: RouteModule = async (app, context) => {
-  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, calls: context.calls, logger: context.logger });
-  context.onShutdown(() => services.close());
+  const services = context.agents;
   const { agents, authoring } = services;
 
   /** The key a test run is metered and logged against; its problems are the request's, not the admin token's. */
