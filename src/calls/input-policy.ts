@@ -1,5 +1,5 @@
 import { GatewayError, invalidBody } from '../errors/index.js';
-import type { MediaSummary } from '../logs/types.js';
+import type { MediaSummary } from '../logs/index.js';
 
 /**
  * The input policy of every model call: vendor-neutral rules for the content of chat

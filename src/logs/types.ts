@@ -1,6 +1,6 @@
 import type { ModelMode } from '../catalog/index.js';
 import type { TokenUsage } from '../providers/index.js';
-import type { Admission } from '../limits/types.js';
+import type { Admission } from '../limits/index.js';
 
 /** Metadata about media a request carried (never the bytes). */
 export interface MediaSummary {

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../logs/types.js';
+import type { RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
 

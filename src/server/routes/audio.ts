@@ -2,8 +2,7 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import { MAX_AUDIO_SECONDS, type JsonObject } from '../../providers/index.js';
-import { SPEECH_CONTENT_TYPES } from '../../providers/shared/speech-formats.js';
+import { MAX_AUDIO_SECONDS, SPEECH_CONTENT_TYPES, type JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
 import {
