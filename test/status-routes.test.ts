@@ -216,7 +216,7 @@ describe('status routes', () => {
     assert.ok(body.pricing_notes.some((note: string) => note.includes('starts_at')));
   });
 
-  test('every response carries x-request-id, and an unknown route is a §4 404', async () => {
+  test('every response carries x-request-id, and an unknown route is a documented 404', async () => {
     for (const path of ['/', '/v1/models', '/v1/docs/metadata', '/openapi.json', '/docs']) {
       const before = Date.now();
       const response = await fetch(`${gateway.url}${path}`);

@@ -8,7 +8,7 @@ import { parseWholeNumber } from './arguments.js';
 import { keyLabel, keyNames } from './key-names.js';
 import { orDash, printFields, printJson, printTable, jsonText, printText } from './output.js';
 
-/** `modelgate logs …` and the filters it shares with `modelgate usage` (decisions §5). */
+/** `modelgate logs …` and the filters it shares with `modelgate usage` (docs/cli.md). */
 
 export interface FilterOptions {
   key?: string;

@@ -10,7 +10,7 @@ import { runAgentTurn } from './agent-run-handler.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
 /**
- * The agent authoring API (decisions §5, spec: Agent authoring order): validate, save
+ * The agent authoring API (docs/agents.md, "Authoring"): validate, save
  * (numbered drafts), test (runs a draft, metered and logged against a chosen key, marked as a
  * test), publish (immutable versions), list, and grants. Admin token only; hidden from the
  * public OpenAPI document.

@@ -7,7 +7,7 @@ import { AgentRunBody, AgentRunResponse, SlugParams } from './agent-schemas.js';
 import { runAgentTurn } from './agent-run-handler.js';
 import { ERROR_RESPONSES, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
-/** The JSON body limit of agent runs (spec: Limits): room for 10 MiB of images as base64. */
+/** The JSON body limit of agent runs (docs/agents.md, "Media"): room for 10 MiB of images as base64. */
 export const AGENT_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
 
 const SECURITY = MODEL_ROUTE_SCHEMA.security;

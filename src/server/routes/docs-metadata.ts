@@ -197,7 +197,7 @@ function playgroundExamples(models: readonly PublicModelEntry[], chatModel: stri
   return examples;
 }
 
-/** The body of `GET /v1/docs/metadata` (decisions §7) for a gateway reached at `baseUrl`. */
+/** The body of `GET /v1/docs/metadata` (docs/catalog.md) for a gateway reached at `baseUrl`. */
 export function buildDocsMetadata(catalog: Catalog, baseUrl: string, endpoints: readonly Endpoint[]): DocsMetadata {
   const models = catalog.list();
   return {
