@@ -184,6 +184,13 @@ describe('the playground in a browser', { skip: existsSync(CHROMIUM) ? false : `
     const full = await loggedRecord(gateway, await page.getByRole('link', { name: /^req_/ }).innerText());
     assert.equal(full.endpoint, '/v1/vetting/full');
     assert.equal(full.key_id, key.id);
+
+    // On a phone the settings and the attempts stack, one under the other.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const [top, below] = [await attempts.nth(0).boundingBox(), await attempts.nth(1).boundingBox()];
+    assert.ok(top !== null && below !== null && below.y >= top.y + top.height && below.width <= 390);
+    assert.ok(await page.locator('html').evaluate((html) => html.scrollWidth <= 390), 'nothing wider than the phone');
+    await shoot(page, 'playground-phone');
     await page.context().close();
   });
 
