@@ -92,6 +92,9 @@ describe('POST /admin/v1/playground/keys/{keyId}/v1/…', () => {
     const byKey = await send('POST', chatPath(id), { authorization: `Bearer ${secret}` }, CHAT);
     assert.equal(byKey.status, 401);
     assert.equal(byKey.body.error.code, 'invalid_api_key');
+    // The session is checked before the key: a stranger learns nothing about keys.
+    const unknownKey = await send('POST', chatPath('key_doesnotexist'), {}, CHAT);
+    assert.equal(unknownKey.body.error.code, 'missing_api_key');
     assert.equal(fake.chatRequests().length, 0, 'no refused call reached the provider');
   });
 
