@@ -11,3 +11,4 @@ export { ProviderRateLimits } from './shared/provider-rate-limits.js';
 export { patchJsonObject } from './shared/json-members.js';
 export { providerJsonText, stringifyProviderValue } from './shared/provider-json.js';
 export { MAX_AUDIO_SECONDS } from './shared/audio-duration.js';
+export { SPEECH_CONTENT_TYPES } from './shared/speech-formats.js';

@@ -16,6 +16,7 @@ import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
 import { ModelCalls } from '../calls/index.js';
+import { createAgentServices } from '../agents/index.js';
 import { createProcessLogger } from './process-logger.js';
 import { ROUTE_MODULES } from './routes/index.js';
 
@@ -133,6 +134,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const planSources = { catalog, providers, variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router);
+    const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
+    shutdownTasks.push(() => agents.close());
     const context: GatewayContext = {
       config,
       secrets,
@@ -147,8 +151,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
       },
       ...accounting,
-      calls: new ModelCalls(catalog, providers, accounting.limits, router),
+      calls,
       applyRouting,
+      agents,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };

@@ -21,7 +21,7 @@ export const MODEL_ROUTE_SCHEMA = {
   security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
 } as const;
 
-/** Error body of decisions §4, for the OpenAPI document. */
+/** The error body of docs/errors.md, for the OpenAPI document. */
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
@@ -50,7 +50,9 @@ export async function admitCall<C extends Capability>(
   call: Omit<CallRequest<C>, 'allowedFor' | 'record' | 'onServed'>,
   estimateOf: (call: CheckedCall<C>) => UsageEstimate,
 ): Promise<CheckedCall<C>> {
-  const onServed = (model: string, attempts: number) => reply.header('x-modelgate-model', model).header('x-modelgate-attempts', attempts);
+  const onServed = (model: string, attempts: number) => {
+    reply.header('x-modelgate-model', model).header('x-modelgate-attempts', attempts);
+  };
   const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record, onServed }, estimateOf);
   reply.headers(admitted.admission.headers);
   return admitted.call;
@@ -149,7 +151,7 @@ export function showRequestedModel(body: JsonObject, requested: string): JsonObj
 
 /**
  * The model of an endpoint whose `model` the caller may omit (embeddings, images): the
- * catalog's first model of that mode (spec: the registered embedding / image model).
+ * catalog's first model of that mode (the gateway's registered embedding / image model).
  */
 export function defaultModelOf(context: GatewayContext, mode: ModelMode): string {
   const entry = context.catalog.list().find((candidate) => candidate.mode === mode);
