@@ -108,9 +108,9 @@ export const CompatibleProviderSchema = Type.Object(
 );
 
 /** The error classes a fallback can be limited to (docs/routing.md). */
-export const FAILURE_CLASSES = ['rate_limit', 'server_error', 'timeout', 'connection', 'context_window_exceeded', 'content_policy'] as const;
+const FAILURE_CLASSES = ['rate_limit', 'server_error', 'timeout', 'connection', 'context_window_exceeded', 'content_policy'] as const;
 /** What a fallback answers when fallbackOn is not given: the failures another deployment or model may not have. */
-export const DEFAULT_FALLBACK_ON = ['rate_limit', 'server_error', 'timeout', 'connection'] as const;
+const DEFAULT_FALLBACK_ON = ['rate_limit', 'server_error', 'timeout', 'connection'] as const;
 
 /** One way to reach a routed model: a provider, optionally with its own credential, base URL or upstream id. */
 export const DeploymentSchema = Type.Object(
