@@ -15,8 +15,10 @@ import { stringify as toYaml } from 'yaml';
 import { loadConfig } from '../src/config/index.js';
 import { watchRoutingConfig } from '../src/routing/index.js';
 import { startFaultyOpenAI, type FaultyOpenAI } from './fakes/openai-faults.js';
+import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic.js';
 import { loggedRecord, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { CLI_NOT_BUILT, startServeProcess } from './helpers/serve-process.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const MODEL = 'gpt-4o-mini';
 const FALLBACK = 'gpt-4.1-mini';
@@ -100,6 +102,51 @@ describe('fallbacks', () => {
   test('GET /v1/models shows the public catalog only', async () => {
     const listed = (await client.models.list()).data.map((model) => model.id);
     assert.deepEqual(listed, gateway.gateway.context.catalog.list().map((entry) => entry.id));
+  });
+});
+
+describe('Anthropic falling back to OpenAI (docs/routing.md)', () => {
+  let anthropic: FakeAnthropic;
+  let openai: FaultyOpenAI;
+  let gateway: TestGateway;
+  let client: OpenAI;
+  before(async () => {
+    anthropic = await startFakeAnthropic();
+    openai = await startFaultyOpenAI('openai');
+    gateway = await startTestGateway({
+      env: { ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY, OPENAI_BASE_URL: openai.url },
+      configFile: { routing: [{ model: 'claude-sonnet-4-5', retries: 1, backoffMs: 1, fallbacks: ['gpt-4.1'] }] },
+    });
+    client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  });
+  after(async () => {
+    await gateway.close();
+    await anthropic.close();
+    await openai.close();
+  });
+
+  test('an overloaded Anthropic (529, twice) hands a stream to OpenAI before its first frame', async () => {
+    anthropic.reply({ error: 'overloaded_error' });
+    const { data, response } = await client.chat.completions.create({ model: 'claude-sonnet-4-5', stream: true, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    let text = '';
+    for await (const chunk of data) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      assert.equal(chunk.model, 'claude-sonnet-4-5', 'chunks show the model asked for');
+    }
+    assert.equal(text, 'served by openai');
+    assert.equal(response.headers.get('x-modelgate-model'), 'gpt-4.1');
+    assert.equal(response.headers.get('x-modelgate-attempts'), '3');
+    assert.equal(anthropic.requests.length, 2);
+    const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+    assert.deepEqual(
+      record.detail.attempts.map(({ model, provider, outcome }: Record<string, unknown>) => ({ model, provider, outcome })),
+      [
+        { model: 'claude-sonnet-4-5', provider: 'anthropic', outcome: 'provider_error' },
+        { model: 'claude-sonnet-4-5', provider: 'anthropic', outcome: 'provider_error' },
+        { model: 'gpt-4.1', provider: 'openai', outcome: 'ok' },
+      ],
+    );
+    assert.equal(record.provider, 'openai');
   });
 });
 
@@ -187,6 +234,43 @@ describe('cooldowns shared through Redis', { skip: process.env.TEST_REDIS_URL ==
     for (const gateway of gateways) await gateway.close();
     await a.close();
     await b.close();
+  });
+
+  test('while Redis is away, each instance goes on with the cooldowns it saw itself', async () => {
+    const redis = new URL(process.env.TEST_REDIS_URL!);
+    const proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    const model = 'gpt-4.1-nano';
+    const gateway = await startTestGateway({
+      env: { OPENAI_BASE_URL: a.url, OPENAI_API_KEY_B: 'sk-b', REDIS_URL: `redis://127.0.0.1:${proxy.port}` },
+      configFile: {
+        limits: { redisKeyPrefix: `modelgate:test:${randomUUID()}:`, redisCommandTimeoutMs: 200 },
+        routing: [
+          {
+            model,
+            retries: 1,
+            backoffMs: 1,
+            deployments: [
+              { name: 'a', provider: 'openai', weight: 1_000_000 },
+              { name: 'b', provider: 'openai', baseUrl: b.url, apiKeyEnv: 'OPENAI_API_KEY_B' },
+            ],
+            cooldown: { failures: 1, durationMs: 60_000 },
+          },
+        ],
+      },
+    });
+    try {
+      proxy.refuse();
+      const client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+      a.fail(model, 'unavailable-503');
+      assert.equal((await ask(client, model)).response.headers.get('x-modelgate-attempts'), '2');
+      const { data, response } = await ask(client, model);
+      assert.equal(response.headers.get('x-modelgate-attempts'), '1');
+      assert.equal(data.choices[0]?.message.content, 'served by b');
+      assert.equal(a.count(model), 1);
+    } finally {
+      await gateway.close();
+      await proxy.close();
+    }
   });
 
   test('a deployment cooled down by one instance is skipped by the other', async () => {
