@@ -123,6 +123,9 @@ async function retriedOnB(setup: Setup, model: string, fault: Fault, send: () =>
     ],
   );
   assert.deepEqual({ a: a.count(model), b: b.count(model) }, { a: before.a + 1, b: before.b + 1 });
+  const metrics = gateway.gateway.context.metrics.render();
+  assert.match(metrics, new RegExp(`^modelgate_routing_retries_total\\{model="${model}"\\} 1$`, 'm'));
+  assert.match(metrics, new RegExp(`^modelgate_deployment_cooldowns_total\\{model="${model}",deployment="a"\\} 1$`, 'm'));
   // a is cooling down: the next request goes to b at once.
   const second = await send();
   assert.equal(second.headers.get('x-modelgate-attempts'), '1');
