@@ -26,6 +26,8 @@ const ENDPOINTS: readonly Endpoint[] = [
   publicEndpoint('GET', '/openapi.json', 'OpenAPI 3.1 description of this API.'),
   publicEndpoint('GET', '/docs', 'Interactive API reference rendered from /openapi.json.'),
   keyedEndpoint('POST', '/v1/chat/completions', 'model:request', 'OpenAI-compatible chat completions; `stream: true` returns server-sent events.'),
+  keyedEndpoint('POST', '/v1/messages', 'model:request', "Anthropic's Messages API over every chat model; `stream: true` returns its server-sent events. Key in x-api-key or Authorization: Bearer."),
+  keyedEndpoint('POST', '/v1/messages/count_tokens', 'model:request', "A Messages request's input tokens: the provider's count where it has one, else an estimate."),
   keyedEndpoint('POST', '/v1/chat/vetting', 'model:request', 'Chat with a verification pass (lightweight VETTING); never streams.'),
   keyedEndpoint('POST', '/v1/vetting/full', 'model:request', 'Answer-key VETTING: draft, verify against context items, retry.'),
   keyedEndpoint('POST', '/v1/embeddings', 'model:request', 'OpenAI-compatible embeddings.'),
