@@ -226,6 +226,9 @@ describe('Messages API', () => {
       const message = await response.json();
       const received = anthropicFake.requests.at(-1)!;
       assert.deepEqual(received.json, { ...body, model: 'claude-sonnet-4-5' });
+      // Byte for byte: the caller's JSON with only the model's value changed.
+      assert.equal(received.rawBody.toString('utf8'), JSON.stringify(body).replace('"model":"claude-sonnet"', '"model":"claude-sonnet-4-5"'));
+      assert.equal(response.headers.get('request-id'), response.headers.get('x-request-id'));
       assert.equal(received.headers['anthropic-beta'], 'context-management-2025-06-27,extended-cache-ttl-2025-04-11');
       assert.equal(received.headers['anthropic-version'], '2023-06-01');
       assert.equal(received.headers['x-api-key'], FAKE_ANTHROPIC_KEY);
@@ -291,6 +294,15 @@ describe('Messages API', () => {
       assert.equal(raw.headers.get('request-id'), raw.headers.get('x-request-id'));
       assert.deepEqual(Object.keys(body), ['type', 'error', 'request_id']);
       assert.equal(body.error.type, 'authentication_error');
+    });
+
+    test("a model outside the key's allowedModels is a PermissionDeniedError, for messages and count_tokens alike", async () => {
+      const limited = new Anthropic({ baseURL: gateway.url, apiKey: await gateway.createKey({ scopes: ['model:request'], allowedModels: ['gpt-4o-mini'] }), maxRetries: 0 });
+      const before = anthropicFake.requests.length;
+      const body = { model: 'claude-sonnet', messages: [{ role: 'user' as const, content: 'Hi' }] };
+      await assert.rejects(limited.messages.create({ ...body, max_tokens: 10 }), Anthropic.PermissionDeniedError);
+      await assert.rejects(limited.messages.countTokens(body), Anthropic.PermissionDeniedError);
+      assert.equal(anthropicFake.requests.length, before);
     });
 
     test('the key in Authorization: Bearer works too', async () => {

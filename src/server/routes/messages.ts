@@ -143,6 +143,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as MessagesBody;
+      reply.header('request-id', request.id);
       request.record.mode = 'chat';
       request.record.requestPayload = body;
       return answerInFormat(request, reply, context, messagesFormat, body, messagesNatively(request, reply, context, body));
@@ -163,6 +164,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as MessagesBody;
+      reply.header('request-id', request.id);
       const { record } = request;
       record.mode = 'chat';
       record.requestPayload = body;
