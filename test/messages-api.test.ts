@@ -311,6 +311,26 @@ describe('Messages API', () => {
       assert.equal(message.type, 'message');
     });
 
+    test('the input policy of every model call holds here too, before anything reaches a provider', async () => {
+      const before = [openaiFake.server.requests.length, anthropicFake.requests.length];
+      const withImage = (model: string, url: string) =>
+        client.messages.create({ model, max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url } }, { type: 'text', text: 'What is it?' }] }] });
+      for (const model of ['gpt-4o-mini', 'claude-sonnet']) {
+        await assert.rejects(withImage(model, 'https://user:password@images.example.com/cat.png'), (error: unknown) => {
+          assert.ok(error instanceof Anthropic.BadRequestError);
+          assert.match(error.message, /must not contain a username or password/);
+          assert.doesNotMatch(error.message, /user:password/);
+          return true;
+        });
+      }
+      await assert.rejects(withImage('o3-mini', 'https://images.example.com/cat.png'), (error: unknown) => error instanceof Anthropic.BadRequestError && /does not accept images/.test(error.message));
+      await assert.rejects(
+        client.messages.create({ model: 'text-embedding-3-small', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+        (error: unknown) => error instanceof Anthropic.BadRequestError && /cannot be used on this endpoint|chat model/.test(error.message),
+      );
+      assert.deepEqual([openaiFake.server.requests.length, anthropicFake.requests.length], before);
+    });
+
     test('a bad body is a BadRequestError that says what to fix', async () => {
       await assert.rejects(
         client.messages.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] } as never),
