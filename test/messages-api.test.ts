@@ -52,14 +52,15 @@ describe('Messages API', () => {
 
   describe('a model of another provider, translated', () => {
     test('messages.create: system, stop_sequences, max_tokens and metadata reach the provider; the answer is a message', async () => {
+      // temperature and top_p are in the API reference, no longer in this SDK's types.
+      const sampling = { temperature: 0.5, top_p: 0.9 } as object;
       const { data: message, response } = await client.messages
         .create({
+          ...sampling,
           model: 'gpt-4o-mini',
           max_tokens: 256,
           system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
           stop_sequences: ['END'],
-          temperature: 0.5,
-          top_p: 0.9,
           metadata: { user_id: 'user-7' },
           messages: [{ role: 'user', content: 'Hi' }],
         })
@@ -223,7 +224,7 @@ describe('Messages API', () => {
       };
       const response = await post('/v1/messages', body, { 'anthropic-beta': 'context-management-2025-06-27,extended-cache-ttl-2025-04-11' });
       assert.equal(response.status, 200);
-      const message = await response.json();
+      const message = (await response.json()) as Anthropic.Message;
       const received = anthropicFake.requests.at(-1)!;
       assert.deepEqual(received.json, { ...body, model: 'claude-sonnet-4-5' });
       // Byte for byte: the caller's JSON with only the model's value changed.
@@ -289,7 +290,7 @@ describe('Messages API', () => {
         return true;
       });
       const raw = await post('/v1/messages', { model: 'gpt-4o-mini', max_tokens: 10, messages: [] }, { 'x-api-key': 'sk-mg-not-a-key' });
-      const body = await raw.json();
+      const body = (await raw.json()) as { type: string; error: { type: string } };
       assert.equal(raw.status, 401);
       assert.equal(raw.headers.get('request-id'), raw.headers.get('x-request-id'));
       assert.deepEqual(Object.keys(body), ['type', 'error', 'request_id']);

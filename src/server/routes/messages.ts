@@ -102,7 +102,7 @@ function messagesNatively(request: FastifyRequest, reply: FastifyReply, context:
       if (decoded.dropped.length > 0) request.record.logDetail = { droppedFields: decoded.dropped };
       return undefined;
     }
-    return answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));
+    return () => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));
   };
 }
 
