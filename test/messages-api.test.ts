@@ -176,15 +176,22 @@ describe('Messages API', () => {
       );
     });
 
-    test('an image block reaches the provider as an image_url data URI', async () => {
-      await client.messages.create({
-        model: 'gpt-4o-mini',
-        max_tokens: 50,
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: FAKE_PNG_BASE64 } }, { type: 'text', text: 'What is this?' }] }],
-      });
+    test('an image block reaches the provider as an image_url data URI; the log keeps a reference, not the bytes', async () => {
+      const png = Buffer.concat([Buffer.from(FAKE_PNG_BASE64, 'base64'), Buffer.alloc(6000, 7)]).toString('base64');
+      const { response } = await client.messages
+        .create({
+          model: 'gpt-4o-mini',
+          max_tokens: 50,
+          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }, { type: 'text', text: 'What is this?' }] }],
+        })
+        .withResponse();
       const view = viewOfChatRequest(openaiFake.server.requests.at(-1)!);
-      assert.deepEqual(view.images, [{ mimeType: 'image/png', base64: FAKE_PNG_BASE64 }]);
+      assert.deepEqual(view.images, [{ mimeType: 'image/png', base64: png }]);
       assert.equal(view.credential, OPENAI_KEY);
+      const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+      const logged = JSON.stringify(record.request_payload);
+      assert.match(logged, /What is this\?/);
+      assert.ok(!logged.includes(png.slice(0, 200)), 'the image bytes are not in the log');
     });
 
     test('a field with no equivalent is a 400 naming it, and nothing reaches the provider', async () => {
