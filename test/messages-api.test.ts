@@ -280,6 +280,14 @@ describe('Messages API', () => {
       assert.equal(error.error.type, 'api_error');
     });
 
+    test("the provider's refusal of a request comes back as a BadRequestError with its reason", async () => {
+      anthropicFake.reply({ error: 'invalid_request_error', message: 'messages.0.content.0.thinking.signature: Field required' });
+      await assert.rejects(
+        client.messages.create({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+        (error: unknown) => error instanceof Anthropic.BadRequestError && /signature: Field required/.test(error.message),
+      );
+    });
+
     test('count_tokens asks the provider', async () => {
       const body = { model: 'claude-sonnet', system: cachedSystem, messages: [{ role: 'user' as const, content: 'Count me' }] };
       const counted = await client.messages.countTokens(body);
