@@ -2,6 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { fakeTokenCount, FAKE_ANTHROPIC_KEY, OVERLOADED_FRAME, startFakeAnthropic, streamFramesOf, messageBody, type FakeAnthropic } from './fakes/anthropic.js';
+import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
 import { FAKE_PNG_BASE64, startOpenAIFake, viewOfChatRequest, type OpenAIFake } from './fakes/openai.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -22,6 +23,7 @@ function eventNames(text: string): string[] {
 describe('Messages API', () => {
   let anthropicFake: FakeAnthropic;
   let openaiFake: OpenAIFake;
+  let geminiFake: FakeGemini;
   let gateway: TestGateway;
   let key: string;
   let client: Anthropic;
@@ -29,8 +31,16 @@ describe('Messages API', () => {
   before(async () => {
     anthropicFake = await startFakeAnthropic();
     openaiFake = await startOpenAIFake();
+    geminiFake = await startFakeGemini();
     gateway = await startTestGateway({
-      env: { ANTHROPIC_BASE_URL: anthropicFake.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY, OPENAI_BASE_URL: `${openaiFake.server.url}/v1`, OPENAI_API_KEY: OPENAI_KEY },
+      env: {
+        ANTHROPIC_BASE_URL: anthropicFake.url,
+        ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY,
+        OPENAI_BASE_URL: `${openaiFake.server.url}/v1`,
+        OPENAI_API_KEY: OPENAI_KEY,
+        GEMINI_BASE_URL: geminiFake.url,
+        GEMINI_API_KEY: FAKE_GEMINI_KEY,
+      },
     });
     key = await gateway.createKey({ scopes: ['model:request'] });
     client = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
@@ -39,6 +49,7 @@ describe('Messages API', () => {
     await gateway?.close();
     await anthropicFake?.close();
     await openaiFake?.server.close();
+    await geminiFake?.close();
   });
   beforeEach(() => {
     anthropicFake.reply({ message: {} });
@@ -207,6 +218,18 @@ describe('Messages API', () => {
       openaiFake.scriptChat({ kind: 'stream-error-event', deltas: ['Partial'], message: 'upstream broke' });
       const stream = client.messages.stream({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
       await assert.rejects(stream.finalMessage(), (error: unknown) => error instanceof Anthropic.APIError);
+    });
+
+    test('a Gemini model answers through the same translation, JSON and streamed', async () => {
+      const asked = { model: 'gemini-2.5-flash', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hi' }] };
+      const message = await client.messages.create(asked);
+      const streamed = await client.messages.stream(asked).finalMessage();
+      for (const answer of [message, streamed]) {
+        assert.equal(answer.model, 'gemini-2.5-flash');
+        assert.equal(answer.content[0]?.type, 'text');
+        assert.ok(answer.usage.output_tokens > 0);
+      }
+      assert.equal((message.content[0] as Anthropic.TextBlock).text, (streamed.content[0] as Anthropic.TextBlock).text);
     });
 
     test('count_tokens estimates for providers that cannot count', async () => {
