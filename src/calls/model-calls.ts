@@ -8,7 +8,7 @@ import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import { inspectMessages } from './input-policy.js';
 
 /** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'embeddings' | 'images' | 'speech' | 'transcription';
+export type Capability = 'chat' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
 export interface CallRequest<C extends Capability> {
@@ -62,20 +62,31 @@ interface Routing {
  * provider be called, so no path reaches a provider with input the policy has not seen.
  */
 export class CheckedCall<C extends Capability> {
-  /** The reserved estimate's tokens, counted against a routed deployment's tpm. */
-  private estimatedTokens = 0;
-
   constructor(
     readonly target: CallTarget<C>,
     /** The media the messages carry, for the request log (null: none, or no messages). */
     readonly media: MediaSummary | null,
     private readonly request: Pick<CallRequest<C>, 'capability' | 'record' | 'onServed'>,
     private readonly routing?: Routing,
+    /** The reserved estimate's tokens, counted against a routed deployment's tpm (shared with `through`'s calls). */
+    private readonly estimate = { tokens: 0 },
   ) {}
 
-  /** Notes the reserved estimate (ModelCalls.admit). */
+  /** Notes the reserved estimate (ModelCalls.admit, or a route that reserves itself). */
   reserved(estimate: UsageEstimate): void {
-    this.estimatedTokens = estimate.tokens;
+    this.estimate.tokens = estimate.tokens;
+  }
+
+  /**
+   * The same checked call through another capability of its provider (a public format the
+   * provider speaks natively), or undefined when the provider has none.
+   */
+  through<K extends Capability>(capability: K): CheckedCall<K> | undefined {
+    const own = this.target.provider[capability];
+    if (own === undefined) return undefined;
+    const target = { resolved: this.target.resolved, provider: this.target.provider, capability: own as NonNullable<Provider[K]> };
+    // Routed, it goes only to the deployments and fallbacks whose provider has that capability too.
+    return new CheckedCall(target, this.media, { ...this.request, capability }, this.routing, this.estimate);
   }
 
   /**
@@ -106,10 +117,11 @@ export class CheckedCall<C extends Capability> {
         plan,
         {
           attempt: (_target, deployment, timeoutMs) => call(deployment.provider[capability] as NonNullable<Provider[C]>, { upstreamModel: deployment.upstreamId, timeoutMs }),
-          accepts,
+          usable: (deployment) => deployment.provider[capability] !== undefined,
+          accepts: (fallback) => fallback.deployments.some((deployment) => deployment.provider[capability] !== undefined) && accepts(fallback),
           signal,
           requestId: record?.requestId,
-          tokens: this.estimatedTokens,
+          tokens: this.estimate.tokens,
         },
         attempts,
       );

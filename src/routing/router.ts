@@ -25,7 +25,9 @@ export interface RateLimitNotes {
 export interface RoutedCall<R> {
   /** One try on a deployment; `timeoutMs` is its deadline for the answer to begin. */
   attempt(target: RouteTarget, deployment: Deployment, timeoutMs: number | undefined): Promise<R>;
-  /** Whether a fallback model can take the request (its input modalities). */
+  /** Whether a deployment's provider serves the call (a public format's native capability may be on some only). */
+  usable(deployment: Deployment): boolean;
+  /** Whether a fallback model can take the request (a usable deployment, its input modalities). */
   accepts(target: RouteTarget): boolean;
   /** The caller's: once it aborts, nothing more is tried. */
   signal: AbortSignal | undefined;
@@ -114,7 +116,7 @@ export class Router {
     const tried = new Set<string>();
     for (let retry = 0; retry < tries; retry += 1) {
       if (retry > 0 && (progress.lastClass === null || !isRetryable(progress.lastClass))) return undefined;
-      const deployment = await this.pick(target, call.tokens, tried, lastTarget);
+      const deployment = await this.pick(target, call, tried, lastTarget);
       if (deployment === undefined) return undefined;
       if (retry > 0) {
         const wait = Math.max(backoff(plan.backoffMs, retry, this.random), (progress.notBefore.get(deployment.key) ?? 0) - Date.now());
@@ -146,10 +148,11 @@ export class Router {
    * if there is one. When every deployment of the last model left is cooling down, the best of
    * them is tried all the same: an answer may come, and a refusal says no more than silence.
    */
-  private async pick(target: RouteTarget, tokens: number, tried: ReadonlySet<string>, lastResort: boolean): Promise<Deployment | undefined> {
-    const { deployments } = target;
+  private async pick<R>(target: RouteTarget, call: RoutedCall<R>, tried: ReadonlySet<string>, lastResort: boolean): Promise<Deployment | undefined> {
+    const deployments = target.deployments.filter((deployment) => call.usable(deployment));
+    if (deployments.length === 0) return undefined;
     const cooling = await this.cooldowns.cooling(deployments.map((deployment) => deployment.key));
-    let candidates = deployments.filter((deployment) => !cooling.has(deployment.key) && this.book.hasRoom(deployment, tokens));
+    let candidates = deployments.filter((deployment) => !cooling.has(deployment.key) && this.book.hasRoom(deployment, call.tokens));
     if (candidates.length === 0 && lastResort) candidates = [...deployments];
     const untried = candidates.filter((deployment) => !tried.has(deployment.key));
     return this.book.choose(untried.length > 0 ? untried : candidates);

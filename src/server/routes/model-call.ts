@@ -50,12 +50,16 @@ export async function admitCall<C extends Capability>(
   call: Omit<CallRequest<C>, 'allowedFor' | 'record' | 'onServed'>,
   estimateOf: (call: CheckedCall<C>) => UsageEstimate,
 ): Promise<CheckedCall<C>> {
-  const onServed = (model: string, attempts: number) => {
-    reply.header('x-modelgate-model', model).header('x-modelgate-attempts', attempts);
-  };
-  const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record, onServed }, estimateOf);
+  const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record, onServed: servedHeaders(reply) }, estimateOf);
   reply.headers(admitted.admission.headers);
   return admitted.call;
+}
+
+/** Puts on the reply which model served a call and after how many attempts (`x-modelgate-model`, `x-modelgate-attempts`). */
+export function servedHeaders(reply: FastifyReply): (model: string, attempts: number) => void {
+  return (model, attempts) => {
+    reply.header('x-modelgate-model', model).header('x-modelgate-attempts', attempts);
+  };
 }
 
 /**
@@ -78,12 +82,6 @@ export async function admit(
 export function bodyBytes(request: FastifyRequest): number {
   const length = Number(request.headers['content-length']);
   return Number.isFinite(length) ? length : 0;
-}
-
-/** The caller's body without the gateway's own fields: what goes to the provider. */
-export function upstreamBody(body: JsonObject): JsonObject {
-  const { model: _model, provider: _provider, stream: _stream, ...rest } = body;
-  return rest;
 }
 
 const connectionSignals = new WeakMap<Socket, AbortSignal>();
@@ -141,12 +139,6 @@ export function recordFailure(request: FastifyRequest, error: unknown): never {
  */
 export function refuseStreaming(stream: unknown, path: string): void {
   if (stream === true || stream === 'true') throw invalidBody(`${path} does not stream here; remove stream or set it to false.`, 'stream');
-}
-
-/** Shows the caller the model it asked for (the provider reports its own id). */
-export function showRequestedModel(body: JsonObject, requested: string): JsonObject {
-  if ('model' in body) body.model = requested;
-  return body;
 }
 
 /**
