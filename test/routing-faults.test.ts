@@ -1,6 +1,7 @@
 /**
  * The fault matrix of routing (docs/routing.md): an upstream that fails in each way a provider
- * fails, for each client surface, checking the retry chosen, what the client got, the log's
+ * fails, for each client surface (chat JSON and streams, embeddings, the Messages API's JSON and
+ * streams), checking the retry chosen, what the client got, the log's
  * attempts, the cooldown, and that nothing was retried after the first byte reached the client.
  *
  * Every model below has two deployments of one OpenAI-compatible provider: `a` (weighted so it
@@ -9,6 +10,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startFaultyOpenAI, type Fault, type FaultyOpenAI } from './fakes/openai-faults.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -16,6 +18,9 @@ import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gate
 const CHAT = 'gpt-4o-mini';
 const STREAM = 'gpt-4o';
 const EMBEDDING = 'text-embedding-3-small';
+/** The Messages API's own models: each surface keeps its own cooldowns. */
+const MESSAGES = 'gpt-4.1-mini';
+const MESSAGES_STREAM = 'gpt-4.1-nano';
 
 /** What the first attempt on `a` ends with, for each fault that strikes before the answer began. */
 const OUTCOME_BEFORE_ANSWER: Record<Fault, string> = {
@@ -52,6 +57,8 @@ interface Setup {
   b: FaultyOpenAI;
   gateway: TestGateway;
   client: OpenAI;
+  /** The Messages API's official client, on the same key. */
+  anthropic: Anthropic;
 }
 
 async function setUp(): Promise<Setup> {
@@ -59,10 +66,12 @@ async function setUp(): Promise<Setup> {
   const b = await startFaultyOpenAI('b');
   const gateway = await startTestGateway({
     env: { OPENAI_BASE_URL: a.url, OPENAI_API_KEY_B: 'sk-second-credential-b', MODELGATE_STREAM_IDLE_TIMEOUT_MS: '800' },
-    configFile: { routing: [routedModel(CHAT, b), routedModel(STREAM, b), routedModel(EMBEDDING, b)] },
+    configFile: { routing: [CHAT, STREAM, EMBEDDING, MESSAGES, MESSAGES_STREAM].map((model) => routedModel(model, b)) },
   });
-  const client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 20_000 });
-  return { a, b, gateway, client };
+  const key = await gateway.createKey();
+  const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 20_000 });
+  const anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, timeout: 20_000 });
+  return { a, b, gateway, client, anthropic };
 }
 
 async function tearDown(setup: Setup): Promise<void> {
@@ -98,6 +107,25 @@ async function embedded(client: OpenAI): Promise<Answered> {
   const { data, response } = await client.embeddings.create({ model: EMBEDDING, input: 'Hi' }).withResponse();
   assert.equal(data.data.length, 1);
   return { text: 'embedded', headers: response.headers, requestId: response.headers.get('x-request-id')! };
+}
+
+/** A Messages API answer for an OpenAI-served model (the request is translated to the chat call). */
+async function messaged(anthropic: Anthropic): Promise<Answered> {
+  const { data, response } = await anthropic.messages.create({ model: MESSAGES, max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+  const text = data.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  return { text, headers: response.headers, requestId: response.headers.get('x-request-id')! };
+}
+
+async function messagesStreamed(anthropic: Anthropic): Promise<Answered & { failure: unknown }> {
+  const { data, response } = await anthropic.messages.create({ model: MESSAGES_STREAM, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+  let text = '';
+  let failure: unknown = null;
+  try {
+    for await (const event of data) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+  } catch (error) {
+    failure = error;
+  }
+  return { text, failure, headers: response.headers, requestId: response.headers.get('x-request-id')! };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the admin view's detail is read loosely; each field used is asserted
@@ -150,28 +178,47 @@ for (const fault of FAULTS) {
 
     if (AFTER_FIRST_FRAME.includes(fault)) {
       test('chat stream: the first frame was relayed, so the failure reaches the client and nothing is retried', async () => {
-        const { a, b, gateway, client } = setup;
+        const { a, b, client } = setup;
         a.fail(STREAM, fault);
         const answered = await streamed(client);
         assert.ok(answered.failure instanceof OpenAI.APIError, `the SDK raises the error chunk, not ${String(answered.failure)}`);
         assert.equal(answered.text, '', 'only the first (empty) frame came');
-        assert.equal(answered.headers.get('x-modelgate-attempts'), '1');
-        assert.equal(b.count(STREAM), 0, 'no second attempt anywhere');
-        const attempts = await attemptsOf(gateway, answered.requestId);
-        assert.deepEqual(attempts.map(({ deployment, outcome }) => ({ deployment, outcome })), [{ deployment: 'a', outcome: 'ok' }]);
+        await notRetried(setup, answered, STREAM, 1);
         // A failure after the answer began does not cool the deployment down: a still takes the traffic.
         const next = await streamed(client);
         assert.equal(next.text, 'served by a');
         assert.equal(a.count(STREAM), 2);
+        assert.equal(b.count(STREAM), 0);
+      });
+
+      test('Messages API stream: the same, the failure as an error event', async () => {
+        setup.a.fail(MESSAGES_STREAM, fault);
+        const answered = await messagesStreamed(setup.anthropic);
+        assert.ok(answered.failure instanceof Anthropic.APIError, `the SDK raises the error event, not ${String(answered.failure)}`);
+        await notRetried(setup, answered, MESSAGES_STREAM, 1);
       });
     } else {
       test('chat stream: failed before the first frame, so retried on the other deployment', () =>
         retriedOnB(setup, STREAM, fault, () => streamed(setup.client), 'served by b'));
+
+      test('Messages API stream: failed before the first event, so retried on the other deployment', () =>
+        retriedOnB(setup, MESSAGES_STREAM, fault, () => messagesStreamed(setup.anthropic), 'served by b'));
     }
+
+    test('Messages API (JSON): retried on the other deployment, which then takes the traffic', () =>
+      retriedOnB(setup, MESSAGES, fault, () => messaged(setup.anthropic), 'served by b'));
   });
 }
 
-// The Responses (POST /v1/responses) and Messages (POST /v1/messages) surfaces go through the same
-// model-call path; their rows of this matrix are added with those surfaces.
+/** A stream that failed after its first frame: one attempt, logged ok, and no request reached b. */
+async function notRetried(setup: Setup, answered: Answered, model: string, aRequests: number): Promise<void> {
+  assert.equal(answered.headers.get('x-modelgate-attempts'), '1');
+  assert.equal(setup.b.count(model), 0, 'no second attempt anywhere');
+  assert.equal(setup.a.count(model), aRequests);
+  const attempts = await attemptsOf(setup.gateway, answered.requestId);
+  assert.deepEqual(attempts.map(({ deployment, outcome }) => ({ deployment, outcome })), [{ deployment: 'a', outcome: 'ok' }]);
+}
+
+// The Responses API (POST /v1/responses) goes through the same model-call path; its rows of this
+// matrix are added with that surface.
 describe('fault matrix: Responses API', { todo: 'add the rows once POST /v1/responses is served' }, () => undefined);
-describe('fault matrix: Messages API', { todo: 'add the rows once POST /v1/messages is served' }, () => undefined);
