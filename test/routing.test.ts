@@ -27,6 +27,20 @@ function ask(client: OpenAI, model = MODEL) {
   return client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
 }
 
+/** A model over deployment `a` (the provider's own settings, always tried first) and `b` (another base URL and credential), one retry. */
+function overTwo(model: string, b: FaultyOpenAI, cooldown?: Record<string, number>) {
+  return {
+    model,
+    retries: 1,
+    backoffMs: 1,
+    deployments: [
+      { name: 'a', provider: 'openai', weight: 1_000_000 },
+      { name: 'b', provider: 'openai', baseUrl: b.url, apiKeyEnv: 'OPENAI_API_KEY_B' },
+    ],
+    ...(cooldown === undefined ? {} : { cooldown }),
+  };
+}
+
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   const wanted = `${name}{${Object.entries(labels).map(([key, value]) => `${key}="${value}"`).join(',')}}`;
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${wanted} `));
@@ -162,15 +176,7 @@ describe("the provider's rate limit and the key's limits", () => {
       configFile: {
         routing: [
           { model: MODEL, retries: 0 },
-          {
-            model: 'gpt-4o',
-            retries: 1,
-            backoffMs: 1,
-            deployments: [
-              { name: 'a', provider: 'openai', weight: 1_000_000 },
-              { name: 'b', provider: 'openai', baseUrl: b.url, apiKeyEnv: 'OPENAI_API_KEY_B' },
-            ],
-          },
+          overTwo('gpt-4o', b),
         ],
       },
     });
@@ -214,16 +220,7 @@ describe('cooldowns shared through Redis', { skip: process.env.TEST_REDIS_URL ==
     const configFile = {
       limits: { redisKeyPrefix: `modelgate:test:${randomUUID()}:` },
       routing: [
-        {
-          model: MODEL,
-          retries: 1,
-          backoffMs: 1,
-          deployments: [
-            { name: 'a', provider: 'openai', weight: 1_000_000 },
-            { name: 'b', provider: 'openai', baseUrl: b.url, apiKeyEnv: 'OPENAI_API_KEY_B' },
-          ],
-          cooldown: { failures: 1, durationMs: 60_000 },
-        },
+        overTwo(MODEL, b, { failures: 1, durationMs: 60_000 }),
       ],
     };
     for (let index = 0; index < 2; index += 1) {
@@ -245,16 +242,7 @@ describe('cooldowns shared through Redis', { skip: process.env.TEST_REDIS_URL ==
       configFile: {
         limits: { redisKeyPrefix: `modelgate:test:${randomUUID()}:`, redisCommandTimeoutMs: 200 },
         routing: [
-          {
-            model,
-            retries: 1,
-            backoffMs: 1,
-            deployments: [
-              { name: 'a', provider: 'openai', weight: 1_000_000 },
-              { name: 'b', provider: 'openai', baseUrl: b.url, apiKeyEnv: 'OPENAI_API_KEY_B' },
-            ],
-            cooldown: { failures: 1, durationMs: 60_000 },
-          },
+          overTwo(model, b, { failures: 1, durationMs: 60_000 }),
         ],
       },
     });
