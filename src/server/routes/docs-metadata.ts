@@ -23,6 +23,8 @@ const ENDPOINTS: readonly Endpoint[] = [
   publicEndpoint('GET', '/v1/models', 'The live model catalog: entries, default model and legacy aliases.'),
   publicEndpoint('GET', '/v1/models/{model}', 'One catalog entry by id or alias (the SDKs\' models.retrieve).'),
   publicEndpoint('GET', '/v1/docs/metadata', 'Catalog, endpoint list, quickstarts, playground examples and pricing notes.'),
+  publicEndpoint('GET', '/healthz', 'Liveness: the process serves HTTP (nothing else is asked).'),
+  publicEndpoint('GET', '/readyz', 'Readiness: database, Redis when configured, a provider configured; 503 with what is missing.'),
   publicEndpoint('GET', '/openapi.json', 'OpenAPI 3.1 description of this API.'),
   publicEndpoint('GET', '/docs', 'Interactive API reference rendered from /openapi.json.'),
   keyedEndpoint('POST', '/v1/chat/completions', 'model:request', 'OpenAI-compatible chat completions; `stream: true` returns server-sent events.'),

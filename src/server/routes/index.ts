@@ -10,6 +10,7 @@ import { audioRoutes } from './audio.js';
 import { dashboardRoutes } from './dashboard.js';
 import { chatRoutes } from './chat.js';
 import { embeddingsRoutes } from './embeddings.js';
+import { healthRoutes } from './health.js';
 import { imagesRoutes } from './images.js';
 import { metricsRoutes } from './metrics.js';
 import { statusRoutes } from './status.js';
@@ -17,4 +18,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
