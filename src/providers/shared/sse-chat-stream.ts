@@ -7,7 +7,7 @@ import { whenAborted } from './abort-listeners.js';
 import {
   answerTimeout,
   deadlineReason,
-  dispatchOptionsOf,
+  dispatchUpstream,
   noteProviderRequestId,
   ERROR_BODY_LIMIT_BYTES,
   isAnswerStatus,
@@ -309,6 +309,6 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
 /** Starts a streamed call; resolves once its first event was read (see SseChatStream). */
 export function startSseChatStream(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseChatStreamOptions): Promise<ChatStream> {
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseChatStream(http, request, options, resolve, reject));
+    dispatchUpstream(http, request, new SseChatStream(http, request, options, resolve, reject));
   });
 }
