@@ -16,6 +16,7 @@ import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
 import { ModelCalls } from '../calls/index.js';
+import { createAgentServices } from '../agents/index.js';
 import { createProcessLogger } from './process-logger.js';
 import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
@@ -130,6 +131,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
+    const calls = new ModelCalls(catalog, providers, accounting.limits);
+    const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
+    shutdownTasks.push(() => agents.close());
     const context: GatewayContext = {
       config,
       secrets,
@@ -145,7 +149,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       },
       ...accounting,
       tracing,
-      calls: new ModelCalls(catalog, providers, accounting.limits),
+      calls,
+      agents,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };

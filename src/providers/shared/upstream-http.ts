@@ -306,7 +306,7 @@ function dispatchOptionsOf(http: UpstreamHttpOptions, request: UpstreamRequest, 
   };
 }
 
-/** Maps a failure to reach or hear from the provider to the §4 family. */
+/** Maps a failure to reach or hear from the provider to the gateway's error family. */
 export function transportError(error: unknown, provider: string, signal?: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
