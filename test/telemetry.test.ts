@@ -152,6 +152,31 @@ describe('OpenTelemetry traces', () => {
     }
   });
 
+  test('a provider that cannot be reached: the attempt span has no status, and says why', async () => {
+    const receiver = await startOtlpReceiver();
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as { port: number };
+    closed.close();
+    await once(closed, 'close');
+    try {
+      await withGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` }, async (_gateway, openai) => {
+        await assert.rejects(openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }), { status: 502 });
+      });
+      const attempt = receiver.spans.find((span) => span.kind === SPAN_KIND_CLIENT);
+      const request = receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER);
+      assert.ok(attempt !== undefined && request !== undefined);
+      assert.equal(attempt.parentSpanId, request.spanId);
+      assert.equal(attribute(attempt, 'http.response.status_code'), undefined);
+      assert.equal(attribute(attempt, 'error.type'), 'ECONNREFUSED');
+      assert.equal(attempt.status?.code, STATUS_ERROR);
+      assert.equal(attribute(request, 'http.response.status_code'), 502);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   test('without a collector nothing is traced: no tracing service, and no traceparent goes upstream', async () => {
     const openaiFake = await startOpenAIFake();
     try {

@@ -189,7 +189,7 @@ function setUsage(span: Span, record: RequestRecord): void {
   span.setAttribute(GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.completionTokens);
 }
 
-/** error.type of a failed attempt: the gateway's error code when it mapped one, else the HTTP status. */
+/** error.type of a failed attempt: the failure's code (a connection error's, or provider_timeout for a deadline), else the HTTP status. */
 function errorTypeOf(status: number | null, error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string') return code;

@@ -139,9 +139,8 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
     return { status: response.statusCode, headers: response.headers, body: response.body, latencyMs: performance.now() - started };
   } catch (error) {
     finish();
-    const failure = transportError(error, request.provider, controller.signal);
-    attempt?.end(null, failure);
-    throw failure;
+    attempt?.end(null, error);
+    throw transportError(error, request.provider, controller.signal);
   }
 }
 
