@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
@@ -149,6 +150,33 @@ describe('OpenTelemetry traces', () => {
       assert.equal(attemptOf(failed!).status?.code, STATUS_ERROR);
     } finally {
       await Promise.all([receiver.close(), openaiFake.close(), anthropicFake.close()]);
+    }
+  });
+
+  test('the Messages API is traced the same way: its route, the GenAI attributes, the traceparent to the provider', async () => {
+    const receiver = await startOtlpReceiver();
+    const anthropicFake = await startAnthropicConformanceFake();
+    try {
+      const gateway = await startTestGateway({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ANTHROPIC_BASE_URL: anthropicFake.server.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY } });
+      try {
+        const client = new Anthropic({ baseURL: gateway.url, apiKey: await gateway.createKey(), maxRetries: 0, defaultHeaders: { traceparent: CLIENT_TRACEPARENT } });
+        anthropicFake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 6, completionTokens: 3 } });
+        await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'Hi' }] });
+      } finally {
+        await gateway.close();
+      }
+      const request = receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER);
+      const attempt = receiver.spans.find((span) => span.kind === SPAN_KIND_CLIENT);
+      assert.ok(request !== undefined && attempt !== undefined, receiver.spans.map((span) => span.name).join());
+      assert.equal(request.name, 'POST /v1/messages');
+      assert.equal(request.parentSpanId, CLIENT_SPAN_ID);
+      assert.equal(attribute(request, 'gen_ai.operation.name'), 'chat');
+      assert.equal(attribute(request, 'gen_ai.provider.name'), 'anthropic');
+      assert.equal(attribute(request, 'gen_ai.usage.output_tokens'), 3);
+      assert.equal(attempt.parentSpanId, request.spanId);
+      assert.equal(anthropicFake.server.requests.at(-1)?.headers.traceparent, `00-${CLIENT_TRACE_ID}-${attempt.spanId}-01`);
+    } finally {
+      await Promise.all([receiver.close(), anthropicFake.close()]);
     }
   });
 
