@@ -7,6 +7,7 @@ import type { ProviderRequestIds } from './shared/provider-request-ids.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
 import type { Provider } from './types.js';
+import type { UpstreamTracing } from '../telemetry/index.js';
 
 /** What a deployment of routing may change of a provider: its credential and its base URL. */
 export interface ProviderOverrides {
@@ -23,19 +24,21 @@ export type ProviderVariants = (name: string, overrides: ProviderOverrides) => P
 /**
  * Builds every provider the config declares, and the means to build variants of them. All of
  * them share ONE pooled keep-alive dispatcher, so connections to each upstream origin are
- * reused across requests.
+ * reused across requests. `rateLimits` notes the providers' remaining rate limits for
+ * routing; `tracing`, set when traces are exported, makes each call a span.
  */
 export function createProviders(
   config: GatewayConfig,
   providerRequestIds: ProviderRequestIds,
-  providerRateLimits?: ProviderRateLimits,
+  options: { rateLimits?: ProviderRateLimits; tracing?: UpstreamTracing } = {},
 ): { providers: Provider[]; variants: ProviderVariants } {
   const http: UpstreamHttpOptions = {
     dispatcher: createUpstreamDispatcher(config.upstream),
     timeoutMs: config.upstream.timeoutMs,
     streamIdleTimeoutMs: config.upstream.streamIdleTimeoutMs,
     providerRequestIds,
-    ...(providerRateLimits === undefined ? {} : { providerRateLimits }),
+    ...(options.rateLimits === undefined ? {} : { providerRateLimits: options.rateLimits }),
+    ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
   };
   const { openai, anthropic, gemini, compatible } = config.providers;
   const builders = new Map<string, (settings: { apiKey: string | undefined; baseUrl: string }) => Provider>([
