@@ -1,0 +1,6 @@
+export { decodeResponsesRequest } from './request-decoder.js';
+export type { DecodedResponsesRequest } from './request-decoder.js';
+export { encodeResponse, finishedResponse, outputOfCompletion, responseSkeleton, responsesUsage } from './response-encoder.js';
+export type { FinishReason, ResponseIdentity } from './response-encoder.js';
+export { ResponsesStreamEncoder } from './stream-encoder.js';
+export { newResponsesId } from './ids.js';
