@@ -9,6 +9,7 @@ import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
 import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
+import type { ResponseStore } from '../responses/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -34,6 +35,8 @@ export interface GatewayContext {
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly metrics: GatewayMetrics;
+  /** Stored responses of the Responses API (`store`, `previous_response_id`, GET and DELETE). */
+  readonly responses: ResponseStore;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */

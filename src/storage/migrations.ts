@@ -269,6 +269,23 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         }
       },
     },
+    '0021-responses-stored-responses': {
+      async up(db: Kysely<unknown>) {
+        // No foreign key to api_keys: like a log row, a stored response outlives nothing it names
+        // (retention deletes it by age, DELETE /v1/responses/{id} on request).
+        await db.schema
+          .createTable('stored_responses')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('model', 'text', (c) => c.notNull())
+          .addColumn('native', 'integer', (c) => c.notNull())
+          .addColumn('response', 'text', (c) => c.notNull())
+          .addColumn('input_items', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('stored_responses_created_at').on('stored_responses').column('created_at').execute();
+      },
+    },
   };
 }
 
