@@ -20,7 +20,7 @@ export function createProviders(config: GatewayConfig, providerRequestIds: Provi
   };
   const { openai, compatible } = config.providers;
   return [
-    createOpenAICompatibleProvider({ name: 'openai', baseUrl: openai.baseUrl, apiKey: openai.apiKey, http }),
+    createOpenAICompatibleProvider({ name: 'openai', baseUrl: openai.baseUrl, apiKey: openai.apiKey, http, servesResponses: true }),
     createAnthropicProvider({ name: 'anthropic', baseUrl: config.providers.anthropic.baseUrl, apiKey: config.providers.anthropic.apiKey, http }),
     createGeminiProvider({ name: 'gemini', baseUrl: config.providers.gemini.baseUrl, apiKey: config.providers.gemini.apiKey, http }),
     ...compatible.map((provider) => createOpenAICompatibleProvider({ name: provider.name, baseUrl: provider.baseUrl, apiKey: provider.apiKey, http })),

@@ -112,6 +112,35 @@ export interface ChatModelProvider {
   stream(call: ChatCall): Promise<ChatStream>;
 }
 
+/**
+ * A call to a provider's own Responses API (OpenAI's `POST /responses`): the caller's body
+ * passed through with every field intact (reasoning items, built-in tools, include, …).
+ */
+export interface ResponsesCall extends CallContext, PassThroughSource {
+  upstreamModel: string;
+  /** The Responses request body without `model`, `stream` and `provider`. */
+  body: JsonObject;
+}
+
+export interface ResponsesResult {
+  /** The provider's `response` object; its `model` is the upstream model. */
+  response: JsonObject;
+  usage: TokenUsage | null;
+}
+
+/**
+ * A provider that serves the Responses API itself, so a Responses request for its models goes
+ * there untranslated. Its stream is a ChatStream whose `chunk-received` events each carry one
+ * Responses stream event as the provider sent it (`chunk` the event, `json` its text), with
+ * `usage-reported` from the final response; it ends after `response.completed`,
+ * `response.incomplete` or `response.failed`.
+ */
+export interface ResponsesModelProvider {
+  create(call: ResponsesCall): Promise<ResponsesResult>;
+  /** Starts a stream and resolves once the provider's first event arrived (see ChatModelProvider.stream). */
+  stream(call: ResponsesCall): Promise<ChatStream>;
+}
+
 export interface EmbeddingCall extends CallContext, PassThroughSource {
   upstreamModel: string;
   /** OpenAI embeddings body without `model`: `input`, `dimensions`, `encoding_format`, … */
@@ -207,6 +236,8 @@ export interface Provider {
   /** Whether a remote (http/https) image URL can be passed to its chat models. */
   readonly acceptsRemoteImageUrls: boolean;
   readonly chat?: ChatModelProvider;
+  /** The provider's own Responses API, for its chat models (absent: Responses requests are translated to chat). */
+  readonly responses?: ResponsesModelProvider;
   readonly embeddings?: EmbeddingProvider;
   readonly images?: ImageProvider;
   readonly speech?: SpeechProvider;

@@ -4,3 +4,4 @@ export { encodeResponse, finishedResponse, outputOfCompletion, responseSkeleton,
 export type { FinishReason, ResponseIdentity } from './response-encoder.js';
 export { ResponsesStreamEncoder } from './stream-encoder.js';
 export { newResponsesId } from './ids.js';
+export { ResponsesPassThroughEncoder } from './pass-through-encoder.js';

@@ -1,4 +1,5 @@
 import type { ChatStreamEvent, JsonObject, TokenUsage } from '../../providers/index.js';
+import { eventFrame } from './frames.js';
 import { newResponsesId } from './ids.js';
 import { finishedResponse, functionCallItem, outputTextPart, responsesUsage, type FinishReason } from './response-encoder.js';
 
@@ -187,7 +188,7 @@ export class ResponsesStreamEncoder {
   private frame(type: string, members: JsonObject): string {
     const data = JSON.stringify({ type, ...members, sequence_number: this.sequence });
     this.sequence += 1;
-    return `event: ${type}\ndata: ${data}\n\n`;
+    return eventFrame(type, data);
   }
 }
 

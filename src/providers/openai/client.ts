@@ -15,6 +15,12 @@ export interface OpenAICompatibleConfig {
   /** Sent as `Authorization: Bearer …`; local servers (Ollama, llama.cpp) may need none. */
   apiKey?: string | undefined;
   http: UpstreamHttpOptions;
+  /**
+   * Whether the server has OpenAI's Responses API (`POST /responses`), so Responses requests go
+   * there untranslated: OpenAI itself; compatible servers implement it unevenly, so theirs are
+   * translated to chat completions.
+   */
+  servesResponses?: boolean;
 }
 
 function jsonBody(payload: JsonObject | Buffer): Buffer {
