@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { decodeResponsesRequest, encodeResponse, responseSkeleton, ResponsesStreamEncoder } from '../src/formats/responses/index.js';
+import { decodeResponsesRequest, encodeResponse, inputItemsOf, policyMessagesOf, responseSkeleton, ResponsesStreamEncoder } from '../src/formats/responses/index.js';
 import type { ChatStreamEvent, JsonObject } from '../src/providers/index.js';
 import { GatewayError } from '../src/errors/index.js';
 
@@ -83,10 +83,15 @@ function accumulate(frames: Frame[]): Response {
   return snapshot;
 }
 
+/** Decodes a body as the route does: its input read as items, after `history`. */
+function decode(body: JsonObject, history: JsonObject[] = []) {
+  return decodeResponsesRequest(body, { history, input: inputItemsOf(body.input) });
+}
+
 describe('Responses request decoder', () => {
   test('a string input, instructions, function tools, tool_choice, text.format and limits become the chat request', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-    const decoded = decodeResponsesRequest({
+    const body = {
       model: 'claude-sonnet-4-5',
       input: 'Weather in Paris?',
       instructions: 'Be brief.',
@@ -98,7 +103,8 @@ describe('Responses request decoder', () => {
       text: { format: { type: 'json_schema', name: 'weather', schema, strict: true } },
       metadata: { team: 'a' },
       store: true,
-    });
+    };
+    const decoded = decode(body);
     assert.deepEqual(decoded.chat, {
       messages: [
         { role: 'system', content: 'Be brief.' },
@@ -111,9 +117,10 @@ describe('Responses request decoder', () => {
       top_p: 0.9,
       response_format: { type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } },
     });
-    assert.equal(decoded.inputItems.length, 1);
-    assert.match(String(decoded.inputItems[0]!.id), /^msg_/);
     assert.deepEqual(decoded.dropped, []);
+    const items = inputItemsOf(body.input);
+    assert.equal(items.length, 1);
+    assert.match(String(items[0]!.id), /^msg_/);
   });
 
   test('history, function calls and their outputs, images and files map to chat messages', () => {
@@ -122,7 +129,7 @@ describe('Responses request decoder', () => {
       { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
       { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
     ];
-    const decoded = decodeResponsesRequest(
+    const decoded = decode(
       {
         input: [
           { type: 'function_call_output', call_id: 'call_a', output: '18C' },
@@ -158,19 +165,32 @@ describe('Responses request decoder', () => {
         ],
       },
     ]);
-    assert.equal(decoded.inputItems.length, 3);
+    const items = inputItemsOf([{ type: 'function_call_output', call_id: 'call_a', output: '18C' }, { role: 'assistant', content: 'Done.' }]);
+    assert.match(String(items[0]!.id), /^item_/);
+    assert.deepEqual({ ...items[1], id: 'msg' }, { id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] });
   });
 
   test('a field or tool with no equivalent is a 400 naming it; hints are dropped and named', () => {
     const refused = (body: JsonObject, param: string) =>
-      assert.throws(() => decodeResponsesRequest({ input: 'hi', ...body }), (error: unknown) => error instanceof GatewayError && error.code === 'invalid_body' && error.param === param);
+      assert.throws(() => decode({ input: 'hi', ...body }), (error: unknown) => error instanceof GatewayError && error.code === 'invalid_body' && error.param === param);
     refused({ tools: [{ type: 'web_search' }] }, 'tools[0].type');
     refused({ prompt: { id: 'pmpt_1' } }, 'prompt');
     refused({ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type');
     refused({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 'input[0].content[0].image_url');
     refused({ tool_choice: { type: 'web_search_preview' } }, 'tool_choice');
-    const decoded = decodeResponsesRequest({ input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }], reasoning: { effort: 'low' }, truncation: 'auto' });
+    const decoded = decode({ input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }], reasoning: { effort: 'low' }, truncation: 'auto' });
     assert.deepEqual(decoded.dropped, ['reasoning', 'truncation', 'reasoning items']);
+  });
+
+  test('the input policy sees the user parts of items that go to a provider untranslated', () => {
+    const items = inputItemsOf([
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
+      { role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'https://user:pw@example.com/a.png' }, { type: 'input_audio', input_audio: {} }] },
+      { role: 'assistant', content: 'Seen.' },
+    ]);
+    assert.deepEqual(policyMessagesOf(items), [
+      { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'https://user:pw@example.com/a.png' } }] },
+    ]);
   });
 });
 

@@ -12,10 +12,10 @@ import { openBackendStorage, STORAGE_BACKENDS } from './helpers/storage-backends
 
 const DAY_MS = 86_400_000;
 
-function stored(id: string, keyId: string, createdAt: number): StoredResponse {
+function stored(id: string, owner: string, createdAt: number): StoredResponse {
   return {
     id,
-    keyId,
+    owner,
     createdAt,
     model: 'claude-sonnet-4-5',
     native: false,

@@ -5,8 +5,8 @@ import type { Database } from '../storage/index.js';
 /** A response kept for retrieval and for continuing its conversation. */
 export interface StoredResponse {
   id: string;
-  /** The key that made it: the only one that can see it. */
-  keyId: string;
+  /** The key that made it (its id, or `anonymous` while keys are not required): the only one that can see it. */
+  owner: string;
   /** Epoch milliseconds. */
   createdAt: number;
   /** The model as the caller asked for it. */
@@ -32,7 +32,7 @@ export class ResponseStore {
       .insertInto('stored_responses')
       .values({
         id: stored.id,
-        key_id: stored.keyId,
+        owner: stored.owner,
         created_at: stored.createdAt,
         model: stored.model,
         native: stored.native ? 1 : 0,
@@ -42,13 +42,13 @@ export class ResponseStore {
       .execute();
   }
 
-  /** The response `id` of `keyId`, or null when there is none the key may see. */
-  async find(id: string, keyId: string): Promise<StoredResponse | null> {
-    const row = await this.db.selectFrom('stored_responses').selectAll().where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
+  /** The response `id` of `owner`, or null when there is none it may see. */
+  async find(id: string, owner: string): Promise<StoredResponse | null> {
+    const row = await this.db.selectFrom('stored_responses').selectAll().where('id', '=', id).where('owner', '=', owner).executeTakeFirst();
     if (row === undefined) return null;
     return {
       id: row.id,
-      keyId: row.key_id,
+      owner: row.owner,
       createdAt: Number(row.created_at),
       model: row.model,
       native: row.native === 1,
@@ -57,9 +57,9 @@ export class ResponseStore {
     };
   }
 
-  /** Deletes the response `id` of `keyId`; false when the key has no such response. */
-  async delete(id: string, keyId: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('stored_responses').where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
+  /** Deletes the response `id` of `owner`; false when it has no such response. */
+  async delete(id: string, owner: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('stored_responses').where('id', '=', id).where('owner', '=', owner).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 

@@ -271,12 +271,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
     },
     '0021-responses-stored-responses': {
       async up(db: Kysely<unknown>) {
-        // No foreign key to api_keys: like a log row, a stored response outlives nothing it names
-        // (retention deletes it by age, DELETE /v1/responses/{id} on request).
+        // The owner is a key id (or 'anonymous' while keys are not required); no foreign key, as in the
+        // request log. Retention deletes rows by age, DELETE /v1/responses/{id} on request.
         await db.schema
           .createTable('stored_responses')
           .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('owner', 'text', (c) => c.notNull())
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .addColumn('model', 'text', (c) => c.notNull())
           .addColumn('native', 'integer', (c) => c.notNull())

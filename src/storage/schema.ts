@@ -237,7 +237,7 @@ export interface DashboardSignInFailuresTable {
 export interface StoredResponsesTable {
   /** `resp_…`: the gateway's own id, or the provider's when its own Responses endpoint answered. */
   id: string;
-  key_id: string;
+  owner: string;
   created_at: number;
   /** The model as the caller asked for it. */
   model: string;

@@ -1,16 +1,20 @@
 import type { ChatStreamEvent, JsonObject } from '../../providers/index.js';
 import { eventFrame } from './frames.js';
 
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
 /**
  * The stream encoder for a provider that speaks the Responses API itself: its events go to
  * the caller as it sent them (reasoning items, built-in tool calls and all), each on its own
  * `event:` line; only the response's `model` in the lifecycle events (`response.created`, …,
  * `response.completed`) is the model the caller asked for. The last response object seen is
- * kept, to store and log.
+ * kept, to store and log. The final event (`response.completed`, `.incomplete` or `.failed`)
+ * is held back until `finish`, so the response can be stored before the caller sees its end.
  */
 export class ResponsesPassThroughEncoder {
   private lastSequence = -1;
   private last: JsonObject | null = null;
+  private held = '';
 
   constructor(private readonly requestedModel: string) {}
 
@@ -31,7 +35,10 @@ export class ResponsesPassThroughEncoder {
     const response = chunk.response;
     if (typeof response === 'object' && response !== null && !Array.isArray(response)) {
       this.last = { ...(response as JsonObject), model: this.requestedModel };
-      return eventFrame(type, JSON.stringify({ ...chunk, response: this.last }));
+      const frame = eventFrame(type, JSON.stringify({ ...chunk, response: this.last }));
+      if (!FINAL_EVENTS.has(type)) return frame;
+      this.held = frame;
+      return '';
     }
     // A line break in the text would end the event early: such text is written again.
     const json = event.json !== undefined && !event.json.includes('\n') && !event.json.includes('\r') ? event.json : JSON.stringify(chunk);
@@ -39,7 +46,7 @@ export class ResponsesPassThroughEncoder {
   }
 
   finish(): string {
-    return '';
+    return this.held;
   }
 
   /** Ends a stream the provider failed after it began: `response.failed` numbered after its last event. */

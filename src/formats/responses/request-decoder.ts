@@ -14,8 +14,6 @@ import { newResponsesId } from './ids.js';
 export interface DecodedResponsesRequest {
   /** The chat request body (without `model` and `stream`): messages, tools, tool_choice, response_format, … */
   chat: JsonObject;
-  /** This request's input as Responses items, each with an id: kept with a stored response. */
-  inputItems: JsonObject[];
   /** Top-level fields dropped because only OpenAI's own models act on them. */
   dropped: string[];
 }
@@ -39,11 +37,16 @@ function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Decodes a body. `history`: the items of the stored conversation to continue (the previous
- * response's context and output), prepended to the input.
- */
-export function decodeResponsesRequest(body: JsonObject, history: readonly JsonObject[] = []): DecodedResponsesRequest {
+/** The conversation a request continues and adds to, as Responses items. */
+export interface ResponsesConversation {
+  /** The stored conversation of `previous_response_id` (its input items and output), or none. */
+  history: readonly JsonObject[];
+  /** This request's input, as `inputItemsOf` made it. */
+  input: readonly JsonObject[];
+}
+
+/** Decodes a body whose conversation (stored history and own input) was read already. */
+export function decodeResponsesRequest(body: JsonObject, conversation: ResponsesConversation): DecodedResponsesRequest {
   const dropped: string[] = [];
   for (const field of Object.keys(body)) {
     if (GATEWAY_FIELDS.has(field) || TRANSLATED_FIELDS.has(field) || body[field] === undefined || body[field] === null) continue;
@@ -53,27 +56,30 @@ export function decodeResponsesRequest(body: JsonObject, history: readonly JsonO
     }
     throw invalidBody(`${field} is not supported for this model: only OpenAI's own models take it. Remove it, or pick an OpenAI model.`, field);
   }
-  const inputItems = normalisedInput(body.input);
   const messages: JsonObject[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== 'string') throw invalidBody('instructions must be a string.', 'instructions');
     messages.push({ role: 'system', content: body.instructions });
   }
-  appendItems(messages, history, 'previous_response_id', dropped);
-  appendItems(messages, inputItems, 'input', dropped);
+  appendItems(messages, conversation.history, 'previous_response_id', dropped);
+  appendItems(messages, conversation.input, 'input', dropped);
   if (messages.length === 0) throw invalidBody('input must hold at least one message.', 'input');
-  return { chat: { messages, ...chatFields(body) }, inputItems, dropped };
+  return { chat: { messages, ...chatFields(body) }, dropped };
 }
 
-/** The input as items with ids: a string is one user message; every message's content becomes parts. */
-function normalisedInput(input: unknown): JsonObject[] {
+/**
+ * The input as items, each with an id (the API lists them by id): a string is one user
+ * message, and a message's string content becomes one text part. Other items keep their
+ * fields as sent (a provider with its own Responses API gets them untouched).
+ */
+export function inputItemsOf(input: unknown): JsonObject[] {
   if (typeof input === 'string') return [{ id: newResponsesId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
   if (!Array.isArray(input)) throw invalidBody('input must be a string or an array of input items.', 'input');
   return input.map((item: unknown, index) => {
     const param = `input[${index}]`;
     if (!isRecord(item)) throw invalidBody(`${param} must be an input item object.`, param);
     const type = item.type ?? 'message';
-    if (type !== 'message') return item;
+    if (type !== 'message') return typeof item.id === 'string' ? item : { id: newResponsesId('item'), ...item };
     if (typeof item.role !== 'string' || !MESSAGE_ROLES.has(item.role)) {
       throw invalidBody(`${param}.role must be one of user, system, developer or assistant.`, `${param}.role`);
     }
@@ -108,6 +114,22 @@ function appendItems(messages: JsonObject[], items: readonly JsonObject[], prefi
         );
     }
   }
+}
+
+/**
+ * The user messages of a conversation as chat messages, for the input policy (image URLs,
+ * data URIs, files, modalities) when the items go to a provider untranslated: only the parts
+ * the policy judges; items and parts it does not know are left to the provider.
+ */
+export function policyMessagesOf(items: readonly JsonObject[]): JsonObject[] {
+  const judged = new Set(['input_text', 'input_image', 'input_file']);
+  return items.flatMap((item, index) => {
+    if (item.type !== 'message' || item.role !== 'user' || !Array.isArray(item.content)) return [];
+    const content = item.content.flatMap((part: unknown, partIndex) =>
+      isRecord(part) && typeof part.type === 'string' && judged.has(part.type) ? [userPart(part, `input[${index}].content[${partIndex}]`)] : [],
+    );
+    return [{ role: 'user', content }];
+  });
 }
 
 function messageOf(item: JsonObject, param: string): JsonObject {
