@@ -1,5 +1,5 @@
 import { fromCallerInput } from '../shared/provider-json.js';
-import { startSseChatStream } from '../shared/sse-chat-stream.js';
+import { startSseStream } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
 import { malformedResponse, upstreamError } from './errors.js';
@@ -48,7 +48,7 @@ class AnthropicChat implements ChatModelProvider {
   stream(call: ChatCall): Promise<ChatStream> {
     const plan = this.plan(call, true);
     const frames = new AnthropicChatFrames({ provider: this.options.name, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() });
-    return startSseChatStream(this.options.http, this.upstreamRequest(plan.body, call), {
+    return startSseStream(this.options.http, this.upstreamRequest(plan.body, call), {
       frames,
       failure: (status, headers, text) => upstreamError(this.options.name, { status, headers }, text),
     });

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { GatewayError } from '../../errors/index.js';
-import type { ChatFrames } from '../shared/sse-chat-stream.js';
+import type { ChatFrames } from '../shared/sse-stream.js';
 import type { ChatStreamEvent, JsonObject } from '../types.js';
 import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
 import { finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
