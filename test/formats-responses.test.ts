@@ -2,8 +2,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { decodeResponsesRequest, encodeResponse, inputItemsOf, policyMessagesOf, responseSkeleton, ResponsesStreamEncoder } from '../src/formats/responses/index.js';
-import type { ChatStreamEvent, JsonObject } from '../src/providers/index.js';
+import {
+  decodeResponsesRequest,
+  encodeResponse,
+  inputItemsOf,
+  policyMessagesOf,
+  responseSkeleton,
+  ResponsesPassThroughEncoder,
+  ResponsesStreamEncoder,
+} from '../src/formats/responses/index.js';
+import type { StreamEncoder } from '../src/formats/index.js';
+import type { ChatStreamEvent, JsonObject, ResponseEventReceived, StreamEvent, TokenUsage } from '../src/providers/index.js';
 import { GatewayError } from '../src/errors/index.js';
 
 /*
@@ -67,12 +76,31 @@ function framesOf(text: string): Frame[] {
     });
 }
 
-function encodeStream(events: ChatStreamEvent[], body: JsonObject = {}): { frames: Frame[]; encoder: ResponsesStreamEncoder } {
-  const encoder = new ResponsesStreamEncoder(responseSkeleton(body, { id: 'resp_test', createdAt: 1_770_933_892, model: 'gpt-4.1-nano' }));
-  let text = encoder.start();
-  for (const event of events) text += encoder.encode(event);
-  text += encoder.finish();
-  return { frames: framesOf(text), encoder };
+/** Feeds events to an encoder as the stream relay does; the frames it wrote. */
+async function relay<D extends { type: string }>(encoder: StreamEncoder<D>, events: StreamEvent<D>[]): Promise<Frame[]> {
+  let text = '';
+  let usage: TokenUsage | null = null;
+  for (const event of events) {
+    if (event.type === 'usage-reported') {
+      usage = (event as { usage: TokenUsage }).usage;
+      text += encoder.usage(event as never);
+    } else {
+      text += encoder.encode(event as D);
+    }
+  }
+  text += await encoder.end(usage);
+  return framesOf(text);
+}
+
+function translatedEncoder(body: JsonObject = {}, kept: JsonObject[] = []): ResponsesStreamEncoder {
+  const skeleton = responseSkeleton(body, { id: 'resp_test', createdAt: 1_770_933_892, model: 'gpt-4.1-nano' });
+  return new ResponsesStreamEncoder({ skeleton, transcriptCharacters: 10_000, keep: async (response) => void kept.push(response) });
+}
+
+async function encodeStream(events: ChatStreamEvent[], body: JsonObject = {}): Promise<{ frames: Frame[]; kept: JsonObject[] }> {
+  const kept: JsonObject[] = [];
+  const frames = await relay(translatedEncoder(body, kept), events);
+  return { frames, kept };
 }
 
 /** Applies the frames as the SDK's stream helper does; throws where it would. */
@@ -237,8 +265,8 @@ describe('Responses response encoder', () => {
 });
 
 describe('Responses stream encoder', () => {
-  test('a recorded text stream gives the events in the SDK helper order, numbered from 0', () => {
-    const { frames, encoder } = encodeStream(TEXT_STREAM);
+  test('a recorded text stream gives the events in the SDK helper order, numbered from 0', async () => {
+    const { frames, kept } = await encodeStream(TEXT_STREAM);
     assert.deepEqual(
       frames.map((frame) => frame.event),
       [
@@ -264,11 +292,11 @@ describe('Responses stream encoder', () => {
     assert.equal(final.status, 'completed');
     assert.equal(final.output_text, '**Holiday Name:**');
     assert.deepEqual(final.usage, { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 17 });
-    assert.deepEqual(encoder.response, frames.at(-1)!.data.type === 'response.completed' ? (frames.at(-1)!.data as { response: unknown }).response : null);
+    assert.deepEqual(kept, [(frames.at(-1)!.data as { response: unknown }).response], 'the finished response is kept, as the last event shows it');
   });
 
-  test('a recorded tool-call stream gives a function_call item with its argument events', () => {
-    const { frames } = encodeStream(TOOL_STREAM, { tools: [{ type: 'function', name: 'get_weather' }] });
+  test('a recorded tool-call stream gives a function_call item with its argument events', async () => {
+    const { frames } = await encodeStream(TOOL_STREAM, { tools: [{ type: 'function', name: 'get_weather' }] });
     assert.deepEqual(
       frames.map((frame) => frame.event),
       [
@@ -294,9 +322,9 @@ describe('Responses stream encoder', () => {
     }
   });
 
-  test('text before a tool call is closed first; the items keep their output indexes', () => {
+  test('text before a tool call is closed first; the items keep their output indexes', async () => {
     const events = [chunk({ role: 'assistant', content: 'Let me check.' }), ...TOOL_STREAM.slice(0, 4), chunk({}, 'tool_calls')];
-    const { frames } = encodeStream(events);
+    const { frames } = await encodeStream(events);
     const final = accumulate(frames);
     assert.deepEqual(final.output.map((item) => item.type), ['message', 'function_call']);
     assert.equal(final.output_text, 'Let me check.');
@@ -305,8 +333,9 @@ describe('Responses stream encoder', () => {
   });
 
   test('a provider failure mid-stream ends with response.failed and the text so far', () => {
-    const encoder = new ResponsesStreamEncoder(responseSkeleton({}, { id: 'resp_f', createdAt: 1, model: 'm' }));
-    const text = encoder.start() + encoder.encode(chunk({ content: 'Hal' })) + encoder.fail('The model provider failed during the stream. Try again later.');
+    const encoder = translatedEncoder();
+    const failure = new GatewayError('provider_error', 'The model provider failed during the stream. Try again later.');
+    const text = encoder.encode(chunk({ content: 'Hal' }) as never) + encoder.fail(failure);
     const frames = framesOf(text);
     assert.equal(frames.at(-1)!.event, 'response.failed');
     const final = accumulate(frames);
@@ -314,9 +343,54 @@ describe('Responses stream encoder', () => {
     assert.deepEqual(final.error, { code: 'server_error', message: 'The model provider failed during the stream. Try again later.' });
   });
 
-  test('a length stop ends with response.incomplete', () => {
-    const { frames } = encodeStream([chunk({ content: 'Par' }), chunk({}, 'length')]);
+  test('a length stop ends with response.incomplete', async () => {
+    const { frames } = await encodeStream([chunk({ content: 'Par' }), chunk({}, 'length')]);
     assert.equal(frames.at(-1)!.event, 'response.incomplete');
     assert.equal(accumulate(frames).incomplete_details?.reason, 'max_output_tokens');
+  });
+});
+
+/** OpenAI's own Responses stream, recorded (gpt-4o-mini, 2026; ids shortened), as its data lines. */
+const OPENAI_STREAM = [
+  '{"type":"response.created","response":{"id":"resp_rec","object":"response","created_at":1788205738,"status":"in_progress","model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"metadata":{}},"sequence_number":0}',
+  '{"type":"response.in_progress","response":{"id":"resp_rec","object":"response","created_at":1788205738,"status":"in_progress","model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"metadata":{}},"sequence_number":1}',
+  '{"type":"response.output_item.added","item":{"id":"msg_rec","type":"message","status":"in_progress","content":[],"role":"assistant"},"output_index":0,"sequence_number":2}',
+  '{"type":"response.content_part.added","content_index":0,"item_id":"msg_rec","output_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""},"sequence_number":3}',
+  '{"type":"response.output_text.delta","content_index":0,"delta":"OK","item_id":"msg_rec","logprobs":[],"output_index":0,"sequence_number":4}',
+  '{"type":"response.output_text.done","content_index":0,"item_id":"msg_rec","logprobs":[],"output_index":0,"sequence_number":5,"text":"OK"}',
+  '{"type":"response.content_part.done","content_index":0,"item_id":"msg_rec","output_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":"OK"},"sequence_number":6}',
+  '{"type":"response.output_item.done","item":{"id":"msg_rec","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"OK"}],"role":"assistant"},"output_index":0,"sequence_number":7}',
+  '{"type":"response.completed","response":{"id":"resp_rec","object":"response","created_at":1788205738,"status":"completed","model":"gpt-4o-mini-2024-07-18","output":[{"id":"msg_rec","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"OK"}],"role":"assistant"}],"usage":{"input_tokens":12,"input_tokens_details":{"cache_write_tokens":0,"cached_tokens":0},"output_tokens":2,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":14},"metadata":{}},"sequence_number":8}',
+];
+
+describe('Responses pass-through encoder', () => {
+  const received = (json: string): ResponseEventReceived => ({ type: 'response-event-received', event: JSON.parse(json) as JsonObject, json });
+
+  test("a provider's own recorded stream goes on event for event, the caller's model in the lifecycle events", async () => {
+    const kept: JsonObject[] = [];
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async (response) => void kept.push(response) });
+    const events: StreamEvent<ResponseEventReceived>[] = [...OPENAI_STREAM.map(received), { type: 'usage-reported', usage: { promptTokens: 12, completionTokens: 2, totalTokens: 14, cachedPromptTokens: 0 } }];
+    const beforeEnd = events.map((event) => (event.type === 'usage-reported' ? encoder.usage(event) : encoder.encode(event as ResponseEventReceived))).join('');
+    assert.ok(!beforeEnd.includes('response.completed'), 'the final event waits until the response is kept');
+    const frames = framesOf(beforeEnd + (await encoder.end(null)));
+    assert.deepEqual(frames.map((frame) => frame.data.sequence_number), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const [index, frame] of frames.entries()) {
+      const original = JSON.parse(OPENAI_STREAM[index]!) as { response?: JsonObject };
+      if (original.response === undefined) assert.deepEqual(frame.data, original, 'item events are the provider\'s own');
+      else assert.deepEqual(frame.data, { ...original, response: { ...original.response, model: 'gpt-4o-mini' } });
+    }
+    const final = accumulate(frames);
+    assert.equal(final.output_text, 'OK');
+    assert.equal(kept.length, 1);
+    assert.equal(kept[0]!.id, 'resp_rec');
+  });
+
+  test('a failure after the start ends with response.failed numbered after the last event', () => {
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async () => undefined });
+    const text = OPENAI_STREAM.slice(0, 5).map((json) => encoder.encode(received(json))).join('') + encoder.fail(new GatewayError('provider_error', 'The model provider failed. Try again later.'));
+    const frames = framesOf(text);
+    assert.equal(frames.at(-1)!.event, 'response.failed');
+    assert.equal(frames.at(-1)!.data.sequence_number, 5);
+    assert.equal(accumulate(frames).status, 'failed');
   });
 });

@@ -2,3 +2,5 @@ export type { ApiFormat, DecodedCall, EncodedError, ErrorFormat, StreamEncoder, 
 export { chatCompletionsFormat } from './chat-completions/index.js';
 export type { ChatCompletionBody, ChatDecodedCall } from './chat-completions/index.js';
 export { showRequestedModel, upstreamBody } from './openai-bodies.js';
+export { responsesFormat } from './responses/index.js';
+export type { ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './responses/index.js';

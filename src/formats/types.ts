@@ -45,8 +45,12 @@ export interface StreamEncoder<D = ChunkReceived> {
   encode(event: D): string;
   /** Usage as reported (the running total): frames to send now, usually ''. */
   usage(event: UsageReported): string;
-  /** The frames that end a complete stream; `usage` is the last reported, null when none was. */
-  end(usage: TokenUsage | null): string;
+  /**
+   * The frames that end a complete stream; `usage` is the last reported, null when none was.
+   * A promise when the format keeps its answer first (a stored response the caller may
+   * continue as soon as it has seen the end): the relay writes the frames once it settles.
+   */
+  end(usage: TokenUsage | null): string | Promise<string>;
   /** The frames that end a stream whose provider failed after it started. */
   fail(error: GatewayError, requestId: string): string;
   /** What the request log keeps of the stream (bounded); `complete` is false when it failed or was cut off. */
@@ -69,8 +73,8 @@ export interface ErrorFormat {
 export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends ErrorFormat {
   /** The request as the internal call; throws the §4 error (a 400 naming the field) for what has no equivalent. */
   decodeRequest(body: B, sourceJson: Buffer | undefined): D;
-  /** The internal call's answer as the format's response body. */
-  encodeResponse(result: ChatCompletionResult, decoded: D): JsonObject;
+  /** The internal call's answer as the format's response body (a promise when the format keeps it first, as `end`). */
+  encodeResponse(result: ChatCompletionResult, decoded: D): JsonObject | Promise<JsonObject>;
   /** A fresh encoder for one stream of the internal call. */
   streamEncoder(decoded: D, options: StreamEncoderOptions): StreamEncoder;
 }

@@ -149,17 +149,25 @@ export interface ResponsesResult {
   usage: TokenUsage | null;
 }
 
+/** One event of a provider's own Responses stream, as it sent it: `event` the parsed object, `json` its text. */
+export interface ResponseEventReceived {
+  type: 'response-event-received';
+  event: JsonObject;
+  json: string;
+}
+
+/** A provider's own Responses stream: its events, with `usage-reported` from the final response. */
+export type ResponsesStream = EventStream<StreamEvent<ResponseEventReceived>>;
+
 /**
  * A provider that serves the Responses API itself, so a Responses request for its models goes
- * there untranslated. Its stream is a ChatStream whose `chunk-received` events each carry one
- * Responses stream event as the provider sent it (`chunk` the event, `json` its text), with
- * `usage-reported` from the final response; it ends after `response.completed`,
- * `response.incomplete` or `response.failed`.
+ * there untranslated. Its stream ends after `response.completed`, `response.incomplete` or
+ * `response.failed`.
  */
 export interface ResponsesModelProvider {
   create(call: ResponsesCall): Promise<ResponsesResult>;
   /** Starts a stream and resolves once the provider's first event arrived (see ChatModelProvider.stream). */
-  stream(call: ResponsesCall): Promise<ChatStream>;
+  stream(call: ResponsesCall): Promise<ResponsesStream>;
 }
 
 export interface EmbeddingCall extends CallContext, PassThroughSource {

@@ -122,14 +122,21 @@ function appendItems(messages: JsonObject[], items: readonly JsonObject[], prefi
  * the policy judges; items and parts it does not know are left to the provider.
  */
 export function policyMessagesOf(items: readonly JsonObject[]): JsonObject[] {
-  const judged = new Set(['input_text', 'input_image', 'input_file']);
   return items.flatMap((item, index) => {
     if (item.type !== 'message' || item.role !== 'user' || !Array.isArray(item.content)) return [];
-    const content = item.content.flatMap((part: unknown, partIndex) =>
-      isRecord(part) && typeof part.type === 'string' && judged.has(part.type) ? [userPart(part, `input[${index}].content[${partIndex}]`)] : [],
-    );
+    const content = item.content.flatMap((part: unknown, partIndex) => (judged(part) ? [userPart(part, `input[${index}].content[${partIndex}]`)] : []));
     return [{ role: 'user', content }];
   });
+}
+
+/** A part the input policy judges: text, an image by URL, a file by its data (a provider's own file ids are its business). */
+function judged(part: unknown): boolean {
+  if (!isRecord(part)) return false;
+  return (
+    (part.type === 'input_text' && typeof part.text === 'string') ||
+    (part.type === 'input_image' && typeof part.image_url === 'string') ||
+    (part.type === 'input_file' && typeof part.file_data === 'string')
+  );
 }
 
 function messageOf(item: JsonObject, param: string): JsonObject {

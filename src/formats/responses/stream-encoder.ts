@@ -1,4 +1,7 @@
-import type { ChatStreamEvent, JsonObject, TokenUsage } from '../../providers/index.js';
+import type { GatewayError } from '../../errors/index.js';
+import type { ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../../providers/index.js';
+import { ChatStreamTranscript } from '../chat-transcript.js';
+import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 import { eventFrame } from './frames.js';
 import { newResponsesId } from './ids.js';
 import { finishedResponse, functionCallItem, outputTextPart, responsesUsage, type FinishReason } from './response-encoder.js';
@@ -18,8 +21,16 @@ import { finishedResponse, functionCallItem, outputTextPart, responsesUsage, typ
  *   then response.completed (or .incomplete) with the usage, or response.failed.
  *
  * The text of the answer is kept whole: the last event carries the complete response, as
- * OpenAI's does, and a stored response is that object.
+ * OpenAI's does, and `keep` has it (to store) before that event is sent. The request log
+ * gets the chat transcript every translated stream keeps.
  */
+
+export interface ResponsesStreamSettings extends StreamEncoderOptions {
+  /** The response object before any output (responseSkeleton). */
+  skeleton: JsonObject;
+  /** Keeps the finished response before the caller sees its last event; never rejects. */
+  keep(response: JsonObject): Promise<void>;
+}
 
 /** A text part being streamed: output text or a refusal. */
 interface OpenPart {
@@ -51,37 +62,61 @@ function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export class ResponsesStreamEncoder {
+export class ResponsesStreamEncoder implements StreamEncoder {
   private sequence = 0;
+  private opened = false;
+  private readonly transcriptOf: ChatStreamTranscript;
+  private readonly skeleton: JsonObject;
   private readonly output: JsonObject[] = [];
   private message: OpenMessage | null = null;
   /** Function-call items by the chat stream's tool-call index, open until the stream ends. */
   private readonly calls = new Map<number, OpenFunctionCall>();
-  private usage: TokenUsage | null = null;
   private finishReason: FinishReason = null;
-  private last: JsonObject;
 
-  constructor(private readonly skeleton: JsonObject) {
-    this.last = skeleton;
+  constructor(private readonly settings: ResponsesStreamSettings) {
+    this.skeleton = settings.skeleton;
+    this.transcriptOf = new ChatStreamTranscript(settings.transcriptCharacters);
   }
 
-  /** The response as the last event showed it (the finished one after `finish`). */
-  get response(): JsonObject {
-    return this.last;
+  /** The frames for one chat chunk, after `response.created` and `response.in_progress` when it is the first. */
+  encode(event: ChunkReceived): string {
+    this.transcriptOf.add(event.chunk);
+    return this.opening() + this.framesOf(event);
   }
 
-  /** `response.created` and `response.in_progress`: sent before the first chunk. */
-  start(): string {
+  /** Usage is shown in the last event. */
+  usage(_event: UsageReported): string {
+    return '';
+  }
+
+  /** Closes every open item, keeps the response, then ends with `response.completed` (or `.incomplete`) carrying the usage. */
+  async end(usage: TokenUsage | null): Promise<string> {
+    let frames = this.opening() + this.closeMessage();
+    for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) frames += this.closeCall(call);
+    this.calls.clear();
+    const response = finishedResponse(this.skeleton, this.output, usage === null ? null : responsesUsage(usage), this.finishReason);
+    await this.settings.keep(response);
+    return frames + this.frame(response.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+  }
+
+  /** Ends a stream the provider failed: `response.failed` with the output so far and the error. */
+  fail(error: GatewayError): string {
+    const response = { ...this.skeleton, status: 'failed', error: { code: 'server_error', message: error.message }, output: this.output };
+    return this.opening() + this.frame('response.failed', { response });
+  }
+
+  transcript(usage: TokenUsage | null, complete: boolean): JsonObject {
+    return this.transcriptOf.payload(usage, complete);
+  }
+
+  /** `response.created` and `response.in_progress`, once, before anything else. */
+  private opening(): string {
+    if (this.opened) return '';
+    this.opened = true;
     return this.frame('response.created', { response: this.skeleton }) + this.frame('response.in_progress', { response: this.skeleton });
   }
 
-  /** The frames for one chat stream event (usage is kept for the end; a failure is `fail`'s). */
-  encode(event: ChatStreamEvent): string {
-    if (event.type === 'usage-reported') {
-      this.usage = event.usage;
-      return '';
-    }
-    if (event.type !== 'chunk-received') return '';
+  private framesOf(event: ChunkReceived): string {
     const choice = Array.isArray(event.chunk.choices) ? (event.chunk.choices as unknown[]).find((candidate) => isRecord(candidate) && (candidate.index ?? 0) === 0) : undefined;
     if (!isRecord(choice)) return '';
     const delta: ChunkDelta = isRecord(choice.delta) ? choice.delta : {};
@@ -91,27 +126,6 @@ export class ResponsesStreamEncoder {
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) frames += this.toolCallDelta(call);
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
     return frames;
-  }
-
-  /** Closes every open item and ends with `response.completed` (or `.incomplete`) carrying the usage. */
-  finish(): string {
-    let frames = this.closeMessage();
-    for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) frames += this.closeCall(call);
-    this.calls.clear();
-    this.last = finishedResponse(this.skeleton, this.output, this.usage === null ? null : responsesUsage(this.usage), this.finishReason);
-    return frames + this.frame(this.last.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: this.last });
-  }
-
-  /** Ends a stream the provider failed: `response.failed` with the output so far and the error. */
-  fail(message: string): string {
-    this.last = {
-      ...this.skeleton,
-      status: 'failed',
-      error: { code: 'server_error', message },
-      output: this.output,
-      usage: this.usage === null ? null : responsesUsage(this.usage),
-    };
-    return this.frame('response.failed', { response: this.last });
   }
 
   private textDelta(kind: OpenPart['kind'], text: string): string {

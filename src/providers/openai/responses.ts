@@ -2,8 +2,8 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
-import type { ChatFrames } from '../shared/sse-chat-stream.js';
-import type { ChatStream, ChatStreamEvent, ResponsesCall, ResponsesModelProvider, ResponsesResult } from '../types.js';
+import type { StreamFrames } from '../shared/sse-stream.js';
+import type { ResponseEventReceived, ResponsesCall, ResponsesModelProvider, ResponsesResult, ResponsesStream, StreamEvent } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { errorKindOf, errorMessageOf, parseJson, usageFromWire } from './wire.js';
 
@@ -20,9 +20,9 @@ export class OpenAIResponses implements ResponsesModelProvider {
     return { response, usage: usageFromWire(response.usage) };
   }
 
-  stream(call: ResponsesCall): Promise<ChatStream> {
+  stream(call: ResponsesCall): Promise<ResponsesStream> {
     const payload = passThroughJson(call, { model: call.upstreamModel, stream: true });
-    return this.client.postForStream('/responses', payload, call, new ResponsesEvents(this.client.name));
+    return this.client.postForStream<ResponseEventReceived>('/responses', payload, call, new ResponsesEvents(this.client.name));
   }
 }
 
@@ -37,10 +37,10 @@ function streamFailure(message: string, logDetail: Record<string, unknown>): Gat
  * The provider's Responses stream events, each handed on as it came. The stream is complete
  * with its final event; an `error` event fails it.
  */
-class ResponsesEvents implements ChatFrames {
+class ResponsesEvents implements StreamFrames<StreamEvent<ResponseEventReceived>> {
   constructor(private readonly provider: string) {}
 
-  read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean {
+  read(message: EventSourceMessage, events: StreamEvent<ResponseEventReceived>[]): boolean {
     const event = parseJson(message.data);
     if (!isRecord(event) || typeof event.type !== 'string') {
       throw streamFailure('The model provider sent a stream event the gateway could not read.', { provider: this.provider, frame: message.data.slice(0, 200) });
@@ -52,7 +52,7 @@ class ResponsesEvents implements ChatFrames {
         ...errorKindOf({ error: event }),
       });
     }
-    events.push({ type: 'chunk-received', chunk: event, json: message.data });
+    events.push({ type: 'response-event-received', event, json: message.data });
     if (!FINAL_EVENTS.has(event.type)) return false;
     const usage = isRecord(event.response) ? usageFromWire(event.response.usage) : null;
     if (usage !== null) events.push({ type: 'usage-reported', usage });

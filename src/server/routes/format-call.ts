@@ -50,7 +50,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
     }
     const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
     record.usage = result.usage;
-    return sendLoggedJson(request, reply, format.encodeResponse(result, decoded));
+    return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
   } catch (error) {
     return recordFailure(request, error);
   }

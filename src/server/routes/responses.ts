@@ -2,24 +2,23 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CheckedCall } from '../../calls/index.js';
 import { GatewayError } from '../../errors/index.js';
+import { upstreamBody } from '../../formats/index.js';
 import {
-  decodeResponsesRequest,
-  encodeResponse,
   inputItemsOf,
-  newResponsesId,
-  policyMessagesOf,
-  responseSkeleton,
+  responsesFormat,
   ResponsesPassThroughEncoder,
-  ResponsesStreamEncoder,
+  type ResponsesBody,
+  type ResponsesDecodedCall,
+  type ResponsesTurn,
 } from '../../formats/responses/index.js';
-import { estimateTokens } from '../../limits/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { StoredResponse } from '../../responses/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
+import { answerInFormat } from './format-call.js';
+import { connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, recordFailure, sendJsonText, sendLoggedJson } from './model-call.js';
 import { Nullable } from './schema-helpers.js';
-import { sendEventStream, type StreamEncoder } from './responses-stream.js';
-import { admitCall, bodyBytes, connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, recordFailure, sendJsonText, sendLoggedJson, upstreamBody } from './model-call.js';
+import { sendEventStream } from './stream-relay.js';
 
 /**
  * OpenAI's Responses API over every chat model: `POST /v1/responses` (JSON or SSE),
@@ -51,8 +50,6 @@ const ResponsesRequest = Type.Object(
   },
   { additionalProperties: true },
 );
-
-type ResponsesBody = Static<typeof ResponsesRequest> & JsonObject;
 
 const ResponseObject = Type.Object(
   { id: Type.String(), object: Type.Literal('response'), status: Type.String(), model: Type.String(), output: Type.Array(Type.Object({}, { additionalProperties: true })) },
@@ -94,22 +91,11 @@ function historyOf(stored: StoredResponse | null): JsonObject[] {
   return [...stored.inputItems, ...output];
 }
 
-/** What a create request needs besides its body, gathered before the provider call. */
-interface CreateTurn {
-  body: ResponsesBody;
-  previous: StoredResponse | null;
-  history: JsonObject[];
-  input: JsonObject[];
-  signal: AbortSignal;
-  /** Keeps the finished response when the caller asked to (store is true by default). */
-  persist(response: JsonObject | null, native: boolean): Promise<void>;
-}
-
 export const responsesRoutes: RouteModule = (app, context) => {
   app.post(
     '/v1/responses',
     {
-      config: { scope: 'model:request' },
+      config: { scope: 'model:request', format: responsesFormat },
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Create a model response',
@@ -126,48 +112,30 @@ export const responsesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as ResponsesBody;
-      const { record } = request;
-      record.mode = 'chat';
-      record.requestPayload = body;
-      record.streaming = body.stream === true;
+      request.record.mode = 'chat';
+      request.record.requestPayload = body;
+      let previous: StoredResponse | null;
       try {
-        const previous = typeof body.previous_response_id === 'string' ? await storedResponse(context, request, body.previous_response_id, 'previous_response_id') : null;
-        const history = historyOf(previous);
-        const input = inputItemsOf(body.input);
-        const call = await admitCall(
-          request,
-          reply,
-          context,
-          { mode: 'chat', model: body.model, capability: 'chat', providerHint: body.provider, messages: policyMessagesOf([...history, ...input]) },
-          ({ target, media }) => {
-            const promptBytes = bodyBytes(request) + (previous === null ? 0 : JSON.stringify(history).length) - ((media?.bytes ?? 0) * 4) / 3;
-            return estimateTokens(target.resolved.model.entry.pricing, promptBytes, body.max_output_tokens ?? null, 1);
-          },
-        );
-        const owner = ownerOf(request);
-        const turn: CreateTurn = {
-          body,
-          previous,
-          history,
-          input,
-          signal: connectionGoneSignal(reply),
-          persist: async (response, native) => {
-            if (body.store === false || response === null || typeof response.id !== 'string') return;
-            await context.responses.save({ id: response.id, owner, createdAt: Date.now(), model: body.model, native, response, inputItems: [...history, ...input] });
-          },
-        };
-        const native = call.as('responses');
-        return await (native === null ? translatedTurn(request, reply, call, turn) : nativeTurn(request, reply, native, turn));
+        previous = typeof body.previous_response_id === 'string' ? await storedResponse(context, request, body.previous_response_id, 'previous_response_id') : null;
       } catch (error) {
         return recordFailure(request, error);
       }
+      const keeper = keeperOf(context, request, body, previous);
+      const turn: ResponsesTurn = { body, history: historyOf(previous), keep: keeper(false) };
+      return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
+        if (decoded.dropped.length > 0) request.record.extra = { ...request.record.extra, dropped_fields: decoded.dropped };
+        const own = call.as('responses');
+        if (own !== null) return nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
+        if (decoded.untranslatable !== null) throw decoded.untranslatable;
+        return undefined;
+      });
     },
   );
 
   app.get(
     '/v1/responses/:id',
     {
-      config: { scope: 'model:request' },
+      config: { scope: 'model:request', format: responsesFormat },
       schema: { ...MODEL_ROUTE_SCHEMA, summary: 'Retrieve a stored response', params: ResponseId, response: { 200: ResponseObject, ...ERROR_RESPONSES } },
     },
     async (request, reply) => {
@@ -180,7 +148,7 @@ export const responsesRoutes: RouteModule = (app, context) => {
   app.delete(
     '/v1/responses/:id',
     {
-      config: { scope: 'model:request' },
+      config: { scope: 'model:request', format: responsesFormat },
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Delete a stored response',
@@ -198,7 +166,7 @@ export const responsesRoutes: RouteModule = (app, context) => {
   app.get(
     '/v1/responses/:id/input_items',
     {
-      config: { scope: 'model:request' },
+      config: { scope: 'model:request', format: responsesFormat },
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: "List a stored response's input items",
@@ -221,65 +189,56 @@ export const responsesRoutes: RouteModule = (app, context) => {
   );
 };
 
-/** A provider without its own Responses API: the request as a chat call, the answer encoded back. */
-async function translatedTurn(request: FastifyRequest, reply: FastifyReply, call: CheckedCall<'chat'>, turn: CreateTurn): Promise<FastifyReply> {
-  const { body, record } = { body: turn.body, record: request.record };
-  const decoded = decodeResponsesRequest(body, { history: turn.history, input: turn.input });
-  if (decoded.dropped.length > 0) record.extra = { ...record.extra, dropped_fields: decoded.dropped };
-  const skeleton = responseSkeleton(body, { id: newResponsesId('resp'), createdAt: Math.floor(Date.now() / 1000), model: body.model });
-  const providerCall = { body: decoded.chat, signal: turn.signal, requestId: request.id };
-  if (body.stream === true) {
-    const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));
-    return streamTurn(request, reply, stream, new ResponsesStreamEncoder(skeleton), turn, false);
-  }
-  const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
-  record.usage = result.usage;
-  const response = encodeResponse(skeleton, result.completion, result.usage);
-  await turn.persist(response, false);
-  return sendLoggedJson(request, reply, response);
+/**
+ * Keeps a finished response for its key unless the caller said `store: false`: with the
+ * conversation it continued and its own input items, and whether the provider's own
+ * Responses API made it. A failure to store is logged; the caller still gets its answer
+ * (retrieving or continuing it is then a 404).
+ */
+function keeperOf(context: GatewayContext, request: FastifyRequest, body: ResponsesBody, previous: StoredResponse | null): (native: boolean) => ResponsesTurn['keep'] {
+  const owner = ownerOf(request);
+  return (native) => async (response) => {
+    if (body.store === false || typeof response.id !== 'string') return;
+    try {
+      const inputItems = [...historyOf(previous), ...inputItemsOf(body.input)];
+      await context.responses.save({ id: response.id, owner, createdAt: Date.now(), model: body.model, native, response, inputItems });
+    } catch (error) {
+      request.log.error({ err: error }, 'storing a response failed; it cannot be retrieved or continued');
+    }
+  };
 }
 
 /**
  * A provider with its own Responses API: the body as sent. A conversation it made itself it
  * continues by `previous_response_id`; one another provider made is sent as items.
  */
-async function nativeTurn(request: FastifyRequest, reply: FastifyReply, call: CheckedCall<'responses'>, turn: CreateTurn): Promise<FastifyReply> {
-  const { body } = turn;
-  const { record } = request;
-  const continuesOwn = turn.previous === null || turn.previous.native;
-  const providerCall = continuesOwn
-    ? { body: upstreamBody(body), sourceJson: request.jsonBytes, signal: turn.signal, requestId: request.id }
-    : { body: translatedHistoryBody(body, turn.history), signal: turn.signal, requestId: request.id };
-  if (body.stream === true) {
+async function nativeAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: CheckedCall<'responses'>,
+  decoded: ResponsesDecodedCall,
+  options: { continuesOwn: boolean; keep: ResponsesTurn['keep'] },
+): Promise<FastifyReply> {
+  const { body, history } = decoded.turn;
+  const signal = connectionGoneSignal(reply);
+  const providerCall = options.continuesOwn
+    ? { body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id }
+    : { body: withHistory(body, history), signal, requestId: request.id };
+  if (decoded.stream) {
     const stream = await call.invoke((responses, upstreamModel) => responses.stream({ ...providerCall, upstreamModel }));
-    return streamTurn(request, reply, stream, new ResponsesPassThroughEncoder(body.model), turn, true);
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: body.model, keep: options.keep });
+    return sendEventStream(reply, stream, encoder, { requestId: request.id, signal, record: request.record });
   }
   const result = await call.invoke((responses, upstreamModel) => responses.create({ ...providerCall, upstreamModel }));
-  record.usage = result.usage;
+  request.record.usage = result.usage;
   const response = { ...result.response, model: body.model };
-  await turn.persist(response, true);
+  await options.keep(response);
   return sendLoggedJson(request, reply, response);
 }
 
 /** The body for a provider that never saw the conversation: its items first, without the ids it would not know. */
-function translatedHistoryBody(body: ResponsesBody, history: readonly JsonObject[]): JsonObject {
+function withHistory(body: ResponsesBody, history: readonly JsonObject[]): JsonObject {
   const { previous_response_id: _previous, ...rest } = upstreamBody(body);
   const items = history.map(({ id: _id, status: _status, ...item }) => item);
   return { ...rest, input: [...items, ...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)] };
-}
-
-function streamTurn(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  stream: Parameters<typeof sendEventStream>[1],
-  encoder: StreamEncoder,
-  turn: CreateTurn,
-  native: boolean,
-): FastifyReply {
-  return sendEventStream(reply, stream, encoder, {
-    signal: turn.signal,
-    record: request.record,
-    beforeLastFrames: (response) =>
-      turn.persist(response, native).catch((error: unknown) => request.log.error({ err: error }, 'storing a streamed response failed; it cannot be retrieved')),
-  });
 }
