@@ -118,25 +118,20 @@ function appendItems(messages: JsonObject[], items: readonly JsonObject[], prefi
 
 /**
  * The user messages of a conversation as chat messages, for the input policy (image URLs,
- * data URIs, files, modalities) when the items go to a provider untranslated: only the parts
- * the policy judges; items and parts it does not know are left to the provider.
+ * data URIs, files, modalities) when the items go to a provider untranslated: its text,
+ * image and file parts; other items and parts are left to the provider. An image or file
+ * by reference (`file_id`, `file_url`) is refused here as for every provider: an id would
+ * name a file of the gateway's own account, a URL would have the provider fetch it.
  */
 export function policyMessagesOf(items: readonly JsonObject[]): JsonObject[] {
+  const judged = new Set(['input_text', 'input_image', 'input_file']);
   return items.flatMap((item, index) => {
     if (item.type !== 'message' || item.role !== 'user' || !Array.isArray(item.content)) return [];
-    const content = item.content.flatMap((part: unknown, partIndex) => (judged(part) ? [userPart(part, `input[${index}].content[${partIndex}]`)] : []));
+    const content = item.content.flatMap((part: unknown, partIndex) =>
+      isRecord(part) && typeof part.type === 'string' && judged.has(part.type) ? [userPart(part, `input[${index}].content[${partIndex}]`)] : [],
+    );
     return [{ role: 'user', content }];
   });
-}
-
-/** A part the input policy judges: text, an image by URL, a file by its data (a provider's own file ids are its business). */
-function judged(part: unknown): boolean {
-  if (!isRecord(part)) return false;
-  return (
-    (part.type === 'input_text' && typeof part.text === 'string') ||
-    (part.type === 'input_image' && typeof part.image_url === 'string') ||
-    (part.type === 'input_file' && typeof part.file_data === 'string')
-  );
 }
 
 function messageOf(item: JsonObject, param: string): JsonObject {
