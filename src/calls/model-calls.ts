@@ -7,7 +7,7 @@ import type { Provider } from '../providers/index.js';
 import { inspectMessages } from './input-policy.js';
 
 /** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'responses' | 'embeddings' | 'images' | 'speech' | 'transcription';
+export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
 export interface CallRequest<C extends Capability> {
@@ -53,14 +53,13 @@ export class CheckedCall<C extends Capability> {
   ) {}
 
   /**
-   * The same checked call for another capability of its provider (the provider's own
-   * Responses API for a chat call), or null when the provider does not offer it. The input
-   * policy's verdict holds: the same input goes to the same provider.
+   * The same checked call through another capability of its provider (a public format the
+   * provider speaks natively), or undefined when the provider has none.
    */
-  as<D extends Capability>(capability: D): CheckedCall<D> | null {
-    const other = this.target.provider[capability];
-    if (other === undefined) return null;
-    return new CheckedCall<D>({ resolved: this.target.resolved, provider: this.target.provider, capability: other as NonNullable<Provider[D]> }, this.media, this.record);
+  through<K extends Capability>(capability: K): CheckedCall<K> | undefined {
+    const own = this.target.provider[capability];
+    if (own === undefined) return undefined;
+    return new CheckedCall({ resolved: this.target.resolved, provider: this.target.provider, capability: own as NonNullable<Provider[K]> }, this.media, this.record);
   }
 
   /**

@@ -6,6 +6,30 @@ import type { JsonObject, TokenUsage } from '../providers/index.js';
  * `chat.completion.stream` payload with the usage in OpenAI's words.
  */
 
+/** Room for a transcript's text: what fits is kept, the rest only counted. */
+export class TextRoom {
+  notKept = 0;
+
+  constructor(private room: number) {}
+
+  /** What of `text` fits the room left; the rest is counted. */
+  kept(text: string): string {
+    if (text.length <= this.room) {
+      this.room -= text.length;
+      return text;
+    }
+    const kept = text.slice(0, this.room);
+    this.notKept += text.length - this.room;
+    this.room = 0;
+    return kept;
+  }
+
+  /** `characters_not_kept` for the transcript, when any were not. */
+  notKeptMember(): { characters_not_kept?: number } {
+    return this.notKept > 0 ? { characters_not_kept: this.notKept } : {};
+  }
+}
+
 /** The most choices a transcript follows: a request may ask for 128 (`n`); and the most tool calls it follows per choice. */
 const MAX_TRANSCRIPT_CHOICES = 128;
 
@@ -38,11 +62,10 @@ interface ToolCallDelta {
  */
 export class ChatStreamTranscript {
   private readonly choices = new Map<number, TranscriptChoice>();
-  private room: number;
-  private notKept = 0;
+  private readonly room: TextRoom;
 
   constructor(characters: number) {
-    this.room = characters;
+    this.room = new TextRoom(characters);
   }
 
   add(chunk: JsonObject): void {
@@ -56,13 +79,13 @@ export class ChatStreamTranscript {
       let entry = this.choices.get(index);
       if (entry === undefined) {
         if (this.choices.size >= MAX_TRANSCRIPT_CHOICES) {
-          if (typeof content === 'string') this.notKept += content.length;
+          if (typeof content === 'string') this.room.notKept += content.length;
           continue;
         }
         this.choices.set(index, (entry = { content: '', refusal: null, finishReason: null, toolCalls: null }));
       }
-      if (typeof content === 'string') entry.content += this.kept(content);
-      if (typeof refusal === 'string' && refusal.length > 0) entry.refusal = (entry.refusal ?? '') + this.kept(refusal);
+      if (typeof content === 'string') entry.content += this.room.kept(content);
+      if (typeof refusal === 'string' && refusal.length > 0) entry.refusal = (entry.refusal ?? '') + this.room.kept(refusal);
       if (Array.isArray(toolCalls)) this.addToolCalls(entry, toolCalls as (ToolCallDelta | null)[]);
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) entry.finishReason = choice.finish_reason;
     }
@@ -78,25 +101,13 @@ export class ChatStreamTranscript {
         if (entry.toolCalls.size >= MAX_TRANSCRIPT_CHOICES) continue;
         entry.toolCalls.set(index, (call = { id: '', type: 'function', function: { name: '', arguments: '' } }));
       }
-      if (typeof delta.id === 'string') call.id += this.kept(delta.id);
+      if (typeof delta.id === 'string') call.id += this.room.kept(delta.id);
       if (typeof delta.type === 'string') call.type = delta.type;
       const name = delta.function?.name;
       const pieces = delta.function?.arguments;
-      if (typeof name === 'string') call.function.name += this.kept(name);
-      if (typeof pieces === 'string') call.function.arguments += this.kept(pieces);
+      if (typeof name === 'string') call.function.name += this.room.kept(name);
+      if (typeof pieces === 'string') call.function.arguments += this.room.kept(pieces);
     }
-  }
-
-  /** What of `text` fits the room left; the rest is counted. */
-  private kept(text: string): string {
-    if (text.length <= this.room) {
-      this.room -= text.length;
-      return text;
-    }
-    const kept = text.slice(0, this.room);
-    this.notKept += text.length - this.room;
-    this.room = 0;
-    return kept;
   }
 
   payload(usage: TokenUsage | null, complete: boolean): JsonObject {
@@ -112,7 +123,7 @@ export class ChatStreamTranscript {
       choices,
       usage: usage === null ? null : chatUsageOf(usage),
       complete,
-      ...(this.notKept > 0 ? { characters_not_kept: this.notKept } : {}),
+      ...this.room.notKeptMember(),
     };
   }
 }

@@ -4,3 +4,5 @@ export type { ChatCompletionBody, ChatDecodedCall } from './chat-completions/ind
 export { showRequestedModel, upstreamBody } from './openai-bodies.js';
 export { responsesFormat } from './responses/index.js';
 export type { ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './responses/index.js';
+export { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refuseUntranslatable } from './messages/index.js';
+export type { MessagesBody, MessagesDecodedCall } from './messages/index.js';

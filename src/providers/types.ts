@@ -170,6 +170,46 @@ export interface ResponsesModelProvider {
   stream(call: ResponsesCall): Promise<ResponsesStream>;
 }
 
+/**
+ * A call in Anthropic's Messages shape, for a provider that speaks it natively: `body` is the
+ * caller's Messages request (`sourceJson` its bytes), sent with only `model` replaced, so
+ * fields the gateway does not read (`cache_control`, thinking blocks and their signatures,
+ * `context_management`) arrive unchanged.
+ */
+export interface MessagesCall extends CallContext, PassThroughSource {
+  upstreamModel: string;
+  /** The caller's `anthropic-version` and `anthropic-beta` headers, forwarded when given. */
+  version?: string | undefined;
+  beta?: string | undefined;
+}
+
+export interface MessagesResult {
+  /** The Messages API's message object; its `model` is the upstream model. */
+  message: JsonObject;
+  usage: TokenUsage | null;
+}
+
+/**
+ * One event of a native Messages stream as the provider sent it: its `event:` name, its
+ * `data:` text and that text parsed (message_start … message_stop, ping).
+ */
+export interface MessagesEventReceived {
+  type: 'messages-event-received';
+  event: string;
+  data: string;
+  value: JsonObject;
+}
+
+export type MessagesStreamEvent = StreamEvent<MessagesEventReceived>;
+
+export interface MessagesProvider {
+  create(call: MessagesCall): Promise<MessagesResult>;
+  /** Resolves once the first event arrived (as ChatModelProvider.stream). */
+  stream(call: MessagesCall): Promise<EventStream<MessagesStreamEvent>>;
+  /** The provider's own count of the request's input tokens (`POST /v1/messages/count_tokens`). */
+  countTokens(call: MessagesCall): Promise<number>;
+}
+
 export interface EmbeddingCall extends CallContext, PassThroughSource {
   upstreamModel: string;
   /** OpenAI embeddings body without `model`: `input`, `dimensions`, `encoding_format`, … */
@@ -267,6 +307,8 @@ export interface Provider {
   readonly chat?: ChatModelProvider;
   /** The provider's own Responses API, for its chat models (absent: Responses requests are translated to chat). */
   readonly responses?: ResponsesModelProvider;
+  /** Anthropic's Messages API spoken natively (a pass-through for callers of that API). */
+  readonly messages?: MessagesProvider;
   readonly embeddings?: EmbeddingProvider;
   readonly images?: ImageProvider;
   readonly speech?: SpeechProvider;

@@ -124,8 +124,8 @@ export const responsesRoutes: RouteModule = (app, context) => {
       const turn: ResponsesTurn = { body, history: historyOf(previous), keep: keeper(false) };
       return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
         if (decoded.dropped.length > 0) request.record.extra = { ...request.record.extra, dropped_fields: decoded.dropped };
-        const own = call.as('responses');
-        if (own !== null) return nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
+        const own = call.through('responses');
+        if (own !== undefined) return nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
         return undefined;
       });
