@@ -340,6 +340,7 @@ describe('Responses stream encoder', () => {
     assert.equal(frames.at(-1)!.event, 'response.failed');
     const final = accumulate(frames);
     assert.equal(final.status, 'failed');
+    assert.equal(final.output_text, 'Hal');
     assert.deepEqual(final.error, { code: 'server_error', message: 'The model provider failed during the stream. Try again later.' });
   });
 

@@ -2,8 +2,9 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic.js';
+import { FAKE_ANTHROPIC_KEY, messageBody, OVERLOADED_FRAME, startFakeAnthropic, streamFramesOf, type FakeAnthropic } from './fakes/anthropic.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startBackendGateway, STORAGE_BACKENDS } from './helpers/storage-backends.js';
 
 /*
  * The Responses API through a real gateway, driven by the official openai SDK: a translated
@@ -166,6 +167,19 @@ describe('Responses API through the gateway (openai SDK)', () => {
       assert.deepEqual(sent.tools[0].input_schema, schema);
     });
 
+    test('a provider failing mid-stream ends it with response.failed; the log says provider_error', async () => {
+      const frames = streamFramesOf(messageBody({ content: [{ type: 'text', text: 'Partial answer' }], usage: { input_tokens: 15 } }));
+      anthropic.reply({ stream: [...frames.slice(0, frames.findIndex(([event]) => event === 'content_block_stop')), OVERLOADED_FRAME] });
+      const stream = sdk.client.responses.stream({ model: CLAUDE, input: 'Hi' });
+      const final = await stream.finalResponse();
+      assert.equal(final.status, 'failed');
+      assert.equal(final.error?.code, 'server_error');
+      assert.equal(final.output_text, 'Partial answer');
+      const record = await loggedRecord(gateway, sdk.lastRequestId());
+      assert.equal(record.error_code, 'provider_error');
+      assert.equal(record.usage.prompt_tokens, 15, 'the usage known so far is counted');
+    });
+
     test('a built-in tool has no equivalent here: a 400 naming it, nothing sent', async () => {
       const before = anthropic.requests.length;
       await assert.rejects(sdk.client.responses.create({ model: CLAUDE, input: 'News?', tools: [{ type: 'web_search' }] }), (error: unknown) => {
@@ -195,6 +209,15 @@ describe('Responses API through the gateway (openai SDK)', () => {
       await sdk.client.responses.delete(created.id);
       await notFound(sdk.client.responses.retrieve(created.id));
       await notFound(sdk.client.responses.delete(created.id));
+    });
+
+    test('replaying a stored response as events is refused with a 400 naming stream', async () => {
+      const created = await sdk.client.responses.create({ model: CLAUDE, input: 'Replay me.' });
+      await assert.rejects(sdk.client.responses.retrieve(created.id, { stream: true }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal((error.error as { param?: string }).param, 'stream');
+        return true;
+      });
     });
 
     test('store: false is answered and never kept', async () => {
@@ -280,3 +303,25 @@ describe('Responses API through the gateway (openai SDK)', () => {
     });
   });
 });
+
+for (const backend of STORAGE_BACKENDS) {
+  describe(`stored responses through the gateway on ${backend.name}`, { skip: backend.skip }, () => {
+    test('a streamed response is stored, continued by previous_response_id and listed with its conversation', async () => {
+      const running = await startBackendGateway(backend);
+      try {
+        const { client } = clientOf(running.gateway, await running.gateway.createKey({ scopes: ['model:request'] }));
+        const first = await client.responses.stream({ model: GPT, input: 'First turn.' }).finalResponse();
+        const second = await client.responses.create({ model: GPT, previous_response_id: first.id, input: 'Second turn.' });
+        assert.equal(running.fake.server.requests.at(-1)!.json.previous_response_id, first.id);
+        const items = await client.responses.inputItems.list(second.id, { order: 'asc' });
+        assert.deepEqual(
+          items.data.map((item) => (item as { role?: string }).role),
+          ['user', 'assistant', 'user'],
+        );
+        assert.equal((await client.responses.retrieve(second.id)).output_text, 'Hello from the fake.');
+      } finally {
+        await running.close();
+      }
+    });
+  });
+}

@@ -82,7 +82,7 @@ export function outputTextPart(text: string): JsonObject {
   return { type: 'output_text', annotations: [], logprobs: [], text };
 }
 
-export function functionCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: 'in_progress' | 'completed'): JsonObject {
+export function functionCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: 'in_progress' | 'completed' | 'incomplete'): JsonObject {
   return { id, type: 'function_call', status, arguments: call.arguments, call_id: call.callId, name: call.name };
 }
 

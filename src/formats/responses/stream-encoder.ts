@@ -99,9 +99,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return frames + this.frame(response.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   }
 
-  /** Ends a stream the provider failed: `response.failed` with the output so far and the error. */
+  /** Ends a stream the provider failed: `response.failed` with the output so far (its items incomplete) and the error. */
   fail(error: GatewayError): string {
-    const response = { ...this.skeleton, status: 'failed', error: { code: 'server_error', message: error.message }, output: this.output };
+    const output = [...this.output];
+    if (this.message !== null) output[this.message.outputIndex] = { ...output[this.message.outputIndex], status: 'incomplete', content: this.message.parts.map((part) => partOf(part, part.text)) };
+    for (const call of this.calls.values()) output[call.outputIndex] = functionCallItem(call.id, call, 'incomplete');
+    const response = { ...this.skeleton, status: 'failed', error: { code: 'server_error', message: error.message }, output };
     return this.opening() + this.frame('response.failed', { response });
   }
 

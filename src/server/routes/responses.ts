@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CheckedCall } from '../../calls/index.js';
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, invalidBody } from '../../errors/index.js';
 import { upstreamBody } from '../../formats/index.js';
 import {
   inputItemsOf,
@@ -57,6 +57,11 @@ const ResponseObject = Type.Object(
 );
 
 const ResponseId = Type.Object({ id: Type.String({ minLength: 1, description: 'A response id (resp_…) returned to the same key' }) });
+
+const RetrieveQuery = Type.Object({
+  stream: Type.Optional(Type.Unknown({ description: 'Not served: a stored response is returned whole, not replayed as events' })),
+  include: Type.Optional(Type.Unknown()),
+});
 
 const InputItemsQuery = Type.Object({
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
@@ -136,10 +141,14 @@ export const responsesRoutes: RouteModule = (app, context) => {
     '/v1/responses/:id',
     {
       config: { scope: 'model:request', format: responsesFormat },
-      schema: { ...MODEL_ROUTE_SCHEMA, summary: 'Retrieve a stored response', params: ResponseId, response: { 200: ResponseObject, ...ERROR_RESPONSES } },
+      schema: { ...MODEL_ROUTE_SCHEMA, summary: 'Retrieve a stored response', params: ResponseId, querystring: RetrieveQuery, response: { 200: ResponseObject, ...ERROR_RESPONSES } },
     },
     async (request, reply) => {
       const { id } = request.params as Static<typeof ResponseId>;
+      const { stream } = request.query as Static<typeof RetrieveQuery>;
+      if (stream === true || stream === 'true') {
+        throw invalidBody('A stored response is returned whole here, not replayed as events: leave stream out.', 'stream');
+      }
       const stored = await storedResponse(context, request, id, null);
       return sendJsonText(reply, stored.response);
     },
