@@ -35,7 +35,7 @@ export interface UsageList<T> {
   data: T[];
 }
 
-/** The §4 error body every admin route answers a failure with. */
+/** The error body every admin route answers a failure with. */
 export interface AdminErrorBody {
   error: { message: string; type: string; code: string; param: string | null; request_id: string };
 }

@@ -3,7 +3,7 @@ import type { TokenUsage } from '../providers/index.js';
 import type { InputAsset } from './media/agent-media.js';
 import type { NodeUsage, RunResult } from './runtime/types.js';
 
-/** The agent run response of decisions §7. */
+/** The agent run response (docs/agents.md, "Running an agent"). */
 export interface AgentRunResponse {
   object: 'agent.run';
   request_id: string;

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { timerDelay } from '../config/index.js';
-import { extractSecret, hashSecret } from '../keys/index.js';
-import { fingerprintOf } from '../keys/secret.js';
+import { extractSecret, fingerprintOf, hashSecret } from '../keys/index.js';
 import { settlementOf } from '../calls/index.js';
 import { computeCost, toLogRow, type Caller, type Cost, type RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../logs/types.js';
+import type { RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
 
@@ -38,6 +38,7 @@ export function newRecord(requestId: string, endpoint: string, platform: string 
     errorCode: null,
     upstreamLatencyMs: null,
     admission: null,
+    agent: null,
     extra: null,
   };
 }

@@ -19,7 +19,7 @@ export interface FullOptions {
 
 interface FullPlanBase {
   draftBody: JsonObject & { messages: JsonObject[] };
-  /** The body as logged: Rule 3 fields decrypted (spec logging rule 3). */
+  /** The body as logged: Rule 3 fields decrypted (docs/vetting.md). */
   loggedRequest: FullVettingRequest;
   maxTokens: number | undefined;
 }

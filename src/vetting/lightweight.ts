@@ -11,7 +11,7 @@ export interface LightweightPlan {
   draftBody: JsonObject & { messages: JsonObject[] };
   verificationMessages(draft: string): JsonObject[];
   maxAttempts: number;
-  /** The body as logged: Rule 3 fields decrypted (spec logging rule 3). */
+  /** The body as logged: Rule 3 fields decrypted (docs/vetting.md). */
   loggedRequest: LightweightVettingRequest;
   /** Longest reply of one draft, for the limiter's estimate. */
   maxTokens: number | undefined;

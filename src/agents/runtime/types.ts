@@ -83,7 +83,7 @@ export interface RuntimeDependencies {
   signal?: AbortSignal;
 }
 
-/** Usage and cost of one node that called a model (decisions §7: usage.nodes, cost.nodes). */
+/** Usage and cost of one node that called a model (docs/agents.md: usage.nodes, cost.nodes). */
 export interface NodeUsage {
   node: string;
   type: 'llm' | 'image';

@@ -18,5 +18,5 @@ import { statusRoutes } from './status.js';
 import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
-/** Every route module of the gateway, in registration order. */
+/** Every route module of the gateway, in registration order: the status routes first, since they list the public routes registered after them. */
 export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
