@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/index.js';
-import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/object-text.js';
+import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/index.js';
 import { providerJsonText, type ChunkReceived, type JsonObject, type TokenUsage, type UsageReported } from '../../providers/index.js';
 import { ChatStreamTranscript, chatUsageOf } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';

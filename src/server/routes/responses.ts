@@ -2,15 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CheckedCall } from '../../calls/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import { upstreamBody } from '../../formats/index.js';
 import {
   inputItemsOf,
   responsesFormat,
   ResponsesPassThroughEncoder,
+  upstreamBody,
   type ResponsesBody,
   type ResponsesDecodedCall,
   type ResponsesTurn,
-} from '../../formats/responses/index.js';
+} from '../../formats/index.js';
 import type { JsonObject } from '../../providers/index.js';
 import type { StoredResponse } from '../../responses/index.js';
 import type { RouteModule } from '../app.js';

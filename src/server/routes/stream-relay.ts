@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import type { StreamEncoder } from '../../formats/index.js';
-import type { RequestRecord } from '../../logs/types.js';
+import type { RequestRecord } from '../../logs/index.js';
 import type { EventStream, StreamEvent, StreamFailed, StreamReader, UsageReported } from '../../providers/index.js';
 
 export interface StreamRelayOptions {
