@@ -52,14 +52,15 @@ describe('Messages API', () => {
 
   describe('a model of another provider, translated', () => {
     test('messages.create: system, stop_sequences, max_tokens and metadata reach the provider; the answer is a message', async () => {
+      // temperature and top_p are in the API reference, no longer in this SDK's types.
+      const sampling = { temperature: 0.5, top_p: 0.9 } as object;
       const { data: message, response } = await client.messages
         .create({
+          ...sampling,
           model: 'gpt-4o-mini',
           max_tokens: 256,
           system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
           stop_sequences: ['END'],
-          temperature: 0.5,
-          top_p: 0.9,
           metadata: { user_id: 'user-7' },
           messages: [{ role: 'user', content: 'Hi' }],
         })
@@ -223,9 +224,12 @@ describe('Messages API', () => {
       };
       const response = await post('/v1/messages', body, { 'anthropic-beta': 'context-management-2025-06-27,extended-cache-ttl-2025-04-11' });
       assert.equal(response.status, 200);
-      const message = await response.json();
+      const message = (await response.json()) as Anthropic.Message;
       const received = anthropicFake.requests.at(-1)!;
       assert.deepEqual(received.json, { ...body, model: 'claude-sonnet-4-5' });
+      // Byte for byte: the caller's JSON with only the model's value changed.
+      assert.equal(received.rawBody.toString('utf8'), JSON.stringify(body).replace('"model":"claude-sonnet"', '"model":"claude-sonnet-4-5"'));
+      assert.equal(response.headers.get('request-id'), response.headers.get('x-request-id'));
       assert.equal(received.headers['anthropic-beta'], 'context-management-2025-06-27,extended-cache-ttl-2025-04-11');
       assert.equal(received.headers['anthropic-version'], '2023-06-01');
       assert.equal(received.headers['x-api-key'], FAKE_ANTHROPIC_KEY);
@@ -286,17 +290,46 @@ describe('Messages API', () => {
         return true;
       });
       const raw = await post('/v1/messages', { model: 'gpt-4o-mini', max_tokens: 10, messages: [] }, { 'x-api-key': 'sk-mg-not-a-key' });
-      const body = await raw.json();
+      const body = (await raw.json()) as { type: string; error: { type: string } };
       assert.equal(raw.status, 401);
       assert.equal(raw.headers.get('request-id'), raw.headers.get('x-request-id'));
       assert.deepEqual(Object.keys(body), ['type', 'error', 'request_id']);
       assert.equal(body.error.type, 'authentication_error');
     });
 
+    test("a model outside the key's allowedModels is a PermissionDeniedError, for messages and count_tokens alike", async () => {
+      const limited = new Anthropic({ baseURL: gateway.url, apiKey: await gateway.createKey({ scopes: ['model:request'], allowedModels: ['gpt-4o-mini'] }), maxRetries: 0 });
+      const before = anthropicFake.requests.length;
+      const body = { model: 'claude-sonnet', messages: [{ role: 'user' as const, content: 'Hi' }] };
+      await assert.rejects(limited.messages.create({ ...body, max_tokens: 10 }), Anthropic.PermissionDeniedError);
+      await assert.rejects(limited.messages.countTokens(body), Anthropic.PermissionDeniedError);
+      assert.equal(anthropicFake.requests.length, before);
+    });
+
     test('the key in Authorization: Bearer works too', async () => {
       const bearer = new Anthropic({ baseURL: gateway.url, authToken: key, apiKey: null, maxRetries: 0 });
       const message = await bearer.messages.create({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
       assert.equal(message.type, 'message');
+    });
+
+    test('the input policy of every model call holds here too, before anything reaches a provider', async () => {
+      const before = [openaiFake.server.requests.length, anthropicFake.requests.length];
+      const withImage = (model: string, url: string) =>
+        client.messages.create({ model, max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url } }, { type: 'text', text: 'What is it?' }] }] });
+      for (const model of ['gpt-4o-mini', 'claude-sonnet']) {
+        await assert.rejects(withImage(model, 'https://user:password@images.example.com/cat.png'), (error: unknown) => {
+          assert.ok(error instanceof Anthropic.BadRequestError);
+          assert.match(error.message, /must not contain a username or password/);
+          assert.doesNotMatch(error.message, /user:password/);
+          return true;
+        });
+      }
+      await assert.rejects(withImage('o3-mini', 'https://images.example.com/cat.png'), (error: unknown) => error instanceof Anthropic.BadRequestError && /does not accept images/.test(error.message));
+      await assert.rejects(
+        client.messages.create({ model: 'text-embedding-3-small', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+        (error: unknown) => error instanceof Anthropic.BadRequestError && /cannot be used on this endpoint|chat model/.test(error.message),
+      );
+      assert.deepEqual([openaiFake.server.requests.length, anthropicFake.requests.length], before);
     });
 
     test('a bad body is a BadRequestError that says what to fix', async () => {

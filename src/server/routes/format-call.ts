@@ -3,18 +3,20 @@ import type { CheckedCall } from '../../calls/index.js';
 import type { ApiFormat, DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
-import { admitCall, bodyBytes, connectionGoneSignal, recordFailure, sendLoggedJson } from './model-call.js';
+import { admit, bodyBytes, connectionGoneSignal, recordFailure, sendLoggedJson } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 /**
- * A format's own way to answer an admitted call (a provider that speaks the format itself),
- * or undefined to answer through the internal chat call.
+ * Chooses, once the call is checked and before anything is reserved, a format's own way to
+ * answer it (a provider that speaks the format itself): the answer to run once admitted, or
+ * undefined to answer through the internal chat call. May throw the §4 error (a field the
+ * internal call cannot carry).
  */
-export type NativeAnswer<D extends DecodedCall> = (call: CheckedCall<'chat'>, decoded: D) => Promise<FastifyReply> | undefined;
+export type NativeAnswer<D extends DecodedCall> = (call: CheckedCall<'chat'>, decoded: D) => (() => Promise<FastifyReply>) | undefined;
 
 /**
- * Answers a request of a public API format through the one model call: decode, admit (resolve,
- * allow-list, input policy, reserve), call the provider's chat capability and encode its
+ * Answers a request of a public API format through the one model call: decode, check (resolve,
+ * allow-list, input policy), choose a native answer or the internal call, reserve, call the provider's chat capability and encode its
  * answer or stream in the format. The route has validated the body and says which format.
  */
 export async function answerInFormat<B, D extends DecodedCall>(
@@ -29,19 +31,20 @@ export async function answerInFormat<B, D extends DecodedCall>(
   try {
     const decoded = format.decodeRequest(body, request.jsonBytes);
     record.streaming = decoded.stream;
-    const call = await admitCall(
-      request,
-      reply,
-      context,
-      { mode: 'chat', model: decoded.model, capability: 'chat', providerHint: decoded.providerHint, messages: decoded.body.messages as unknown[] },
-      ({ target, media }) => {
-        // Media is priced by the provider per image or page, not per base64 byte.
-        const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
-        return estimateTokens(target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
-      },
-    );
-    const answered = native?.(call, decoded);
-    if (answered !== undefined) return await answered;
+    const call = context.calls.check({
+      mode: 'chat',
+      model: decoded.model,
+      capability: 'chat',
+      providerHint: decoded.providerHint,
+      messages: decoded.body.messages as unknown[],
+      allowedFor: request.principal,
+      record,
+    });
+    const answerNatively = native?.(call, decoded);
+    // Media is priced by the provider per image or page, not per base64 byte.
+    const promptBytes = bodyBytes(request) - ((call.media?.bytes ?? 0) * 4) / 3;
+    await admit(request, reply, context, estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices));
+    if (answerNatively !== undefined) return await answerNatively();
     const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
     if (decoded.stream) {
       const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));

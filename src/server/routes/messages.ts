@@ -102,7 +102,7 @@ function messagesNatively(request: FastifyRequest, reply: FastifyReply, context:
       if (decoded.dropped.length > 0) request.record.logDetail = { droppedFields: decoded.dropped };
       return undefined;
     }
-    return answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));
+    return () => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));
   };
 }
 
@@ -143,6 +143,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as MessagesBody;
+      reply.header('request-id', request.id);
       request.record.mode = 'chat';
       request.record.requestPayload = body;
       return answerInFormat(request, reply, context, messagesFormat, body, messagesNatively(request, reply, context, body));
@@ -163,6 +164,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as MessagesBody;
+      reply.header('request-id', request.id);
       const { record } = request;
       record.mode = 'chat';
       record.requestPayload = body;

@@ -130,7 +130,7 @@ export const responsesRoutes: RouteModule = (app, context) => {
       return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
         if (decoded.dropped.length > 0) request.record.extra = { ...request.record.extra, dropped_fields: decoded.dropped };
         const own = call.through('responses');
-        if (own !== undefined) return nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
+        if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
         return undefined;
       });
