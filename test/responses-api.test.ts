@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { FAKE_ANTHROPIC_KEY, messageBody, OVERLOADED_FRAME, startFakeAnthropic, streamFramesOf, type FakeAnthropic } from './fakes/anthropic.js';
+import { spyOnEstimates } from './helpers/estimates.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startBackendGateway, STORAGE_BACKENDS } from './helpers/storage-backends.js';
 
@@ -155,6 +156,25 @@ describe('Responses API through the gateway (openai SDK)', () => {
         items.data.map((item) => item.type),
         ['message', 'function_call', 'function_call_output'],
       );
+    });
+
+    test('a streamed function call reaches the helper with its arguments; the limits count the stored conversation', async () => {
+      anthropic.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01S', name: 'get_weather', input: { city: 'Oslo' } }], stop_reason: 'tool_use' } });
+      const argumentDeltas: string[] = [];
+      const stream = sdk.client.responses.stream({ model: CLAUDE, input: `Weather in Oslo? ${'Some context. '.repeat(400)}`, tools: [weatherTool] });
+      stream.on('response.function_call_arguments.delta', (event) => argumentDeltas.push(event.delta));
+      const first = await stream.finalResponse();
+      const call = first.output.find((item) => item.type === 'function_call');
+      assert.ok(call !== undefined && call.type === 'function_call');
+      assert.equal(call.call_id, 'toolu_01S');
+      assert.deepEqual(JSON.parse(call.arguments), { city: 'Oslo' });
+      assert.equal(argumentDeltas.join(''), call.arguments);
+
+      const estimates = spyOnEstimates(gateway);
+      anthropic.reply({ message: { content: [{ type: 'text', text: 'Cold.' }] } });
+      await sdk.client.responses.create({ model: CLAUDE, input: 'It is -3C in Oslo, said the weather tool.' });
+      await sdk.client.responses.create({ model: CLAUDE, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '-3C' }] });
+      assert.ok(estimates[1]!.tokens > estimates[0]!.tokens + 1000, `the 5,600-character conversation is in the estimate: ${estimates[0]!.tokens} → ${estimates[1]!.tokens}`);
     });
 
     test('text.format with a JSON schema: the model is held to it and the text is the JSON', async () => {

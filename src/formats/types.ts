@@ -25,6 +25,11 @@ export interface DecodedCall {
   maxOutputTokens: number | null;
   /** How many answers are asked for (chat's `n`; 1 elsewhere). */
   choices: number;
+  /**
+   * Prompt the body does not carry, in bytes of JSON, for the limits' estimate: a stored
+   * conversation the format puts before the input (Responses' `previous_response_id`).
+   */
+  storedPromptBytes?: number;
 }
 
 /** What a stream encoder is made with besides the decoded request. */

@@ -71,6 +71,7 @@ export const responsesFormat: ApiFormat<ResponsesTurn, ResponsesDecodedCall> = {
       sourceJson: undefined,
       maxOutputTokens: body.max_output_tokens ?? null,
       choices: 1,
+      storedPromptBytes: turn.history.length === 0 ? 0 : JSON.stringify(turn.history).length,
       turn,
       input,
       untranslatable,

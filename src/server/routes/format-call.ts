@@ -42,7 +42,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
     });
     const answerNatively = native?.(call, decoded);
     // Media is priced by the provider per image or page, not per base64 byte.
-    const promptBytes = bodyBytes(request) - ((call.media?.bytes ?? 0) * 4) / 3;
+    const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
     await admit(request, reply, context, estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices));
     if (answerNatively !== undefined) return await answerNatively();
     const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
