@@ -211,6 +211,26 @@ describe('Responses API through the gateway (openai SDK)', () => {
     });
   });
 
+  describe('the model-call path', () => {
+    test("a key's allowedModels hold on both paths, and a model of another mode is refused, before anything is sent", async () => {
+      const limited = clientOf(gateway, await gateway.createKey({ scopes: ['model:request'], allowedModels: ['gemini-2.5-flash'] })).client;
+      const sent = openai.server.requests.length + anthropic.requests.length;
+      for (const model of [CLAUDE, GPT]) {
+        await assert.rejects(limited.responses.create({ model, input: 'Hi' }), (error: unknown) => {
+          assert.ok(error instanceof OpenAI.PermissionDeniedError, String(error));
+          assert.deepEqual([(error.error as { code?: string }).code, (error.error as { param?: string }).param], ['model_not_allowed', 'model']);
+          return true;
+        });
+      }
+      await assert.rejects(sdk.client.responses.create({ model: 'text-embedding-3-small', input: 'Hi' }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal((error.error as { code?: string }).code, 'model_mode_mismatch');
+        return true;
+      });
+      assert.equal(openai.server.requests.length + anthropic.requests.length, sent);
+    });
+  });
+
   describe('stored responses', () => {
     test('retrieve, input_items and delete; another key gets 404 for every path, previous_response_id too', async () => {
       const created = await sdk.client.responses.create({ model: CLAUDE, input: [{ role: 'user', content: [{ type: 'input_text', text: 'Remember me.' }] }] });
