@@ -386,6 +386,15 @@ describe('Responses pass-through encoder', () => {
     assert.equal(kept[0]!.id, 'resp_rec');
   });
 
+  test("a provider's own response.failed goes on as sent and is not kept", async () => {
+    const kept: JsonObject[] = [];
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async (response) => void kept.push(response) });
+    const failed = '{"type":"response.failed","response":{"id":"resp_rec","object":"response","status":"failed","error":{"code":"server_error","message":"An error occurred."},"output":[],"model":"gpt-4o-mini-2024-07-18"},"sequence_number":2}';
+    const text = OPENAI_STREAM.slice(0, 2).map((json) => encoder.encode(received(json))).join('') + encoder.encode(received(failed)) + (await encoder.end(null));
+    assert.deepEqual(framesOf(text).map((frame) => frame.event), ['response.created', 'response.in_progress', 'response.failed']);
+    assert.deepEqual(kept, []);
+  });
+
   test('a failure after the start ends with response.failed numbered after the last event', () => {
     const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async () => undefined });
     const text = OPENAI_STREAM.slice(0, 5).map((json) => encoder.encode(received(json))).join('') + encoder.fail(new GatewayError('provider_error', 'The model provider failed. Try again later.'));

@@ -48,8 +48,9 @@ export class ResponsesPassThroughEncoder implements StreamEncoder<ResponseEventR
     return '';
   }
 
+  /** Keeps a finished response (completed or incomplete, not failed), then sends the held final event. */
   async end(_usage: TokenUsage | null): Promise<string> {
-    if (this.last !== null) await this.settings.keep(this.last);
+    if (this.last !== null && (this.last.status === 'completed' || this.last.status === 'incomplete')) await this.settings.keep(this.last);
     return this.held;
   }
 
