@@ -2,6 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { fakeTokenCount, FAKE_ANTHROPIC_KEY, OVERLOADED_FRAME, startFakeAnthropic, streamFramesOf, messageBody, type FakeAnthropic } from './fakes/anthropic.js';
+import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
 import { FAKE_PNG_BASE64, startOpenAIFake, viewOfChatRequest, type OpenAIFake } from './fakes/openai.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -22,6 +23,7 @@ function eventNames(text: string): string[] {
 describe('Messages API', () => {
   let anthropicFake: FakeAnthropic;
   let openaiFake: OpenAIFake;
+  let geminiFake: FakeGemini;
   let gateway: TestGateway;
   let key: string;
   let client: Anthropic;
@@ -29,8 +31,16 @@ describe('Messages API', () => {
   before(async () => {
     anthropicFake = await startFakeAnthropic();
     openaiFake = await startOpenAIFake();
+    geminiFake = await startFakeGemini();
     gateway = await startTestGateway({
-      env: { ANTHROPIC_BASE_URL: anthropicFake.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY, OPENAI_BASE_URL: `${openaiFake.server.url}/v1`, OPENAI_API_KEY: OPENAI_KEY },
+      env: {
+        ANTHROPIC_BASE_URL: anthropicFake.url,
+        ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY,
+        OPENAI_BASE_URL: `${openaiFake.server.url}/v1`,
+        OPENAI_API_KEY: OPENAI_KEY,
+        GEMINI_BASE_URL: geminiFake.url,
+        GEMINI_API_KEY: FAKE_GEMINI_KEY,
+      },
     });
     key = await gateway.createKey({ scopes: ['model:request'] });
     client = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
@@ -39,6 +49,7 @@ describe('Messages API', () => {
     await gateway?.close();
     await anthropicFake?.close();
     await openaiFake?.server.close();
+    await geminiFake?.close();
   });
   beforeEach(() => {
     anthropicFake.reply({ message: {} });
@@ -176,15 +187,22 @@ describe('Messages API', () => {
       );
     });
 
-    test('an image block reaches the provider as an image_url data URI', async () => {
-      await client.messages.create({
-        model: 'gpt-4o-mini',
-        max_tokens: 50,
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: FAKE_PNG_BASE64 } }, { type: 'text', text: 'What is this?' }] }],
-      });
+    test('an image block reaches the provider as an image_url data URI; the log keeps a reference, not the bytes', async () => {
+      const png = Buffer.concat([Buffer.from(FAKE_PNG_BASE64, 'base64'), Buffer.alloc(6000, 7)]).toString('base64');
+      const { response } = await client.messages
+        .create({
+          model: 'gpt-4o-mini',
+          max_tokens: 50,
+          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }, { type: 'text', text: 'What is this?' }] }],
+        })
+        .withResponse();
       const view = viewOfChatRequest(openaiFake.server.requests.at(-1)!);
-      assert.deepEqual(view.images, [{ mimeType: 'image/png', base64: FAKE_PNG_BASE64 }]);
+      assert.deepEqual(view.images, [{ mimeType: 'image/png', base64: png }]);
       assert.equal(view.credential, OPENAI_KEY);
+      const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+      const logged = JSON.stringify(record.request_payload);
+      assert.match(logged, /What is this\?/);
+      assert.ok(!logged.includes(png.slice(0, 200)), 'the image bytes are not in the log');
     });
 
     test('a field with no equivalent is a 400 naming it, and nothing reaches the provider', async () => {
@@ -200,6 +218,18 @@ describe('Messages API', () => {
       openaiFake.scriptChat({ kind: 'stream-error-event', deltas: ['Partial'], message: 'upstream broke' });
       const stream = client.messages.stream({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
       await assert.rejects(stream.finalMessage(), (error: unknown) => error instanceof Anthropic.APIError);
+    });
+
+    test('a Gemini model answers through the same translation, JSON and streamed', async () => {
+      const asked = { model: 'gemini-2.5-flash', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hi' }] };
+      const message = await client.messages.create(asked);
+      const streamed = await client.messages.stream(asked).finalMessage();
+      for (const answer of [message, streamed]) {
+        assert.equal(answer.model, 'gemini-2.5-flash');
+        assert.equal(answer.content[0]?.type, 'text');
+        assert.ok(answer.usage.output_tokens > 0);
+      }
+      assert.equal((message.content[0] as Anthropic.TextBlock).text, (streamed.content[0] as Anthropic.TextBlock).text);
     });
 
     test('count_tokens estimates for providers that cannot count', async () => {
@@ -271,6 +301,14 @@ describe('Messages API', () => {
       const error = JSON.parse(text.split('event: error\ndata: ')[1]!.split('\n')[0]!);
       assert.equal(error.type, 'error');
       assert.equal(error.error.type, 'api_error');
+    });
+
+    test("the provider's refusal of a request comes back as a BadRequestError with its reason", async () => {
+      anthropicFake.reply({ error: 'invalid_request_error', message: 'messages.0.content.0.thinking.signature: Field required' });
+      await assert.rejects(
+        client.messages.create({ model: 'claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+        (error: unknown) => error instanceof Anthropic.BadRequestError && /signature: Field required/.test(error.message),
+      );
     });
 
     test('count_tokens asks the provider', async () => {

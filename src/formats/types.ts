@@ -4,7 +4,7 @@ import type { ChatCompletionResult, ChunkReceived, JsonObject, TokenUsage, Usage
 /**
  * The contract every public API format (chat completions, Messages, Responses) implements
  * over the one model call (src/calls/). The gateway's internal call is OpenAI's chat shape
- * (decisions/0002): a format decodes its request into that call, and encodes the call's
+ * (docs/decisions/0002): a format decodes its request into that call, and encodes the call's
  * answer, stream and errors into its own shape. Formats are pure: no HTTP, no vendor.
  */
 
@@ -76,7 +76,7 @@ export interface ErrorFormat {
 
 /** A public API format over the internal chat call. `B`: its request body; `D`: its decoded request. */
 export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends ErrorFormat {
-  /** The request as the internal call; throws the §4 error (a 400 naming the field) for what has no equivalent. */
+  /** The request as the internal call; throws the gateway's error (docs/errors.md: a 400 naming the field) for what has no equivalent. */
   decodeRequest(body: B, sourceJson: Buffer | undefined): D;
   /** The internal call's answer as the format's response body (a promise when the format keeps it first, as `end`). */
   encodeResponse(result: ChatCompletionResult, decoded: D): JsonObject | Promise<JsonObject>;

@@ -19,7 +19,7 @@ import { StalledClientWatch } from './stalled-clients.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The public API format whose error shape the route answers in; chat completions' (§4) when unset. */
+    /** The public API format whose error shape the route answers in; chat completions' (docs/errors.md) when unset. */
     format?: ErrorFormat;
   }
   interface FastifyInstance {
@@ -143,7 +143,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     done();
   });
 
-  // Each route answers errors in its format's shape (route config `format`); the rest in §4's.
+  // Each route answers errors in its format's shape (route config `format`); the rest in the gateway's own (docs/errors.md).
   app.setErrorHandler(async (error, request, reply) => {
     const gatewayError = toGatewayError(error, config.server.bodyLimitBytes);
     if (gatewayError.code === 'internal_error') {

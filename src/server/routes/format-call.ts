@@ -9,7 +9,7 @@ import { sendEventStream } from './stream-relay.js';
 /**
  * Chooses, once the call is checked and before anything is reserved, a format's own way to
  * answer it (a provider that speaks the format itself): the answer to run once admitted, or
- * undefined to answer through the internal chat call. May throw the §4 error (a field the
+ * undefined to answer through the internal chat call. May throw a GatewayError (a field the
  * internal call cannot carry).
  */
 export type NativeAnswer<D extends DecodedCall> = (call: CheckedCall<'chat'>, decoded: D) => (() => Promise<FastifyReply>) | undefined;
