@@ -200,6 +200,13 @@ describe('Responses API through the gateway (openai SDK)', () => {
       assert.equal(record.usage.prompt_tokens, 15, 'the usage known so far is counted');
     });
 
+    test('hints only OpenAI acts on are left out for other providers and named in the log', async () => {
+      await sdk.client.responses.create({ model: CLAUDE, input: 'Hi', reasoning: { effort: 'low' }, truncation: 'auto' });
+      assert.equal(anthropic.lastBody().reasoning, undefined);
+      const record = await loggedRecord(gateway, sdk.lastRequestId());
+      assert.deepEqual(record.detail.extra.dropped_fields, ['reasoning', 'truncation']);
+    });
+
     test('a built-in tool has no equivalent here: a 400 naming it, nothing sent', async () => {
       const before = anthropic.requests.length;
       await assert.rejects(sdk.client.responses.create({ model: CLAUDE, input: 'News?', tools: [{ type: 'web_search' }] }), (error: unknown) => {
@@ -293,6 +300,7 @@ describe('Responses API through the gateway (openai SDK)', () => {
       assert.equal(sent.json.store, false);
       const record = await loggedRecord(gateway, sdk.lastRequestId());
       assert.equal(record.provider, 'openai');
+      assert.equal(record.detail?.extra, undefined, 'nothing was left out');
       assert.equal(record.usage.prompt_tokens, 30);
       assert.equal(record.usage.completion_tokens, 7);
       assert.ok(record.cost_usd > 0);

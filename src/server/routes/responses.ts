@@ -128,10 +128,11 @@ export const responsesRoutes: RouteModule = (app, context) => {
       const keeper = keeperOf(context, request, body, previous);
       const turn: ResponsesTurn = { body, history: historyOf(previous), keep: keeper(false) };
       return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
-        if (decoded.dropped.length > 0) request.record.extra = { ...request.record.extra, dropped_fields: decoded.dropped };
         const own = call.through('responses');
         if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
+        // Translated: the hints only OpenAI acts on were left out; the log says which.
+        if (decoded.dropped.length > 0) request.record.extra = { ...request.record.extra, dropped_fields: decoded.dropped };
         return undefined;
       });
     },
