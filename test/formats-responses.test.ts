@@ -210,13 +210,21 @@ describe('Responses request decoder', () => {
     assert.deepEqual(decoded.dropped, ['reasoning', 'truncation', 'reasoning items']);
   });
 
+  test('an image by file id is refused for every provider, named where it stands', () => {
+    const history = inputItemsOf('Earlier.');
+    assert.throws(
+      () => policyMessagesOf({ history, input: inputItemsOf([{ role: 'user', content: [{ type: 'input_image', file_id: 'file-abc' }] }]) }),
+      (error: unknown) => error instanceof GatewayError && error.param === 'input[0].content[0].image_url',
+    );
+  });
+
   test('the input policy sees the user parts of items that go to a provider untranslated', () => {
     const items = inputItemsOf([
       { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
       { role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'https://user:pw@example.com/a.png' }, { type: 'input_audio', input_audio: {} }] },
       { role: 'assistant', content: 'Seen.' },
     ]);
-    assert.deepEqual(policyMessagesOf(items), [
+    assert.deepEqual(policyMessagesOf({ history: [], input: items }), [
       { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'https://user:pw@example.com/a.png' } }] },
     ]);
   });

@@ -61,7 +61,7 @@ export const responsesFormat: ApiFormat<ResponsesTurn, ResponsesDecodedCall> = {
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       untranslatable = error;
-      chat = { messages: policyMessagesOf([...turn.history, ...input]) };
+      chat = { messages: policyMessagesOf({ history: turn.history, input }) };
     }
     return {
       model: body.model,

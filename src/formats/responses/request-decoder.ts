@@ -123,12 +123,17 @@ function appendItems(messages: JsonObject[], items: readonly JsonObject[], prefi
  * by reference (`file_id`, `file_url`) is refused here as for every provider: an id would
  * name a file of the gateway's own account, a URL would have the provider fetch it.
  */
-export function policyMessagesOf(items: readonly JsonObject[]): JsonObject[] {
-  const judged = new Set(['input_text', 'input_image', 'input_file']);
+export function policyMessagesOf(conversation: ResponsesConversation): JsonObject[] {
+  return [...userMessagesOf(conversation.history, 'previous_response_id'), ...userMessagesOf(conversation.input, 'input')];
+}
+
+const JUDGED_PARTS = new Set(['input_text', 'input_image', 'input_file']);
+
+function userMessagesOf(items: readonly JsonObject[], prefix: string): JsonObject[] {
   return items.flatMap((item, index) => {
     if (item.type !== 'message' || item.role !== 'user' || !Array.isArray(item.content)) return [];
     const content = item.content.flatMap((part: unknown, partIndex) =>
-      isRecord(part) && typeof part.type === 'string' && judged.has(part.type) ? [userPart(part, `input[${index}].content[${partIndex}]`)] : [],
+      isRecord(part) && typeof part.type === 'string' && JUDGED_PARTS.has(part.type) ? [userPart(part, `${prefix}[${index}].content[${partIndex}]`)] : [],
     );
     return [{ role: 'user', content }];
   });
