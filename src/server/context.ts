@@ -11,6 +11,7 @@ import type { AgentServices } from '../agents/index.js';
 import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { ResponseStore } from '../responses/index.js';
+import type { Tracing } from '../telemetry/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -40,6 +41,8 @@ export interface GatewayContext {
   readonly metrics: GatewayMetrics;
   /** Stored responses of the Responses API (`store`, `previous_response_id`, GET and DELETE). */
   readonly responses: ResponseStore;
+  /** Traces exported over OTLP; undefined when no collector is configured (telemetry.otlpEndpoint). */
+  readonly tracing: Tracing | undefined;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */

@@ -7,7 +7,7 @@ import { whenAborted } from './abort-listeners.js';
 import {
   answerTimeout,
   deadlineReason,
-  dispatchOptionsOf,
+  dispatchUpstream,
   noteProviderRequestId,
   ERROR_BODY_LIMIT_BYTES,
   isAnswerStatus,
@@ -312,6 +312,6 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
 /** Starts a streamed call; resolves once its first event was read (see SseStream). */
 export function startSseStream<D>(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseStreamOptions<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseStream<D>(http, request, options, resolve, reject));
+    dispatchUpstream(http, request, new SseStream<D>(http, request, options, resolve, reject));
   });
 }
