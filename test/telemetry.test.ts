@@ -180,6 +180,34 @@ describe('OpenTelemetry traces', () => {
     }
   });
 
+  test("the Responses API is traced the same way, a stream passed through to OpenAI's own Responses API included", async () => {
+    const receiver = await startOtlpReceiver();
+    const openaiFake = await startOpenAIFake();
+    try {
+      const gateway = await startTestGateway({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OPENAI_BASE_URL: `${openaiFake.server.url}/v1`, OPENAI_API_KEY: 'sk-test-fake-openai-0123456789' } });
+      try {
+        const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: await gateway.createKey(), maxRetries: 0, defaultHeaders: { traceparent: CLIENT_TRACEPARENT } });
+        openaiFake.scriptResponses({ kind: 'text', deltas: ['Hel', 'lo.'], usage: { promptTokens: 6, completionTokens: 3 } });
+        await client.responses.stream({ model: 'gpt-4o-mini', input: 'Hi', store: false }).finalResponse();
+      } finally {
+        await gateway.close();
+      }
+      const request = receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER);
+      const attempt = receiver.spans.find((span) => span.kind === SPAN_KIND_CLIENT);
+      assert.ok(request !== undefined && attempt !== undefined, receiver.spans.map((span) => span.name).join());
+      assert.equal(request.name, 'POST /v1/responses');
+      assert.equal(request.parentSpanId, CLIENT_SPAN_ID);
+      assert.equal(attribute(request, 'gen_ai.operation.name'), 'chat');
+      assert.equal(attribute(request, 'gen_ai.provider.name'), 'openai');
+      assert.equal(attribute(request, 'gen_ai.usage.output_tokens'), 3);
+      assert.equal(attempt.parentSpanId, request.spanId);
+      assert.equal(openaiFake.server.requests.at(-1)?.path, '/v1/responses');
+      assert.equal(openaiFake.server.requests.at(-1)?.headers.traceparent, `00-${CLIENT_TRACE_ID}-${attempt.spanId}-01`);
+    } finally {
+      await Promise.all([receiver.close(), openaiFake.close()]);
+    }
+  });
+
   test('a provider that cannot be reached: the attempt span has no status, and says why', async () => {
     const receiver = await startOtlpReceiver();
     const closed = createServer();
