@@ -267,6 +267,16 @@ describe('Responses API through the gateway (openai SDK)', () => {
       });
     });
 
+    test('a background response is refused with a 400 naming background, nothing sent', async () => {
+      const before = openai.server.requests.length;
+      await assert.rejects(sdk.client.responses.create({ model: GPT, input: 'Later.', background: true }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal((error.error as { param?: string }).param, 'background');
+        return true;
+      });
+      assert.equal(openai.server.requests.length, before);
+    });
+
     test('store: false is answered and never kept', async () => {
       const response = await sdk.client.responses.create({ model: CLAUDE, input: 'Forget me.', store: false });
       assert.equal((response as unknown as { store: unknown }).store, false);

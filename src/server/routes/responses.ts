@@ -121,6 +121,8 @@ export const responsesRoutes: RouteModule = (app, context) => {
       request.record.requestPayload = body;
       let previous: StoredResponse | null;
       try {
+        // A background response would be finished (and stored) after this request ended, out of the gateway's sight.
+        if (body.background === true) throw invalidBody('Background responses are not served here: leave background out and the answer comes in this request (stream: true for events).', 'background');
         previous = typeof body.previous_response_id === 'string' ? await storedResponse(context, request, body.previous_response_id, 'previous_response_id') : null;
       } catch (error) {
         return recordFailure(request, error);
