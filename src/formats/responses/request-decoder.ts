@@ -19,7 +19,7 @@ export interface DecodedResponsesRequest {
 }
 
 /** Members of the body the gateway itself reads (not translated): the route's and the store's. */
-const GATEWAY_FIELDS = new Set(['model', 'provider', 'stream', 'store', 'previous_response_id', 'metadata', 'input', 'instructions']);
+const GATEWAY_FIELDS = new Set(['model', 'provider', 'stream', 'store', 'previous_response_id', 'metadata', 'input', 'instructions', 'background']);
 
 /** Fields translated into the chat request: each has a case in `chatFields`. */
 const TRANSLATED_FIELDS = new Set(['tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'text', 'parallel_tool_calls', 'user']);
@@ -29,7 +29,7 @@ const TRANSLATED_FIELDS = new Set(['tools', 'tool_choice', 'max_output_tokens', 
  * the answer, truncation, caching, tiers, reasoning effort): dropped for other providers, as
  * their own clients do, and recorded.
  */
-const HINT_FIELDS = new Set(['include', 'truncation', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'reasoning', 'stream_options', 'background', 'top_logprobs']);
+const HINT_FIELDS = new Set(['include', 'truncation', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'reasoning', 'stream_options', 'top_logprobs']);
 
 const MESSAGE_ROLES = new Set(['user', 'system', 'developer', 'assistant']);
 
