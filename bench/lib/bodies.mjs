@@ -15,6 +15,8 @@ export const BODIES = {
   chat: () => ({ stream: false, model: 'gpt-4o-mini', messages: MESSAGES }),
   stream: () => ({ stream: true, model: 'gpt-4o-mini', messages: MESSAGES }),
   messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
+  // Not stored: the scenario measures the format, not a database write per request.
+  responsesStream: () => ({ stream: true, model: 'gpt-4o-mini', input: MESSAGES, store: false }),
   embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
   image: () => ({
     stream: false,
