@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { assertAgentAccess, createAgentServices, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
+import { agentGraphSchema, assertAgentAccess, createAgentServices, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
@@ -28,6 +28,28 @@ const AgentView = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
 });
+
+/** A test run: the run response plus each step's values (authoring only). */
+const TestRunResponse = Type.Composite([
+  AgentRunResponse,
+  Type.Object({
+    trace: Type.Optional(Type.Array(
+      Type.Object({
+        node: Type.String(),
+        type: Type.String(),
+        duration_ms: Type.Integer(),
+        branch: Nullable(Type.String()),
+        model: Nullable(Type.String()),
+        status: Nullable(Type.Integer()),
+        asset_ids: Type.Array(Type.String()),
+        input: Type.Unknown(),
+        output: Type.Unknown(),
+        usage: Nullable(Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() })),
+        cost_usd: Nullable(Type.Number()),
+      }),
+    )),
+  }),
+]);
 
 const IssueView = Type.Object({ node: Nullable(Type.String()), field: Type.String(), message: Type.String() });
 
@@ -74,6 +96,29 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
       async (request) => {
         const result = authoring.validate(request.body.graph);
         return { valid: result.ok, issues: result.ok ? [] : result.issues };
+      },
+    );
+
+    admin.get(
+      '/agent-schema',
+      { schema: { ...ADMIN_SCHEMA, summary: 'The node types of graph version 1 and their settings, as the validator reads them', response: { 200: Type.Unknown() } } },
+      async () => agentGraphSchema(context.config.agents.maxLoopIterations),
+    );
+
+    admin.get(
+      '/agents/:slug/drafts/:version',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Show one saved draft',
+          params: Type.Composite([SlugParams, Type.Object({ version: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'the draft number' }) })]),
+          response: { 200: Type.Object({ version: Type.Integer(), graph: Type.Unknown(), created_at: Type.String() }) },
+        },
+      },
+      async (request) => {
+        const agent = await agents.getBySlug(request.params.slug);
+        const draft = await agents.getDraft(agent, Number(request.params.version));
+        return { version: draft.version, graph: parseSafeJson(draft.graph), created_at: new Date(draft.created_at).toISOString() };
       },
     );
 
@@ -146,7 +191,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
             },
             { additionalProperties: false },
           ),
-          response: { 200: AgentRunResponse },
+          response: { 200: TestRunResponse },
         },
       },
       async (request, reply) => {
