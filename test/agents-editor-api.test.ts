@@ -112,4 +112,25 @@ describe('graph editor admin routes', () => {
     assert.equal(published.output.text, 'yes: primes?');
     assert.equal('trace' in published, false);
   });
+
+  test('a test run can name its key by id (the dashboard holds no secrets), with the same refusals', async () => {
+    fake.scriptChat({ kind: 'reply', text: '{"on_topic": false}', usage: { promptTokens: 3, completionTokens: 2 } });
+    const keyId = (await gateway.admin('GET', '/admin/v1/keys')).body.data[0].id;
+    const { status, body } = await gateway.admin('POST', '/admin/v1/agents/traced/test', { key_id: keyId, input: 'weather?' });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body.output.text, 'no');
+    await gateway.gateway.context.logs.writer.flush();
+    const log = await gateway.admin('GET', `/admin/v1/logs/${body.request_id}`);
+    assert.equal(log.body.key_id, keyId, 'metered and logged under the key');
+
+    const both = await gateway.admin('POST', '/admin/v1/agents/traced/test', { key, key_id: keyId, input: 'x' });
+    assert.equal(both.status, 400);
+    assert.match(both.body.error.message, /exactly one of key .* or key_id/);
+    const unknown = await gateway.admin('POST', '/admin/v1/agents/traced/test', { key_id: 'key_nope', input: 'x' });
+    assert.equal(unknown.status, 404);
+    await gateway.gateway.context.keys.store.transition(keyId, 'pause');
+    const paused = await gateway.admin('POST', '/admin/v1/agents/traced/test', { key_id: keyId, input: 'x' });
+    assert.equal(paused.status, 403);
+    assert.equal(paused.body.error.code, 'key_paused');
+  });
 });

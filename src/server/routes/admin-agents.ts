@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { agentGraphSchema, assertAgentAccess, createAgentServices, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
-import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
+import { admitKeyRow, PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { newRecord } from '../request-record-hook.js';
@@ -70,10 +70,16 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
   context.onShutdown(() => services.close());
   const { agents, authoring } = services;
 
-  /** The key a test run is metered and logged against; its problems are the request's, not the admin token's. */
-  const testPrincipal = async (secret: string): Promise<Principal> => {
+  /**
+   * The key a test run is metered and logged against, named by its secret (`key`) or, for the
+   * dashboard, which never holds secrets, by its id (`key_id`); its problems are the request's,
+   * not the admin token's.
+   */
+  const testPrincipal = async (secret: string | undefined, keyId: string | undefined): Promise<Principal> => {
+    if ((secret === undefined) === (keyId === undefined)) throw new GatewayError('invalid_body', 'Send exactly one of key (a secret) or key_id.', { param: 'key' });
+    if (keyId !== undefined) return admitKeyRow(await context.keys.store.get(keyId), 'agents:execute');
     try {
-      return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'agents:execute');
+      return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret!}` }, 'agents:execute');
     } catch (error) {
       // An unknown key is the body's mistake (a 401 here would read as a refused admin token); a
       // paused, revoked or out-of-scope key gets the 403 the run API gives it.
@@ -185,7 +191,8 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
           params: SlugParams,
           body: Type.Object(
             {
-              key: Type.String({ minLength: 1, description: 'secret of the key the test is metered and logged against' }),
+              key: Type.Optional(Type.String({ minLength: 1, description: 'secret of the key the test is metered and logged against' })),
+              key_id: Type.Optional(Type.String({ minLength: 1, description: 'or the id of that key' })),
               draft_version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the newest draft' })),
               ...RunInputFields,
             },
@@ -195,9 +202,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request, reply) => {
-        const { key, draft_version: draftVersion, ...body } = request.body;
+        const { key, key_id: keyId, draft_version: draftVersion, ...body } = request.body;
         const agent = await agents.getBySlug(request.params.slug);
-        const principal = await testPrincipal(key);
+        const principal = await testPrincipal(key, keyId);
         await assertAgentAccess(agent, principal, agents);
         const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
         // The test is the key's request: the request log and the limits attribute it to the key.
