@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NODE_TYPES } from '../src/agents/graph/types.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
 /** Parsed JSON bodies: read loosely, every field used is asserted. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -111,6 +111,31 @@ describe('graph editor admin routes', () => {
     const published = (await response.json()) as Loose;
     assert.equal(published.output.text, 'yes: primes?');
     assert.equal('trace' in published, false);
+  });
+
+  test("a test run's generated image can be fetched by an admin; an unknown asset is 404", async () => {
+    const graph = {
+      version: 1,
+      name: 'Painter',
+      entry: 'input',
+      nodes: [
+        { id: 'input', type: 'input', next: 'paint' },
+        { id: 'paint', type: 'image', config: { model: 'gpt-image-1', prompt: '{{input}}' }, next: 'out' },
+        { id: 'out', type: 'output', config: { text: 'done' } },
+      ],
+    };
+    await gateway.admin('PUT', '/admin/v1/agents/painter', { graph });
+    const { status, body } = await gateway.admin('POST', '/admin/v1/agents/painter/test', { key, input: 'a cat' });
+    assert.equal(status, 200, JSON.stringify(body));
+    const [assetId] = body.trace[1].asset_ids;
+    assert.equal(body.output.attachments[0].asset_id, assetId);
+    const image = await fetch(`${gateway.url}/admin/v1/agent-assets/${assetId}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    assert.equal(image.status, 200);
+    assert.equal(image.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await image.arrayBuffer()).subarray(0, 4), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const missing = await gateway.admin('GET', '/admin/v1/agent-assets/asset_nope');
+    assert.equal(missing.status, 404);
+    assert.equal((await fetch(`${gateway.url}/admin/v1/agent-assets/${assetId}`)).status, 401, 'admins only');
   });
 
   test('a test run can name its key by id (the dashboard holds no secrets), with the same refusals', async () => {

@@ -112,6 +112,24 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     );
 
     admin.get(
+      '/agent-assets/:asset_id',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "An image of an agent run (any key's), for the dashboard's test panel",
+          params: Type.Object({ asset_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }) },
+        },
+      },
+      async (request, reply) => {
+        const asset = await services.assets.get(request.params.asset_id);
+        const data = asset?.storage_key != null && asset.mime_type !== null ? await services.mediaStore.get(asset.storage_key) : null;
+        if (asset === undefined || data === null || asset.mime_type === null) throw new GatewayError('not_found', `There is no stored asset "${request.params.asset_id}".`, { param: 'asset_id' });
+        return reply.type(asset.mime_type).header('x-content-type-options', 'nosniff').header('content-disposition', 'inline').send(data);
+      },
+    );
+
+    admin.get(
       '/agents/:slug/drafts/:version',
       {
         schema: {
