@@ -75,7 +75,7 @@ export function AgentEditorPage() {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [issues, setIssues] = useState<GraphIssue[] | null>(null);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [selection, setSelected] = useState<Set<string>>(new Set());
   const [tab, setTab] = useState<Tab>('node');
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -120,6 +120,8 @@ export function AgentEditorPage() {
     };
   }, [current]);
 
+  // Undo or redo may take selected nodes away: only nodes the graph has count.
+  const selected = useMemo(() => new Set(current.nodes.filter((node) => selection.has(node.id)).map((node) => node.id)), [current, selection]);
   const schemas = useMemo(() => schema?.node_types ?? [], [schema]);
   const paths = useMemo(() => templatePaths(current, schemas), [current, schemas]);
   const problemsByNode = useMemo(() => {
@@ -157,16 +159,20 @@ export function AgentEditorPage() {
     setSelected(new Set());
   };
 
-  const onKeyDown = (event: React.KeyboardEvent) => {
-    if (isTyping(event.target) || !(event.ctrlKey || event.metaKey)) return;
-    const key = event.key.toLowerCase();
-    const actions: Record<string, () => void> = { z: event.shiftKey ? graph.redo : graph.undo, y: graph.redo, c: copy, v: paste };
-    const action = actions[key];
-    if (action !== undefined) {
+  // Shortcuts anywhere on the page but in a text field: undo, redo, copy, paste.
+  const shortcuts = useRef<Record<string, () => void>>({});
+  shortcuts.current = { z: graph.undo, Z: graph.redo, y: graph.redo, c: copy, v: paste };
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (isTyping(event.target) || !(event.ctrlKey || event.metaKey)) return;
+      const action = shortcuts.current[event.shiftKey ? event.key.toUpperCase() : event.key.toLowerCase()];
+      if (action === undefined) return;
       event.preventDefault();
       action();
-    }
-  };
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, []);
 
   const save = async () => {
     setSaving(true);
@@ -198,7 +204,7 @@ export function AgentEditorPage() {
   const valid = issues !== null && issues.length === 0;
 
   return (
-    <section className="agent-editor" aria-labelledby="editor-title" onKeyDown={onKeyDown}>
+    <section className="agent-editor" aria-labelledby="editor-title">
       <div className="page-head">
         <h1 id="editor-title">
           <Link to="/agents">Agents</Link> / {slug}

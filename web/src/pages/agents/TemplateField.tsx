@@ -81,7 +81,7 @@ export function TemplateField(props: {
         onKeyDown={onKeyDown}
         onBlur={() => setQuery(null)}
       />
-      <ul id={listId} role="listbox" aria-label={`Paths for ${props.label}`} className="suggestions" hidden={!open}>
+      <ul id={listId} role="listbox" aria-label="Suggested paths" className="suggestions" hidden={!open}>
         {matches.map((path, index) => (
           <li
             key={path}
