@@ -138,6 +138,41 @@ describe('graph editor admin routes', () => {
     assert.equal((await fetch(`${gateway.url}/admin/v1/agent-assets/${assetId}`)).status, 401, 'admins only');
   });
 
+  test("a key's conversations with the published agent can be browsed, with the API's access rules", async () => {
+    fake.scriptChat({ kind: 'reply', text: '{"on_topic": true}', usage: { promptTokens: 3, completionTokens: 2 } });
+    const other = await gateway.createKey({ scopes: ['agents:execute'] });
+    const stranger = await gateway.createKey({ scopes: ['agents:execute'], projectId: 'elsewhere' });
+    const idOf = async (secret: string) => ((await gateway.gateway.context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'agents:execute')) as { keyId: string }).keyId;
+    const run = async (secret: string, body: object) => {
+      const response = await fetch(`${gateway.url}/v1/agents/traced/runs`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return (await response.json()) as Loose;
+    };
+    const mine = await run(key, { input: 'first' });
+    await run(key, { input: 'second', conversation_id: mine.conversation_id });
+    const theirs = await run(other, { input: 'theirs' });
+
+    const keyId = await idOf(key);
+    const list = await gateway.admin('GET', `/admin/v1/agents/traced/conversations?key_id=${keyId}`);
+    assert.equal(list.status, 200);
+    // The published runs of the key only: not the other key's, not the test conversation of the same key.
+    assert.ok(list.body.data.some((entry: Loose) => entry.id === mine.conversation_id && entry.message_count === 4));
+    assert.ok(list.body.data.every((entry: Loose) => entry.id !== theirs.conversation_id));
+    const shown = await gateway.admin('GET', `/admin/v1/agents/traced/conversations/${mine.conversation_id}?key_id=${keyId}`);
+    assert.deepEqual(shown.body.messages.map((message: Loose) => [message.role, message.text]), [
+      ['user', 'first'],
+      ['assistant', 'yes: first'],
+      ['user', 'second'],
+      ['assistant', 'yes: second'],
+    ]);
+    const foreign = await gateway.admin('GET', `/admin/v1/agents/traced/conversations/${theirs.conversation_id}?key_id=${keyId}`);
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, 'agent_conversation_error');
+    const denied = await gateway.admin('GET', `/admin/v1/agents/traced/conversations?key_id=${await idOf(stranger)}`);
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.error.code, 'agent_access_denied');
+    assert.equal((await gateway.admin('GET', '/admin/v1/agents/traced/conversations')).status, 400, 'key_id is required');
+  });
+
   test('a test run can name its key by id (the dashboard holds no secrets), with the same refusals', async () => {
     fake.scriptChat({ kind: 'reply', text: '{"on_topic": false}', usage: { promptTokens: 3, completionTokens: 2 } });
     const keyId = (await gateway.admin('GET', '/admin/v1/keys')).body.data[0].id;

@@ -207,9 +207,9 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await shoot(page, 'agents-publish');
     const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 });
     type Run = { output: { text: string }; conversation_id: string; agent: { version: number; draft_version: number } };
-    const first = await client.post<unknown, Run>('/agents/triage/runs', { body: { input: 'What is a prime?' } });
+    const first = await client.post<Run>('/agents/triage/runs', { body: { input: 'What is a prime?' } });
     assert.equal(first.output.text, 'Maths: What is a prime?');
-    const second = await client.post<unknown, Run>('/agents/triage/runs', { body: { input: 'And 7?', conversation_id: first.conversation_id } });
+    const second = await client.post<Run>('/agents/triage/runs', { body: { input: 'And 7?', conversation_id: first.conversation_id } });
     assert.equal(second.output.text, 'Maths: And 7?');
     assert.equal(second.conversation_id, first.conversation_id);
 
@@ -224,11 +224,11 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await page.getByText('Live: version 2 (draft 2).').waitFor();
     await page.getByLabel('Changes from draft 1 to draft 2').locator('ins').filter({ hasText: 'Maths, v2: {{input}}' }).waitFor();
     await page.getByLabel('Changes from draft 1 to draft 2').locator('del').filter({ hasText: '"text": "Maths: {{input}}"' }).waitFor();
-    assert.equal((await client.post<unknown, Run>('/agents/triage/runs', { body: { input: 'x' } })).output.text, 'Maths, v2: x');
+    assert.equal((await client.post<Run>('/agents/triage/runs', { body: { input: 'x' } })).output.text, 'Maths, v2: x');
     await page.getByRole('button', { name: 'Roll back to version 1' }).click();
     await page.getByText('Live: version 3 (draft 1).').waitFor();
     await shoot(page, 'agents-versions');
-    const rolledBack = await client.post<unknown, Run>('/agents/triage/runs', { body: { input: 'x' } });
+    const rolledBack = await client.post<Run>('/agents/triage/runs', { body: { input: 'x' } });
     assert.equal(rolledBack.output.text, 'Maths: x');
     assert.deepEqual([rolledBack.agent.version, rolledBack.agent.draft_version], [3, 1]);
 

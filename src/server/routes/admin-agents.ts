@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { agentGraphSchema, assertAgentAccess, createAgentServices, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
+import { agentGraphSchema, assertAgentAccess, createAgentServices, ownerOf, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { admitKeyRow, PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
@@ -50,6 +50,9 @@ const TestRunResponse = Type.Composite([
     )),
   }),
 ]);
+
+/** Messages of one conversation the dashboard shows. */
+const CONVERSATION_MESSAGES = 500;
 
 const IssueView = Type.Object({ node: Nullable(Type.String()), field: Type.String(), message: Type.String() });
 
@@ -251,6 +254,63 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         const { agent, version } = await authoring.publish(request.params.slug, request.body.draft_version);
         request.log.info({ agent: agent.slug, version: version.version, draft: version.draft_version }, 'admin: agent published');
         return { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
+      },
+    );
+
+    /**
+     * Conversations of the published agent as one key sees them through the API: the key must
+     * be usable and reach the agent, and only its own conversations exist for it.
+     */
+    const conversationScope = async (slug: string, keyId: string) => {
+      const agent = await agents.getBySlug(slug);
+      const principal = admitKeyRow(await context.keys.store.get(keyId), 'agents:execute');
+      await assertAgentAccess(agent, principal, agents);
+      return { agentId: agent.id, owner: ownerOf(principal), test: false };
+    };
+    const KeyQuery = Type.Object({ key_id: Type.String({ minLength: 1, description: 'the key whose conversations to show' }) }, { additionalProperties: false });
+    const ConversationView = Type.Object({ id: Type.String(), message_count: Type.Integer(), created_at: Type.String(), updated_at: Type.String() });
+
+    admin.get(
+      '/agents/:slug/conversations',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "A key's conversations with the published agent, newest first (at most 100)",
+          params: SlugParams,
+          querystring: KeyQuery,
+          response: { 200: listOf(ConversationView) },
+        },
+      },
+      async (request) => {
+        const rows = await services.conversations.list(await conversationScope(request.params.slug, request.query.key_id), 100);
+        return {
+          object: 'list' as const,
+          data: rows.map((row) => ({ id: row.id, message_count: row.message_count, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() })),
+        };
+      },
+    );
+
+    admin.get(
+      '/agents/:slug/conversations/:conversation_id',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "One of a key's conversations with the published agent: its messages, oldest first (the newest 500)",
+          params: Type.Composite([SlugParams, Type.Object({ conversation_id: Type.String({ minLength: 1, maxLength: 100 }) })]),
+          querystring: KeyQuery,
+          response: {
+            200: Type.Object({
+              id: Type.String(),
+              messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), text: Type.String(), asset_ids: Type.Array(Type.String()) })),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const scope = await conversationScope(request.params.slug, request.query.key_id);
+        const conversation = await services.conversations.getBound(request.params.conversation_id, scope);
+        const messages = await services.conversations.history(conversation.id, CONVERSATION_MESSAGES);
+        return { id: conversation.id, messages: messages.map((message) => ({ role: message.role, text: message.text, asset_ids: message.assetIds })) };
       },
     );
 
