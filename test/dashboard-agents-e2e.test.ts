@@ -232,6 +232,14 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     assert.equal(rolledBack.output.text, 'Maths: x');
     assert.deepEqual([rolledBack.agent.version, rolledBack.agent.draft_version], [3, 1]);
 
+    // The key's conversation through the run endpoint, as that key sees it.
+    await page.getByRole('tab', { name: 'Conversations' }).click();
+    await page.getByRole('button', { name: first.conversation_id }).click();
+    const conversation = page.getByLabel(`Conversation ${first.conversation_id}`);
+    await conversation.getByText('Maths: And 7?').waitFor();
+    assert.equal(await conversation.locator('li').count(), 4);
+    await shoot(page, 'agents-conversations');
+
     // Export is the saved graph; a CLI file (no positions, its own key order) imports and exports unchanged.
     assert.deepEqual(await exported(page), (await gateway.admin('GET', '/admin/v1/agents/triage/drafts/2')).body.graph);
     const cliFile = {

@@ -136,6 +136,20 @@ export interface AgentTestInput {
   draft_version?: number;
 }
 
+/** `GET /admin/v1/agents/{slug}/conversations?key_id=…`: one of the key's conversations. */
+export interface AgentConversation {
+  id: string;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentConversationMessage {
+  role: 'user' | 'assistant';
+  text: string;
+  asset_ids: string[];
+}
+
 const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
 
 export const adminApi = {
@@ -169,6 +183,9 @@ export const adminApi = {
     save: (slug: string, graph: unknown, project?: string) =>
       request<AgentView & { draft_version: number }>('PUT', agentPath(slug), { graph, ...(project !== undefined ? { project } : {}) }),
     test: (slug: string, input: AgentTestInput) => request<AgentRunResponse>('POST', `${agentPath(slug)}/test`, input),
+    conversations: (slug: string, keyId: string) => request<{ data: AgentConversation[] }>('GET', `${agentPath(slug)}/conversations${queryOf({ key_id: keyId })}`),
+    conversation: (slug: string, id: string, keyId: string) =>
+      request<{ id: string; messages: AgentConversationMessage[] }>('GET', `${agentPath(slug)}/conversations/${encodeURIComponent(id)}${queryOf({ key_id: keyId })}`),
     publish: (slug: string, draftVersion: number) =>
       request<AgentView & { version: number; draft_version: number }>('POST', `${agentPath(slug)}/publish`, { draft_version: draftVersion }),
   },

@@ -5,6 +5,7 @@ import type { AgentDetailView, AgentGraphSchema, GraphIssue, PublicModelEntry } 
 import { adminApi, ApiError } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { Canvas, PALETTE_MIME } from './Canvas.js';
+import { ConversationsPanel } from './ConversationsPanel.js';
 import {
   addNode,
   autoLayout,
@@ -37,6 +38,7 @@ const TABS = [
   { id: 'graph', label: 'Graph' },
   { id: 'test', label: 'Test' },
   { id: 'versions', label: 'Publish' },
+  { id: 'conversations', label: 'Conversations' },
 ] as const;
 type Tab = (typeof TABS)[number]['id'];
 
@@ -353,6 +355,7 @@ export function AgentEditorPage() {
               ))}
             {tab === 'graph' && <GraphSettings graph={current} issues={graphIssues} onChange={change} />}
             {tab === 'test' && <TestPanel slug={slug} draftVersion={agent?.latest_draft ?? null} unsaved={unsaved} />}
+            {tab === 'conversations' && <ConversationsPanel slug={slug} />}
             {tab === 'versions' && <VersionsPanel agent={agent} onChanged={() => void loadAgent(false).catch((failure: unknown) => setError(messageOf(failure)))} />}
           </div>
         </aside>

@@ -17,7 +17,7 @@ import {
 import '@xyflow/react/dist/style.css';
 import { useMemo, useState, type DragEvent } from 'react';
 import type { NodeTypeSchema } from '@modelgate/admin-api';
-import { drawnPositions, linksOf, NEXT, type GraphJson, type Point } from './graph.js';
+import { drawnPositions, linksOf, NEXT, type GraphJson, type GraphNodeJson, type Point } from './graph.js';
 
 interface AgentNodeData extends Record<string, unknown> {
   label: string;
@@ -26,6 +26,7 @@ interface AgentNodeData extends Record<string, unknown> {
   hasInput: boolean;
   problems: number;
   entry: boolean;
+  summary: string;
 }
 
 type AgentNode = Node<AgentNodeData, 'agent'>;
@@ -48,6 +49,7 @@ function AgentNodeView({ data, selected }: NodeProps<AgentNode>) {
         {data.entry && <span className="entry-mark"> · entry</span>}
       </div>
       <div className="agent-node-id">{data.label}</div>
+      {data.summary !== '' && <div className="agent-node-summary">{data.summary}</div>}
       {data.problems > 0 && (
         <span className="problem-count" title={`${data.problems} problem(s)`}>
           {data.problems} problem{data.problems === 1 ? '' : 's'}
@@ -66,6 +68,24 @@ function AgentNodeView({ data, selected }: NodeProps<AgentNode>) {
 }
 
 const NODE_VIEWS = { agent: AgentNodeView };
+
+/** One line on the node about what it does: its model, test, text or URL. */
+function summaryOf(node: GraphNodeJson): string {
+  const config = node.config ?? {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+  switch (node.type) {
+    case 'condition':
+      return config.expr !== undefined ? text(config.expr) : [config.field, config.op, config.value].map(text).filter((part) => part !== '').join(' ');
+    case 'loop':
+      return config.count !== undefined ? `${text(config.count)} times` : text(config.while);
+    case 'http':
+      return `${text(config.method ?? 'GET')} ${text(config.url)}`;
+    case 'output':
+      return text(config.text);
+    default:
+      return text(config.model);
+  }
+}
 
 export interface CanvasProps {
   graph: GraphJson;
@@ -104,6 +124,7 @@ export function Canvas(props: CanvasProps) {
           hasInput: node.type !== 'input',
           problems: problemsByNode.get(node.id) ?? 0,
           entry: graph.entry === node.id,
+          summary: summaryOf(node),
         },
         ariaLabel: `${node.type} node ${node.id}`,
       };

@@ -1,8 +1,10 @@
-import { useEffect, useState } from 'react';
-import type { AgentRunResponse, ApiKeyView, TestTraceStep } from '@modelgate/admin-api';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import type { AgentRunResponse, TestTraceStep } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { formatCount, formatUsd } from '../../format.js';
+import { KeyPicker } from './KeyPicker.js';
 
 interface Turn {
   input: string;
@@ -64,23 +66,11 @@ function TraceTable({ steps }: { steps: readonly TestTraceStep[] }) {
  * the request log under it (marked as a test), like the CLI's `modelgate agents test`.
  */
 export function TestPanel({ slug, draftVersion, unsaved }: { slug: string; draftVersion: number | null; unsaved: boolean }) {
-  const [keys, setKeys] = useState<ApiKeyView[]>([]);
   const [keyId, setKeyId] = useState('');
   const [input, setInput] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    adminApi.keys
-      .page({ status: 'active' }, undefined, 100)
-      .then((page) => {
-        const usable = page.data.filter((key) => key.scopes.includes('agents:execute'));
-        setKeys(usable);
-        setKeyId((current) => (current === '' ? (usable[0]?.id ?? '') : current));
-      })
-      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)));
-  }, []);
 
   const conversationId = turns.at(-1)?.response.conversation_id;
   const send = async () => {
@@ -103,17 +93,7 @@ export function TestPanel({ slug, draftVersion, unsaved }: { slug: string; draft
       <h2 id="test-title">Test draft {draftVersion ?? '—'}</h2>
       {draftVersion === null && <p className="hint">Save the graph first: tests run a saved draft.</p>}
       {unsaved && draftVersion !== null && <p className="hint">The canvas has changes that are not saved; the test runs draft {draftVersion}.</p>}
-      <div className="field">
-        <label htmlFor="test-key">Key (metered and logged)</label>
-        <select id="test-key" value={keyId} onChange={(event) => setKeyId(event.target.value)}>
-          {keys.length === 0 && <option value="">no active key with agents:execute</option>}
-          {keys.map((key) => (
-            <option key={key.id} value={key.id}>
-              {key.name} ({key.project_id})
-            </option>
-          ))}
-        </select>
-      </div>
+      <KeyPicker id="test-key" label="Key (metered and logged)" value={keyId} onChange={setKeyId} onError={setError} />
       <ol className="turns" aria-label="Conversation">
         {turns.map((turn) => (
           <li key={turn.response.run_id}>
@@ -127,7 +107,7 @@ export function TestPanel({ slug, draftVersion, unsaved }: { slug: string; draft
               <img key={attachment.asset_id} className="trace-image" src={`/admin/v1/agent-assets/${encodeURIComponent(attachment.asset_id)}`} alt={`attachment ${attachment.asset_id}`} />
             ))}
             <p className="hint">
-              {formatCount(turn.response.usage.total_tokens)} tokens · {turn.response.cost.total_usd === null ? 'cost unknown' : formatUsd(turn.response.cost.total_usd)} · request {turn.response.request_id}
+              {formatCount(turn.response.usage.total_tokens)} tokens · {turn.response.cost.total_usd === null ? 'cost unknown' : formatUsd(turn.response.cost.total_usd)} · <Link to={`/logs/${turn.response.request_id}`}>request {turn.response.request_id}</Link>
             </p>
             <TraceTable steps={turn.response.trace ?? []} />
           </li>
