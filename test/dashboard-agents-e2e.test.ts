@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -58,6 +58,18 @@ async function shoot(page: Page, name: string): Promise<void> {
 const canvasNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 const palette = (page: Page, type: string) => page.getByRole('navigation', { name: 'Node types' }).getByRole('button', { name: type, exact: true });
 const status = (page: Page) => page.locator('.status-line');
+
+/** Where an element is once the canvas stopped moving (fit view and layout may still be animating). */
+async function settledBox(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  let previous = await locator.boundingBox();
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    await new Promise((done) => setTimeout(done, 100));
+    const box = await locator.boundingBox();
+    if (box !== null && JSON.stringify(box) === JSON.stringify(previous)) return box;
+    previous = box;
+  }
+  throw new Error('the canvas did not settle');
+}
 
 async function exported(page: Page): Promise<unknown> {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
@@ -124,12 +136,13 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     // The last link is drawn on the canvas: llm's next handle onto the condition.
     await page.getByRole('button', { name: 'Auto-layout' }).click();
     await page.getByRole('button', { name: 'Fit View' }).click();
-    const from = await canvasNode(page, 'llm').locator('.react-flow__handle.source').boundingBox();
-    const to = await canvasNode(page, 'condition').locator('.react-flow__handle.target').boundingBox();
-    await page.mouse.move(from!.x + from!.width / 2, from!.y + from!.height / 2);
+    const from = await settledBox(canvasNode(page, 'llm').locator('.react-flow__handle.source'));
+    const to = await settledBox(canvasNode(page, 'condition').locator('.react-flow__handle.target'));
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
     await page.mouse.down();
-    await page.mouse.move(to!.x + to!.width / 2, to!.y + to!.height / 2, { steps: 8 });
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
     await page.mouse.up();
+
     await page.locator('.react-flow__edge[data-id="llm:next"]').waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Auto-layout' }).click();
     await page.getByRole('button', { name: 'Fit View' }).click();
@@ -227,6 +240,7 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     assert.equal((await client.post<Run>('/agents/triage/runs', { body: { input: 'x' } })).output.text, 'Maths, v2: x');
     await page.getByRole('button', { name: 'Roll back to version 1' }).click();
     await page.getByText('Live: version 3 (draft 1).').waitFor();
+    await page.getByRole('heading', { name: 'Versions' }).evaluate((heading) => heading.scrollIntoView());
     await shoot(page, 'agents-versions');
     const rolledBack = await client.post<Run>('/agents/triage/runs', { body: { input: 'x' } });
     assert.equal(rolledBack.output.text, 'Maths: x');

@@ -259,9 +259,11 @@ export function AgentEditorPage() {
         {notice}
       </p>
       <ErrorAlert message={error} />
-      {issues !== null && issues.length > 0 && (
-        <details className="problems" open>
-          <summary>Problems</summary>
+      {/* Always drawn, at one height, so the canvas never moves when problems come and go. */}
+      <section className={`problems${issues !== null && issues.length > 0 ? ' has-problems' : ''}`} aria-label="Problems">
+        {issues === null || issues.length === 0 ? (
+          <p className="hint">{issues === null ? 'Checking…' : 'No problems: the gateway accepts this graph.'}</p>
+        ) : (
           <ul>
             {issues.map((issue, index) => (
               <li key={index}>
@@ -278,8 +280,8 @@ export function AgentEditorPage() {
               </li>
             ))}
           </ul>
-        </details>
-      )}
+        )}
+      </section>
       <div className="editor-grid">
         <nav className="palette" aria-label="Node types">
           <h2>Add</h2>

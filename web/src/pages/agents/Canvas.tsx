@@ -49,7 +49,7 @@ function AgentNodeView({ data, selected }: NodeProps<AgentNode>) {
         {data.entry && <span className="entry-mark"> · entry</span>}
       </div>
       <div className="agent-node-id">{data.label}</div>
-      {data.summary !== '' && <div className="agent-node-summary">{data.summary}</div>}
+      <div className="agent-node-summary">{data.summary}</div>
       {data.problems > 0 && (
         <span className="problem-count" title={`${data.problems} problem(s)`}>
           {data.problems} problem{data.problems === 1 ? '' : 's'}

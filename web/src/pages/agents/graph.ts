@@ -150,14 +150,27 @@ export function layoutPositions(graph: GraphJson): Map<string, Point> {
   const layout = new dagre.graphlib.Graph();
   layout.setGraph({ rankdir: 'TB', nodesep: 40, ranksep: 70 });
   layout.setDefaultEdgeLabel(() => ({}));
-  for (const node of graph.nodes) layout.setNode(node.id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  // Nodes and edges in the order a run meets them (next, then branches as written).
   const ids = new Set(graph.nodes.map((node) => node.id));
-  for (const link of linksOf(graph)) if (ids.has(link.target)) layout.setEdge(link.source, link.target);
+  const links = linksOf(graph).filter((link) => ids.has(link.target));
+  const order: string[] = ids.has(graph.entry) ? [graph.entry] : [];
+  for (let index = 0; index < order.length; index += 1) {
+    for (const link of links) if (link.source === order[index] && !order.includes(link.target)) order.push(link.target);
+  }
+  for (const node of graph.nodes) if (!order.includes(node.id)) order.push(node.id);
+  for (const id of order) layout.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  for (const id of order) for (const link of links) if (link.source === id) layout.setEdge(link.source, link.target);
   dagre.layout(layout);
-  return new Map(graph.nodes.map((node) => {
+  const positions = new Map(graph.nodes.map((node) => {
     const placed = layout.node(node.id);
     return [node.id, { x: Math.round(placed.x - NODE_WIDTH / 2), y: Math.round(placed.y - NODE_HEIGHT / 2) }];
   }));
+  // Dagre knows nodes, not handles: put two branch targets side by side in their handles' order.
+  for (const node of graph.nodes) {
+    const [left, right] = Object.values(node.branches ?? {}).map((id) => positions.get(id));
+    if (left !== undefined && right !== undefined && left !== right && left.y === right.y && left.x > right.x) [left.x, right.x] = [right.x, left.x];
+  }
+  return positions;
 }
 
 /** Auto-layout: writes the laid-out positions into the graph's x and y. */
