@@ -1,12 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { Browser, Locator, Page } from 'playwright-core';
+import type { OpenAIFake } from './fakes/openai.js';
+import { CHROMIUM, signIn, startDashboardRig, watchPage, type DashboardRig } from './helpers/browser.js';
+import type { TestGateway } from './helpers/gateway.js';
 
 /**
  * The agent graph editor in Debian's Chromium, against a real gateway in front of the OpenAI
@@ -16,16 +16,14 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
  * rollback, and JSON export/import that leaves a CLI file unchanged.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const ADMIN = { email: 'author@example.com', password: 'author password 0123' };
 const ON_TOPIC = { kind: 'reply', text: '{"on_topic": true}', usage: { promptTokens: 21, completionTokens: 6 } } as const;
 
+let rig: DashboardRig;
 let fake: OpenAIFake;
 let gateway: TestGateway;
 let browser: Browser;
-let dataDir: string;
 let secret: string;
 const problems: string[] = [];
 
@@ -33,20 +31,11 @@ async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   // Expected: the 401 of the session check before sign-in, and the 404 of the agent not saved yet
-  // (every other 4xx or 5xx is caught by the response listener below).
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 40[14]/.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
+  // (every other 4xx or 5xx is caught by the response listener).
+  watchPage(page, gateway.url, problems, (text) => /status of 40[14]/.test(text));
   page.on('response', (response) => {
     const expected = response.url().endsWith('/admin/v1/session') || response.url().endsWith('/admin/v1/agents/triage');
     if (response.status() >= 400 && !expected) problems.push(`${response.status()} ${response.url()}`);
-  });
-  page.on('requestfailed', (request) => {
-    const reason = request.failure()?.errorText;
-    if (reason !== 'net::ERR_ABORTED') problems.push(`failed ${request.url()}: ${reason}`);
-  });
-  page.on('request', (request) => {
-    if (!request.url().startsWith(gateway.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) problems.push(`outside request ${request.url()}`);
   });
   return page;
 }
@@ -79,26 +68,18 @@ async function exported(page: Page): Promise<unknown> {
 describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    fake = await startOpenAIFake();
-    dataDir = mkdtempSync(join(tmpdir(), 'modelgate-agents-e2e-'));
-    gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
+    rig = await startDashboardRig();
+    ({ fake, gateway, browser } = rig);
     await gateway.gateway.context.accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     secret = await gateway.createKey({ scopes: ['agents:execute'] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fake?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   test('build, validate, save, test, publish, run, roll back, export and import', async () => {
     const page = await newPage();
-    await page.goto(`${gateway.url}/dashboard/`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, gateway.url, ADMIN);
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByLabel('New agent slug').fill('triage');
     await page.getByRole('button', { name: 'New agent' }).click();

@@ -1,13 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, signIn as signInAs, startDashboardRig, watchPage, type DashboardRig } from './helpers/browser.js';
+import { TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
 /**
  * The dashboard in Debian's Chromium, against a real gateway in front of the OpenAI fake:
@@ -16,8 +15,6 @@ import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/
  * change nothing. Screenshots of every page go to test-artifacts/dashboard/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const BIN = resolve('bin/modelgate.js');
 const ADMIN = { email: 'admin@example.com', password: 'admin password 0123' };
@@ -25,30 +22,18 @@ const VIEWER = { email: 'viewer@example.com', password: 'viewer password 0123' }
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
-let fake: OpenAIFake;
+let rig: DashboardRig;
 let gateway: TestGateway;
 let browser: Browser;
-let dataDir: string;
 /** Console errors and failed requests of every page: a CSP violation or a missing file shows here. */
 const problems: string[] = [];
 
 async function newPage(viewport = DESKTOP): Promise<Page> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
-  page.on('console', (message) => {
-    const text = message.text();
-    // Expected: the 401/403 answers the tests provoke, and the scroll-lock <style> element the
-    // dialogs try to add, which the CSP blocks (docs/dashboard.md).
-    if (message.type() === 'error' && !/status of 40[13]/.test(text) && !/Applying inline style violates .*style-src 'self'/.test(text)) problems.push(`console: ${text}`);
-  });
-  page.on('requestfailed', (request) => {
-    // A fetch the page itself cancels (a newer query replaced it, or the page moved on) is ERR_ABORTED: not a failure.
-    const reason = request.failure()?.errorText;
-    if (reason !== 'net::ERR_ABORTED') problems.push(`failed ${request.url()}: ${reason}`);
-  });
-  page.on('request', (request) => {
-    if (!request.url().startsWith(gateway.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) problems.push(`outside request ${request.url()}`);
-  });
+  // Expected: the 401/403 answers the tests provoke, and the scroll-lock <style> element the
+  // dialogs try to add, which the CSP blocks (docs/dashboard.md).
+  watchPage(page, gateway.url, problems, (text) => /status of 40[13]/.test(text) || /Applying inline style violates .*style-src 'self'/.test(text));
   return page;
 }
 
@@ -56,13 +41,7 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-async function signIn(page: Page, account: { email: string; password: string }): Promise<void> {
-  await page.goto(`${gateway.url}/dashboard/`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
+const signIn = (page: Page, account: { email: string; password: string }) => signInAs(page, gateway.url, account);
 
 function cliUsage(args: string[]): Promise<{ data: { model?: string | null; requests: number; total_tokens: number; cost_usd: number }[] }> {
   return new Promise((done, failed) => {
@@ -75,19 +54,14 @@ function cliUsage(args: string[]): Promise<{ data: { model?: string | null; requ
 describe('dashboard in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    fake = await startOpenAIFake();
-    dataDir = mkdtempSync(join(tmpdir(), 'modelgate-dashboard-'));
-    gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
+    rig = await startDashboardRig();
+    ({ gateway, browser } = rig);
     const { accounts } = gateway.gateway.context;
     await accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     await accounts.createUser(VIEWER.email, VIEWER.password, 'viewer');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fake?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   test('an admin signs in, makes a key, sees its call in the log and usage, pauses it and signs out', async () => {
