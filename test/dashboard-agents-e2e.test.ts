@@ -85,17 +85,26 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await page.getByRole('button', { name: 'New agent' }).click();
     await canvasNode(page, 'input').waitFor();
     await status(page).getByText('Valid.').waitFor();
+    // React Flow's own stylesheet came with the dashboard's (the CSP refuses inline styles).
+    assert.equal(await canvasNode(page, 'input').evaluate((node) => getComputedStyle(node).position), 'absolute');
 
-    // An llm node with a structured output; its system prompt uses the autocomplete.
+    // A variable, then an llm node with a structured output; its system prompt uses the autocomplete.
+    await page.getByRole('tab', { name: 'Graph' }).click();
+    await page.getByRole('button', { name: 'Add variable' }).click();
+    await page.getByLabel('Variable 1 name').fill('subject');
+    await page.getByLabel('Variable 1 value').fill('maths');
     await palette(page, 'llm').click();
     await canvasNode(page, 'llm').waitFor();
     await page.getByLabel('model', { exact: true }).selectOption('gpt-4o-mini');
     const system = page.getByLabel('system', { exact: true });
     await system.click();
-    await system.pressSequentially('Is this about maths? {{in');
+    await system.pressSequentially('Is this about {{vars.su');
+    await page.getByRole('option', { name: '{{vars.subject}}' }).waitFor();
+    await system.press('Enter');
+    await system.pressSequentially('? {{in');
     await page.getByRole('option', { name: '{{input}}' }).waitFor();
     await system.press('Enter');
-    assert.equal(await system.inputValue(), 'Is this about maths? {{input}}');
+    assert.equal(await system.inputValue(), 'Is this about {{vars.subject}}? {{input}}');
     await page.getByRole('button', { name: 'Add output field' }).click();
     await page.getByLabel('Output 1 name').fill('on_topic');
     await page.getByLabel('Output 1 type').selectOption('boolean');
@@ -170,6 +179,7 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
         ['output', null],
       ],
     );
+    assert.deepEqual(saved.draft.graph.variables, { subject: 'maths' });
     assert.ok(saved.draft.graph.nodes.every((node: { x?: unknown; y?: unknown }) => typeof node.x === 'number' && typeof node.y === 'number'), 'positions kept in the graph');
 
     // Test, two turns of one conversation, as the key.
@@ -182,6 +192,7 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await step.getByText('27 tokens').waitFor();
     await step.locator('summary').click();
     await step.getByText('"on_topic": true').first().waitFor();
+    await step.getByText('"system": "Is this about maths? What is a prime?"').waitFor();
     await page.getByLabel('Next message').fill('And 7?');
     await page.getByRole('button', { name: 'Run test turn' }).click();
     await page.locator('output').filter({ hasText: 'Maths: And 7?' }).waitFor();
