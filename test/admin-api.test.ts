@@ -41,7 +41,7 @@ function assertError(response: ErrorAnswer, status: number, code: string, messag
 }
 
 describe('admin authentication', () => {
-  test('no token → 401 missing_api_key with the §4 body', async () => {
+  test('no token → 401 missing_api_key with the documented error body', async () => {
     const response = await send('GET', '/admin/v1/keys', {});
     assertError(response, 401, 'missing_api_key', /admin token/);
     assert.equal(response.body.error.type, 'authentication_error');

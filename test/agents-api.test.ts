@@ -162,7 +162,7 @@ describe('agent authoring through the admin API', () => {
 });
 
 describe('agent runs', () => {
-  test('the response of decisions §7', async () => {
+  test('the response of docs/agents.md', async () => {
     const response = await run('helper', keyA, { input: 'hello' });
     assert.equal(response.status, 200);
     const body = response.body;

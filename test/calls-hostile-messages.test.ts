@@ -6,7 +6,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
  * One input policy for every model call (src/calls): the same hostile message, sent to every
- * endpoint that takes messages, gets the same §4 error from each, and the provider receives
+ * endpoint that takes messages, gets the same documented error from each, and the provider receives
  * nothing. Private addresses in image URLs are not among them: the gateway never fetches a
  * model's image URL (the provider does), so it does not judge where one points
  * (docs/decisions/0010-one-model-call-path.md).

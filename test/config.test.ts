@@ -10,7 +10,7 @@ function tempDir(): string {
 }
 
 describe('configuration', () => {
-  test('defaults match decisions §2', () => {
+  test('defaults match docs/configuration.md', () => {
     const cwd = tempDir();
     const config = loadConfig({ env: {}, cwd });
     assert.equal(config.server.host, '127.0.0.1');

@@ -1,12 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import type { Browser, Locator, Page } from 'playwright-core';
-import type { OpenAIFake } from './fakes/openai.js';
-import { CHROMIUM, signIn, startDashboardRig, watchPage, type DashboardRig } from './helpers/browser.js';
-import type { TestGateway } from './helpers/gateway.js';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { CHROMIUM, CHROMIUM_ARGS, signIn, watchedPage } from './helpers/dashboard-browser.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
  * The agent graph editor in Debian's Chromium, against a real gateway in front of the OpenAI
@@ -20,19 +21,17 @@ const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const ADMIN = { email: 'author@example.com', password: 'author password 0123' };
 const ON_TOPIC = { kind: 'reply', text: '{"on_topic": true}', usage: { promptTokens: 21, completionTokens: 6 } } as const;
 
-let rig: DashboardRig;
 let fake: OpenAIFake;
+let dataDir: string;
 let gateway: TestGateway;
 let browser: Browser;
 let secret: string;
 const problems: string[] = [];
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  // Expected: the 401 of the session check before sign-in, and the 404 of the agent not saved yet
-  // (every other 4xx or 5xx is caught by the response listener).
-  watchPage(page, gateway.url, problems, (text) => /status of 40[14]/.test(text));
+  const page = await watchedPage(browser, gateway.url, problems, { width: 1440, height: 900 });
+  // The editor's first look-up of an agent not saved yet is a 404 (noted in the console);
+  // every other answer of 400 or more is a problem.
   page.on('response', (response) => {
     const expected = response.url().endsWith('/admin/v1/session') || response.url().endsWith('/admin/v1/agents/triage');
     if (response.status() >= 400 && !expected) problems.push(`${response.status()} ${response.url()}`);
@@ -68,13 +67,18 @@ async function exported(page: Page): Promise<unknown> {
 describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    rig = await startDashboardRig();
-    ({ fake, gateway, browser } = rig);
+    fake = await startOpenAIFake();
+    dataDir = mkdtempSync(join(tmpdir(), 'modelgate-agents-e2e-'));
+    gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
     await gateway.gateway.context.accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     secret = await gateway.createKey({ scopes: ['agents:execute'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
-    await rig?.close();
+    await browser?.close();
+    await gateway?.close();
+    await fake?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('build, validate, save, test, publish, run, roll back, export and import', async () => {
@@ -86,7 +90,7 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await canvasNode(page, 'input').waitFor();
     await status(page).getByText('Valid.').waitFor();
     // React Flow's own stylesheet came with the dashboard's (the CSP refuses inline styles).
-    assert.equal(await canvasNode(page, 'input').evaluate((node) => getComputedStyle(node).position), 'absolute');
+    assert.equal(await canvasNode(page, 'input').evaluate((node) => node.ownerDocument.defaultView!.getComputedStyle(node).position), 'absolute');
 
     // A variable, then an llm node with a structured output; its system prompt uses the autocomplete.
     await page.getByRole('tab', { name: 'Graph' }).click();
@@ -266,6 +270,6 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     assert.equal(JSON.stringify(await exported(page)), JSON.stringify(cliFile));
 
     await page.context().close();
-    assert.deepEqual(problems, []);
+    assert.deepEqual(problems.filter((problem) => !/^console: .*status of 404/.test(problem)), []);
   });
 });

@@ -1,12 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, signIn as signInAs, startDashboardRig, watchPage, type DashboardRig } from './helpers/browser.js';
-import { TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, DESKTOP, shoot as shootInto, signIn as signInAs, watchedPage } from './helpers/dashboard-browser.js';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
 /**
  * The dashboard in Debian's Chromium, against a real gateway in front of the OpenAI fake:
@@ -19,28 +21,17 @@ const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const BIN = resolve('bin/modelgate.js');
 const ADMIN = { email: 'admin@example.com', password: 'admin password 0123' };
 const VIEWER = { email: 'viewer@example.com', password: 'viewer password 0123' };
-const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
-let rig: DashboardRig;
+let fake: OpenAIFake;
 let gateway: TestGateway;
 let browser: Browser;
+let dataDir: string;
 /** Console errors and failed requests of every page: a CSP violation or a missing file shows here. */
 const problems: string[] = [];
 
-async function newPage(viewport = DESKTOP): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  // Expected: the 401/403 answers the tests provoke, and the scroll-lock <style> element the
-  // dialogs try to add, which the CSP blocks (docs/dashboard.md).
-  watchPage(page, gateway.url, problems, (text) => /status of 40[13]/.test(text) || /Applying inline style violates .*style-src 'self'/.test(text));
-  return page;
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
+const newPage = (viewport = DESKTOP) => watchedPage(browser, gateway.url, problems, viewport);
+const shoot = (page: Page, name: string) => shootInto(page, SCREENSHOTS, name);
 const signIn = (page: Page, account: { email: string; password: string }) => signInAs(page, gateway.url, account);
 
 function cliUsage(args: string[]): Promise<{ data: { model?: string | null; requests: number; total_tokens: number; cost_usd: number }[] }> {
@@ -54,14 +45,19 @@ function cliUsage(args: string[]): Promise<{ data: { model?: string | null; requ
 describe('dashboard in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    rig = await startDashboardRig();
-    ({ gateway, browser } = rig);
+    fake = await startOpenAIFake();
+    dataDir = mkdtempSync(join(tmpdir(), 'modelgate-dashboard-'));
+    gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
     const { accounts } = gateway.gateway.context;
     await accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     await accounts.createUser(VIEWER.email, VIEWER.password, 'viewer');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
-    await rig?.close();
+    await browser?.close();
+    await gateway?.close();
+    await fake?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('an admin signs in, makes a key, sees its call in the log and usage, pauses it and signs out', async () => {

@@ -11,7 +11,7 @@ import { ROUTE_MODULES } from '../src/server/routes/index.js';
  * vendor without trusting its depth). Every adapter, given answers that break its
  * vendor's documented shape — redirects, the list every client reads missing, nesting deeper
  * than JSON.stringify survives, negative or fractional token counts, stream frames of the
- * wrong kind — gives the caller the answer or a §4 error (502 provider_error), never a 500 and
+ * wrong kind — gives the caller the answer or a documented error (502 provider_error), never a 500 and
  * never a crash, and counts only token usage it can trust. One raw upstream plays OpenAI,
  * Gemini and Anthropic at once (each adapter has its own path); the valid parts of each body
  * follow the vendor's API reference, as the vendor fakes do.
@@ -111,7 +111,7 @@ async function send(provider: Provider, endpoint: Endpoint, given: Answer): Prom
   return { status: response.status, text: await response.text(), requestId: response.headers.get('x-request-id')! };
 }
 
-/** Asserts a 502 provider_error in the §4 shape, and returns the request's record. */
+/** Asserts a 502 provider_error in the documented shape, and returns the request's record. */
 async function assertProviderError(result: { status: number; text: string; requestId: string }, what: string) {
   assert.equal(result.status, 502, `${what}: ${result.text.slice(0, 300)}`);
   const body = JSON.parse(result.text) as { error: { code: string; type: string; request_id: string } };
@@ -135,7 +135,7 @@ const ENDPOINTS: [Provider, Endpoint][] = [
 ];
 
 describe('answers no vendor documents', () => {
-  test('every endpoint of every adapter: the answer or a §4 error, never a 500, and the gateway keeps serving', async () => {
+  test('every endpoint of every adapter: the answer or a documented error, never a 500, and the gateway keeps serving', async () => {
     const failures: string[] = [];
     let sent = 0;
     for (const [provider, endpoint] of ENDPOINTS) {

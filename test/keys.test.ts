@@ -38,7 +38,7 @@ function newKey(overrides: Partial<NewKey> = {}): NewKey {
   };
 }
 
-/** Asserts `run` throws a GatewayError with this code (and so its §4 status and type). */
+/** Asserts `run` throws a GatewayError with this code (and so its documented status and type). */
 function assertGatewayError(run: () => unknown, code: string, status: number, type: string): GatewayError {
   let caught: unknown;
   try {
@@ -148,7 +148,7 @@ describe('key store, cache and authenticator', () => {
     }
   });
 
-  test('each failure has its §4 status and code', async () => {
+  test('each failure has its documented status and code', async () => {
     const { row, secret } = await created({ scopes: ['utils:crypto'] });
     const bearer = { authorization: `Bearer ${secret}` };
     await assertRefused(() => strict.authenticate({}, 'utils:crypto'), 'missing_api_key', 401, 'authentication_error');

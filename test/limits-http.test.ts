@@ -60,7 +60,7 @@ function sendCompletion(response: ServerResponse, usage: { prompt: number; compl
 }
 
 describe('limits over HTTP', () => {
-  test('429 with the §4 body, Retry-After and x-ratelimit headers; admitted responses carry the headers too', async () => {
+  test('429 with the documented error body, Retry-After and x-ratelimit headers; admitted responses carry the headers too', async () => {
     const fake = await startOpenAIFake();
     const gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` } });
     try {

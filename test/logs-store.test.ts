@@ -189,7 +189,7 @@ for (const backend of STORAGE_BACKENDS) {
       const written: RequestLogRow = row('columns', {
         started_at: NOW - 10 * DAY, mode: 'm', platform: 'p', key_id: 'k', project_id: 'pr', fingerprint: 'f', requested_model: 'rq', resolved_model: 'rs',
         provider: 'pv', status: 201, error_code: 'e', latency_ms: 3, upstream_latency_ms: 4, streaming: 1, prompt_tokens: 5, completion_tokens: 6,
-        cached_tokens: 7, total_tokens: 8, image_count: 9, audio_seconds: 10.5, cost_micro_usd: 11, cost_flag: 'cf', media: '{"m":1}', provider_request_id: 'req_vendor_12',
+        cached_tokens: 7, total_tokens: 8, image_count: 9, audio_seconds: 10.5, cost_micro_usd: 11, cost_flag: 'cf', media: '{"m":1}', provider_request_id: 'req_vendor_12', agent: 'ag',
         request_payload: '{"q":1}', response_payload: '{"r":1}', detail: '{"d":1}',
       });
       await store.insertBatch([written]);

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { CLI_NOT_BUILT } from './helpers/serve-process.js';
+import { simpleGraph } from './helpers/agents.js';
 import { inert, jsonText } from '../src/cli/output.js';
 
 /**
@@ -168,6 +169,29 @@ describe('logs and usage', { skip: CLI_NOT_BUILT }, () => {
     assert.equal(byProject.code, 0, byProject.stderr);
     assert.match(byProject.stdout, /^PROJECT\s+REQUESTS/);
     assert.match(byProject.stdout, /\nteam-x\s+1\s+0\s+2\s+1\s+3/);
+  });
+
+  test('logs list names the agent of an agent run', async () => {
+    const saved = await gateway.admin('PUT', '/admin/v1/agents/greeter', { graph: simpleGraph({}, 'gpt-4o-mini') });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    assert.equal((await gateway.admin('POST', '/admin/v1/agents/greeter/publish', {})).status, 200);
+    const secret = await gateway.createKey();
+    fake.scriptChat({ kind: 'reply', text: 'hello', usage: { promptTokens: 2, completionTokens: 1 } });
+    const response = await fetch(`${gateway.url}/v1/agents/greeter/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'hi' }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    const requestId = response.headers.get('x-request-id')!;
+    await gateway.gateway.context.logs.writer.flush();
+
+    const list = await cli(['logs', 'list', '--limit', '5']);
+    assert.equal(list.code, 0, list.stderr);
+    const line = list.stdout.split('\n').find((candidate) => candidate.includes(requestId));
+    assert.match(line ?? '', /agent greeter/, list.stdout);
+    const show = await cli(['logs', 'show', requestId]);
+    assert.match(show.stdout, /^agent\s+greeter$/m, show.stdout);
   });
 
   test('logs export needs no --format', async () => {

@@ -545,7 +545,7 @@ describe('Gemini adapter', () => {
       await rejectsWithCode(provider.chat!.stream(chatCall(ask('Hi'))), 'provider_error');
     });
 
-    test('failures before the first frame reject stream() with their §4 error', async () => {
+    test('failures before the first frame reject stream() with their documented error', async () => {
       fake.reply('streamGenerateContent', { error: 429 });
       const limited = await rejectsWithCode(provider.chat!.stream(chatCall(ask('Hi'))), 'rate_limit_exceeded');
       assert.equal(limited.retryAfterSeconds, 17, 'RetryInfo.retryDelay becomes Retry-After');

@@ -19,7 +19,7 @@ const faultyRoutes: RouteModule = (app) => {
   );
 };
 
-describe('framework errors get the §4 body', () => {
+describe('framework errors get the documented error body', () => {
   let gateway: TestGateway;
   before(async () => {
     gateway = await startTestGateway({ routes: [faultyRoutes], configFile: { server: { bodyLimitBytes: 1024 * 1024 } } });
@@ -120,7 +120,7 @@ function rawExchange(url: string, payload: string): Promise<{ status: number; he
   });
 }
 
-describe('requests the HTTP parser refuses get the §4 body too', () => {
+describe('requests the HTTP parser refuses get the documented error body too', () => {
   let gateway: TestGateway;
   before(async () => {
     gateway = await startTestGateway({ configFile: { server: { requestTimeoutMs: 2_000 } } });
@@ -222,7 +222,7 @@ describe('a client that closes its connection mid-upload', () => {
 });
 
 describe('a request that arrives during a graceful shutdown', () => {
-  test('is refused with a §4 503 shutting_down and its connection closed, after the request in flight is answered', async () => {
+  test('is refused with a documented 503 shutting_down and its connection closed, after the request in flight is answered', async () => {
     let entered!: () => void;
     const inFlight = new Promise<void>((done) => (entered = done));
     let release!: () => void;

@@ -183,6 +183,17 @@ describe('status routes', () => {
       assert.ok(found.description.length > 0, path);
     }
     assert.ok(!body.endpoints.some((candidate) => candidate.path.startsWith('/admin')));
+    // The list is the route table's: every public operation of the OpenAPI document, with its
+    // summary and description, and nothing else but the two reference pages.
+    const openapi = await getJson<{ paths: Record<string, Record<string, { summary?: string; description?: string; tags?: string[] }>> }>(`${gateway.url}/openapi.json`);
+    const documented = Object.entries(openapi.body.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method, operation]) => method !== 'head' && !(operation.tags ?? []).includes('admin') && (path === '/' || path.startsWith('/v1/')))
+        .map(([method, operation]) => `${method.toUpperCase()} ${path}: ${[operation.summary, operation.description].filter(Boolean).join('. ')}`),
+    );
+    const listed = body.endpoints.filter((candidate) => candidate.path !== '/openapi.json' && candidate.path !== '/docs');
+    assert.deepEqual(listed.map((candidate) => `${candidate.method} ${candidate.path}: ${candidate.description}`).sort(), documented.sort());
+    assert.ok(endpoint('GET', '/openapi.json') !== undefined && endpoint('GET', '/docs') !== undefined);
 
     const defaultModel = models.body.default_model;
     const byId = new Map(body.quickstarts.map((quickstart) => [quickstart.id, quickstart]));
@@ -205,7 +216,7 @@ describe('status routes', () => {
     assert.ok(body.pricing_notes.some((note: string) => note.includes('starts_at')));
   });
 
-  test('every response carries x-request-id, and an unknown route is a §4 404', async () => {
+  test('every response carries x-request-id, and an unknown route is a documented 404', async () => {
     for (const path of ['/', '/v1/models', '/v1/docs/metadata', '/openapi.json', '/docs']) {
       const before = Date.now();
       const response = await fetch(`${gateway.url}${path}`);

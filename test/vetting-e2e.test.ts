@@ -16,7 +16,7 @@ type Loose = any;
  * Both VETTING endpoints end to end: the official openai SDK → the gateway → the real
  * provider adapters → fake vendor upstreams, drafting on one provider and verifying on
  * another, asserting what each upstream received (the structured-output request of
- * decisions §6 in each vendor's own form) and what the caller got.
+ * docs/vetting.md in each vendor's own form) and what the caller got.
  */
 
 const FALLBACK = 'Let us work through it step by step. What have you tried so far?';
@@ -183,7 +183,7 @@ describe('POST /v1/vetting/full across providers', () => {
 
     const verifications = chatRequests(openai);
     assert.equal(verifications.length, 1);
-    // Checked against decisions §6 and OpenAI's strict structured outputs (every property
+    // Checked against docs/vetting.md and OpenAI's strict structured outputs (every property
     // required, no others), not against the gateway's own constant.
     const format = verifications[0]!.json.response_format;
     assert.equal(format.type, 'json_schema');

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../errors/index.js';
-import type { Database } from '../storage/schema.js';
+import type { Database } from '../storage/index.js';
 import { decoyPasswordHash, verifyPassword } from './password.js';
 import { csrfTokenOf, SessionStore, type SessionLifetimes, type StoredSession } from './session-store.js';
 import { SignInThrottle, type ThrottleLimits } from './sign-in-throttle.js';

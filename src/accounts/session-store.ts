@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
+import type { Database } from '../storage/index.js';
 
 /**
  * Dashboard sessions, stored in the database so they survive a restart and hold on every

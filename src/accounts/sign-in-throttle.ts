@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
+import type { Database } from '../storage/index.js';
 
 /**
  * Failed sign-ins counted per account (the email as typed, known or not, so the throttle

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { GatewayError, invalidBody } from '../errors/index.js';
-import type { Database, DashboardUsersTable } from '../storage/schema.js';
+import type { Database, DashboardUsersTable } from '../storage/index.js';
 import { hashPassword, passwordProblem } from './password.js';
 import type { Role, UserView } from './types.js';
 

@@ -11,7 +11,7 @@ function invalidGraph(result: ValidationResult & { ok: false }): GatewayError {
 }
 
 /**
- * The authoring order of the spec: validate, save (every save is a numbered draft), test
+ * The authoring order (docs/agents.md): validate, save (every save is a numbered draft), test
  * (AgentRunner, on a draft), publish (an immutable version; publishing again adds one).
  * Nothing invalid is ever saved or published.
  */

@@ -2,7 +2,7 @@ import { isForbiddenKey } from './values.js';
 
 /**
  * Dot paths, the one way templates and expressions name a value: `input`, `<node>.content`,
- * `<node>.json.<field>`, `<image_node>.url`, `vars.<name>` (decisions §7).
+ * `<node>.json.<field>`, `<image_node>.url`, `vars.<name>` (docs/agents.md, "Templates and expressions").
  */
 export const MAX_PATH_SEGMENTS = 16;
 const ROOT = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

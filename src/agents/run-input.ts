@@ -1,7 +1,7 @@
 import { invalidBody } from '../errors/index.js';
 
 /**
- * The input forms of an agent run (spec: Agent run request): `input` as a string, a
+ * The input forms of an agent run (docs/agents.md, "Running an agent"): `input` as a string, a
  * content-part array or a Responses-style message array; `message`; `messages`. Each yields
  * one turn: its text and the images it carries (not yet decoded or checked).
  */

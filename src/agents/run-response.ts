@@ -4,7 +4,7 @@ import type { InputAsset } from './media/agent-media.js';
 import type { NodeUsage, RunResult, StepValues, TraceStep } from './runtime/types.js';
 import type { SafeValue } from './values.js';
 
-/** The agent run response of decisions §7. */
+/** The agent run response (docs/agents.md, "Running an agent"). */
 export interface AgentRunResponse {
   object: 'agent.run';
   request_id: string;

@@ -1,9 +1,9 @@
 import { GatewayError, invalidBody } from '../errors/index.js';
-import type { MediaSummary } from '../logs/types.js';
+import type { MediaSummary } from '../logs/index.js';
 
 /**
  * The input policy of every model call: vendor-neutral rules for the content of chat
- * messages (spec: Chat completion request) — which image and file references the gateway
+ * messages (docs/errors.md lists what it refuses) — which image and file references the gateway
  * accepts, and which the model's input modalities allow — checked before anything is reserved
  * or any provider is called, and a summary of the media for the request log (counts, types,
  * bytes; never data). Chat, VETTING and agents' model calls all pass through it (see
@@ -171,7 +171,7 @@ function checkPart(part: unknown, param: string, rules: ContentRules, tally: Med
 
 /**
  * Checks every message's content (a string, an array of parts, or null/absent for assistant
- * tool calls) and returns the media summary. Throws the §4 400 naming the field at fault.
+ * tool calls) and returns the media summary. Throws the 400 naming the field at fault.
  */
 export function inspectMessages(messages: readonly unknown[], rules: ContentRules): MediaSummary | null {
   const tally = new MediaTally();

@@ -78,7 +78,7 @@ export class ModelCalls {
     private readonly limiter: Limiter,
   ) {}
 
-  /** Resolves, checks the allow-list, finds the capability and applies the input policy. Throws the §4 error; nothing is reserved. */
+  /** Resolves, checks the allow-list, finds the capability and applies the input policy. Throws the GatewayError; nothing is reserved. */
   check<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
     const { record } = request;
     const param = request.param ?? 'model';
@@ -106,7 +106,7 @@ export class ModelCalls {
     return new CheckedCall({ resolved, provider, capability: capability as NonNullable<Provider[C]> }, media, record);
   }
 
-  /** Reserves the estimate against the principal's limits (a §4 429 when nothing is left); kept in the record when given. */
+  /** Reserves the estimate against the principal's limits (a 429 when nothing is left); kept in the record when given. */
   async reserve(principal: Principal, estimate: UsageEstimate, record?: RequestRecord): Promise<Admission> {
     const admission = await this.limiter.admit(principal, estimate);
     if (record !== undefined) record.admission = admission;

@@ -195,7 +195,7 @@ export class Catalog {
 
   /**
    * The public entry of `GET /v1/models/{model}`: a listed id or service alias as listed, a
-   * legacy alias as its model's entry; or the §4 not_found naming close ids.
+   * legacy alias as its model's entry; or the not_found naming close ids.
    */
   entry(requested: string): PublicModelEntry {
     const listed = this.publicList.find((entry) => entry.id === requested);
@@ -215,7 +215,7 @@ export class Catalog {
     return this.models.get(id);
   }
 
-  /** Resolves a client's `model` value for an endpoint of `options.mode`, or throws the §4 400. */
+  /** Resolves a client's `model` value for an endpoint of `options.mode`, or throws the 400. */
   resolve(requested: string, options: ResolveOptions): ResolvedModel {
     const resolved = this.lookup(requested, options);
     const mode = resolved.model.entry.mode;

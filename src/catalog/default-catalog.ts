@@ -3,7 +3,7 @@ import type { ModelSpec } from './model-spec.js';
 import type { ModelMode, ModelPricing, PricingStatus, TokenPrices } from './types.js';
 
 /*
- * The shipped catalog (decisions §3): public list prices in USD, as the vendors' pricing
+ * The shipped catalog (docs/catalog.md): public list prices in USD, as the vendors' pricing
  * pages give them (checked November 2026), cache writes and long-prompt tiers included. `status` says how sure each price is; docs/catalog.md
  * explains the statuses. Operators correct or extend any entry in modelgate.yaml.
  */

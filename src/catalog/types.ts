@@ -6,7 +6,7 @@ export type PricingStatus = 'documented' | 'short_context' | 'docs_inferred' | '
 
 /**
  * The per-token prices of a prompt size: the pricing object's own (its first seven fields are
- * the spec's), or a tier's. USD per 1M tokens; null as documented in docs/catalog.md.
+ * the public entry's), or a tier's. USD per 1M tokens; null as documented in docs/catalog.md.
  */
 export interface TokenPrices {
   input_per_million: number | null;
@@ -44,7 +44,7 @@ export interface ModelCapabilities {
   image_generation: boolean;
 }
 
-/** The public model entry of the spec, exactly as `GET /v1/models` shows it. */
+/** The public model entry, exactly as `GET /v1/models` shows it. */
 export interface PublicModelEntry {
   id: string;
   object: 'model';

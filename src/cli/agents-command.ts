@@ -5,7 +5,7 @@ import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client
 import { parseWholeNumber } from './arguments.js';
 import { CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
-/** `modelgate agents …`: the authoring order of decisions §5 (validate, save, test, publish) and list. */
+/** `modelgate agents …`: the authoring order of docs/agents.md (validate, save, test, publish) and list. */
 
 interface RunView {
   run_id: string;

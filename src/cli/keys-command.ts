@@ -5,7 +5,7 @@ import { closestIds } from '../config/index.js';
 import { CLEAR, orNull, parseCountLimit, parseList, parseModels, parseNewCountLimit, parseNewUsdLimit, parseScopes, parseUsdLimit, type Clear } from './arguments.js';
 import { ask, CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
-/** `modelgate keys …`: a client of the admin API's key routes (decisions §5). */
+/** `modelgate keys …`: a client of the admin API's key routes (docs/cli.md). */
 
 interface LimitOptions {
   rpm?: number | Clear;

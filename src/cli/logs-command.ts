@@ -8,7 +8,7 @@ import { parseWholeNumber } from './arguments.js';
 import { keyLabel, keyNames } from './key-names.js';
 import { orDash, printFields, printJson, printTable, jsonText, printText } from './output.js';
 
-/** `modelgate logs …` and the filters it shares with `modelgate usage` (decisions §5). */
+/** `modelgate logs …` and the filters it shares with `modelgate usage` (docs/cli.md). */
 
 export interface FilterOptions {
   key?: string;
@@ -59,7 +59,7 @@ function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | nul
       record.created_at,
       record.request_id,
       keyLabel(record.key_id, names),
-      orDash(record.resolved_model ?? record.requested_model),
+      record.agent === null ? orDash(record.resolved_model ?? record.requested_model) : `agent ${record.agent}`,
       record.error_code === null ? String(record.status) : `${record.status} ${record.error_code}`,
       String(record.latency_ms),
       orDash(record.usage?.total_tokens ?? null),
@@ -85,6 +85,7 @@ function printLogRecord(record: LogDetailView): void {
     ['key', orDash(record.fingerprint)],
     ['project', orDash(record.project_id)],
     ['model', `${orDash(record.requested_model)} → ${orDash(record.resolved_model)} (${orDash(record.provider)})`],
+    ...(record.agent === null ? [] : [['agent', record.agent] as [string, string]]),
     ['provider request id', orDash(record.provider_request_id)],
     ['status', record.error_code === null ? String(record.status) : `${record.status} ${record.error_code}`],
     ['latency ms', `${record.latency_ms} (upstream ${orDash(record.upstream_latency_ms)})`],

@@ -9,7 +9,7 @@ import { registerStatusCommand } from './status-command.js';
 import { inert } from './output.js';
 
 /**
- * The `modelgate` CLI (decisions §5). Each command group lives in its own file and adds
+ * The `modelgate` CLI (docs/cli.md). Each command group lives in its own file and adds
  * itself with one `register…Command(program)` call below.
  */
 

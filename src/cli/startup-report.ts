@@ -1,7 +1,6 @@
 import { describeRedis, describeStorage } from '../config/index.js';
 import type { ProviderSummary } from '../providers/index.js';
-import type { RunningGateway } from '../server/gateway.js';
-import { DASHBOARD_PATH } from '../server/routes/dashboard.js';
+import { DASHBOARD_PATH, type RunningGateway } from '../server/index.js';
 
 /** What start-up tells the operator, as lines to print and as fields for the process log. */
 export interface StartupReport {

@@ -5,7 +5,7 @@ import { keyLabel, keyNames } from './key-names.js';
 import { queryOf, withFilterOptions, type FilterOptions } from './logs-command.js';
 import { orDash, printJson, printTable, printText } from './output.js';
 
-/** `modelgate usage`: requests, tokens and cost per day, model or key (decisions §5). */
+/** `modelgate usage`: requests, tokens and cost per day, model or key (docs/cli.md). */
 
 function parseGrouping(value: string): UsageGrouping {
   if (!(USAGE_GROUPINGS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${USAGE_GROUPINGS.join(', ')}`);

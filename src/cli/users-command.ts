@@ -4,7 +4,7 @@ import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client
 import { printJson, printTable } from './output.js';
 import { readPassword } from './password-input.js';
 
-/** `modelgate users …`: dashboard accounts, a client of the admin API's user routes (decisions §10). */
+/** `modelgate users …`: dashboard accounts, a client of the admin API's user routes (docs/cli.md). */
 
 interface PasswordOptions extends AdminOptions {
   passwordStdin?: boolean;

@@ -1,5 +1,5 @@
 /**
- * Environment twins of config-file settings (decisions §2). The table is also the source of
+ * Environment twins of config-file settings (docs/configuration.md). The table is also the source of
  * the settings list in docs/configuration.md; keep the two together.
  */
 export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';

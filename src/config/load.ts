@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { TSchema, TUnion } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { SECRET_PREFIX } from '../keys/secret.js';
+import { SECRET_PREFIX } from '../keys/index.js';
 import { ConfigSchema, type GatewayConfig } from './schema.js';
 import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
 import { closestIds } from './closest-names.js';

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /**
  * The whole configuration, one schema. Every setting has a config-file name (the path in
- * this schema) and, where decisions §2 gives one, an environment twin (see env.ts).
+ * this schema) and, where docs/configuration.md lists one, an environment twin (see env.ts).
  */
 const PositiveInt = (def: number, description: string) =>
   Type.Integer({ minimum: 1, default: def, description });

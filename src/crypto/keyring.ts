@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/index.js';
  * `enc::` values: AES-256-GCM, tagged with the id of the key that sealed them so the key can
  * rotate. Layout: `enc::v2.<keyId>.<base64url(iv ‖ ciphertext ‖ tag)>`. The associated data
  * is the header (`enc::v2.<keyId>`) and the project of the key that encrypted, so no part can
- * be altered and a key of another project cannot open the value (decisions §7).
+ * be altered and a key of another project cannot open the value (docs/security.md).
  *
  * Version 1 values (made before values were bound to a project) carry only the header as
  * associated data: they still open for a key of any project, until they are encrypted again

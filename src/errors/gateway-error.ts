@@ -1,5 +1,5 @@
 /**
- * The one error family of the gateway (decisions §4). Every failure a caller can see is a
+ * The one error family of the gateway (docs/errors.md). Every failure a caller can see is a
  * GatewayError with a code from this closed union; status and type follow from the code,
  * checked exhaustively by the compiler, so no route can invent its own shape.
  */
@@ -132,7 +132,7 @@ export class GatewayError extends Error {
     this.logDetail = options.logDetail;
   }
 
-  /** The OpenAI-shaped body of decisions §4. */
+  /** The OpenAI-shaped error body of docs/errors.md. */
   toBody(requestId: string): ErrorBody {
     return {
       error: { message: this.message, type: this.type, code: this.code, param: this.param, request_id: requestId },

@@ -10,6 +10,6 @@ export type { ProjectRow, ProjectView } from './project-store.js';
 export { Authenticator, admit as admitKeyRow, assertModelAllowed, extractSecret } from './authenticate.js';
 export { nextStatus } from './state-machine.js';
 export type { KeyAction } from './state-machine.js';
-export { SECRET_PREFIX, hashSecret, generateSecret, looksLikeSecret } from './secret.js';
+export { SECRET_PREFIX, hashSecret, generateSecret, looksLikeSecret, fingerprintOf } from './secret.js';
 export { pageOfKeys, encodeKeyCursor, parseKeyCursor } from './key-page.js';
 export type { KeyPage, KeyPageQuery, KeyCursor } from './key-page.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { invalidBody } from '../errors/index.js';
-import type { Database } from '../storage/schema.js';
+import type { Database } from '../storage/index.js';
 import type { KeyRow } from './key-store.js';
 import type { KeyStatus } from './types.js';
 

@@ -9,7 +9,7 @@ const TRANSITIONS: Record<KeyAction, { from: readonly KeyStatus[]; to: KeyStatus
   revoke: { from: ['active', 'paused'], to: 'revoked' },
 };
 
-/** The key lifecycle of the spec: revoked is final; pause/resume never rotate the secret. */
+/** The key lifecycle (docs/admin-api.md): revoked is final; pause/resume never rotate the secret. */
 export function nextStatus(current: KeyStatus, action: KeyAction): KeyStatus {
   const transition = TRANSITIONS[action];
   if (transition.from.includes(current)) return transition.to;

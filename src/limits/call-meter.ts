@@ -4,7 +4,7 @@ import type { Admission, Limiter, UsageEstimate } from './types.js';
 
 /** Reserves against a key's caps for one model call of a request that makes several. */
 export interface CallMeter {
-  /** Reserves the call's estimate (a §4 429 when it does not fit); settle the admission with what the call used. */
+  /** Reserves the call's estimate (a 429 when it does not fit); settle the admission with what the call used. */
   reserve(estimate: UsageEstimate): Promise<Admission>;
 }
 

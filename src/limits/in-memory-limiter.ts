@@ -99,7 +99,7 @@ export class InMemoryLimiter implements Limiter {
     const headersAfter = (used: number) => (rpm === null ? NO_HEADERS : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds));
     if (rpm !== null && usedRequests >= rpm) throw requestsPerMinuteExceeded(rpm, minute.resetSeconds);
     // A cap admits while some of it is neither spent nor reserved; the reservation is the
-    // estimate clamped to that remainder (decisions §4).
+    // estimate clamped to that remainder (docs/limits.md).
     const tokensLeft = dailyTokens === null ? null : dailyTokens - current(this.tokens, key, day.id);
     if (tokensLeft !== null && tokensLeft <= 0) throw dailyTokenCapExceeded(dailyTokens!, day.resetSeconds, headersAfter(usedRequests));
     const costLeft = monthlyCostUsd === null ? null : usdToMicro(monthlyCostUsd) - current(this.costs, key, month.id);

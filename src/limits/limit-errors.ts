@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.js';
 import { rateLimitHeaders } from './windows.js';
 
-/** The three §4 429s, shared by every limiter so callers see one wording. */
+/** The three 429s, shared by every limiter so callers see one wording. */
 export function requestsPerMinuteExceeded(rpm: number, resetSeconds: number): GatewayError {
   return new GatewayError('rate_limit_exceeded', `This key allows ${rpm} requests per minute; retry in ${resetSeconds}s.`, {
     retryAfterSeconds: resetSeconds,

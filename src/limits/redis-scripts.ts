@@ -8,7 +8,7 @@
  * ARGV: rpm, daily token cap, monthly cost cap (micro-USD) — each -1 for "no limit" —
  *       estimated tokens, estimated cost (micro-USD), and the three counters' TTLs in ms.
  * A cap admits while some of it is neither spent nor reserved, and the request reserves its
- * estimate clamped to that remainder (decisions §4).
+ * estimate clamped to that remainder (docs/limits.md).
  * Returns {0, requests used this minute, tokens reserved, cost reserved} when admitted, else
  * {1|2|3, used} naming the limit that refused (1 rpm, 2 daily tokens, 3 monthly cost) and
  * nothing is reserved.

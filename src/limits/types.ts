@@ -51,7 +51,7 @@ export type LimitSeedSource = (now: number) => Promise<LimitSeed[]>;
  * `admit` checks and reserves in one atomic step: a cap admits while some of it is neither
  * spent nor reserved, and the request reserves its estimate clamped to that remainder, so
  * concurrent requests share what is left and never all get in on a nearly spent cap. It
- * throws the §4 429 GatewayError when the per-minute limit is reached or a cap has nothing left.
+ * throws the 429 GatewayError when the per-minute limit is reached or a cap has nothing left.
  */
 export interface Limiter {
   admit(principal: Principal, estimate: UsageEstimate): Promise<Admission>;

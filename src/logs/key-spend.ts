@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { microToUsd } from '../limits/index.js';
-import type { Database } from '../storage/schema.js';
+import type { Database } from '../storage/index.js';
 
 /**
  * What keys spent in the current UTC day and month, read from the request log: what their

@@ -15,6 +15,7 @@ const COLUMNS: readonly [string, (view: LogSummaryView) => string | number | boo
   ['project_id', (view) => view.project_id],
   ['requested_model', (view) => view.requested_model],
   ['resolved_model', (view) => view.resolved_model],
+  ['agent', (view) => view.agent],
   ['status', (view) => view.status],
   ['error_code', (view) => view.error_code],
   ['latency_ms', (view) => view.latency_ms],

@@ -150,6 +150,7 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     cost_flag: cost.startingPrice ? 'starting_price' : null,
     media: record.media === null ? null : toJson(redactValue(record.media)),
     provider_request_id: storedProviderRequestIds(finished.providerRequestIds),
+    agent: record.agent,
     request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
     response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
     detail: storedObject(detail),

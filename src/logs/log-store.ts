@@ -71,6 +71,7 @@ const SUMMARY_COLUMNS = [
   'cost_flag',
   'media',
   'provider_request_id',
+  'agent',
 ] as const;
 
 type LogQuery<O> = SelectQueryBuilder<Database, 'request_logs', O>;
@@ -165,6 +166,7 @@ function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
     row.cost_flag ?? null,
     row.media ?? null,
     row.provider_request_id ?? null,
+    row.agent ?? null,
     payloads,
     row.payloads_omitted ?? null,
     row.detail ?? null,

@@ -6,7 +6,7 @@ import type { UsageGrouping } from './types.js';
 /** The columns a view shows as they are stored (their types are the table's). */
 type ShownAsStored =
   | 'request_id' | 'endpoint' | 'mode' | 'platform' | 'key_id' | 'project_id' | 'fingerprint' | 'requested_model' | 'resolved_model' | 'provider'
-  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds' | 'provider_request_id';
+  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds' | 'provider_request_id' | 'agent';
 
 /** A log record as the admin API and the CLI show it (list pages). */
 export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
@@ -43,6 +43,7 @@ export function toSummaryView(row: LogSummaryRow): LogSummaryView {
     resolved_model: row.resolved_model,
     provider: row.provider,
     provider_request_id: row.provider_request_id,
+    agent: row.agent,
     status: row.status,
     error_code: row.error_code,
     latency_ms: row.latency_ms,

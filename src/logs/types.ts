@@ -1,6 +1,6 @@
 import type { ModelMode } from '../catalog/index.js';
 import type { TokenUsage } from '../providers/index.js';
-import type { Admission } from '../limits/types.js';
+import type { Admission } from '../limits/index.js';
 
 /** Metadata about media a request carried (never the bytes). */
 export interface MediaSummary {
@@ -44,6 +44,8 @@ export interface RequestRecord {
   upstreamLatencyMs: number | null;
   /** Set when the limiter admitted the request; settled when the response ends. */
   admission: Admission | null;
+  /** The slug of the agent a run belongs to, for the log's list; null for every other request. */
+  agent: string | null;
   /** Whether this is an agent test run (authoring), run id, agent version, … */
   extra: Record<string, unknown> | null;
   /**

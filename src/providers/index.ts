@@ -9,3 +9,4 @@ export { ProviderRequestIds } from './shared/provider-request-ids.js';
 export { patchJsonObject } from './shared/json-members.js';
 export { providerJsonText, stringifyProviderValue } from './shared/provider-json.js';
 export { MAX_AUDIO_SECONDS } from './shared/audio-duration.js';
+export { SPEECH_CONTENT_TYPES } from './shared/speech-formats.js';

@@ -6,8 +6,8 @@ import { SECRET_PREFIX } from '../keys/index.js';
 import { sessionTokenOf } from './session-cookie.js';
 
 /**
- * The one authorisation path of the admin API (/admin/v1/*, /metrics), decisions §5 and
- * §10: the admin token (`Authorization: Bearer …`) or a signed-in dashboard session (its
+ * The one authorisation path of the admin API (/admin/v1/*, /metrics; docs/admin-api.md):
+ * the admin token (`Authorization: Bearer …`) or a signed-in dashboard session (its
  * cookie). A session may do what the token may, limited by its account's role; its
  * state-changing calls must also carry the session's CSRF token in `x-csrf-token`.
  */

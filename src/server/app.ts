@@ -97,7 +97,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     frameworkErrors: (error, request, reply) => frameworkError(error, request.id, reply.raw),
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
-    // Refused in our own onRequest hook instead, with the §4 body (Fastify's has its own shape).
+    // Refused in our own onRequest hook instead, with the gateway's error body (Fastify's has its own shape).
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },

@@ -47,7 +47,7 @@ function headerLines(headers: Record<string, string>): string {
   return Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
 }
 
-/** The §4 error for a request Node's HTTP parser refused or gave up on. */
+/** The error for a request Node's HTTP parser refused or gave up on. */
 function clientError(error: NodeJS.ErrnoException, timeouts: ClientTimeouts): GatewayError {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return new GatewayError(
@@ -67,8 +67,8 @@ function clientError(error: NodeJS.ErrnoException, timeouts: ClientTimeouts): Ga
 
 /**
  * Answers what Node's HTTP parser refuses before any route sees it (oversized headers, bad
- * characters, a malformed request line or length, a request too slow to arrive) with the §4
- * body and an x-request-id like every other error, instead of the framework's own shape. The
+ * characters, a malformed request line or length, a request too slow to arrive) with the
+ * gateway's error body and an x-request-id like every other error, instead of the framework's own shape. The
  * connection's framing is lost, so it is closed. As Node does, nothing is written on a
  * connection that has already sent something (a response may be under way on it).
  */
@@ -95,7 +95,7 @@ export function clientErrorHandler(nextRequestId: () => string, timeouts: Client
 export const MAX_PARAM_LENGTH = 100;
 
 /**
- * The §4 answer for what Fastify's router refuses before any hook runs: a path whose
+ * The answer for what Fastify's router refuses before any hook runs: a path whose
  * percent-escapes do not decode, or a path parameter over its length limit (Fastify would
  * answer both in its own shape, without x-request-id).
  */

@@ -47,7 +47,7 @@ function describeValidation(issue: ValidationIssue, context: string | undefined)
 }
 
 /**
- * Maps framework errors (parsing, validation, limits) to the §4 family. Anything unknown
+ * Maps framework errors (parsing, validation, limits) to the gateway's error family. Anything unknown
  * becomes internal_error; its details go to the process log only.
  */
 export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayError {

@@ -15,6 +15,7 @@ import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
 import { ModelCalls } from '../calls/index.js';
+import { createAgentServices } from '../agents/index.js';
 import { createProcessLogger } from './process-logger.js';
 import { ROUTE_MODULES } from './routes/index.js';
 
@@ -118,6 +119,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
+    const calls = new ModelCalls(catalog, providers, accounting.limits);
+    const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
+    shutdownTasks.push(() => agents.close());
     const context: GatewayContext = {
       config,
       secrets,
@@ -132,7 +136,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
       },
       ...accounting,
-      calls: new ModelCalls(catalog, providers, accounting.limits),
+      calls,
+      agents,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };

@@ -1,7 +1,6 @@
 import { errorCodes } from 'fastify';
 import { GatewayError } from '../errors/index.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth.js';
-import { parseJsonBytes, type ParsedJson } from '../json/parse-bytes.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBytes, type ParsedJson } from '../json/index.js';
 import type { GatewayApp } from './app.js';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { redactText, redactValue } from '../logs/redaction.js';
+import { redactText, redactValue } from '../logs/index.js';
 
 /**
  * The process log. Credentials never reach it: request headers that carry them are censored

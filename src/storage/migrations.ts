@@ -269,6 +269,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         }
       },
     },
+    '0019-logs-agent-slug': {
+      async up(db: Kysely<unknown>) {
+        // An agent run's slug beside its record, so the list tells the runs of one agent from another.
+        await db.schema.alterTable('request_logs').addColumn('agent', 'text').execute();
+      },
+    },
     '0024-editor-agent-conversation-list': {
       async up(db: Kysely<unknown>) {
         // The dashboard's list of a key's conversations with an agent, newest first.

@@ -63,6 +63,8 @@ export interface RequestLogsTable {
   media: string | null;
   /** The providers' own ids of the request's calls (x-request-id, request-id, responseId), space-separated in call order. */
   provider_request_id: string | null;
+  /** The agent's slug, for an agent run (its version and run id are in `detail`). */
+  agent: string | null;
   /** JSON, redacted: records written before payloads were compressed (new records use `payloads`). */
   request_payload: string | null;
   response_payload: string | null;

@@ -36,7 +36,7 @@ interface Completion {
 
 type CallResult =
   | Completion
-  /** `code` is the §4 code; provider messages are not repeated, they can quote the prompt. */
+  /** `code` is the gateway's error code; provider messages are not repeated, they can quote the prompt. */
   | { kind: 'failed'; code: string };
 
 function firstChoice(result: ChatCompletionResult): JsonObject | undefined {
@@ -54,7 +54,7 @@ function classifyCompletion(result: ChatCompletionResult): Completion {
 
 /**
  * Calls a model and classifies the answer. A failed call is a stop reason, not an HTTP error
- * (decisions §6), except when the client went away, or when a drafting call was refused for
+ * (docs/vetting.md), except when the client went away, or when a drafting call was refused for
  * the caller's own input (an image the model cannot take, …): that stays the caller's 4xx.
  */
 async function callModel(caller: ChatCaller, body: JsonObject, signal: AbortSignal, role: 'draft' | 'verify'): Promise<CallResult> {
@@ -68,7 +68,7 @@ async function callModel(caller: ChatCaller, body: JsonObject, signal: AbortSign
 }
 
 /**
- * The VETTING loop (spec: VETTING loop; decisions §6): draft, check, verify, retry with
+ * The VETTING loop (docs/vetting.md): draft, check, verify, retry with
  * feedback. Fails closed: only a draft the verifier passed is ever returned as the reply.
  */
 export async function runVettingLoop(input: VettingLoopInput): Promise<LoopOutcome> {

@@ -4,7 +4,7 @@ import { invalidBody } from '../errors/index.js';
 export const DEFAULT_ATTEMPTS = 3;
 
 /**
- * Opens a field that accepts `enc::` values (spec Rule 3). Only the four fields of that rule
+ * Opens a field that accepts `enc::` values (docs/vetting.md). Only those four fields
  * call this; an `enc::` value anywhere else is plain text.
  */
 export function openField(keyring: ProjectKeyring, value: string, field: string): string {

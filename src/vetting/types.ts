@@ -1,6 +1,6 @@
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../providers/index.js';
 
-/** Why the VETTING loop stopped (spec: VETTING loop). */
+/** Why the VETTING loop stopped (docs/vetting.md). */
 export type StopReason =
   | 'VERIFICATION_PASSED'
   | 'MAX_ATTEMPTS_REACHED'
@@ -11,7 +11,7 @@ export type StopReason =
 /** One provider chat call with the OpenAI-shaped body; the loop knows nothing else of providers. */
 export type ChatCaller = (body: JsonObject) => Promise<ChatCompletionResult>;
 
-/** The verification model's structured output (decisions §6). */
+/** The verification model's structured output (docs/vetting.md). */
 export interface Verdict {
   passed: boolean;
   reason: string;

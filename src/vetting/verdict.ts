@@ -4,7 +4,7 @@ import type { Verdict } from './types.js';
 /** The verdict's fields: all required, and no others (readVerdict refuses an object with more). */
 const VERDICT_FIELDS: readonly string[] = ['passed', 'reason', 'requires_attention'];
 
-/** JSON schema of the verdict; adapters map it to each vendor's structured output (decisions §6). */
+/** JSON schema of the verdict; adapters map it to each vendor's structured output (docs/vetting.md). */
 export const VERDICT_SCHEMA: JsonObject = {
   type: 'object',
   properties: {

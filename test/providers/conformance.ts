@@ -152,7 +152,7 @@ export function openaiClient(gatewayUrl: string, key: string, agent?: Agent): Op
   return new OpenAI({ apiKey: key, baseURL: `${gatewayUrl}/v1`, maxRetries: 0, timeout: 20_000, fetch });
 }
 
-/** Asserts an SDK call failed with the §4 error of `status`/`code`, and returns the error. */
+/** Asserts an SDK call failed with the documented error of `status`/`code`, and returns the error. */
 export async function rejectsWith(call: Promise<unknown>, status: number, code: string): Promise<InstanceType<typeof OpenAI.APIError>> {
   try {
     await call;
@@ -481,7 +481,7 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
   });
 }
 
-/** The stream carried `text`, then one error chunk of the §4 shape, and no [DONE]. */
+/** The stream carried `text`, then one error chunk of the documented shape, and no [DONE]. */
 function assertEndsWithErrorChunk(result: SseResult, text: string): void {
   assert.equal(result.status, 200);
   const last = JSON.parse(result.data.at(-1) ?? '{}') as { error?: { message: string; type: string; code: string } };

@@ -4,6 +4,7 @@ import { AgentsPage } from './pages/agents/AgentsPage.js';
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
+import { PlaygroundPage } from './pages/playground/PlaygroundPage.js';
 import { SignInPage } from './pages/SignInPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { useSession } from './session.js';
@@ -30,6 +31,7 @@ export function App() {
         {isAdmin && <Route path="/keys" element={<KeysPage />} />}
         {isAdmin && <Route path="/agents" element={<AgentsPage />} />}
         {isAdmin && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
+        {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -65,6 +67,11 @@ function Layout() {
             <li>
               <NavLink to="/usage">Usage</NavLink>
             </li>
+            {isAdmin && (
+              <li>
+                <NavLink to="/playground">Playground</NavLink>
+              </li>
+            )}
           </ul>
         </nav>
         <div className="account">

@@ -2,7 +2,7 @@ import type { Expression } from '../expressions/expression.js';
 import type { Template } from '../templates/template.js';
 import type { SafeObject, SafeValue } from '../values.js';
 
-/** Node types of graph version 1 (spec: Agent workflow graph). `subagent` is reserved and refused. */
+/** Node types of graph version 1 (docs/agents.md, "Graph reference"). `subagent` is reserved and refused. */
 export const NODE_TYPES = ['input', 'llm', 'condition', 'image', 'http', 'loop', 'transform', 'output', 'subagent'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 

@@ -6,7 +6,7 @@ import { detectImageType } from './image-types.js';
 import type { CheckedImage } from './ingest.js';
 import { newStorageKey, type MediaStore } from './media-store.js';
 
-/** What the run response lists for each image of the turn (decisions §7). */
+/** What the run response lists for each image of the turn (docs/agents.md, "Media"). */
 export interface InputAsset {
   asset_id: string;
   url: string;

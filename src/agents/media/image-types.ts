@@ -1,4 +1,4 @@
-/** Image types agents accept (spec: Limits): the declared type must match the file's signature. */
+/** Image types agents accept (docs/agents.md, "Media"): the declared type must match the file's signature. */
 export const ACCEPTED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/heic', 'image/heif'] as const;
 export type ImageType = (typeof ACCEPTED_IMAGE_TYPES)[number];
 

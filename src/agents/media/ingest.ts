@@ -4,7 +4,7 @@ import { GatewayError, withArticle } from '../../errors/index.js';
 import type { ImageReference } from '../run-input.js';
 import { declaredImageType, detectImageType, typesMatch, type ImageType } from './image-types.js';
 
-/** Limits of spec: Limits. The 12 MiB JSON body limit is the route's. */
+/** The media limits of docs/agents.md, "Media". The 12 MiB JSON body limit is the route's. */
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_TURN_MEDIA_BYTES = 10 * 1024 * 1024;
 const MAX_URL_LENGTH = 4096;

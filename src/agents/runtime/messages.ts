@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../providers/index.js';
 import type { HistoryMessage, RunMedia, TurnImage } from './types.js';
 
-/** Prior media materialised into one model request, at most (spec: Limits). */
+/** Prior media materialised into one model request, at most (docs/agents.md, "Media"). */
 export const PRIOR_MEDIA_BUDGET_BYTES = 8 * 1024 * 1024;
 
 export interface ModelAbilities {

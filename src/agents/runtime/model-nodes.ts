@@ -2,7 +2,7 @@ import { settlementOf, type Capability, type CheckedCall, type ProviderCall } fr
 import type { ModelPricing } from '../../catalog/index.js';
 import { GatewayError, withArticle } from '../../errors/index.js';
 import { estimateImages, estimateTokens, type UsageEstimate } from '../../limits/index.js';
-import { computeCost } from '../../logs/cost.js';
+import { computeCost } from '../../logs/index.js';
 import type { JsonObject, TokenUsage } from '../../providers/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
 import { renderTemplate, type Template } from '../templates/template.js';

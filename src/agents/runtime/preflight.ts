@@ -8,7 +8,7 @@ function targets(node: GraphNode): string[] {
 }
 
 /**
- * Refuses a turn with images before anything runs (spec: Errors) when an llm node that would
+ * Refuses a turn with images before anything runs (docs/agents.md) when an llm node that would
  * receive them uses a model without `image` input. A node receives the turn's media unless it
  * has its own `user` prompt with includeInputMedia false.
  */

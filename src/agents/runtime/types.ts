@@ -86,7 +86,7 @@ export interface RuntimeDependencies {
   recordValues?: boolean;
 }
 
-/** Usage and cost of one node that called a model (decisions §7: usage.nodes, cost.nodes). */
+/** Usage and cost of one node that called a model (docs/agents.md: usage.nodes, cost.nodes). */
 export interface NodeUsage {
   node: string;
   type: 'llm' | 'image';

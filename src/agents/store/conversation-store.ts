@@ -19,7 +19,7 @@ export interface ConversationScope {
   test: boolean;
 }
 
-/** The same answer for an unknown id and for another key's or agent's id (decisions §4). */
+/** The same answer for an unknown id and for another key's or agent's id (docs/errors.md). */
 function conversationError(): GatewayError {
   return new GatewayError(
     'agent_conversation_error',

@@ -3,7 +3,7 @@ import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import type { UpstreamResponse } from '../shared/upstream-http.js';
 import { parseErrorBody, type AnthropicErrorBody } from './wire.js';
 
-/** An HTTP error status from Anthropic, with its `{"type":"error","error":{…}}` body, in §4 terms. */
+/** An HTTP error status from Anthropic, with its `{"type":"error","error":{…}}` body, in the gateway's terms. */
 export function upstreamError(provider: string, response: Pick<UpstreamResponse, 'status' | 'headers'>, bodyText: string): GatewayError {
   return mapUpstreamFailure({
     provider,

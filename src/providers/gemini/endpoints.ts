@@ -1,5 +1,5 @@
 /*
- * Where the Gemini API serves each method. The base URL is the host only (decisions §2);
+ * Where the Gemini API serves each method. The base URL is the host only (docs/configuration.md);
  * the version path is the adapter's, like Google's own SDKs.
  */
 

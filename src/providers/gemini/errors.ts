@@ -37,7 +37,7 @@ function accountProblemOf(error: GeminiErrorBody['error'] | null): string | null
 }
 
 /**
- * Maps a Gemini error (HTTP status plus error body) to the §4 family. Gemini answers a bad
+ * Maps a Gemini error (HTTP status plus error body) to the gateway's error family. Gemini answers a bad
  * API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID), not 401, and an account that
  * needs billing with 400 FAILED_PRECONDITION: both are the gateway's own, so they get the
  * provider-neutral answer of a 401 instead of telling the caller to fix the request.

@@ -123,7 +123,7 @@ export class OpenAICompatibleClient {
     return url;
   }
 
-  /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the §4 family. */
+  /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the gateway's error family. */
   private failure(status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
     const body = parseJson(text);
     const kind = errorKindOf(body);

@@ -1,4 +1,4 @@
-import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA as COMMA_BYTE, endOfString, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipWhitespace } from '../../json/bytes.js';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA as COMMA_BYTE, endOfString, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipWhitespace } from '../../json/index.js';
 import type { JsonObject, PassThroughSource } from '../types.js';
 
 /**

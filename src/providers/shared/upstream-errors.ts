@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/index.js';
-import { redactText } from '../../logs/redaction.js';
+import { redactText } from '../../logs/index.js';
 
 /**
  * A failure the operator must hear of, because no caller can cure it: the provider refused the
@@ -45,7 +45,7 @@ function clean(message: string): string {
 }
 
 /**
- * Maps an upstream HTTP error status to the §4 family. A rejection of the gateway's own
+ * Maps an upstream HTTP error status to the gateway's error family. A rejection of the gateway's own
  * credential (401/403) or of its account (402 Payment Required, or `accountRefused`: out of
  * credit, billing not set up) is provider-neutral for the caller, who cannot fix it: the
  * status and message are kept only in logDetail, which only the admin API shows. A 404 is a

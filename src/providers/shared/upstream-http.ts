@@ -250,7 +250,7 @@ export function dispatchOptionsOf(http: UpstreamHttpOptions, request: UpstreamRe
   };
 }
 
-/** Maps a failure to reach or hear from the provider to the §4 family. */
+/** Maps a failure to reach or hear from the provider to the gateway's error family. */
 export function transportError(error: unknown, provider: string, signal?: AbortSignal): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {

@@ -8,7 +8,7 @@ import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf } from './schema-helpers.js';
 
 /**
- * Dashboard accounts through the admin API (decisions §10): signing in and out, the current
+ * Dashboard accounts through the admin API (docs/dashboard.md): signing in and out, the current
  * session, and the accounts themselves (admin token or an `admin` session only). The CLI's
  * `users` commands are clients of these routes.
  */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { agentGraphSchema, assertAgentAccess, createAgentServices, ownerOf, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
+import { agentGraphSchema, assertAgentAccess, ownerOf, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { admitKeyRow, PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
@@ -10,7 +10,7 @@ import { runAgentTurn } from './agent-run-handler.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
 /**
- * The agent authoring API (decisions §5, spec: Agent authoring order): validate, save
+ * The agent authoring API (docs/agents.md, "Authoring"): validate, save
  * (numbered drafts), test (runs a draft, metered and logged against a chosen key, marked as a
  * test), publish (immutable versions), list, and grants. Admin token only; hidden from the
  * public OpenAPI document.
@@ -69,8 +69,7 @@ function agentView(row: AgentRow) {
 }
 
 export const adminAgentsRoutes: RouteModule = async (app, context) => {
-  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, calls: context.calls, logger: context.logger });
-  context.onShutdown(() => services.close());
+  const services = context.agents;
   const { agents, authoring } = services;
 
   /**

@@ -20,7 +20,7 @@ import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
 /**
- * The admin API of decisions §5: projects and keys. Authorised by the admin token only, and
+ * The admin API (docs/admin-api.md): projects and keys. Authorised by the admin token only, and
  * kept out of the public OpenAPI document (`hide`). Every change is put into this instance's
  * key cache at once and announced to the other instances (key-propagation.ts).
  */

@@ -31,6 +31,7 @@ export async function runAgentTurn(
   const agentFacts = { agent: target.agent.slug, agent_version: target.version, draft_version: target.draftVersion, test: target.test };
   record.mode = 'agent';
   record.requestPayload = body;
+  record.agent = target.agent.slug;
   record.extra = agentFacts;
   // The run counts once against the per-minute limit (and is refused when a cap has nothing
   // left); each of its model calls reserves and settles its own usage against the caps

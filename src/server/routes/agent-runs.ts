@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { assertAgentAccess, createAgentServices, ownerOf } from '../../agents/index.js';
+import { assertAgentAccess, ownerOf } from '../../agents/index.js';
 import { GatewayError } from '../../errors/index.js';
 import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
@@ -7,7 +7,7 @@ import { AgentRunBody, AgentRunResponse, SlugParams } from './agent-schemas.js';
 import { runAgentTurn } from './agent-run-handler.js';
 import { ERROR_RESPONSES, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
-/** The JSON body limit of agent runs (spec: Limits): room for 10 MiB of images as base64. */
+/** The JSON body limit of agent runs (docs/agents.md, "Media"): room for 10 MiB of images as base64. */
 export const AGENT_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
 
 const SECURITY = MODEL_ROUTE_SCHEMA.security;
@@ -17,8 +17,7 @@ const SECURITY = MODEL_ROUTE_SCHEMA.security;
  * `GET /v1/agents/assets/{asset_id}`: the media of a run, for the key that owns it.
  */
 export const agentRunsRoutes: RouteModule = (app, context) => {
-  const services = createAgentServices({ config: context.config, db: context.storage.db, catalog: context.catalog, calls: context.calls, logger: context.logger });
-  context.onShutdown(() => services.close());
+  const services = context.agents;
 
   app.post(
     '/v1/agents/:slug/runs',

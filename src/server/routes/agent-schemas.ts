@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { Nullable } from './schema-helpers.js';
 
 /**
- * Schemas of the agent run request and response (spec: Agent run request and response;
- * decisions §7), shared by the public run route and the admin test route. The request is
+ * Schemas of the agent run request and response (docs/agents.md,
+ * "Running an agent"), shared by the public run route and the admin test route. The request is
  * strict: a run can never carry a graph, a model or overrides.
  */
 

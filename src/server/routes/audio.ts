@@ -2,8 +2,7 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import { MAX_AUDIO_SECONDS, type JsonObject } from '../../providers/index.js';
-import { SPEECH_CONTENT_TYPES } from '../../providers/shared/speech-formats.js';
+import { MAX_AUDIO_SECONDS, SPEECH_CONTENT_TYPES, type JsonObject } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
 import {
@@ -76,7 +75,7 @@ function single(fields: Record<string, string | string[]>, name: string): string
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Reads the multipart form: one `file`, text fields. Multipart failures become §4 errors. */
+/** Reads the multipart form: one `file`, text fields. Multipart failures become gateway errors. */
 async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
   const form: TranscriptionForm = { file: null, fields: {} };
   try {
@@ -153,7 +152,7 @@ export const audioRoutes: RouteModule = async (app, context) => {
       record.mode = 'audio_speech';
       record.requestPayload = body;
       try {
-        // OpenAI's SSE format would come back whole, labelled as audio: the spec's answer is audio bytes.
+        // OpenAI's SSE format would come back whole, labelled as audio: the answer here is audio bytes.
         if (body.stream_format === 'sse') throw invalidBody('/v1/audio/speech answers with audio bytes, not events; remove stream_format or set it to "audio".', 'stream_format');
         const call = await admitCall(request, reply, context, { mode: 'audio_speech', model: body.model, capability: 'speech' }, () => ({
           tokens: Math.ceil(body.input.length / 4),

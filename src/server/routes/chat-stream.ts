@@ -1,8 +1,8 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
-import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/object-text.js';
-import type { RequestRecord } from '../../logs/types.js';
+import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/index.js';
+import type { RequestRecord } from '../../logs/index.js';
 import { providerJsonText, type ChatStream, type ChatStreamEvent, type ChatStreamReader, type JsonObject, type TokenUsage } from '../../providers/index.js';
 
 export interface ChatStreamOptions {

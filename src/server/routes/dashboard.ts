@@ -6,7 +6,7 @@ import { GatewayError } from '../../errors/index.js';
 import type { RouteModule } from '../app.js';
 
 /**
- * The dashboard (decisions §10): the static files `npm install` built into dist/web, served
+ * The dashboard (docs/dashboard.md): the static files `npm install` built into dist/web, served
  * under /dashboard/. Hashed assets are cached for a year; index.html never, so a new build is
  * picked up at the next load. Every path under /dashboard/ that is not a file is the app
  * (its router draws the page). All of it comes from this gateway, which the
@@ -24,6 +24,7 @@ const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  "media-src 'self' blob:",
   "font-src 'self'",
   "connect-src 'self'",
   "manifest-src 'self'",

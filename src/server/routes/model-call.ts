@@ -21,7 +21,7 @@ export const MODEL_ROUTE_SCHEMA = {
   security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
 } as const;
 
-/** Error body of decisions §4, for the OpenAPI document. */
+/** The error body of docs/errors.md, for the OpenAPI document. */
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
@@ -147,7 +147,7 @@ export function showRequestedModel(body: JsonObject, requested: string): JsonObj
 
 /**
  * The model of an endpoint whose `model` the caller may omit (embeddings, images): the
- * catalog's first model of that mode (spec: the registered embedding / image model).
+ * catalog's first model of that mode (the gateway's registered embedding / image model).
  */
 export function defaultModelOf(context: GatewayContext, mode: ModelMode): string {
   const entry = context.catalog.list().find((candidate) => candidate.mode === mode);

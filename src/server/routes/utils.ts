@@ -33,7 +33,7 @@ function recordRedacted(record: RequestRecord, requestField: string, responseFie
 }
 
 /**
- * A utility call counts against the per-minute limit like every keyed call (spec: Limits), but
+ * A utility call counts against the per-minute limit like every keyed call (docs/limits.md), but
  * uses no tokens and costs nothing, so a key over its token or cost cap still encrypts.
  */
 const NO_USAGE = { tokens: 0, costUsd: null };

@@ -83,7 +83,10 @@ export function LogsPage() {
         ),
       }),
       column.accessor('endpoint', { header: 'Endpoint' }),
-      column.accessor('requested_model', { header: 'Model', cell: (info) => info.getValue() ?? '—' }),
+      column.accessor('requested_model', {
+        header: 'Model',
+        cell: (info) => (info.row.original.agent !== null ? `agent ${info.row.original.agent}` : (info.getValue() ?? '—')),
+      }),
       column.accessor('key_id', { header: 'Key', cell: (info) => <code>{info.row.original.fingerprint ?? '—'}</code> }),
       column.accessor('platform', { header: 'Platform', cell: (info) => info.getValue() ?? '—' }),
       column.display({ id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.row.original.usage?.total_tokens) }),

@@ -1,0 +1,4 @@
+export { startGateway, storageOptions, waitingForStorage } from './gateway.js';
+export type { RunningGateway } from './gateway.js';
+export { createProcessLogger } from './process-logger.js';
+export { DASHBOARD_PATH } from './routes/dashboard.js';
