@@ -1,13 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { CHROMIUM, CHROMIUM_ARGS, signIn, watchedPage } from './helpers/dashboard-browser.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { Browser, Locator, Page } from 'playwright-core';
+import type { OpenAIFake } from './fakes/openai.js';
+import { CHROMIUM, signIn, startDashboardRig, watchedPage, type DashboardRig } from './helpers/dashboard-browser.js';
+import type { TestGateway } from './helpers/gateway.js';
 
 /**
  * The agent graph editor in Debian's Chromium, against a real gateway in front of the OpenAI
@@ -21,8 +20,8 @@ const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const ADMIN = { email: 'author@example.com', password: 'author password 0123' };
 const ON_TOPIC = { kind: 'reply', text: '{"on_topic": true}', usage: { promptTokens: 21, completionTokens: 6 } } as const;
 
+let rig: DashboardRig;
 let fake: OpenAIFake;
-let dataDir: string;
 let gateway: TestGateway;
 let browser: Browser;
 let secret: string;
@@ -67,18 +66,13 @@ async function exported(page: Page): Promise<unknown> {
 describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    fake = await startOpenAIFake();
-    dataDir = mkdtempSync(join(tmpdir(), 'modelgate-agents-e2e-'));
-    gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
+    rig = await startDashboardRig();
+    ({ fake, gateway, browser } = rig);
     await gateway.gateway.context.accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     secret = await gateway.createKey({ scopes: ['agents:execute'] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fake?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   test('build, validate, save, test, publish, run, roll back, export and import', async () => {
