@@ -188,7 +188,7 @@ describe('graph editor admin routes', () => {
     assert.match(both.body.error.message, /exactly one of key .* or key_id/);
     const unknown = await gateway.admin('POST', '/admin/v1/agents/traced/test', { key_id: 'key_nope', input: 'x' });
     assert.equal(unknown.status, 404);
-    await gateway.gateway.context.keys.store.transition(keyId, 'pause');
+    assert.equal((await gateway.admin('POST', `/admin/v1/keys/${keyId}/pause`)).status, 200);
     const paused = await gateway.admin('POST', '/admin/v1/agents/traced/test', { key_id: keyId, input: 'x' });
     assert.equal(paused.status, 403);
     assert.equal(paused.body.error.code, 'key_paused');

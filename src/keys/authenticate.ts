@@ -87,8 +87,7 @@ export class Authenticator {
   }
 }
 
-/** The principal of a key row, refused as its secret would be when paused, revoked or lacking `scope`. */
-export function admit(row: KeyRow | undefined, scope: Scope): Principal {
+function admit(row: KeyRow | undefined, scope: Scope): Principal {
   if (row === undefined) {
     throw new GatewayError('invalid_api_key', 'The API key is not valid. Check it was copied whole, or create a new key.');
   }

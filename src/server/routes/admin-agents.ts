@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { agentGraphSchema, assertAgentAccess, ownerOf, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
-import { admitKeyRow, PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
+import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { newRecord } from '../request-record-hook.js';
@@ -79,7 +79,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
    */
   const testPrincipal = async (secret: string | undefined, keyId: string | undefined): Promise<Principal> => {
     if ((secret === undefined) === (keyId === undefined)) throw new GatewayError('invalid_body', 'Send exactly one of key (a secret) or key_id.', { param: 'key' });
-    if (keyId !== undefined) return admitKeyRow(await context.keys.store.get(keyId), 'agents:execute');
+    if (keyId !== undefined) return context.keys.authenticator.authenticateKeyId(keyId, 'agents:execute');
     try {
       return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret!}` }, 'agents:execute');
     } catch (error) {
@@ -262,7 +262,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
      */
     const conversationScope = async (slug: string, keyId: string) => {
       const agent = await agents.getBySlug(slug);
-      const principal = admitKeyRow(await context.keys.store.get(keyId), 'agents:execute');
+      const principal = context.keys.authenticator.authenticateKeyId(keyId, 'agents:execute');
       await assertAgentAccess(agent, principal, agents);
       return { agentId: agent.id, owner: ownerOf(principal), test: false };
     };
