@@ -312,7 +312,10 @@ export interface NodeFormProps {
 export function NodeForm(props: NodeFormProps) {
   const { node, schema, issues } = props;
   const [newId, setNewId] = useState(node.id);
-  const shown = new Set(['next', 'branches', ...(schema?.config ?? []).map((field) => `config.${field.name}`)]);
+  // Problems of the fields drawn below are shown there; any other (a next on an output node, an
+  // unknown branch handle, the type) is listed above them.
+  const linkFields = handlesOf(schema).map((handle) => (handle === NEXT ? 'next' : `branches.${handle}`));
+  const shown = new Set([...linkFields, ...(schema?.config ?? []).map((field) => `config.${field.name}`)]);
   const other = issues.filter((issue) => ![...shown].some((field) => issue.field === field || issue.field.startsWith(`${field}.`) || issue.field.startsWith(`${field}[`)));
   return (
     <section aria-labelledby="node-form-title" className="node-form">
