@@ -14,6 +14,7 @@ function imageDataUri() {
 export const BODIES = {
   chat: () => ({ stream: false, model: 'gpt-4o-mini', messages: MESSAGES }),
   stream: () => ({ stream: true, model: 'gpt-4o-mini', messages: MESSAGES }),
+  messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
   embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
   image: () => ({
     stream: false,

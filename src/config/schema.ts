@@ -163,6 +163,15 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    telemetry: Type.Object(
+      {
+        otlpEndpoint: Type.Optional(
+          Type.String({ pattern: '^https?://[^\\s?#]+$', description: 'base URL of an OTLP/HTTP collector; traces go to <otlpEndpoint>/v1/traces; unset = no tracing' }),
+        ),
+        serviceName: Type.String({ minLength: 1, default: 'modelgate', description: 'service.name of the exported spans' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     catalog: Type.Object(
       {
         defaultModel: Type.Optional(Type.String({ minLength: 1 })),

@@ -6,17 +6,19 @@ import type { ProviderRequestIds } from './shared/provider-request-ids.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
 import type { Provider } from './types.js';
+import type { UpstreamTracing } from '../telemetry/index.js';
 
 /**
  * Builds every provider the config declares. All of them share ONE pooled keep-alive
  * dispatcher, so connections to each upstream origin are reused across requests.
  */
-export function createProviders(config: GatewayConfig, providerRequestIds: ProviderRequestIds): Provider[] {
+export function createProviders(config: GatewayConfig, providerRequestIds: ProviderRequestIds, tracing?: UpstreamTracing): Provider[] {
   const http: UpstreamHttpOptions = {
     dispatcher: createUpstreamDispatcher(config.upstream),
     timeoutMs: config.upstream.timeoutMs,
     streamIdleTimeoutMs: config.upstream.streamIdleTimeoutMs,
     providerRequestIds,
+    ...(tracing !== undefined ? { tracing } : {}),
   };
   const { openai, compatible } = config.providers;
   return [

@@ -11,12 +11,15 @@ import { addKnownSecrets, redactText } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
 import { registerRequestRecordHook } from './request-record-hook.js';
+import { registerTraceHook } from './trace-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
 import { ModelCalls } from '../calls/index.js';
 import { createAgentServices } from '../agents/index.js';
 import { createProcessLogger } from './process-logger.js';
+import { PRODUCT_VERSION } from './api-version.js';
+import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
@@ -91,6 +94,12 @@ export function storageOptions(config: GatewayConfig, logger: Logger): StorageOp
   };
 }
 
+/** Traces for the configured collector; none without one. */
+async function tracingOf(config: GatewayConfig): Promise<Tracing | undefined> {
+  const { otlpEndpoint, serviceName } = config.telemetry;
+  return otlpEndpoint === undefined ? undefined : startTracing({ otlpEndpoint, serviceName, serviceVersion: PRODUCT_VERSION });
+}
+
 /** Builds every service from the config and starts serving. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
@@ -112,9 +121,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => keyPropagation.close());
     await keyPropagation.start();
 
+    const tracing = await tracingOf(config);
+    // Registered before the request log's tasks, so it runs after them: the spans they end are exported.
+    if (tracing !== undefined) shutdownTasks.push(() => tracing.shutdown());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
     const providerRequestIds = new ProviderRequestIds();
-    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds, {
+    const providers = new ProviderRegistry(createProviders(config, providerRequestIds, tracing), providerRequestIds, {
       missingCredentials: missingCredentials(config),
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });
@@ -136,13 +148,14 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
       },
       ...accounting,
+      tracing,
       calls,
       agents,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {
-      hooks: [registerRequestRecordHook, registerRequestLogHook, registerAuthHook],
+      hooks: [registerRequestRecordHook, registerTraceHook, registerRequestLogHook, registerAuthHook],
       routes: options.routes ?? ROUTE_MODULES,
     });
     let url = '';
