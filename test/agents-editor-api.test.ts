@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NODE_TYPES } from '../src/agents/graph/types.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { PAINTER_GRAPH } from './helpers/agents.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
 /** Parsed JSON bodies: read loosely, every field used is asserted. */
@@ -114,17 +115,7 @@ describe('graph editor admin routes', () => {
   });
 
   test("a test run's generated image can be fetched by an admin; an unknown asset is 404", async () => {
-    const graph = {
-      version: 1,
-      name: 'Painter',
-      entry: 'input',
-      nodes: [
-        { id: 'input', type: 'input', next: 'paint' },
-        { id: 'paint', type: 'image', config: { model: 'gpt-image-1', prompt: '{{input}}' }, next: 'out' },
-        { id: 'out', type: 'output', config: { text: 'done' } },
-      ],
-    };
-    await gateway.admin('PUT', '/admin/v1/agents/painter', { graph });
+    await gateway.admin('PUT', '/admin/v1/agents/painter', { graph: PAINTER_GRAPH });
     const { status, body } = await gateway.admin('POST', '/admin/v1/agents/painter/test', { key, input: 'a cat' });
     assert.equal(status, 200, JSON.stringify(body));
     const [assetId] = body.trace[1].asset_ids;

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { OpenAIFake } from './fakes/openai.js';
+import { PAINTER_GRAPH } from './helpers/agents.js';
 import { CHROMIUM, signIn, startDashboardRig, watchedPage, type DashboardRig } from './helpers/dashboard-browser.js';
 import type { TestGateway } from './helpers/gateway.js';
 
@@ -271,17 +272,7 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     const page = await newPage();
     await signIn(page, gateway.url, ADMIN);
     await page.goto(`${gateway.url}/dashboard/agents/painter`);
-    const graph = {
-      version: 1,
-      name: 'Painter',
-      entry: 'input',
-      nodes: [
-        { id: 'input', type: 'input', next: 'paint' },
-        { id: 'paint', type: 'image', config: { model: 'gpt-image-1', prompt: 'A drawing of {{input}}' }, next: 'out' },
-        { id: 'out', type: 'output', config: { text: 'Here it is.' } },
-      ],
-    };
-    await page.getByLabel('Graph file to import').setInputFiles({ name: 'painter.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(graph)) });
+    await page.getByLabel('Graph file to import').setInputFiles({ name: 'painter.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(PAINTER_GRAPH)) });
     await status(page).getByText('Valid.').waitFor();
     await page.getByRole('button', { name: 'Save draft' }).click();
     await status(page).getByText('Saved as draft 1.').waitFor();
