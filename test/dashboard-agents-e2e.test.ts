@@ -284,7 +284,20 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await page.waitForFunction((element) => element !== null && (element as { complete: boolean; naturalWidth: number }).complete && (element as { naturalWidth: number }).naturalWidth > 0, await image.elementHandle());
     await page.getByLabel('Trace').locator('li').filter({ hasText: 'gpt-image-1' }).locator('summary').click();
     await page.getByText('A drawing of a cat').waitFor();
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'painter', exact: true }).waitFor();
+    await shoot(page, 'agents-list');
     await page.context().close();
+
+    // On a phone the editor stacks palette, canvas and panel, and nothing is wider than the screen.
+    const phone = await watchedPage(browser, gateway.url, problems, { width: 390, height: 844 });
+    await signIn(phone, gateway.url, ADMIN);
+    await phone.goto(`${gateway.url}/dashboard/agents/painter`);
+    await canvasNode(phone, 'paint').waitFor();
+    await status(phone).getByText('Valid.').waitFor();
+    assert.equal(await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true);
+    await phone.screenshot({ path: join(SCREENSHOTS, 'agents-phone.png'), fullPage: true });
+    await phone.context().close();
     assert.deepEqual(problems.filter((problem) => !/^console: .*status of 404/.test(problem)), []);
   });
 });
