@@ -8,6 +8,7 @@ import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
+import { watchRoutingConfig } from '../routing/index.js';
 
 /**
  * Messages between the primary and its workers: a worker's start; the scrape of GET /metrics,
@@ -75,14 +76,31 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
   const report = reportStart(gateway, flags);
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   process.stdout.write(firstAccountAdvice(hasAccounts));
-  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+  serveUntilStopped(config, gateway, flags);
+}
+
+/** Serves until a signal stops the process; meanwhile the routing is reloaded on SIGHUP and when the config file changes (docs/routing.md). */
+function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags: CommandLineSettings): void {
+  const stopWatching = watchRoutingConfig({
+    file: loadedConfigFile({ flags }),
+    reload: () => gateway.context.applyRouting(loadConfig({ flags }).routing),
+    log: gateway.context.logger,
+  });
+  runUntilStopped(
+    config,
+    async () => {
+      stopWatching();
+      await gateway.close();
+    },
+    logFault(gateway),
+  );
 }
 
 async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
   process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
-  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+  serveUntilStopped(config, gateway, flags);
 }
 
 /** A worker's channel to its siblings for key changes, through the primary. */
@@ -222,6 +240,10 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
     }, delayMs);
   });
   for (let index = 0; index < workers; index += 1) fork();
+  // Each worker reloads its routing itself; a SIGHUP sent to the primary is passed on (unhandled, it would end the primary).
+  process.on('SIGHUP', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
+  });
 
   const reportFault = (error: unknown) => process.stderr.write(`modelgate: an error no code handled in the primary; stopping the workers (exit 1): ${redactText(String(error))}\n`);
   runUntilStopped(config, async () => {

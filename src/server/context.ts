@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Accounts } from '../accounts/index.js';
-import type { GatewayConfig, GatewaySecrets } from '../config/index.js';
+import type { GatewayConfig, GatewaySecrets, RoutingEntry } from '../config/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Authenticator, KeyCache, KeyPropagation, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
@@ -33,6 +33,8 @@ export interface GatewayContext {
   readonly limits: Limiter;
   /** The one model-call path every model endpoint, VETTING and agents go through. */
   readonly calls: ModelCalls;
+  /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
+  readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** Agents: their store, authoring, the runner, and the media of runs. */
   readonly agents: AgentServices;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */

@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig } from '../config/index.js';
+import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type RoutingEntry } from '../config/index.js';
 import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
+import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets, redactText } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
@@ -40,6 +41,8 @@ export interface StartOptions {
   routes?: readonly RouteModule[];
   /** Do not listen (tests that use inject). */
   listen?: boolean;
+  /** Where routing deployments read their `apiKeyEnv` credentials (default: the process's environment). */
+  env?: NodeJS.ProcessEnv;
   /** Channels of the process that runs the gateway (a `serve --workers` worker's to its siblings), beside the deployment's own. */
   keyChannels?: readonly KeyChangeChannel[];
 }
@@ -126,12 +129,24 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     if (tracing !== undefined) shutdownTasks.push(() => tracing.shutdown());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
     const providerRequestIds = new ProviderRequestIds();
-    const providers = new ProviderRegistry(createProviders(config, providerRequestIds, tracing), providerRequestIds, {
+    const providerRateLimits = new ProviderRateLimits();
+    const created = createProviders(config, providerRequestIds, { rateLimits: providerRateLimits, ...(tracing === undefined ? {} : { tracing }) });
+    const providers = new ProviderRegistry(created.providers, providerRequestIds, {
       missingCredentials: missingCredentials(config),
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
-    const calls = new ModelCalls(catalog, providers, accounting.limits);
+    const cooldowns = await createCooldowns({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
+    shutdownTasks.push(() => cooldowns.close());
+    const router = new Router(cooldowns, accounting.metrics.routing, providerRateLimits);
+    const variants: ProviderVariants = (name, overrides) => {
+      const variant = created.variants(name, overrides);
+      return variant === undefined ? undefined : providers.watched(variant);
+    };
+    const planSources = { catalog, providers, variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
+    const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
+    applyRouting(config.routing);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router);
     const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
     shutdownTasks.push(() => agents.close());
     const context: GatewayContext = {
@@ -150,6 +165,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       ...accounting,
       tracing,
       calls,
+      applyRouting,
       agents,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),

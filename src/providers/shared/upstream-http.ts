@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { ProviderFault } from './upstream-errors.js';
 import { GatewayError } from '../../errors/index.js';
 import { whenAborted } from './abort-listeners.js';
+import type { ProviderRateLimits } from './provider-rate-limits.js';
 import type { ProviderRequestIds } from './provider-request-ids.js';
 import type { UpstreamAttempt, UpstreamTracing } from '../../telemetry/index.js';
 
@@ -18,6 +19,8 @@ export interface UpstreamHttpOptions {
   streamIdleTimeoutMs: number;
   /** Where the providers' own request ids go, for the request log. */
   providerRequestIds?: ProviderRequestIds;
+  /** Where the providers' remaining request budgets go, for routing. */
+  providerRateLimits?: ProviderRateLimits;
   /** Set when traces are exported: each call is a span of its own, its `traceparent` sent along. */
   tracing?: UpstreamTracing;
 }
@@ -40,13 +43,17 @@ export interface UpstreamRequest {
   signal: AbortSignal;
   /** Provider name, for log detail only. */
   provider: string;
+  /** The call's own deadline for its answer to begin, when shorter than `timeoutMs` (CallContext.timeoutMs). */
+  timeoutMs?: number | undefined;
   /** The gateway's request id the call is made for, and the vendor's response header that names its own id for the call (when it has one). */
   ids?: { requestId: string; providerHeader?: string };
 }
 
-/** Notes the provider's id of a call from its response headers (success or error alike). */
+/** Notes the provider's id of a call, and its remaining rate limit, from its response headers (success or error alike). */
 export function noteProviderRequestId(http: UpstreamHttpOptions, request: UpstreamRequest, headers: Record<string, string | string[] | undefined>): void {
-  if (request.ids?.providerHeader === undefined || http.providerRequestIds === undefined) return;
+  if (request.ids === undefined) return;
+  http.providerRateLimits?.note(request.ids.requestId, headers);
+  if (request.ids.providerHeader === undefined || http.providerRequestIds === undefined) return;
   const value = headers[request.ids.providerHeader];
   const id = Array.isArray(value) ? value[0] : value;
   if (id !== undefined && id.length > 0) http.providerRequestIds.note(request.ids.requestId, id.slice(0, 200));
@@ -101,6 +108,11 @@ export function deadlineReason(waitingForConnection: boolean | undefined): strin
   return waitingForConnection ? 'no free connection to the provider within upstream.timeoutMs' : 'no answer within upstream.timeoutMs';
 }
 
+/** Milliseconds a call has for its answer: upstream.timeoutMs, or the call's own shorter deadline. */
+export function deadlineOf(http: UpstreamHttpOptions, request: UpstreamRequest): number {
+  return request.timeoutMs === undefined ? http.timeoutMs : Math.min(request.timeoutMs, http.timeoutMs);
+}
+
 /**
  * One HTTP call to a provider, for an answer read whole. Transport failures become
  * GatewayErrors here; HTTP error statuses are returned for the adapter to map with its own
@@ -118,7 +130,7 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
     const error = answerTimeout(request.provider, deadlineReason(undefined));
     controller.abort(error);
     expire(error);
-  }, http.timeoutMs);
+  }, deadlineOf(http, request));
   const stopListening = whenAborted(request.signal, () => controller.abort(request.signal.reason));
   const finish = () => {
     clearTimeout(deadline);
@@ -184,7 +196,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.controller?.abort(request.signal.reason));
-    this.deadline = setTimeout(() => this.expire(), http.timeoutMs);
+    this.deadline = setTimeout(() => this.expire(), deadlineOf(http, request));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
