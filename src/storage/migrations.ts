@@ -292,6 +292,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('stored_responses_created_at').on('stored_responses').column('created_at').execute();
       },
     },
+    '0024-editor-agent-conversation-list': {
+      async up(db: Kysely<unknown>) {
+        // The dashboard's list of a key's conversations with an agent, newest first.
+        await db.schema.createIndex('agent_conversations_agent_owner').on('agent_conversations').columns(['agent_id', 'owner', 'test', 'updated_at', 'id']).execute();
+      },
+    },
   };
 }
 

@@ -67,3 +67,15 @@ export function simpleGraph(overrides: Record<string, unknown> = {}, model = 'vi
     ...overrides,
   };
 }
+
+/** input → an image node (the OpenAI fake's gpt-image-1) → output: a graph whose runs make one image. */
+export const PAINTER_GRAPH = {
+  version: 1,
+  name: 'Painter',
+  entry: 'input',
+  nodes: [
+    { id: 'input', type: 'input', next: 'paint' },
+    { id: 'paint', type: 'image', config: { model: 'gpt-image-1', prompt: 'A drawing of {{input}}' }, next: 'out' },
+    { id: 'out', type: 'output', config: { text: 'Here it is.' } },
+  ],
+};
