@@ -1,5 +1,6 @@
 import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
+import { DEFAULT_PROVIDER } from '../providers/index.js';
 import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
 import { closestIds } from '../config/index.js';
@@ -128,7 +129,7 @@ export class Catalog {
         `providers.compatible[${index}].models`,
       );
     }
-    applyAll(config.catalog.models, { provider: 'openai', ownedBy: 'openai' }, 'catalog.models');
+    applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER, ownedBy: DEFAULT_PROVIDER }, 'catalog.models');
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });

@@ -1,3 +1,4 @@
+import { PROVIDER_OF_OWNER, type VendorOwner } from '../providers/index.js';
 import type { CatalogData, SafePrefix } from './catalog.js';
 import type { ModelSpec } from './model-spec.js';
 import type { ModelMode, ModelPricing, PricingStatus, TokenPrices } from './types.js';
@@ -66,10 +67,6 @@ function perMinute(minutePrice: number, extras: PriceExtras = {}): ModelPricing 
   return price({ audio_per_minute: minutePrice }, extras);
 }
 
-type Vendor = 'openai' | 'google' | 'anthropic';
-
-/** Registry name of the provider that serves each vendor's models. */
-const PROVIDER_OF: Record<Vendor, string> = { openai: 'openai', google: 'gemini', anthropic: 'anthropic' };
 
 /** Input modalities per vendor family of chat models (what their chat APIs accept inline). */
 const OPENAI_VISION = ['text', 'image', 'file', 'pdf'];
@@ -86,10 +83,10 @@ interface ChatFields {
   pricing: ModelPricing;
 }
 
-function chat(vendor: Vendor, id: string, fields: ChatFields): ModelSpec {
+function chat(vendor: VendorOwner, id: string, fields: ChatFields): ModelSpec {
   return {
     id,
-    provider: PROVIDER_OF[vendor],
+    provider: PROVIDER_OF_OWNER[vendor],
     ownedBy: vendor,
     mode: 'chat',
     description: fields.description,
@@ -112,7 +109,7 @@ const NON_CHAT: Record<Exclude<ModelMode, 'chat'>, { intelligence: string; input
 };
 
 function nonChat(
-  vendor: Vendor,
+  vendor: VendorOwner,
   id: string,
   mode: Exclude<ModelMode, 'chat'>,
   fields: { description: string; speed: 'Very Fast' | 'Fast' | 'Medium'; pricing: ModelPricing; defaultVoice?: string },
@@ -120,7 +117,7 @@ function nonChat(
   const kind = NON_CHAT[mode];
   return {
     id,
-    provider: PROVIDER_OF[vendor],
+    provider: PROVIDER_OF_OWNER[vendor],
     ownedBy: vendor,
     mode,
     description: fields.description,
@@ -337,8 +334,8 @@ const ANTHROPIC_MODELS: ModelSpec[] = [
   }),
 ];
 
-function prefix(value: string, vendor: Vendor, mode: ModelMode): SafePrefix {
-  return { prefix: value, provider: PROVIDER_OF[vendor], ownedBy: vendor, mode };
+function prefix(value: string, vendor: VendorOwner, mode: ModelMode): SafePrefix {
+  return { prefix: value, provider: PROVIDER_OF_OWNER[vendor], ownedBy: vendor, mode };
 }
 
 export const DEFAULT_CATALOG: CatalogData = {

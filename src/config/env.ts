@@ -1,3 +1,5 @@
+import { VENDOR_PROVIDERS } from '../providers/index.js';
+
 /**
  * Environment twins of config-file settings (docs/configuration.md). The table is also the source of
  * the settings list in docs/configuration.md; keep the two together.
@@ -26,12 +28,10 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_ENCRYPTION_KEY'], path: 'encryptionKey', kind: 'string' },
   { variables: ['MODELGATE_ADMIN_TOKEN'], path: 'adminToken', kind: 'string' },
   { variables: ['MODELGATE_REQUIRE_KEYS'], path: 'requireKeys', kind: 'boolean' },
-  { variables: ['OPENAI_API_KEY'], path: 'providers.openai.apiKey', kind: 'string' },
-  { variables: ['OPENAI_BASE_URL'], path: 'providers.openai.baseUrl', kind: 'string' },
-  { variables: ['GEMINI_API_KEY'], path: 'providers.gemini.apiKey', kind: 'string' },
-  { variables: ['GEMINI_BASE_URL'], path: 'providers.gemini.baseUrl', kind: 'string' },
-  { variables: ['ANTHROPIC_API_KEY'], path: 'providers.anthropic.apiKey', kind: 'string' },
-  { variables: ['ANTHROPIC_BASE_URL'], path: 'providers.anthropic.baseUrl', kind: 'string' },
+  ...VENDOR_PROVIDERS.flatMap((vendor): EnvironmentSetting[] => [
+    { variables: [vendor.environment.apiKey], path: `providers.${vendor.name}.apiKey`, kind: 'string' },
+    { variables: [vendor.environment.baseUrl], path: `providers.${vendor.name}.baseUrl`, kind: 'string' },
+  ]),
   { variables: ['MODELGATE_AGENT_HTTP_ALLOWLIST'], path: 'agents.httpAllowlist', kind: 'list' },
   { variables: ['MODELGATE_AGENT_HTTP_ALLOW_ADDRESSES'], path: 'agents.httpAllowAddresses', kind: 'list' },
   { variables: ['MODELGATE_LOG_PAYLOADS'], path: 'logs.payloads', kind: 'boolean' },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { VENDOR_PROVIDERS, vendorSettingsSchemas } from '../providers/index.js';
 
 /**
  * The whole configuration, one schema. Every setting has a config-file name (the path in
@@ -87,15 +88,6 @@ export const ModelOverrideSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const VendorSchema = (defaultBaseUrl: string) =>
-  Type.Object(
-    {
-      apiKey: Type.Optional(Type.String({ minLength: 1 })),
-      baseUrl: Type.String({ pattern: '^https?://', default: defaultBaseUrl }),
-    },
-    { additionalProperties: false, default: {} },
-  );
-
 /** An operator-declared OpenAI-compatible provider (Ollama, vLLM, Groq, …). */
 export const CompatibleProviderSchema = Type.Object(
   {
@@ -116,7 +108,7 @@ const DEFAULT_FALLBACK_ON = ['rate_limit', 'server_error', 'timeout', 'connectio
 export const DeploymentSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$', description: 'shown in the log and metrics; default provider or provider#N' })),
-    provider: Type.String({ minLength: 1, description: 'a provider of the gateway (openai, anthropic, gemini or providers.compatible[].name)' }),
+    provider: Type.String({ minLength: 1, description: `a provider of the gateway (${VENDOR_PROVIDERS.map((vendor) => vendor.name).join(', ')} or providers.compatible[].name)` }),
     apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'environment variable holding this deployment\'s credential' })),
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     upstreamId: Type.Optional(Type.String({ minLength: 1, description: 'the model id sent to this deployment' })),
@@ -196,9 +188,7 @@ export const ConfigSchema = Type.Object(
     requireKeys: Type.Boolean({ default: true }),
     providers: Type.Object(
       {
-        openai: VendorSchema('https://api.openai.com/v1'),
-        gemini: VendorSchema('https://generativelanguage.googleapis.com'),
-        anthropic: VendorSchema('https://api.anthropic.com'),
+        ...vendorSettingsSchemas(),
         compatible: Type.Array(CompatibleProviderSchema, { default: [] }),
       },
       { additionalProperties: false, default: {} },

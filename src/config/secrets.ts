@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { VENDOR_PROVIDERS } from '../providers/index.js';
 import type { GatewayConfig } from './schema.js';
 import { ConfigError } from './load.js';
 
@@ -74,9 +75,7 @@ function passwordOf(url: string | undefined): string | undefined {
 export function configuredCredentials(config: GatewayConfig, secrets: GatewaySecrets): string[] {
   const { providers } = config;
   const values = [
-    providers.openai.apiKey,
-    providers.gemini.apiKey,
-    providers.anthropic.apiKey,
+    ...VENDOR_PROVIDERS.map((vendor) => providers[vendor.name].apiKey),
     ...providers.compatible.map((provider) => provider.apiKey),
     secrets.adminToken,
     secrets.encryptionKey.toString('base64'),

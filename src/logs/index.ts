@@ -1,6 +1,6 @@
 export type { AttemptRecord, LoggedErrorCode, RequestRecord, MediaSummary, LogAccess, LogFilter, UsageGrouping } from './types.js';
-export { addKnownSecrets, redactText, redactValue, mediaReference, REDACTED } from './redaction.js';
-export type { RedactionOptions } from './redaction.js';
+export { addKnownSecrets, redactText, redactValue, mediaReference, REDACTED } from '../redaction/index.js';
+export type { RedactionOptions } from '../redaction/index.js';
 export { computeCost, computeCombinedCost } from './cost.js';
 export type { Cost, CostInput } from './cost.js';
 export { toLogRow } from './log-entry.js';

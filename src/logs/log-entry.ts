@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { RequestLogsTable } from '../storage/index.js';
 import type { Cost } from './cost.js';
-import { redactText, redactValue } from './redaction.js';
+import { redactText, redactValue } from '../redaction/index.js';
 import type { RequestRecord } from './types.js';
 
 /** Who made a request, as far as it is known (nothing for an unrecognised key). */

@@ -1,12 +1,10 @@
 import type { GatewayConfig } from '../config/index.js';
-import { createAnthropicProvider } from './anthropic/index.js';
-import { createGeminiProvider } from './gemini/index.js';
-import { createOpenAICompatibleProvider } from './openai/index.js';
 import type { ProviderRateLimits } from './shared/provider-rate-limits.js';
 import type { ProviderRequestIds } from './shared/provider-request-ids.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
 import type { Provider } from './types.js';
+import { createCompatibleProvider, VENDOR_PROVIDERS } from './vendors.js';
 import type { UpstreamTracing } from '../telemetry/index.js';
 
 /** What a deployment of routing may change of a provider: its credential and its base URL. */
@@ -20,6 +18,13 @@ export interface ProviderOverrides {
  * routing deployment), on the same pooled dispatcher; undefined when no provider has that name.
  */
 export type ProviderVariants = (name: string, overrides: ProviderOverrides) => Provider | undefined;
+
+type BuildSettings = { apiKey: string | undefined; baseUrl: string };
+
+/** A provider's builder with its configured key and base URL, which a deployment's overrides replace. */
+function withSettings(settings: { apiKey?: string | undefined; baseUrl: string }, create: (settings: BuildSettings) => Provider) {
+  return (overrides: ProviderOverrides): Provider => create({ apiKey: overrides.apiKey ?? settings.apiKey, baseUrl: overrides.baseUrl ?? settings.baseUrl });
+}
 
 /**
  * Builds every provider the config declares, and the means to build variants of them. All of
@@ -40,26 +45,11 @@ export function createProviders(
     ...(options.rateLimits === undefined ? {} : { providerRateLimits: options.rateLimits }),
     ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
   };
-  const { openai, anthropic, gemini, compatible } = config.providers;
-  const builders = new Map<string, (settings: { apiKey: string | undefined; baseUrl: string }) => Provider>([
-    ['openai', (settings) => createOpenAICompatibleProvider({ name: 'openai', ...settings, http, servesResponses: true })],
-    ['anthropic', (settings) => createAnthropicProvider({ name: 'anthropic', ...settings, http })],
-    ['gemini', (settings) => createGeminiProvider({ name: 'gemini', ...settings, http })],
-    ...compatible.map(({ name }) => [name, (settings: { apiKey: string | undefined; baseUrl: string }) => createOpenAICompatibleProvider({ name, ...settings, http })] as const),
+  const builders = new Map<string, (overrides: ProviderOverrides) => Provider>([
+    ...VENDOR_PROVIDERS.map((vendor) => [vendor.name, withSettings(config.providers[vendor.name], (settings) => vendor.create({ name: vendor.name, ...settings, http }))] as const),
+    ...config.providers.compatible.map((provider) => [provider.name, withSettings(provider, (settings) => createCompatibleProvider({ name: provider.name, ...settings, http }))] as const),
   ]);
-  const defaults = new Map<string, { apiKey?: string | undefined; baseUrl: string }>([
-    ['openai', openai],
-    ['anthropic', anthropic],
-    ['gemini', gemini],
-    ...compatible.map((provider) => [provider.name, provider] as const),
-  ]);
-  const build = (name: string, overrides: ProviderOverrides): Provider | undefined => {
-    const builder = builders.get(name);
-    const settings = defaults.get(name);
-    if (builder === undefined || settings === undefined) return undefined;
-    return builder({ apiKey: overrides.apiKey ?? settings.apiKey, baseUrl: overrides.baseUrl ?? settings.baseUrl });
-  };
-  return { providers: [...builders.keys()].map((name) => build(name, {})!), variants: build };
+  return { providers: [...builders.values()].map((build) => build({})), variants: (name, overrides) => builders.get(name)?.(overrides) };
 }
 
 /**
@@ -69,14 +59,10 @@ export function createProviders(
  * server needs none), so it is never missing.
  */
 export function missingCredentials(config: GatewayConfig): Map<string, MissingCredential> {
-  const vendors = [
-    ['openai', config.providers.openai.apiKey, 'OPENAI_API_KEY'],
-    ['anthropic', config.providers.anthropic.apiKey, 'ANTHROPIC_API_KEY'],
-    ['gemini', config.providers.gemini.apiKey, 'GEMINI_API_KEY'],
-  ] as const;
   return new Map(
-    vendors
-      .filter(([, apiKey]) => apiKey === undefined)
-      .map(([name, , variable]) => [name, { variable, setting: `providers.${name}.apiKey` }]),
+    VENDOR_PROVIDERS.filter((vendor) => config.providers[vendor.name].apiKey === undefined).map((vendor) => [
+      vendor.name,
+      { variable: vendor.environment.apiKey, setting: `providers.${vendor.name}.apiKey` },
+    ]),
   );
 }

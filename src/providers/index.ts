@@ -12,3 +12,7 @@ export { patchJsonObject } from './shared/json-members.js';
 export { providerJsonText, stringifyProviderValue } from './shared/provider-json.js';
 export { MAX_AUDIO_SECONDS } from './shared/audio-duration.js';
 export { SPEECH_CONTENT_TYPES } from './shared/speech-formats.js';
+export { VENDOR_PROVIDERS, DEFAULT_PROVIDER, PROVIDER_OF_OWNER, createCompatibleProvider, vendorSettingsSchemas } from './vendors.js';
+export type { VendorName, VendorOwner } from './vendors.js';
+export { vendorSettingsSchema } from './descriptor.js';
+export type { ProviderBuildOptions, ProviderDescriptor, VendorSettings } from './descriptor.js';

@@ -1,3 +1,4 @@
+import { vendorSettingsSchema, type ProviderDescriptor } from '../descriptor.js';
 import type { Provider } from '../types.js';
 import { OpenAICompatibleChat } from './chat.js';
 import { OpenAICompatibleClient, type OpenAICompatibleConfig } from './client.js';
@@ -27,3 +28,12 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
     transcription: new OpenAICompatibleTranscription(client),
   };
 }
+
+/** OpenAI itself: the provider of `providers.openai`, which also serves OpenAI's own Responses API. */
+export const openaiProvider: ProviderDescriptor<'openai', 'openai'> = {
+  name: 'openai',
+  owner: 'openai',
+  settings: vendorSettingsSchema('https://api.openai.com/v1'),
+  environment: { apiKey: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL' },
+  create: (options) => createOpenAICompatibleProvider({ ...options, servesResponses: true }),
+};

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/index.js';
-import { redactText } from '../../logs/index.js';
+import { redactText } from '../../redaction/index.js';
 
 /**
  * A failure the operator must hear of, because no caller can cure it: the provider refused the
