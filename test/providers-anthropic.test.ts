@@ -36,6 +36,13 @@ runProviderConformance({
   providerRequestId: /^req_01\w+$/,
   providerRequestIdOnError: true,
   takesClientRequestId: false,
+  capabilityModels: {},
+  skip: {
+    embeddings: 'Anthropic offers no embeddings API',
+    images: 'Anthropic offers no image generation API',
+    speech: 'Anthropic offers no text-to-speech API',
+    transcription: 'Anthropic offers no transcription API',
+  },
 });
 
 function httpOptions(timeoutMs: number): UpstreamHttpOptions {

@@ -101,6 +101,11 @@ runProviderConformance({
   providerRequestId: /^[\w-]{22}$/,
   providerRequestIdOnError: false,
   takesClientRequestId: false,
+  capabilityModels: { embeddings: 'gemini-embedding-001', images: 'imagen-4.0-generate-001' },
+  skip: {
+    speech: 'the Gemini API has no text-to-speech endpoint the adapter maps (its audio output is a chat modality)',
+    transcription: 'the Gemini API has no transcription endpoint; audio is a chat input part',
+  },
 });
 
 describe('Gemini models through the gateway (openai SDK)', () => {

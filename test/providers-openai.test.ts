@@ -32,6 +32,7 @@ runProviderConformance({
   providerRequestId: /^req_fake$/,
   providerRequestIdOnError: true,
   takesClientRequestId: true,
+  capabilityModels: { embeddings: 'text-embedding-3-small', images: 'dall-e-3', speech: 'tts-1', transcription: 'whisper-1' },
 });
 
 runProviderConformance({
@@ -45,7 +46,13 @@ runProviderConformance({
             name: 'ollama',
             baseUrl: `${fakeUrl}/v1`,
             apiKey: OLLAMA_KEY,
-            models: [{ id: 'llama3.2-vision', upstreamId: 'llama3.2-vision:11b', input_modalities: ['text', 'image', 'file'] }],
+            models: [
+              { id: 'llama3.2-vision', upstreamId: 'llama3.2-vision:11b', input_modalities: ['text', 'image', 'file'] },
+              { id: 'nomic-embed-text', mode: 'embedding' },
+              { id: 'sdxl-turbo', mode: 'image_generation' },
+              { id: 'kokoro', mode: 'audio_speech' },
+              { id: 'whisper-large-v3', mode: 'audio_transcription' },
+            ],
           },
         ],
       },
@@ -58,6 +65,7 @@ runProviderConformance({
   providerRequestId: /^req_fake$/,
   providerRequestIdOnError: true,
   takesClientRequestId: true,
+  capabilityModels: { embeddings: 'nomic-embed-text', images: 'sdxl-turbo', speech: 'kokoro', transcription: 'whisper-large-v3' },
 });
 
 const TEXT_BODY_LIMIT = 256 * 1024;

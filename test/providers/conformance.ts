@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { FakeServer } from '../fakes/fake-server.js';
 import { loggedRecord, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -78,7 +78,12 @@ export type ConformanceCase =
   | 'timeout'
   | 'stream-idle-timeout'
   | 'truncated-stream'
-  | 'stream-error-event';
+  | 'stream-error-event'
+  | Capability;
+
+/** The capabilities besides chat a provider may offer (src/providers/types.ts). */
+export const CAPABILITIES = ['embeddings', 'images', 'speech', 'transcription'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
 
 export interface ProviderConformanceOptions {
   /** Provider name as in the catalog (`openai`, `gemini`, a compatible provider's name). */
@@ -100,6 +105,11 @@ export interface ProviderConformanceOptions {
   takesClientRequestId: boolean;
   /** The vendor's own message for a model it does not serve (its 404 body carries it). */
   notFoundMessage: string;
+  /**
+   * A model of each capability besides chat that the adapter offers (as the catalog or the
+   * gateway's config declares it); a capability without one needs its reason in `skip`.
+   */
+  capabilityModels: Partial<Record<Capability, string>>;
   /** Cases the adapter cannot do, each with the reason. */
   skip?: Partial<Record<ConformanceCase, string>>;
 }
@@ -445,6 +455,67 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
       const record = await records.wait(response.headers.get('x-request-id')!);
       assert.equal(record.streaming, true);
       assert.equal(record.requestedModel, model);
+    });
+
+    /** The capability's model; a capability offered by neither a model nor a skip reason fails here, naming what to give. */
+    const capabilityModel = (capability: Capability): string => {
+      const declared = options.capabilityModels[capability];
+      assert.ok(declared !== undefined, `${options.name}: give capabilityModels.${capability}, or skip.${capability} with the reason the adapter lacks it`);
+      return declared;
+    };
+
+    /** The last upstream request carried the configured credential and never the caller's key; the log names the provider. */
+    const assertCalledUpstream = async (requestId: string, mode: string) => {
+      const headers = JSON.stringify(fake.server.requests.at(-1)?.headers ?? {});
+      assert.ok(headers.includes(options.upstreamKey), 'the configured credential reaches the provider');
+      assert.ok(!headers.includes('sk-mg-'), 'the client key never goes upstream');
+      const record = await records.wait(requestId);
+      assert.equal(record.mode, mode);
+      assert.equal(record.provider, options.name);
+      assert.equal(record.errorCode, null);
+    };
+
+    test('embeddings: one vector per input, in order, model as requested', { skip: skipped('embeddings') }, async () => {
+      const embeddingModel = capabilityModel('embeddings');
+      const { data: result, response } = await client.embeddings
+        .create({ model: embeddingModel, input: ['alpha', 'beta'], encoding_format: 'float' })
+        .withResponse();
+      assert.equal(result.object, 'list');
+      assert.equal(result.model, embeddingModel);
+      assert.deepEqual(result.data.map((item) => item.index), [0, 1]);
+      for (const item of result.data) {
+        assert.equal(item.object, 'embedding');
+        assert.ok(item.embedding.length > 0 && item.embedding.every((value) => Number.isFinite(value)));
+      }
+      assert.notDeepEqual(result.data[0]!.embedding, result.data[1]!.embedding, 'each input has its own vector');
+      await assertCalledUpstream(response.headers.get('x-request-id')!, 'embedding');
+    });
+
+    test('images: generated images come back as b64_json', { skip: skipped('images') }, async () => {
+      const { data: result, response } = await client.images
+        .generate({ model: capabilityModel('images'), prompt: 'A lighthouse at dusk', n: 1, size: '1024x1024', response_format: 'b64_json' })
+        .withResponse();
+      assert.equal(result.data?.length, 1);
+      const png = Buffer.from(result.data![0]!.b64_json ?? '', 'base64');
+      assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')], 'the image bytes are a PNG');
+      await assertCalledUpstream(response.headers.get('x-request-id')!, 'image_generation');
+    });
+
+    test('speech: audio bytes with the content type of the format', { skip: skipped('speech') }, async () => {
+      const response = await client.audio.speech.create({ model: capabilityModel('speech'), voice: 'alloy', input: 'Hello there.', response_format: 'mp3' });
+      assert.equal(response.headers.get('content-type'), 'audio/mpeg');
+      assert.ok((await response.arrayBuffer()).byteLength > 0);
+      await assertCalledUpstream(response.headers.get('x-request-id')!, 'audio_speech');
+    });
+
+    test('transcription: a multipart upload comes back as text', { skip: skipped('transcription') }, async () => {
+      const audio = Buffer.from('RIFF\u0024\u0000\u0000\u0000WAVEfmt fake-audio', 'latin1');
+      // Node's own fetch: undici's rejects the SDK's global FormData.
+      const { data: result, response } = await openaiClient(gateway.url, key).audio.transcriptions
+        .create({ model: capabilityModel('transcription'), file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }) })
+        .withResponse();
+      assert.ok(typeof result.text === 'string' && result.text.length > 0);
+      await assertCalledUpstream(response.headers.get('x-request-id')!, 'audio_transcription');
     });
 
     describe('with short upstream timeouts', () => {
