@@ -38,7 +38,7 @@ function streamFailure(message: string, logDetail: Record<string, unknown>): Gat
  * The provider's `chat.completion.chunk` frames as stream events. The stream only counts as
  * complete with `data: [DONE]`.
  */
-class ChatCompletionChunks implements ChatFrames {
+export class ChatCompletionChunks implements ChatFrames {
   constructor(private readonly provider: string) {}
 
   read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean {
