@@ -8,6 +8,7 @@ import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
+import { onLauncherGone } from './node-flags.js';
 
 /**
  * Messages between the primary and its workers: a worker's start; the scrape of GET /metrics,
@@ -276,6 +277,10 @@ function runUntilStopped(config: GatewayConfig, close: () => Promise<void>, repo
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  // Nothing else would stop a server whose launcher was killed: it stops as on SIGTERM.
+  onLauncherGone(() => {
+    if (!shuttingDown) shutdown('the process that started this one is gone');
+  });
   process.on('uncaughtException', fault);
   process.on('unhandledRejection', fault);
 }
