@@ -70,6 +70,7 @@ const log = (text) => process.stderr.write(`${text}\n`);
 const SCENARIOS = [
   { name: 'chat', body: 'chat', path: '/v1/chat/completions', connections: 50 },
   { name: 'stream', body: 'stream', path: '/v1/chat/completions', connections: 50 },
+  { name: 'stream 22 events', body: 'stream-tokens', path: '/v1/chat/completions', connections: 50 },
   { name: 'embeddings', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
   { name: 'image 1 MiB', body: 'image', path: '/v1/chat/completions', connections: 10 },
 ];
