@@ -12,6 +12,7 @@
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
 //   npm run bench -- --minimal             # also the minimal gateway (minimal-gateway.mjs): the required work alone
+//   npm run bench -- --peer=portkey        # also the Portkey gateway, installed from npm on first use (lib/peers.mjs)
 //   npm run bench -- --soak                # 10 minutes of moderate traffic, RSS over time
 //   npm run bench -- --no-build            # use dist/ as it is
 //
@@ -21,7 +22,7 @@
 // BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
 // BENCH_BASELINE_NODE_ARGS (node flags for the baseline only, after the others),
 // BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
-// Output: tables on stdout, ending with issue 7's budget read off the run (lib/budget.mjs);
+// Output: tables on stdout, ending with the budget read off the run (lib/budget.mjs);
 // everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
@@ -47,6 +48,7 @@ import {
   stop,
 } from './lib/processes.mjs';
 import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startPortkey } from './lib/peers.mjs';
 import { printTable, median } from './lib/report.mjs';
 import { budgetLines, printBudget } from './lib/budget.mjs';
 
@@ -80,6 +82,9 @@ const ONLY = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.leng
 const selected = (name) => ONLY === undefined || ONLY.some((prefix) => name.startsWith(prefix));
 /** `--targets=bare,modelgate`: some targets only (direct always runs: it is the reference). */
 const TARGETS = argv.find((arg) => arg.startsWith('--targets='))?.slice('--targets='.length).split(',');
+/** `--peer=portkey`: peer gateways, installed from npm on first use (lib/peers.mjs). */
+const PEERS = argv.find((arg) => arg.startsWith('--peer='))?.slice('--peer='.length).split(',') ?? [];
+for (const peer of PEERS) if (peer !== 'portkey') throw new Error(`--peer=${peer}: the peers are: portkey`);
 const wanted = (name) => name === 'direct' || TARGETS === undefined || TARGETS.some((prefix) => name.startsWith(prefix));
 
 /** `wrk --version` prints its version and exits 1. */
@@ -121,7 +126,7 @@ function machineFacts() {
  * cores were with other work (a busy server core means the figures are noisy).
  */
 async function measure(target, upstream, scenario, bodies) {
-  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey };
+  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers };
   await wrk(bench, { ...load, seconds: WARMUP });
   resetPeakRss(target.pid);
   const groups = { server: target.pid, upstream: upstream.pid };
@@ -169,7 +174,7 @@ async function throughput(allTargets, upstream, bodies) {
     const targets = allTargets.filter((target) => !target.skips?.includes(scenario.name));
     // Until the JIT has settled, CPU per request keeps falling: every target gets a long warm-up first.
     for (const target of targets) {
-      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, seconds: INITIAL_WARMUP });
+      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers, seconds: INITIAL_WARMUP });
     }
     const samples = new Map(targets.map((target) => [target.name, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -193,7 +198,7 @@ async function throughput(allTargets, upstream, bodies) {
 /** One connection, targets interleaved request by request (see probe.mjs). */
 async function latencyAtOneConnection(targets, bodies, dir) {
   const spec = {
-    targets: targets.map(({ name, base, apiKey }) => ({ name, base, apiKey })),
+    targets: targets.map(({ name, base, apiKey, headers }) => ({ name, base, apiKey, headers })),
     kinds: [
       { name: 'chat', path: '/v1/chat/completions', bodyFile: bodies.chat },
       { name: 'stream', path: '/v1/chat/completions', bodyFile: bodies.stream },
@@ -322,6 +327,10 @@ async function startTargets(upstream) {
     const minimal = await startMinimalGateway(root, bench, upstream.base);
     // Its log would keep a 1 MiB image whole (modelgate keeps a digest): not a reference there.
     targets.push({ name: 'minimal gateway', base: minimal.base, apiKey: minimal.apiKey, pid: minimal.pid, skips: ['image 1 MiB'], close: () => stop(minimal) });
+  }
+  if (PEERS.includes('portkey') && wanted('portkey')) {
+    const portkey = await startPortkey(upstream.base);
+    targets.push({ name: portkey.name, base: portkey.base, apiKey: portkey.apiKey, headers: portkey.headers, pid: portkey.pid, close: () => stop(portkey) });
   }
   const modelgates = [['modelgate', {}]];
   // Another checkout (built), measured side by side: what a change bought.

@@ -5,5 +5,6 @@
 // runs a worker), and a young generation of 2 × 8 MiB instead of 2 × 16 MiB (less resident
 // memory) — docs/performance.md, "Node flags". Node reads both only at start-up, and
 // `#!/usr/bin/env -S node …` is not portable (BusyBox env on Alpine has no -S), so the flags
-// are on the command line, not here. `serve --workers` children inherit them.
+// are on the command line, not here. `serve` started without them runs the server in a child
+// process that has them (src/cli/node-flags.ts); `serve --workers` children inherit them.
 import '../dist/cli/main.js';
