@@ -138,14 +138,14 @@ class StreamTranscript {
  * frame, which the SDKs raise as an APIError.
  *
  * The frames go straight to the response (the reply is hijacked): Fastify's stream replies
- * pipe a stream into the response and watch both ends, which cost a fifth to a third of a streamed
- * request's CPU. Fastify's onResponse hooks still run when the response finishes or fails;
+ * pipe a stream into the response and watch both ends, a large share of a streamed request's
+ * CPU. Fastify's onResponse hooks still run when the response finishes or fails;
  * its onSend hooks do not: the reply's headers (request id, limits) are copied here.
  */
 export function sendChatStream(reply: FastifyReply, stream: ChatStream, options: ChatStreamOptions): FastifyReply {
   reply.hijack();
   // One header object for writeHead: setting each on the response first validated and stored
-  // it twice (~6 µs a stream, timed in place).
+  // it twice.
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
   headers['content-type'] = 'text/event-stream; charset=utf-8';
@@ -231,7 +231,7 @@ class ChatStreamRelay implements ChatStreamReader {
 
   /**
    * A chunk's JSON as the caller sees it: the model it asked for, no `usage`. The provider's
-   * own text with those members changed when it has one (0.9 → 0.6 µs a chunk, microbenchmark),
+   * own text with those members changed when it has one (cheaper than serialising it again),
    * else the object serialised. A line break would end the server-sent event early: such text
    * (the parser joins multi-line data with one) is never sent as it is.
    */
