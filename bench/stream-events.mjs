@@ -4,22 +4,19 @@
 // a time through a dispatcher that answers in the same turn, into a response that keeps
 // nothing. No sockets, no server: what changes here shows as CPU per stream.
 //
-//   npm run build && node bench/stream-events.mjs            # 5 runs of 20,000 streams
-//   STREAMS=50000 RUNS=7 node bench/stream-events.mjs
+//   npm run build && node bench/stream-events.mjs            # 7 runs of 20,000 streams
+//   BENCH_BASELINE_DIR=../before node bench/stream-events.mjs  # before and after, in one process
 //
-// Prints µs per stream for each run and their median. Compare two builds on the same quiet
-// machine, runs interleaved; a single figure means nothing across machines.
-import { dirname, join } from 'node:path';
+// Environment: STREAMS (per run, 20,000), RUNS (7). With BENCH_BASELINE_DIR (another built
+// checkout) both builds run in one process, their runs interleaved, the first alternating,
+// so a change shows on a busy machine too. Prints the median µs per stream of each build.
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-const { OpenAICompatibleClient } = await dist('providers/openai/client.js');
-const { OpenAICompatibleChat } = await dist('providers/openai/chat.js');
-const { sendChatStream } = await dist('server/routes/chat-stream.js');
-
 const STREAMS = Number(process.env.STREAMS ?? 20_000);
-const RUNS = Number(process.env.RUNS ?? 5);
+const RUNS = Number(process.env.RUNS ?? 7);
+const roots = [['this build', join(dirname(fileURLToPath(import.meta.url)), '..')]];
+if (process.env.BENCH_BASELINE_DIR) roots.push(['baseline', resolve(process.env.BENCH_BASELINE_DIR)]);
 
 const created = 1_700_000_000;
 const chunk = (delta, finish) => `data: ${JSON.stringify({
@@ -43,18 +40,18 @@ const dispatcher = {
   },
 };
 const http = { dispatcher, timeoutMs: 60_000, streamIdleTimeoutMs: 60_000 };
-const chat = new OpenAICompatibleChat(new OpenAICompatibleClient({ name: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-bench', http }));
 
-let written = 0;
+/** A response that keeps nothing but counts what it was sent. */
 const raw = {
   destroyed: false,
+  written: 0,
   writeHead() {},
   write(text) {
-    written += text.length;
+    this.written += text.length;
     return true;
   },
   end(text) {
-    written += text.length;
+    this.written += text.length;
   },
   destroy() {},
   once() {},
@@ -63,25 +60,38 @@ const reply = { hijack() {}, getHeaders: () => ({ 'x-request-id': 'req-bench' })
 const signal = new AbortController().signal;
 const body = { messages: [{ role: 'user', content: 'Count to twenty, one word per event.' }], stream_options: { include_usage: true } };
 
-async function oneStream() {
-  const stream = await chat.stream({ signal, requestId: 'req-bench', upstreamModel: 'gpt-4o-mini', body, passThrough: undefined });
-  const record = { usage: null, responsePayload: null, pendingWork: null };
-  sendChatStream(reply, stream, { requestId: 'req-bench', requestedModel: 'gpt-4o-mini', includeUsage: true, signal, record, transcriptCharacters: 32_768 });
-  await record.pendingWork;
-  if (record.responsePayload.choices[0].content.length === 0) throw new Error('no transcript');
+async function streamOf(root) {
+  const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
+  const { OpenAICompatibleClient } = await load('providers/openai/client.js');
+  const { OpenAICompatibleChat } = await load('providers/openai/chat.js');
+  const { sendChatStream } = await load('server/routes/chat-stream.js');
+  const chat = new OpenAICompatibleChat(new OpenAICompatibleClient({ name: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-bench', http }));
+  return async () => {
+    const stream = await chat.stream({ signal, requestId: 'req-bench', upstreamModel: 'gpt-4o-mini', body });
+    const record = { usage: null, responsePayload: null, pendingWork: null };
+    sendChatStream(reply, stream, { requestId: 'req-bench', requestedModel: 'gpt-4o-mini', includeUsage: true, signal, record, transcriptCharacters: 32_768 });
+    await record.pendingWork;
+    if (record.responsePayload.choices[0].content.length === 0) throw new Error('no transcript');
+  };
 }
 
-async function run() {
+async function timed(oneStream) {
   const started = process.hrtime.bigint();
   for (let index = 0; index < STREAMS; index += 1) await oneStream();
   return Number(process.hrtime.bigint() - started) / 1000 / STREAMS;
 }
 
-await run(); // warm-up: the JIT settles
-const figures = [];
-for (let index = 0; index < RUNS; index += 1) {
-  figures.push(await run());
-  process.stdout.write(`run ${index + 1}: ${figures.at(-1).toFixed(2)} µs per stream of ${networkChunks.length} network chunks\n`);
+const builds = await Promise.all(roots.map(async ([name, root]) => ({ name, oneStream: await streamOf(root) })));
+const figures = new Map(builds.map(({ name }) => [name, []]));
+for (let round = -1; round < RUNS; round += 1) {
+  // Round -1 warms every function up; the build that goes first alternates.
+  for (const { name, oneStream } of round % 2 === 0 ? builds : [...builds].reverse()) {
+    const figure = await timed(oneStream);
+    if (round >= 0) figures.get(name).push(figure);
+  }
 }
-const sorted = [...figures].sort((a, b) => a - b);
-process.stdout.write(`median: ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} µs per stream (${written > 0 ? 'frames written' : 'nothing written'})\n`);
+if (raw.written === 0) throw new Error('nothing was written');
+for (const [name, values] of figures) {
+  const sorted = [...values].sort((a, b) => a - b);
+  process.stdout.write(`${name.padEnd(12)} median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} µs per stream of ${networkChunks.length} network chunks (runs ${sorted.map((value) => value.toFixed(2)).join(', ')})\n`);
+}
