@@ -80,34 +80,37 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-/** Starts serve without the flags; returns it and the pid of the server it launched. */
-async function startLaunched(dir: string): Promise<{ serve: ServeProcess; server: number }> {
+/**
+ * Runs `check` against serve started without the flags, given the launcher and the pid of the
+ * server it launched; afterwards neither is left running and the data is gone.
+ */
+async function withLaunched(check: (serve: ServeProcess, server: number, dataDir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-flags-'));
   const serve = await startServeProcess(queueingEnv(dir));
   const children = childPids(serve.child.pid!);
-  assert.equal(children.length, 1, 'one server process');
-  return { serve, server: children[0]! };
+  try {
+    assert.equal(children.length, 1, 'one server process');
+    await check(serve, children[0]!, join(dir, 'data'));
+  } finally {
+    if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
+    for (const pid of children) if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('serve started without the node flags', { skip: CLI_NOT_BUILT }, () => {
   test('serves from a child process that has them, with the output of a server started with them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'modelgate-flags-'));
-    const { serve, server } = await startLaunched(dir);
-    try {
+    await withLaunched(async (serve, server) => {
       assert.deepEqual(commandLine(server).slice(1, 3), [...SERVE_NODE_FLAGS]);
       assert.ok(!commandLine(serve.child.pid!).some((argument) => argument.startsWith('--v8-pool-size')));
       assert.deepEqual(childPids(server), [], 'the server did not launch another');
       assert.match(serve.output(), /^modelgate listening on http:\/\/127\.0\.0\.1:\d+ \(storage: SQLite in /);
       assert.equal(await serve.stop(), 0);
-    } finally {
-      if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test('SIGTERM to the launcher stops the server gracefully: the queued row is written, both exit, code 0', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'modelgate-flags-'));
-    const { serve, server } = await startLaunched(dir);
-    try {
+    await withLaunched(async (serve, server, dataDir) => {
       await refusedRequest(serve.url);
       serve.child.kill('SIGTERM');
       const [code, signal] = (await serve.exited) as [number | null, string | null];
@@ -115,41 +118,28 @@ describe('serve started without the node flags', { skip: CLI_NOT_BUILT }, () => 
       assert.ok(!existsSync(`/proc/${server}`), 'the server outlived its launcher');
       assert.match(serve.output(), /SIGTERM received, finishing in-flight requests/);
       assert.doesNotMatch(serve.output(), /received again/, 'the signal reached the server once');
-      assert.equal(await loggedRows(join(dir, 'data')), 1);
-    } finally {
-      if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    }
+      assert.equal(await loggedRows(dataDir), 1);
+    });
   });
 
   test('a launcher killed with SIGKILL leaves no orphan: the server shuts down gracefully and writes the queued row', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'modelgate-flags-'));
-    const { serve, server } = await startLaunched(dir);
-    try {
+    await withLaunched(async (serve, server, dataDir) => {
       await refusedRequest(serve.url);
       serve.child.kill('SIGKILL');
       await serve.exited;
       await waitFor(() => !existsSync(`/proc/${server}`), 'the server to end');
       assert.match(serve.output(), /the process that started this one is gone, finishing in-flight requests/);
-      assert.equal(await loggedRows(join(dir, 'data')), 1);
-    } finally {
-      if (existsSync(`/proc/${server}`)) process.kill(server, 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    }
+      assert.equal(await loggedRows(dataDir), 1);
+    });
   });
 
   test('a signal that ends the server ends the launcher the same way', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'modelgate-flags-'));
-    const { serve, server } = await startLaunched(dir);
-    try {
+    await withLaunched(async (serve, server) => {
       serve.child.kill('SIGHUP');
       const [code, signal] = (await serve.exited) as [number | null, string | null];
       assert.deepEqual({ code, signal }, { code: null, signal: 'SIGHUP' });
       await waitFor(() => !existsSync(`/proc/${server}`), 'the server to end');
-    } finally {
-      if (existsSync(`/proc/${server}`)) process.kill(server, 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
