@@ -7,7 +7,7 @@
 //
 //   npm run bench                          # full run (≈ 15 min)
 //   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 5 min)
-//   npm run bench -- --only=chat,latency   # some parts only: chat, stream, embeddings, image, latency, bad-input, open-streams
+//   npm run bench -- --only=chat,latency   # some parts only: chat, stream, messages, embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
@@ -73,6 +73,8 @@ const SCENARIOS = [
   { name: 'chat', body: 'chat', path: '/v1/chat/completions', connections: 50 },
   { name: 'stream', body: 'stream', path: '/v1/chat/completions', connections: 50 },
   { name: 'stream 22 events', body: 'stream-tokens', path: '/v1/chat/completions', connections: 50 },
+  // The same stream in Anthropic's Messages format (translated from the chat stream): only modelgate serves it.
+  { name: 'messages stream', body: 'messagesStream', path: '/v1/messages', connections: 50, modelgateOnly: true },
   { name: 'embeddings', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
   { name: 'image 1 MiB', body: 'image', path: '/v1/chat/completions', connections: 10 },
 ];
@@ -168,10 +170,13 @@ function combine(samples) {
   return row;
 }
 
+/** This checkout's modelgate (not a proxy, nor a baseline checkout that may predate the format). */
+const servesFormats = (target) => target.name.startsWith('modelgate') && !target.name.includes('baseline');
+
 async function throughput(allTargets, upstream, bodies) {
   const rows = [];
   for (const scenario of SCENARIOS.filter((candidate) => selected(candidate.name))) {
-    const targets = allTargets.filter((target) => !target.skips?.includes(scenario.name));
+    const targets = allTargets.filter((target) => !target.skips?.includes(scenario.name) && (!scenario.modelgateOnly || servesFormats(target)));
     // Until the JIT has settled, CPU per request keeps falling: every target gets a long warm-up first.
     for (const target of targets) {
       await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers, seconds: INITIAL_WARMUP });

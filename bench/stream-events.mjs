@@ -64,12 +64,14 @@ async function streamOf(root) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
   const { OpenAICompatibleClient } = await load('providers/openai/client.js');
   const { OpenAICompatibleChat } = await load('providers/openai/chat.js');
-  const { sendChatStream } = await load('server/routes/chat-stream.js');
+  const { sendEventStream } = await load('server/routes/stream-relay.js');
+  const { ChatCompletionsStreamEncoder } = await load('formats/chat-completions/stream.js');
   const chat = new OpenAICompatibleChat(new OpenAICompatibleClient({ name: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-bench', http }));
   return async () => {
     const stream = await chat.stream({ signal, requestId: 'req-bench', upstreamModel: 'gpt-4o-mini', body });
     const record = { usage: null, responsePayload: null, pendingWork: null };
-    sendChatStream(reply, stream, { requestId: 'req-bench', requestedModel: 'gpt-4o-mini', includeUsage: true, signal, record, transcriptCharacters: 32_768 });
+    const encoder = new ChatCompletionsStreamEncoder({ requestedModel: 'gpt-4o-mini', includeUsage: true, transcriptCharacters: 32_768 });
+    sendEventStream(reply, stream, encoder, { requestId: 'req-bench', signal, record });
     await record.pendingWork;
     if (record.responsePayload.choices[0].content.length === 0) throw new Error('no transcript');
   };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, DESKTOP, shoot as shootInto, signIn as signInAs, watchedPage } from './helpers/dashboard-browser.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
@@ -16,13 +17,10 @@ import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/
  * change nothing. Screenshots of every page go to test-artifacts/dashboard/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const BIN = resolve('bin/modelgate.js');
 const ADMIN = { email: 'admin@example.com', password: 'admin password 0123' };
 const VIEWER = { email: 'viewer@example.com', password: 'viewer password 0123' };
-const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
 let fake: OpenAIFake;
@@ -32,37 +30,9 @@ let dataDir: string;
 /** Console errors and failed requests of every page: a CSP violation or a missing file shows here. */
 const problems: string[] = [];
 
-async function newPage(viewport = DESKTOP): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    const text = message.text();
-    // Expected: the 401/403 answers the tests provoke, and the scroll-lock <style> element the
-    // dialogs try to add, which the CSP blocks (docs/dashboard.md).
-    if (message.type() === 'error' && !/status of 40[13]/.test(text) && !/Applying inline style violates .*style-src 'self'/.test(text)) problems.push(`console: ${text}`);
-  });
-  page.on('requestfailed', (request) => {
-    // A fetch the page itself cancels (a newer query replaced it, or the page moved on) is ERR_ABORTED: not a failure.
-    const reason = request.failure()?.errorText;
-    if (reason !== 'net::ERR_ABORTED') problems.push(`failed ${request.url()}: ${reason}`);
-  });
-  page.on('request', (request) => {
-    if (!request.url().startsWith(gateway.url) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) problems.push(`outside request ${request.url()}`);
-  });
-  return page;
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, account: { email: string; password: string }): Promise<void> {
-  await page.goto(`${gateway.url}/dashboard/`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
+const newPage = (viewport = DESKTOP) => watchedPage(browser, gateway.url, problems, viewport);
+const shoot = (page: Page, name: string) => shootInto(page, SCREENSHOTS, name);
+const signIn = (page: Page, account: { email: string; password: string }) => signInAs(page, gateway.url, account);
 
 function cliUsage(args: string[]): Promise<{ data: { model?: string | null; requests: number; total_tokens: number; cost_usd: number }[] }> {
   return new Promise((done, failed) => {

@@ -66,6 +66,11 @@ describe('OpenAPI document and API reference', () => {
     assert.deepEqual(retrieve?.parameters?.map((parameter) => [parameter.name, parameter.in]), [['model', 'path']]);
     const listSchema = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema;
     assert.ok(listSchema?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+    // The Messages paths document Anthropic's error shape, not §4's.
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      const errorSchema = document.paths[path]?.post?.responses['4XX']?.content['application/json']?.schema;
+      assert.deepEqual(Object.keys(errorSchema?.properties ?? {}), ['type', 'error', 'request_id'], path);
+    }
   });
 
   test('the page\'s own copies of the document send to the one URL, which GET / names', async () => {

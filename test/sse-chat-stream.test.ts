@@ -5,7 +5,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../src/errors/index.js';
-import { MAX_STREAM_EVENT_BYTES, startSseChatStream, type ChatFrames } from '../src/providers/shared/sse-chat-stream.js';
+import { MAX_STREAM_EVENT_BYTES, startSseStream, type ChatFrames } from '../src/providers/shared/sse-stream.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from '../src/providers/shared/upstream-http.js';
 import type { ChatStream, ChatStreamEvent } from '../src/providers/types.js';
 import { eventsOf, readChatStream } from './helpers/chat-streams.js';
@@ -77,7 +77,7 @@ class NumberedFrames implements ChatFrames {
 
 function start(next: Script, signal = new AbortController().signal): Promise<ChatStream> {
   script = next;
-  return startSseChatStream(
+  return startSseStream(
     http,
     { url, headers: { 'content-type': 'application/json' }, body: '{}', signal, provider: 'test' },
     { frames: new NumberedFrames(), failure: (status, _headers, text) => new GatewayError('provider_error', `status ${status}: ${text}`) },
@@ -86,7 +86,7 @@ function start(next: Script, signal = new AbortController().signal): Promise<Cha
 
 const contentOf = (events: ChatStreamEvent[]) => events.map((event) => (event.type === 'chunk-received' ? event.chunk : event.type));
 
-describe('startSseChatStream', () => {
+describe('startSseStream', () => {
   test('hands over the events of one network chunk together, an event cut between chunks with the chunk that ends it', async () => {
     const euro = Buffer.from('data: {"t":"€"}\n\n');
     const stream = await start({

@@ -165,6 +165,8 @@ describe('status routes', () => {
     for (const path of ['/', '/v1/models', '/v1/docs/metadata']) assert.equal(endpoint('GET', path)?.auth, 'none', path);
     const keyed: [string, string][] = [
       ['/v1/chat/completions', 'model:request'],
+      ['/v1/messages', 'model:request'],
+      ['/v1/messages/count_tokens', 'model:request'],
       ['/v1/chat/vetting', 'model:request'],
       ['/v1/vetting/full', 'model:request'],
       ['/v1/embeddings', 'model:request'],

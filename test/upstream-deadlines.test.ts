@@ -5,7 +5,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../src/errors/index.js';
-import { startSseChatStream, type ChatFrames } from '../src/providers/shared/sse-chat-stream.js';
+import { startSseStream, type ChatFrames } from '../src/providers/shared/sse-stream.js';
 import { createUpstreamDispatcher, readBodyText, sendUpstream, sendUpstreamBuffered, type UpstreamHttpOptions, type UpstreamRequest } from '../src/providers/shared/upstream-http.js';
 import type { ChatStreamEvent } from '../src/providers/types.js';
 import { eventsOf } from './helpers/chat-streams.js';
@@ -96,7 +96,7 @@ class NumberedFrames implements ChatFrames {
 }
 
 function stream(http: UpstreamHttpOptions, path: string) {
-  return startSseChatStream(http, call(path), { frames: new NumberedFrames(), failure: (status) => new GatewayError('provider_error', `status ${status}`) });
+  return startSseStream(http, call(path), { frames: new NumberedFrames(), failure: (status) => new GatewayError('provider_error', `status ${status}`) });
 }
 
 const timedOut = (reason: RegExp) => (error: unknown) => {

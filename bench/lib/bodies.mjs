@@ -21,6 +21,7 @@ export const BODIES = {
     model: 'gpt-4o-mini',
     messages: [{ role: 'user', content: 'Count to twenty, one word per event.' }],
   }),
+  messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
   embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
   image: () => ({
     stream: false,

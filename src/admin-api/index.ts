@@ -2,6 +2,9 @@
  * The admin API's shapes, in one place: the server's routes produce them and the dashboard
  * (web/) reads them, so a change to one shows up as a type error in the other. Types only.
  */
+import type { AttemptView, LightweightVettingReply } from '../vetting/response-schema.js';
+
+export type { AttemptView, FullVettingReply, LightweightVettingReply } from '../vetting/response-schema.js';
 export type { ApiKeyView, KeyStatus, Scope } from '../keys/types.js';
 export type { ProjectView } from '../keys/project-store.js';
 export type { LogDetailView, LogSummaryView, UsageView } from '../logs/log-view.js';
@@ -39,3 +42,23 @@ export interface UsageList<T> {
 export interface AdminErrorBody {
   error: { message: string; type: string; code: string; param: string | null; request_id: string };
 }
+
+
+/**
+ * The model endpoints the playground relays: `POST /admin/v1/playground/keys/{keyId}/v1/{endpoint}`
+ * takes the body of `POST /v1/{endpoint}` and answers as it does (server-sent events for a
+ * streamed chat), called as the key `keyId`.
+ */
+export type PlaygroundEndpoint =
+  | 'chat/completions'
+  | 'chat/vetting'
+  | 'vetting/full'
+  | 'embeddings'
+  | 'images/generations'
+  | 'audio/speech'
+  | 'audio/transcriptions';
+
+/** `POST /admin/v1/playground/keys/{keyId}/v1/chat/vetting`: the lightweight answer, with every attempt. */
+export type PlaygroundVettingReply = LightweightVettingReply & {
+  vetting_info: LightweightVettingReply['vetting_info'] & { attempts: AttemptView[] };
+};

@@ -7,7 +7,7 @@ import type { Provider } from '../providers/index.js';
 import { inspectMessages } from './input-policy.js';
 
 /** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'embeddings' | 'images' | 'speech' | 'transcription';
+export type Capability = 'chat' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
 export interface CallRequest<C extends Capability> {
@@ -51,6 +51,16 @@ export class CheckedCall<C extends Capability> {
     readonly media: MediaSummary | null,
     private readonly record: RequestRecord | undefined,
   ) {}
+
+  /**
+   * The same checked call through another capability of its provider (a public format the
+   * provider speaks natively), or undefined when the provider has none.
+   */
+  through<K extends Capability>(capability: K): CheckedCall<K> | undefined {
+    const own = this.target.provider[capability];
+    if (own === undefined) return undefined;
+    return new CheckedCall({ resolved: this.target.resolved, provider: this.target.provider, capability: own as NonNullable<Provider[K]> }, this.media, this.record);
+  }
 
   /**
    * Makes the provider call, timing it to its first answer (a stream's first frame) for the

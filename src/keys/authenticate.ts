@@ -75,6 +75,16 @@ export class Authenticator {
     if (known !== undefined || !looksLikeSecret(secret)) return admit(known, scope);
     return this.cache.lookUp(hash)?.then((row) => admit(row, scope)) ?? admit(undefined, scope);
   }
+
+  /**
+   * A key chosen by its id rather than its secret (an administrator's dashboard call made as
+   * the key): the same state and scope checks as a call with its secret.
+   */
+  authenticateKeyId(keyId: string, scope: Scope): Principal {
+    const row = this.cache.findById(keyId);
+    if (row === undefined) throw new GatewayError('not_found', `There is no key ${keyId}. GET /admin/v1/keys lists the keys and their ids.`);
+    return admit(row, scope);
+  }
 }
 
 function admit(row: KeyRow | undefined, scope: Scope): Principal {

@@ -102,7 +102,8 @@ export class KeyCache {
     return this.unknown.lookUp(hash);
   }
 
-  private findById(id: string): KeyRow | undefined {
+  /** The key with this id, whatever its state. */
+  findById(id: string): KeyRow | undefined {
     const hash = this.hashById.get(id);
     return hash === undefined ? undefined : this.byHash.get(hash);
   }

@@ -62,33 +62,51 @@ export interface ChatCompletionResult {
   usage: TokenUsage | null;
 }
 
-/** Events of a chat stream, noun-verb names as everywhere in the code. */
-export type ChatStreamEvent =
-  /**
-   * An OpenAI `chat.completion.chunk` object; a `usage` member on it is not shown (usage comes
-   * as `usage-reported`). `json`: the text `chunk` was parsed from, when the provider sent the
-   * chunk as it is: the route then changes members in the text instead of serialising the
-   * object again.
-   */
-  | { type: 'chunk-received'; chunk: JsonObject; json?: string }
-  /**
-   * Usage as soon as a frame carries it (may come on any chunk). `chunk`: the provider's own
-   * usage-only `chat.completion.chunk` (`choices: []`), shown as is to a caller that asked for
-   * `stream_options.include_usage`; without it the route builds that chunk from `usage`.
-   * Adapters that report usage in several steps send the running total each time.
-   */
-  | { type: 'usage-reported'; usage: TokenUsage; chunk?: JsonObject }
-  /** The provider failed after the stream started: the client gets an error chunk. */
-  | { type: 'stream-failed'; message: string; logDetail?: Record<string, unknown> };
+/**
+ * Usage as soon as a frame carries it (may come on any chunk). `chunk`: the provider's own
+ * usage-only `chat.completion.chunk` (`choices: []`), shown as is to a chat caller that asked
+ * for `stream_options.include_usage`; without it the chat format builds that chunk from
+ * `usage`. Adapters that report usage in several steps send the running total each time.
+ */
+export interface UsageReported {
+  type: 'usage-reported';
+  usage: TokenUsage;
+  chunk?: JsonObject;
+}
+
+/** The provider failed after the stream started: the client gets its format's error frame. */
+export interface StreamFailed {
+  type: 'stream-failed';
+  message: string;
+  logDetail?: Record<string, unknown>;
+}
+
+/** Events of a provider stream, noun-verb names as everywhere in the code: its data events `D`, usage and failure. */
+export type StreamEvent<D> = D | UsageReported | StreamFailed;
 
 /**
- * Takes a chat stream's events as they are read: the events of one upstream network chunk at
- * a time, pushed synchronously. No promise or turn of the event loop per event: a stream of a
+ * An OpenAI `chat.completion.chunk` object; a `usage` member on it is not shown (usage comes
+ * as `usage-reported`). `json`: the text `chunk` was parsed from, when the provider sent the
+ * chunk as it is: the chat format then changes members in the text instead of serialising
+ * the object again.
+ */
+export interface ChunkReceived {
+  type: 'chunk-received';
+  chunk: JsonObject;
+  json?: string;
+}
+
+/** Events of a chat stream. */
+export type ChatStreamEvent = StreamEvent<ChunkReceived>;
+
+/**
+ * Takes a stream's events as they are read: the events of one upstream network chunk at a
+ * time, pushed synchronously. No promise or turn of the event loop per event: a stream of a
  * dozen frames through async iterators cost more than the bare transport of it (measured).
  */
-export interface ChatStreamReader {
-  /** Returns false to stop reading from the provider until `ChatStream.resume()` (the client is slow). */
-  onEvents(events: readonly ChatStreamEvent[]): boolean;
+export interface StreamReader<E> {
+  /** Returns false to stop reading from the provider until `EventStream.resume()` (the client is slow). */
+  onEvents(events: readonly E[]): boolean;
   /**
    * Called once, last: the provider ended the stream, or it failed (the last event was then
    * `stream-failed`), or the call was aborted.
@@ -96,12 +114,15 @@ export interface ChatStreamReader {
   onEnd(): void;
 }
 
-export interface ChatStream {
+export interface EventStream<E> {
   /** Starts handing events to `reader`, those read before `stream()` resolved first. Call once. */
-  read(reader: ChatStreamReader): void;
+  read(reader: StreamReader<E>): void;
   /** Goes on reading after `onEvents` returned false. */
   resume(): void;
 }
+
+export type ChatStreamReader = StreamReader<ChatStreamEvent>;
+export type ChatStream = EventStream<ChatStreamEvent>;
 
 export interface ChatModelProvider {
   complete(call: ChatCall): Promise<ChatCompletionResult>;
@@ -110,6 +131,46 @@ export interface ChatModelProvider {
    * it reject with a GatewayError and the client still gets a proper status.
    */
   stream(call: ChatCall): Promise<ChatStream>;
+}
+
+/**
+ * A call in Anthropic's Messages shape, for a provider that speaks it natively: `body` is the
+ * caller's Messages request (`sourceJson` its bytes), sent with only `model` replaced, so
+ * fields the gateway does not read (`cache_control`, thinking blocks and their signatures,
+ * `context_management`) arrive unchanged.
+ */
+export interface MessagesCall extends CallContext, PassThroughSource {
+  upstreamModel: string;
+  /** The caller's `anthropic-version` and `anthropic-beta` headers, forwarded when given. */
+  version?: string | undefined;
+  beta?: string | undefined;
+}
+
+export interface MessagesResult {
+  /** The Messages API's message object; its `model` is the upstream model. */
+  message: JsonObject;
+  usage: TokenUsage | null;
+}
+
+/**
+ * One event of a native Messages stream as the provider sent it: its `event:` name, its
+ * `data:` text and that text parsed (message_start … message_stop, ping).
+ */
+export interface MessagesEventReceived {
+  type: 'messages-event-received';
+  event: string;
+  data: string;
+  value: JsonObject;
+}
+
+export type MessagesStreamEvent = StreamEvent<MessagesEventReceived>;
+
+export interface MessagesProvider {
+  create(call: MessagesCall): Promise<MessagesResult>;
+  /** Resolves once the first event arrived (as ChatModelProvider.stream). */
+  stream(call: MessagesCall): Promise<EventStream<MessagesStreamEvent>>;
+  /** The provider's own count of the request's input tokens (`POST /v1/messages/count_tokens`). */
+  countTokens(call: MessagesCall): Promise<number>;
 }
 
 export interface EmbeddingCall extends CallContext, PassThroughSource {
@@ -207,6 +268,8 @@ export interface Provider {
   /** Whether a remote (http/https) image URL can be passed to its chat models. */
   readonly acceptsRemoteImageUrls: boolean;
   readonly chat?: ChatModelProvider;
+  /** Anthropic's Messages API spoken natively (a pass-through for callers of that API). */
+  readonly messages?: MessagesProvider;
   readonly embeddings?: EmbeddingProvider;
   readonly images?: ImageProvider;
   readonly speech?: SpeechProvider;

@@ -8,6 +8,7 @@ import { API_REFERENCE_PATH, OPENAPI_DOCUMENT_PATH, PRODUCT_ICON_SVG, PRODUCT_LO
 import type { GatewayContext } from './context.js';
 import { errorHeadersOf, toGatewayError } from './error-mapping.js';
 import { GatewayError } from '../errors/index.js';
+import { chatCompletionsFormat, type ErrorFormat } from '../formats/index.js';
 import type { Principal } from '../keys/index.js';
 import { API_VERSION } from './api-version.js';
 import { registerJsonBody } from './json-body.js';
@@ -17,6 +18,10 @@ import { clientErrorHandler, clientTimeoutsOf, frameworkError, MAX_PARAM_LENGTH 
 import { StalledClientWatch } from './stalled-clients.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The public API format whose error shape the route answers in; chat completions' (docs/errors.md) when unset. */
+    format?: ErrorFormat;
+  }
   interface FastifyInstance {
     /** Cuts off clients that stopped taking their responses. */
     stalledClients: StalledClientWatch;
@@ -138,6 +143,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     done();
   });
 
+  // Each route answers errors in its format's shape (route config `format`); the rest in the gateway's own (docs/errors.md).
   app.setErrorHandler(async (error, request, reply) => {
     const gatewayError = toGatewayError(error, config.server.bodyLimitBytes);
     if (gatewayError.code === 'internal_error') {
@@ -154,7 +160,9 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
     // Refused before its body arrived (too large, no valid key): close the connection rather
     // than keep it by reading the rest of the body only to throw it away.
     if (!request.raw.complete) reply.header('connection', 'close');
-    return gatewayError.toBody(request.id);
+    const encoded = (request.routeOptions.config.format ?? chatCompletionsFormat).encodeError(gatewayError, request.id);
+    reply.headers(encoded.headers);
+    return encoded.body;
   });
 
   app.setNotFoundHandler(async (request) => {

@@ -1,5 +1,6 @@
-import type { Principal, Scope } from '../keys/index.js';
-import { addKeyedRouteHook } from './keyed-routes.js';
+import type { Authenticator, Principal, Scope } from '../keys/index.js';
+import { addKeyedRouteHook, type RequestHook } from './keyed-routes.js';
+import { isPlaygroundRoute } from './playground-relay.js';
 import type { GatewayApp } from './app.js';
 import type { GatewayContext } from './context.js';
 
@@ -24,16 +25,30 @@ export function registerAuthHook(app: GatewayApp, context: GatewayContext): void
   const { authenticator } = context.keys;
   // Callback style: no promise per request with a known key. A thrown GatewayError reaches the
   // error handler; only a secret the cache does not hold waits for the store.
-  addKeyedRouteHook(app, ({ scope }) => (request, _reply, done) => {
-    const principal = authenticator.authenticate(request.headers, scope);
-    if (!(principal instanceof Promise)) {
-      request.principal = principal;
-      done();
-      return;
-    }
-    principal.then((found) => {
-      request.principal = found;
-      done();
-    }, done);
+  addKeyedRouteHook(app, ({ url, scope }) => {
+    if (isPlaygroundRoute(url)) return playgroundPrincipalHook(authenticator, scope);
+    return (request, _reply, done) => {
+      const principal = authenticator.authenticate(request.headers, scope);
+      if (!(principal instanceof Promise)) {
+        request.principal = principal;
+        done();
+        return;
+      }
+      principal.then((found) => {
+        request.principal = found;
+        done();
+      }, done);
+    };
   });
+}
+
+/**
+ * A relayed playground call (playground-relay.ts) is made as the key its path names. The
+ * admin hook of its scope ran first: only an administrator gets here.
+ */
+function playgroundPrincipalHook(authenticator: Authenticator, scope: Scope): RequestHook {
+  return (request, _reply, done) => {
+    request.principal = authenticator.authenticateKeyId((request.params as { keyId: string }).keyId, scope);
+    done();
+  };
 }

@@ -7,6 +7,7 @@ import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
 import type { GatewayContext } from './context.js';
 import { toGatewayError } from './error-mapping.js';
+import { playgroundKeyIdOf } from './playground-relay.js';
 
 /** nginx's status for "the client closed the connection before the response ended". */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -59,11 +60,18 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     if (principal?.kind === 'key') return { keyId: principal.keyId, projectId: principal.projectId, fingerprint: principal.fingerprint };
     if (principal?.kind === 'anonymous') return { keyId: null, projectId: null, fingerprint: 'anonymous' };
     // Authentication failed: name the key when it is one of ours (paused, revoked, wrong scope).
-    const secret = extractSecret(request.headers);
-    const row = secret === undefined || secret.length === 0 ? undefined : context.keys.cache.findByHash(hashSecret(secret));
+    const row = refusedKeyOf(request);
     return row === undefined
       ? { keyId: null, projectId: null, fingerprint: null }
       : { keyId: row.id, projectId: row.project_id, fingerprint: fingerprintOf(row.id, row.last4) };
+  };
+
+  /** The key a refused request named: by its secret, or a playground call by its path. */
+  const refusedKeyOf = (request: FastifyRequest) => {
+    const keyId = playgroundKeyIdOf(request);
+    if (keyId !== undefined) return context.keys.cache.findById(keyId);
+    const secret = extractSecret(request.headers);
+    return secret === undefined || secret.length === 0 ? undefined : context.keys.cache.findByHash(hashSecret(secret));
   };
 
   /** Replaces the reservation with the real usage; keeps it when work was done but not measured. */

@@ -1,6 +1,7 @@
 import type { RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
+import { isPlaygroundRoute, PLAYGROUND_PLATFORM, publicEndpointOf } from './playground-relay.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,8 +47,13 @@ export function newRecord(requestId: string, endpoint: string, platform: string 
 /** Gives every keyed request a record before anything else runs (auth failures are logged too). */
 export function registerRequestRecordHook(app: GatewayApp): void {
   app.decorateRequest('record', null as never);
-  addKeyedRouteHook(app, ({ url }) => (request, _reply, done) => {
-    request.record = newRecord(request.id, url, platformOf(request.headers['x-platform-id']));
-    done();
+  addKeyedRouteHook(app, ({ url }) => {
+    // A playground call is logged as a call of the endpoint it relays, from the dashboard.
+    const endpoint = publicEndpointOf(url);
+    const relayed = isPlaygroundRoute(url);
+    return (request, _reply, done) => {
+      request.record = newRecord(request.id, endpoint, relayed ? PLAYGROUND_PLATFORM : platformOf(request.headers['x-platform-id']));
+      done();
+    };
   });
 }

@@ -5,7 +5,7 @@ import { AnswerKeyGuard } from './answer-key.js';
 import { draftingPrompt, fullVerificationPrompt, reviewMaterial, type ProtectedItem, type QuestionContext } from './prompts.js';
 import { attemptsAllowed, openField } from './request-fields.js';
 import type { FullVettingRequest } from './request-schema.js';
-import type { FullVettingReply } from './response-schema.js';
+import type { AttemptView, FullVettingReply } from './response-schema.js';
 import type { Attempt, StopReason } from './types.js';
 
 export interface FullOptions {
@@ -148,6 +148,17 @@ export interface FullMeta {
 
 const tokensOf = (usage: TokenUsage | null) => (usage === null ? 0 : usage.promptTokens + usage.completionTokens);
 
+/** A loop's attempts as the answers show them (drafts included: for an audit trail, never for the student). */
+export function attemptViews(attempts: readonly Attempt[]): AttemptView[] {
+  return attempts.map((attempt) => ({
+    chatResponse: attempt.draft,
+    verificationPassed: attempt.verificationPassed,
+    verificationOutput: attempt.verificationOutput,
+    requiresAttention: attempt.requiresAttention,
+    checkedBy: attempt.checkedBy,
+  }));
+}
+
 /** The response of POST /v1/vetting/full. */
 export function fullResponse(result: FullResult, meta: FullMeta): FullVettingReply {
   const chatTokens = tokensOf(result.chatUsage);
@@ -165,13 +176,7 @@ export function fullResponse(result: FullResult, meta: FullMeta): FullVettingRep
             attemptCount: verification.attemptCount,
             stopReason: verification.stopReason,
             lastFailureReason: verification.lastFailureReason,
-            attempts: verification.attempts.map((attempt) => ({
-              chatResponse: attempt.draft,
-              verificationPassed: attempt.verificationPassed,
-              verificationOutput: attempt.verificationOutput,
-              requiresAttention: attempt.requiresAttention,
-              checkedBy: attempt.checkedBy,
-            })),
+            attempts: attemptViews(verification.attempts),
           },
     usage: { chatTokens, verificationTokens, totalTokens: chatTokens + verificationTokens },
     metadata: {

@@ -3,6 +3,7 @@ import type { JsonObject } from '../providers/index.js';
 import { contentText, lightweightVerificationPrompt, reviewMaterial } from './prompts.js';
 import { attemptsAllowed, openField } from './request-fields.js';
 import type { ChatMessageInput, LightweightVettingRequest } from './request-schema.js';
+import { attemptViews } from './full.js';
 import type { LightweightVettingReply } from './response-schema.js';
 import type { LoopOutcome } from './types.js';
 
@@ -75,8 +76,11 @@ export function planLightweight(body: LightweightVettingRequest, options: Lightw
   };
 }
 
-/** The chat-completion-shaped reply of POST /v1/chat/vetting. */
-export function lightweightResponse(outcome: LoopOutcome, meta: { requestId: string; model: string; createdAt: number }): LightweightVettingReply {
+/**
+ * The chat-completion-shaped reply of POST /v1/chat/vetting; with `withAttempts`, every
+ * attempt too (the operator's view in the dashboard's playground).
+ */
+export function lightweightResponse(outcome: LoopOutcome, meta: { requestId: string; model: string; createdAt: number; withAttempts?: boolean }): LightweightVettingReply {
   const prompt = outcome.chatUsage.promptTokens + outcome.verificationUsage.promptTokens;
   const completion = outcome.chatUsage.completionTokens + outcome.verificationUsage.completionTokens;
   return {
@@ -86,7 +90,12 @@ export function lightweightResponse(outcome: LoopOutcome, meta: { requestId: str
     model: meta.model,
     choices: [{ index: 0, message: { role: 'assistant', content: outcome.content }, finish_reason: 'stop' }],
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
-    vetting_info: { attemptCount: outcome.chatCalls, stopReason: outcome.stopReason, lastFailureReason: outcome.lastFailureReason },
+    vetting_info: {
+      attemptCount: outcome.chatCalls,
+      stopReason: outcome.stopReason,
+      lastFailureReason: outcome.lastFailureReason,
+      ...(meta.withAttempts === true ? { attempts: attemptViews(outcome.attempts) } : {}),
+    },
     safety_signals: { requires_attention: outcome.requiresAttention },
   };
 }

@@ -9,6 +9,17 @@ const SafetySignals = Type.Object({
   requires_attention: Type.Boolean({ description: 'true when the loop stopped with SAFETY_TRIGGERED' }),
 });
 
+/** Every attempt of a loop, in order. */
+const Attempts = Type.Array(
+  Type.Object({
+    chatResponse: Type.String({ description: 'the draft of this attempt (rejected drafts included: never show these to the student)' }),
+    verificationPassed: Type.Boolean(),
+    verificationOutput: Type.Union([Type.String(), Type.Null()], { description: 'the verifier’s raw output; null when none was asked' }),
+    requiresAttention: Type.Boolean(),
+    checkedBy: Type.Union([Type.Literal('verifier'), Type.Literal('local_check'), Type.Null()]),
+  }),
+);
+
 export const LightweightVettingResponse = Type.Object({
   id: Type.String(),
   object: Type.Literal('chat.completion'),
@@ -32,6 +43,7 @@ export const LightweightVettingResponse = Type.Object({
     attemptCount: Type.Integer(),
     stopReason: StopReasonSchema,
     lastFailureReason: NullableString,
+    attempts: Type.Optional(Type.Unsafe<Static<typeof Attempts>>({ ...Attempts, description: 'every attempt, as in /v1/vetting/full; only in the answers of the admin API’s playground (docs/admin-api.md)' })),
   }),
   safety_signals: SafetySignals,
 });
@@ -46,15 +58,7 @@ export const FullVettingResponse = Type.Object({
       attemptCount: Type.Integer(),
       stopReason: StopReasonSchema,
       lastFailureReason: NullableString,
-      attempts: Type.Array(
-        Type.Object({
-          chatResponse: Type.String({ description: 'the draft of this attempt (rejected drafts included: never show these to the student)' }),
-          verificationPassed: Type.Boolean(),
-          verificationOutput: Type.Union([Type.String(), Type.Null()], { description: 'the verifier’s raw output; null when none was asked' }),
-          requiresAttention: Type.Boolean(),
-          checkedBy: Type.Union([Type.Literal('verifier'), Type.Literal('local_check'), Type.Null()]),
-        }),
-      ),
+      attempts: Attempts,
     }),
     Type.Null(),
   ]),
@@ -72,3 +76,4 @@ export const FullVettingResponse = Type.Object({
 
 export type LightweightVettingReply = Static<typeof LightweightVettingResponse>;
 export type FullVettingReply = Static<typeof FullVettingResponse>;
+export type AttemptView = Static<typeof Attempts>[number];

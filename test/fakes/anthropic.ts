@@ -41,7 +41,11 @@ export const ERROR_STATUS: Record<AnthropicErrorType, number> = {
   overloaded_error: 529,
 };
 
-export type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  /** Extended thinking: streamed as thinking_delta pieces, then one signature_delta before the block stops. */
+  | { type: 'thinking'; thinking: string; signature: string };
 
 export interface Usage {
   input_tokens: number;
@@ -142,14 +146,16 @@ export function streamFramesOf(message: MessageBody, textPieces: (text: string) 
     ['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...message.usage, output_tokens: 1 } } }],
   ];
   message.content.forEach((block, index) => {
-    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
+    const start = block.type === 'text' ? { type: 'text', text: '' } : block.type === 'thinking' ? { type: 'thinking', thinking: '' } : { ...block, input: {} };
     frames.push(['content_block_start', { type: 'content_block_start', index, content_block: start }]);
     if (index === 0) frames.push(['ping', { type: 'ping' }]);
-    const pieces = block.type === 'text' ? textPieces(block.text) : toolInputPieces(block.input);
-    for (const piece of pieces) {
-      const delta = block.type === 'text' ? { type: 'text_delta', text: piece } : { type: 'input_json_delta', partial_json: piece };
-      frames.push(['content_block_delta', { type: 'content_block_delta', index, delta }]);
-    }
+    const deltas =
+      block.type === 'text'
+        ? textPieces(block.text).map((text) => ({ type: 'text_delta', text }))
+        : block.type === 'thinking'
+          ? [...textPieces(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }]
+          : toolInputPieces(block.input).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+    for (const delta of deltas) frames.push(['content_block_delta', { type: 'content_block_delta', index, delta }]);
     frames.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
   frames.push(['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence }, usage: { output_tokens: message.usage.output_tokens } }]);
@@ -186,6 +192,15 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     const refusal = validate(request, apiKey);
     if (refusal !== null) return sendError(response, refusal.type, refusal.message);
     return answer(current, request, response);
+  });
+  // Token counting (POST /v1/messages/count_tokens): `{"input_tokens": N}`, here one token per
+  // four characters of the messages, system and tools as sent (the real count is the model's).
+  server.on('POST /v1/messages/count_tokens', (request, response) => {
+    const refusal = credentialRefusal(request, apiKey);
+    if (refusal !== null) return sendError(response, refusal.type, refusal.message);
+    if (!Array.isArray(request.json?.messages)) return sendError(response, 'invalid_request_error', 'messages: Field required');
+    response.writeHead(200, { 'content-type': 'application/json', 'request-id': anthropicId('req') });
+    response.end(JSON.stringify({ input_tokens: fakeTokenCount(request.json) }));
   });
   return {
     server,
@@ -255,12 +270,26 @@ function defaultErrorMessage(type: AnthropicErrorType): string {
   return messages[type];
 }
 
-/** The checks the real API makes before generating, with its error messages. */
-function validate(request: RecordedRequest, apiKey: string): { type: AnthropicErrorType; message: string } | null {
+/** The fake's count_tokens answer for a request body. */
+export function fakeTokenCount(body: Loose): number {
+  return Math.ceil(JSON.stringify([body.system ?? null, body.messages, body.tools ?? null]).length / 4);
+}
+
+type Refusal = { type: AnthropicErrorType; message: string } | null;
+
+/** The credential and version headers every endpoint checks first. */
+function credentialRefusal(request: RecordedRequest, apiKey: string): Refusal {
   const key = request.headers['x-api-key'];
   if (key === undefined) return { type: 'authentication_error', message: 'x-api-key header is required' };
   if (key !== apiKey) return { type: 'authentication_error', message: 'invalid x-api-key' };
   if (request.headers['anthropic-version'] === undefined) return { type: 'invalid_request_error', message: 'anthropic-version: header is required' };
+  return null;
+}
+
+/** The checks the real API makes before generating, with its error messages. */
+function validate(request: RecordedRequest, apiKey: string): Refusal {
+  const refusal = credentialRefusal(request, apiKey);
+  if (refusal !== null) return refusal;
   const body = request.json;
   if (body === undefined || typeof body !== 'object') return { type: 'invalid_request_error', message: 'There was an issue with the format or content of your request.' };
   if (typeof body.model !== 'string') return { type: 'invalid_request_error', message: 'model: Field required' };

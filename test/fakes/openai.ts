@@ -17,7 +17,11 @@ export type OpenAIChatScript =
   /** These exact SSE `data:` payloads, then the connection ends (malformed frames, usage on a content chunk…). */
   | { kind: 'frames'; frames: string[] }
   /** OpenAI's answer when the account is out of credit or over its spend limit: a 429 of type insufficient_quota. */
-  | { kind: 'quota-exhausted' };
+  | { kind: 'quota-exhausted' }
+  /** A stream whose deltas arrive `intervalMs` apart, as a model's tokens do (whole JSON when not streamed). */
+  | { kind: 'stream-paced'; deltas: string[]; intervalMs: number; usage: ScriptedUsage }
+  /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
+  | { kind: 'sequence'; scripts: OpenAIChatScript[] };
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
@@ -128,7 +132,11 @@ class ChunkWriter {
 
   deltas(deltas: string[]): void {
     this.write([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
-    for (const content of deltas) this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
+    for (const content of deltas) this.content(content);
+  }
+
+  content(content: string): void {
+    this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
   }
 
   finish(usage: ScriptedUsage): void {
@@ -205,6 +213,20 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       writeSse(response, JSON.stringify(openaiErrorBody(500, script.message)));
       response.end();
       return;
+    case 'stream-paced': {
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, script.deltas.join(''), script.usage));
+      const writer = stream();
+      writer.deltas([]);
+      const next = (index: number) => {
+        if (response.destroyed) return;
+        const content = script.deltas[index];
+        if (content === undefined) return writer.finish(script.usage);
+        writer.content(content);
+        setTimeout(() => next(index + 1), script.intervalMs);
+      };
+      next(0);
+      return;
+    }
     case 'stream-hang':
       response.on('close', script.onClose);
       stream().deltas(script.deltas);
@@ -354,7 +376,15 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
       }
       answer(request, response);
     });
-  route('/chat/completions', (request, response) => chatAnswer(chatScript, request, response));
+  let sequenceIndex = 0;
+  route('/chat/completions', (request, response) => {
+    if (chatScript.kind !== 'sequence') return chatAnswer(chatScript, request, response);
+    const { scripts } = chatScript;
+    const script = scripts[Math.min(sequenceIndex, scripts.length - 1)];
+    sequenceIndex += 1;
+    if (script === undefined) throw new Error('a sequence script needs at least one script');
+    return chatAnswer(script, request, response);
+  });
   route('/embeddings', embeddingsAnswer);
   route('/images/generations', imagesAnswer);
   route('/audio/speech', speechAnswer);
@@ -363,6 +393,7 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     server,
     scriptChat(script) {
       chatScript = script;
+      sequenceIndex = 0;
     },
     failNext(path, status, message, param) {
       failures.set(path, { status, message, param: param ?? null });

@@ -1,4 +1,5 @@
 import type { ChatCall, ChatCompletionResult, Provider, TokenUsage } from '../../src/providers/index.js';
+import type { OpenAIChatScript } from '../fakes/openai.js';
 
 /** One scripted answer: a completion, or an error to throw. */
 export type ScriptedAnswer = ChatCompletionResult | Error;
@@ -72,3 +73,25 @@ export function verdict(passed: boolean, reason: string, requiresAttention = fal
 export function promptText(call: ChatCall): string {
   return JSON.stringify(call.body.messages);
 }
+
+/**
+ * Drafting and verifying on one OpenAI(-compatible) fake: a first draft the verifier rejects,
+ * then a redraft it accepts. The four answers in the order the loop asks for them.
+ */
+export const REJECTED_THEN_ACCEPTED = {
+  rejected: { draft: 'It is 42.', reason: 'The draft gives the product away.' },
+  accepted: { draft: 'What do you get if you add 7 six times?', reason: 'Guides without giving the result.' },
+  script(): OpenAIChatScript {
+    const verdictText = (passed: boolean, reason: string) => JSON.stringify({ passed, reason, requires_attention: false });
+    const { rejected, accepted } = REJECTED_THEN_ACCEPTED;
+    return {
+      kind: 'sequence',
+      scripts: [
+        { kind: 'reply', text: rejected.draft, usage: { promptTokens: 20, completionTokens: 5 } },
+        { kind: 'reply', text: verdictText(false, rejected.reason), usage: { promptTokens: 30, completionTokens: 9 } },
+        { kind: 'reply', text: accepted.draft, usage: { promptTokens: 25, completionTokens: 11 } },
+        { kind: 'reply', text: verdictText(true, accepted.reason), usage: { promptTokens: 30, completionTokens: 9 } },
+      ],
+    };
+  },
+};

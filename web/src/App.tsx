@@ -2,6 +2,7 @@ import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-rou
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
+import { PlaygroundPage } from './pages/playground/PlaygroundPage.js';
 import { SignInPage } from './pages/SignInPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { useSession } from './session.js';
@@ -26,6 +27,7 @@ export function App() {
         <Route index element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
         <Route path="/sign-in" element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
         {isAdmin && <Route path="/keys" element={<KeysPage />} />}
+        {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -56,6 +58,11 @@ function Layout() {
             <li>
               <NavLink to="/usage">Usage</NavLink>
             </li>
+            {isAdmin && (
+              <li>
+                <NavLink to="/playground">Playground</NavLink>
+              </li>
+            )}
           </ul>
         </nav>
         <div className="account">

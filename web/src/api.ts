@@ -46,7 +46,11 @@ export function whenSessionEnds(callback: () => void): void {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * An admin API call whose successful response the caller reads itself (an event stream,
+ * audio bytes); a failure is thrown as an ApiError. `signal` cancels it.
+ */
+export async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (!SAFE_METHODS.has(method) && csrfToken !== null) headers['x-csrf-token'] = csrfToken;
@@ -55,12 +59,11 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     headers,
     credentials: 'same-origin',
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(signal !== undefined ? { signal } : {}),
   });
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  const parsed: unknown = text.length > 0 ? JSON.parse(text) : null;
   if (!response.ok) {
-    const error = (parsed as AdminErrorBody | null)?.error;
+    const text = await response.text();
+    const error = (text.startsWith('{') ? (JSON.parse(text) as AdminErrorBody) : null)?.error;
     const retryAfter = response.headers.get('retry-after');
     const failure = new ApiError(
       response.status,
@@ -72,7 +75,14 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     if (failure.code === 'session_expired' && path !== '/session') onSessionEnded();
     throw failure;
   }
-  return parsed as T;
+  return response;
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body);
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text.length > 0 ? JSON.parse(text) : null) as T;
 }
 
 /** Query string of the parameters that are set. */

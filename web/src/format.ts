@@ -21,3 +21,13 @@ export function paramsOf<Name extends string>(search: URLSearchParams, names: re
   }
   return values;
 }
+
+const shellQuoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+
+/** A curl command for a JSON call of the public API, the key left as $MODELGATE_API_KEY: no secret is ever in it. */
+export function curlCommand(url: string, body: unknown, headers: Record<string, string> = {}): string {
+  const lines = [`curl ${url}`, '-H "Authorization: Bearer $MODELGATE_API_KEY"', '-H "Content-Type: application/json"'];
+  for (const [name, value] of Object.entries(headers)) lines.push(`-H ${shellQuoted(`${name}: ${value}`)}`);
+  if (body !== null && body !== undefined) lines.push(`-d ${shellQuoted(JSON.stringify(body))}`);
+  return lines.join(' \\\n  ');
+}

@@ -1,56 +1,43 @@
 import { fromCallerInput } from '../shared/provider-json.js';
-import { startSseChatStream } from '../shared/sse-chat-stream.js';
-import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
+import { startSseStream } from '../shared/sse-stream.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
-import { malformedResponse, upstreamError } from './errors.js';
+import { malformedResponse } from './errors.js';
+import { AnthropicHttp, type AnthropicProviderOptions } from './http.js';
+import { AnthropicMessages } from './messages.js';
 import { toAnthropicRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { AnthropicChatFrames } from './stream-mapping.js';
-import { ANTHROPIC_VERSION, parseResponse } from './wire.js';
+import { parseResponse } from './wire.js';
 
-export interface AnthropicProviderOptions {
-  name: string;
-  /** Without the version path, as Anthropic's SDKs take it (https://api.anthropic.com). */
-  baseUrl: string;
-  apiKey?: string;
-  http: UpstreamHttpOptions;
-}
+export type { AnthropicProviderOptions } from './http.js';
 
 /**
- * Anthropic through its native Messages API. Chat only: Anthropic offers no embeddings,
- * images, speech or transcription, so those capabilities stay undefined.
+ * Anthropic through its native Messages API: chat (translated from and to the OpenAI shape)
+ * and messages (the Messages API passed through for callers of that API). Anthropic offers
+ * no embeddings, images, speech or transcription, so those capabilities stay undefined.
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
-  return { name: options.name, acceptsRemoteImageUrls: true, chat: new AnthropicChat(options) };
+  const http = new AnthropicHttp(options);
+  return { name: options.name, acceptsRemoteImageUrls: true, chat: new AnthropicChat(http), messages: new AnthropicMessages(http) };
 }
 
 class AnthropicChat implements ChatModelProvider {
-  private readonly url: string;
-  private readonly headers: Record<string, string>;
-
-  constructor(private readonly options: AnthropicProviderOptions) {
-    this.url = `${options.baseUrl.replace(/\/+$/, '')}/v1/messages`;
-    this.headers = {
-      'content-type': 'application/json',
-      'anthropic-version': ANTHROPIC_VERSION,
-      ...(options.apiKey !== undefined ? { 'x-api-key': options.apiKey } : {}),
-    };
-  }
+  constructor(private readonly http: AnthropicHttp) {}
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
     const plan = this.plan(call, false);
-    const response = await this.send(plan.body, call);
-    const message = parseResponse(parseJsonOrNull(await this.readText(response, call)));
-    if (message === null) throw malformedResponse(this.options.name, 'message body does not match the Messages API');
+    const response = await this.http.send(this.http.request('/v1/messages', this.http.headers, plan.body, call));
+    const message = parseResponse(parseJsonOrNull(await this.http.readText(response, call.signal)));
+    if (message === null) throw malformedResponse(this.http.provider, 'message body does not match the Messages API');
     return toChatCompletion(message, plan.structuredOutputTool, nowSeconds());
   }
 
   stream(call: ChatCall): Promise<ChatStream> {
     const plan = this.plan(call, true);
-    const frames = new AnthropicChatFrames({ provider: this.options.name, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() });
-    return startSseChatStream(this.options.http, this.upstreamRequest(plan.body, call), {
+    const frames = new AnthropicChatFrames({ provider: this.http.provider, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() });
+    return startSseStream(this.http.options.http, this.http.request('/v1/messages', this.http.headers, plan.body, call), {
       frames,
-      failure: (status, headers, text) => upstreamError(this.options.name, { status, headers }, text),
+      failure: (status, headers, text) => this.http.failure(status, headers, text),
     });
   }
 
@@ -60,28 +47,6 @@ class AnthropicChat implements ChatModelProvider {
       const plan = toAnthropicRequest(call.upstreamModel, call.body, stream);
       return { body: JSON.stringify(plan.request), structuredOutputTool: plan.structuredOutputTool };
     });
-  }
-
-  private upstreamRequest(body: string, call: ChatCall): UpstreamRequest {
-    // Anthropic names its id for the call in `request-id`; it documents no header for a client's own id, so none is sent.
-    return { url: this.url, headers: this.headers, body, signal: call.signal, provider: this.options.name, ids: { requestId: call.requestId, providerHeader: 'request-id' } };
-  }
-
-  /** POSTs the request; an error status becomes the mapped GatewayError. */
-  private async send(body: string, call: ChatCall): Promise<UpstreamResponse> {
-    const response = await sendUpstream(this.options.http, this.upstreamRequest(body, call));
-    if (isAnswerStatus(response.status)) return response;
-    const text = await readBodyText(response.body, ERROR_BODY_LIMIT_BYTES).catch(() => '');
-    throw upstreamError(this.options.name, response, text);
-  }
-
-  /** The whole body; a timeout or reset while reading it is a transport failure. */
-  private async readText(response: UpstreamResponse, call: ChatCall): Promise<string> {
-    try {
-      return await readBodyText(response.body);
-    } catch (error) {
-      throw transportError(error, this.options.name, call.signal);
-    }
   }
 }
 

@@ -86,3 +86,16 @@ export function toChatCompletion(message: AnthropicResponse, structuredOutputToo
   };
   return { completion, usage };
 }
+
+/** message_delta counts are cumulative and may repeat or omit message_start's: the later count wins. */
+export function combineUsage(start: AnthropicUsage | undefined, end: AnthropicUsage | undefined): AnthropicUsage | undefined {
+  if (start === undefined || end === undefined) return end ?? start;
+  const pick = (key: Exclude<keyof AnthropicUsage, 'cache_creation'>) => (typeof end[key] === 'number' ? end[key] : start[key]);
+  return {
+    input_tokens: pick('input_tokens'),
+    output_tokens: pick('output_tokens'),
+    cache_read_input_tokens: pick('cache_read_input_tokens'),
+    cache_creation_input_tokens: pick('cache_creation_input_tokens'),
+    cache_creation: end.cache_creation ?? start.cache_creation,
+  };
+}

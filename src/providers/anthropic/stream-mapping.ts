@@ -1,9 +1,9 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { GatewayError } from '../../errors/index.js';
-import type { ChatFrames } from '../shared/sse-chat-stream.js';
+import type { ChatFrames } from '../shared/sse-stream.js';
 import type { ChatStreamEvent, JsonObject } from '../types.js';
 import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
-import { finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
+import { combineUsage, finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
 import { parseStreamEvent, type AnthropicStreamEvent, type AnthropicUsage } from './wire.js';
 
 export interface StreamMappingOptions {
@@ -154,17 +154,4 @@ class StreamMapper {
     if (usage !== undefined) chunk.usage = usage;
     return chunk;
   }
-}
-
-/** message_delta counts are cumulative and may repeat or omit message_start's: the later count wins. */
-function combineUsage(start: AnthropicUsage | undefined, end: AnthropicUsage | undefined): AnthropicUsage | undefined {
-  if (start === undefined || end === undefined) return end ?? start;
-  const pick = (key: Exclude<keyof AnthropicUsage, 'cache_creation'>) => (typeof end[key] === 'number' ? end[key] : start[key]);
-  return {
-    input_tokens: pick('input_tokens'),
-    output_tokens: pick('output_tokens'),
-    cache_read_input_tokens: pick('cache_read_input_tokens'),
-    cache_creation_input_tokens: pick('cache_creation_input_tokens'),
-    cache_creation: end.cache_creation ?? start.cache_creation,
-  };
 }

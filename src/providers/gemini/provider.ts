@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/index.js';
 import { fromCallerInput } from '../shared/provider-json.js';
-import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
+import { startSseStream, type ChatFrames } from '../shared/sse-stream.js';
 import { isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { CallContext, ChatCall, Provider } from '../types.js';
 import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
@@ -124,7 +124,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
       },
       stream(call) {
         const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
-        return startSseChatStream(options.http, request, {
+        return startSseStream(options.http, request, {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),
         });

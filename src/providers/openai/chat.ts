@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
-import type { ChatFrames } from '../shared/sse-chat-stream.js';
+import type { ChatFrames } from '../shared/sse-stream.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { openAIFileParts } from './file-parts.js';

@@ -1,7 +1,7 @@
 import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
-import { startSseChatStream, type ChatFrames } from '../shared/sse-chat-stream.js';
+import { startSseStream, type ChatFrames } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
 import { errorKindOf, errorMessageOf, errorParamOf, parseJson, parseJsonObjectWithList } from './wire.js';
@@ -80,10 +80,10 @@ export class OpenAICompatibleClient {
     return this.postWhole(path, this.authHeaders, form as unknown as globalThis.FormData, call);
   }
 
-  /** POSTs JSON for a stream of server-sent events (see startSseChatStream). */
+  /** POSTs JSON for a stream of server-sent events (see startSseStream). */
   postForStream(path: string, payload: Buffer, call: CallContext, frames: ChatFrames): Promise<ChatStream> {
     const request = this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call);
-    return startSseChatStream(this.config.http, request, { frames, failure: (status, headers, text) => this.failure(status, headers, text) });
+    return startSseStream(this.config.http, request, { frames, failure: (status, headers, text) => this.failure(status, headers, text) });
   }
 
   private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {

@@ -13,8 +13,8 @@ import {
   recordFailure,
   refuseStreaming,
   sendBytes,
-  upstreamBody,
 } from './model-call.js';
+import { upstreamBody } from '../../formats/index.js';
 
 /** Largest audio upload (OpenAI's own limit is 25 MB). */
 export const TRANSCRIPTION_FILE_LIMIT_BYTES = 25 * 1024 * 1024;

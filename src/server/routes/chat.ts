@@ -1,20 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { estimateTokens } from '../../limits/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import { Type } from '@sinclair/typebox';
+import { chatCompletionsFormat, type ChatCompletionBody } from '../../formats/index.js';
 import type { RouteModule } from '../app.js';
-import { sendChatStream } from './chat-stream.js';
+import { answerInFormat } from './format-call.js';
 import { Nullable } from './schema-helpers.js';
-import {
-  admitCall,
-  bodyBytes,
-  connectionGoneSignal,
-  ERROR_RESPONSES,
-  MODEL_ROUTE_SCHEMA,
-  recordFailure,
-  sendLoggedJson,
-  showRequestedModel,
-  upstreamBody,
-} from './model-call.js';
+import { ERROR_RESPONSES, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
 
@@ -52,8 +41,6 @@ export const ChatCompletionRequest = Type.Object(
   { additionalProperties: true },
 );
 
-type ChatCompletionBody = Static<typeof ChatCompletionRequest>;
-
 const ChatCompletionResponse = Type.Object(
   {
     id: Type.String(),
@@ -78,7 +65,7 @@ export const chatRoutes: RouteModule = (app, context) => {
   app.post(
     '/v1/chat/completions',
     {
-      config: { scope: 'model:request' },
+      config: { scope: 'model:request', format: chatCompletionsFormat },
       schema: {
         ...MODEL_ROUTE_SCHEMA,
         summary: 'Create a chat completion',
@@ -88,47 +75,10 @@ export const chatRoutes: RouteModule = (app, context) => {
       },
     },
     async (request, reply) => {
-      const body = request.body as ChatCompletionBody & JsonObject;
-      const { record } = request;
-      record.mode = 'chat';
-      record.requestPayload = body;
-      record.streaming = body.stream === true;
-      try {
-        const call = await admitCall(
-          request,
-          reply,
-          context,
-          { mode: 'chat', model: body.model, capability: 'chat', providerHint: body.provider, messages: body.messages },
-          ({ target, media }) => {
-            // Media is priced by the provider per image or page, not per base64 byte.
-            const promptBytes = bodyBytes(request) - ((media?.bytes ?? 0) * 4) / 3;
-            const replyBudget = body.max_completion_tokens ?? body.max_tokens ?? null;
-            return estimateTokens(target.resolved.model.entry.pricing, promptBytes, replyBudget, body.n ?? 1);
-          },
-        );
-        const providerCall = {
-          body: upstreamBody(body),
-          sourceJson: request.jsonBytes,
-          signal: connectionGoneSignal(reply),
-          requestId: request.id,
-        };
-        if (body.stream === true) {
-          const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));
-          return sendChatStream(reply, stream, {
-            requestId: request.id,
-            requestedModel: body.model,
-            includeUsage: body.stream_options?.include_usage === true,
-            signal: providerCall.signal,
-            record,
-            transcriptCharacters: context.config.logs.payloads ? context.config.logs.maxPayloadBytes : 0,
-          });
-        }
-        const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
-        record.usage = result.usage;
-        return sendLoggedJson(request, reply, showRequestedModel(result.completion, body.model));
-      } catch (error) {
-        return recordFailure(request, error);
-      }
+      const body = request.body as ChatCompletionBody;
+      request.record.mode = 'chat';
+      request.record.requestPayload = body;
+      return answerInFormat(request, reply, context, chatCompletionsFormat, body);
     },
   );
 };

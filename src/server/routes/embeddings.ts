@@ -13,9 +13,8 @@ import {
   recordFailure,
   sendBytes,
   sendJsonText,
-  showRequestedModel,
-  upstreamBody,
 } from './model-call.js';
+import { showRequestedModel, upstreamBody } from '../../formats/index.js';
 
 /** The OpenAI embeddings request; other fields (dimensions, encoding_format, user, …) pass through. */
 const EmbeddingsRequest = Type.Object(

@@ -11,9 +11,8 @@ import {
   recordFailure,
   refuseStreaming,
   sendJsonText,
-  showRequestedModel,
-  upstreamBody,
 } from './model-call.js';
+import { showRequestedModel, upstreamBody } from '../../formats/index.js';
 import { Nullable } from './schema-helpers.js';
 
 /**

@@ -4,6 +4,7 @@ import { adminAgentsRoutes } from './admin-agents.js';
 import { adminCatalogRoutes } from './admin-catalog.js';
 import { adminKeysRoutes } from './admin-keys.js';
 import { adminLogsRoutes } from './admin-logs.js';
+import { adminPlaygroundRoutes } from './admin-playground.js';
 import { adminStatusRoutes } from './admin-status.js';
 import { agentRunsRoutes } from './agent-runs.js';
 import { audioRoutes } from './audio.js';
@@ -11,10 +12,11 @@ import { dashboardRoutes } from './dashboard.js';
 import { chatRoutes } from './chat.js';
 import { embeddingsRoutes } from './embeddings.js';
 import { imagesRoutes } from './images.js';
+import { messagesRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { statusRoutes } from './status.js';
 import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order: the status routes first, since they list the public routes registered after them. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];

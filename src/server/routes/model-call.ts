@@ -76,12 +76,6 @@ export function bodyBytes(request: FastifyRequest): number {
   return Number.isFinite(length) ? length : 0;
 }
 
-/** The caller's body without the gateway's own fields: what goes to the provider. */
-export function upstreamBody(body: JsonObject): JsonObject {
-  const { model: _model, provider: _provider, stream: _stream, ...rest } = body;
-  return rest;
-}
-
 const connectionSignals = new WeakMap<Socket, AbortSignal>();
 
 /**
@@ -137,12 +131,6 @@ export function recordFailure(request: FastifyRequest, error: unknown): never {
  */
 export function refuseStreaming(stream: unknown, path: string): void {
   if (stream === true || stream === 'true') throw invalidBody(`${path} does not stream here; remove stream or set it to false.`, 'stream');
-}
-
-/** Shows the caller the model it asked for (the provider reports its own id). */
-export function showRequestedModel(body: JsonObject, requested: string): JsonObject {
-  if ('model' in body) body.model = requested;
-  return body;
 }
 
 /**

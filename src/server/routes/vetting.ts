@@ -31,6 +31,7 @@ import { computeCombinedCost, type CostInput, type RequestRecord } from '../../l
 import type { CheckedCall } from '../../calls/index.js';
 import type { RouteModule } from '../app.js';
 import { admit as admitEstimate, MODEL_ROUTE_SCHEMA } from './model-call.js';
+import { isPlaygroundRoute } from '../playground-relay.js';
 
 /** A configured default model must be a chat model of the catalog: checked at start-up, not on the first request. */
 function checkConfiguredModel(catalog: Catalog, id: string | undefined, setting: string): void {
@@ -192,7 +193,12 @@ export const vettingRoutes: RouteModule = (app, context) => {
 
       const outcome = await vet(request, { draft, verification }, { ...plan, answerKey: null }, abortSignalOf(reply));
       const draftModel = draft.target.resolved;
-      const response = lightweightResponse(outcome, { requestId: request.id, model: draftModel.id, createdAt: record.startedAt });
+      const response = lightweightResponse(outcome, {
+        requestId: request.id,
+        model: draftModel.id,
+        createdAt: record.startedAt,
+        withAttempts: isPlaygroundRoute(request.routeOptions.url),
+      });
       record.responsePayload = response;
       return response;
     },

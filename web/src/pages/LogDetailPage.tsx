@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { LogDetailView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
-import { formatCount, formatTime, formatUsd } from '../format.js';
+import { curlCommand, formatCount, formatTime, formatUsd } from '../format.js';
 import { useSession } from '../session.js';
 import { ErrorAlert } from '../components/ErrorAlert';
 
@@ -28,8 +28,7 @@ function JsonBlock({ value, label, absent }: { value: unknown; label: string; ab
 
 /** A curl command that repeats the call, with the key left as a variable: no secret is ever in it. */
 export function curlOf(record: LogDetailView, origin: string): string {
-  const body = record.request_payload === null ? '' : ` \\\n  -d '${JSON.stringify(record.request_payload).replace(/'/g, "'\\''")}'`;
-  return `curl ${origin}${record.endpoint} \\\n  -H "Authorization: Bearer $MODELGATE_API_KEY" \\\n  -H "Content-Type: application/json"${record.platform !== null ? ` \\\n  -H 'X-Platform-ID: ${record.platform.replace(/'/g, "'\\''")}'` : ''}${body}`;
+  return curlCommand(`${origin}${record.endpoint}`, record.request_payload, record.platform === null ? {} : { 'X-Platform-ID': record.platform });
 }
 
 export function LogDetailPage() {

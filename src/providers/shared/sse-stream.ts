@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
-import type { ChatStream, ChatStreamEvent, ChatStreamReader } from '../types.js';
+import type { ChatStreamEvent, EventStream, StreamEvent, StreamReader } from '../types.js';
 import { whenAborted } from './abort-listeners.js';
 import {
   answerTimeout,
@@ -27,33 +27,36 @@ type Headers = UpstreamResponse['headers'];
  */
 export const MAX_STREAM_EVENT_BYTES = 16 * 1024 * 1024;
 
-/** What an adapter knows about its provider's server-sent events. */
-export interface ChatFrames {
+/** What an adapter knows about its provider's server-sent events, read into events `E`. */
+export interface StreamFrames<E> {
   /**
-   * Maps one server-sent event to chat events, pushed onto `events`. Returns true for the
+   * Maps one server-sent event to stream events, pushed onto `events`. Returns true for the
    * provider's end-of-stream marker: what follows it is ignored. Throws a GatewayError for an
    * event that fails the stream (an error event, a frame it cannot read).
    */
-  read(message: EventSourceMessage, events: ChatStreamEvent[]): boolean;
+  read(message: EventSourceMessage, events: E[]): boolean;
   /**
    * The body ended without the marker: the failure to report, or null when that is how the
    * provider ends a complete stream (one without a marker).
    */
   endedEarly(): GatewayError | null;
   /** Before a failure after the first event is reported: events still owed (usage counted so far). */
-  beforeFailure?(events: ChatStreamEvent[]): void;
+  beforeFailure?(events: E[]): void;
 }
 
-export interface SseChatStreamOptions {
-  frames: ChatFrames;
+/** The frames of a chat stream. */
+export type ChatFrames = StreamFrames<ChatStreamEvent>;
+
+export interface SseStreamOptions<E> {
+  frames: StreamFrames<E>;
   /** Maps an error status and its body (text, bounded) to the failure the call rejects with. */
   failure(status: number, headers: Headers, text: string): GatewayError;
 }
 
 /**
- * A chat stream from a provider that speaks server-sent events: one undici dispatch whose
+ * A stream from a provider that speaks server-sent events (chat chunks, or a native API's own events): one undici dispatch whose
  * handler decodes, parses and maps each network chunk as it arrives and hands its events to
- * the reader in the same turn. `startSseChatStream` resolves once the first event was read,
+ * the reader in the same turn. `startSseStream` resolves once the first event was read,
  * so a failure before it (an error status, a first frame that fails, a body without events)
  * rejects with a GatewayError and the client still gets a proper status. A failure after it
  * becomes a `stream-failed` event. A slow reader pauses the upstream connection.
@@ -64,7 +67,7 @@ export interface SseChatStreamOptions {
  * sends only `:` comment lines (keep-alives) would otherwise hold the caller's stream open
  * for ever. It stops while the reader waits.
  */
-class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
+class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEvent<D>> {
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
   private headers: Headers = {};
@@ -75,8 +78,8 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   /** Bytes fed to the parser since the network chunk in which the last event ended. */
   private eventBytes = 0;
   /** Events read and not yet handed to the reader. */
-  private pending: ChatStreamEvent[] = [];
-  /** `startSseChatStream` resolved (or rejected). */
+  private pending: StreamEvent<D>[] = [];
+  /** `startSseStream` resolved (or rejected). */
   private callSettled = false;
   /** The provider's end-of-stream marker arrived. */
   private complete = false;
@@ -87,7 +90,7 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   private endHandedOver = false;
   /** The reader asked to wait (returned false) and has not resumed yet. */
   private waiting = false;
-  private reader: ChatStreamReader | undefined;
+  private reader: StreamReader<StreamEvent<D>> | undefined;
   private readonly stopListening: () => void;
   private clock: NodeJS.Timeout;
   /** The answer's headers arrived: the clock runs `streamIdleTimeoutMs` from each event on. */
@@ -96,15 +99,15 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   constructor(
     private readonly http: UpstreamHttpOptions,
     private readonly request: UpstreamRequest,
-    private readonly options: SseChatStreamOptions,
-    private readonly resolve: (stream: ChatStream) => void,
+    private readonly options: SseStreamOptions<StreamEvent<D>>,
+    private readonly resolve: (stream: EventStream<StreamEvent<D>>) => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.onAbort());
     this.clock = setTimeout(() => this.outOfTime(), http.timeoutMs);
   }
 
-  read(reader: ChatStreamReader): void {
+  read(reader: StreamReader<StreamEvent<D>>): void {
     this.reader = reader;
     this.deliver();
   }
@@ -306,9 +309,9 @@ class SseChatStream implements Dispatcher.DispatchHandler, ChatStream {
   }
 }
 
-/** Starts a streamed call; resolves once its first event was read (see SseChatStream). */
-export function startSseChatStream(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseChatStreamOptions): Promise<ChatStream> {
+/** Starts a streamed call; resolves once its first event was read (see SseStream). */
+export function startSseStream<D>(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseStreamOptions<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseChatStream(http, request, options, resolve, reject));
+    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseStream<D>(http, request, options, resolve, reject));
   });
 }

@@ -1,0 +1,120 @@
+import type { GatewayError } from '../../errors/index.js';
+import type { ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../../providers/index.js';
+import { ChatStreamTranscript } from '../chat-transcript.js';
+import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
+import { errorFrame } from './errors.js';
+import { messagesUsageOf, stopReasonOf } from './response.js';
+
+/** One server-sent event of the Messages API: the `event:` line names the data's type. */
+export function eventFrame(type: string, data: JsonObject): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+interface ChunkDelta {
+  content?: unknown;
+  refusal?: unknown;
+  tool_calls?: { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } | null }[] | null;
+}
+
+type OpenBlock = { kind: 'text' } | { kind: 'tool'; toolIndex: number };
+
+/**
+ * The internal chat stream as the Messages API streams: message_start (usage zero: the
+ * translated providers report it at the end), then per content block content_block_start,
+ * (a ping after the first), content_block_delta (`text_delta`, `input_json_delta`) and
+ * content_block_stop, then message_delta with the stop reason and the whole usage, and
+ * message_stop — the order Anthropic's SDKs require. Text and tool calls become blocks in
+ * the order they arrive; a block is closed when the next one starts.
+ */
+export class MessagesStreamEncoder implements StreamEncoder {
+  private readonly transcriptOf: ChatStreamTranscript;
+  private started = false;
+  private open: OpenBlock | null = null;
+  private blocks = 0;
+  private finishReason: unknown = null;
+
+  constructor(
+    private readonly model: string,
+    options: StreamEncoderOptions,
+  ) {
+    this.transcriptOf = new ChatStreamTranscript(options.transcriptCharacters);
+  }
+
+  encode(event: ChunkReceived): string {
+    this.transcriptOf.add(event.chunk);
+    let frames = this.start(event.chunk);
+    const choice = (Array.isArray(event.chunk.choices) ? event.chunk.choices[0] : undefined) as { delta?: ChunkDelta | null; finish_reason?: unknown } | undefined;
+    const delta = choice?.delta;
+    if (delta !== undefined && delta !== null) {
+      for (const text of [delta.content, delta.refusal]) if (typeof text === 'string' && text.length > 0) frames += this.text(text);
+      if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) frames += this.toolCall(call);
+    }
+    if (choice?.finish_reason !== undefined && choice.finish_reason !== null) this.finishReason = choice.finish_reason;
+    return frames;
+  }
+
+  usage(_event: UsageReported): string {
+    return '';
+  }
+
+  end(usage: TokenUsage | null): string {
+    return (
+      this.start(null) +
+      this.closeBlock() +
+      eventFrame('message_delta', { type: 'message_delta', delta: { stop_reason: stopReasonOf(this.finishReason), stop_sequence: null }, usage: messagesUsageOf(usage) }) +
+      eventFrame('message_stop', { type: 'message_stop' })
+    );
+  }
+
+  fail(error: GatewayError, requestId: string): string {
+    return errorFrame(error, requestId);
+  }
+
+  transcript(usage: TokenUsage | null, complete: boolean): JsonObject {
+    return this.transcriptOf.payload(usage, complete);
+  }
+
+  /** message_start, once, before anything else. */
+  private start(chunk: JsonObject | null): string {
+    if (this.started) return '';
+    this.started = true;
+    const id = typeof chunk?.id === 'string' ? chunk.id : '';
+    return eventFrame('message_start', {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsageOf(null) },
+    });
+  }
+
+  private text(text: string): string {
+    const opened = this.open?.kind === 'text' ? '' : this.openBlock({ kind: 'text' }, { type: 'text', text: '' });
+    return opened + eventFrame('content_block_delta', { type: 'content_block_delta', index: this.blocks - 1, delta: { type: 'text_delta', text } });
+  }
+
+  private toolCall(call: NonNullable<ChunkDelta['tool_calls']>[number]): string {
+    const toolIndex = typeof call.index === 'number' ? call.index : 0;
+    let frames = '';
+    if (this.open?.kind !== 'tool' || this.open.toolIndex !== toolIndex) {
+      const name = call.function?.name;
+      frames += this.openBlock({ kind: 'tool', toolIndex }, { type: 'tool_use', id: typeof call.id === 'string' ? call.id : '', name: typeof name === 'string' ? name : '', input: {} });
+    }
+    const pieces = call.function?.arguments;
+    if (typeof pieces === 'string' && pieces.length > 0) {
+      frames += eventFrame('content_block_delta', { type: 'content_block_delta', index: this.blocks - 1, delta: { type: 'input_json_delta', partial_json: pieces } });
+    }
+    return frames;
+  }
+
+  private openBlock(block: OpenBlock, contentBlock: JsonObject): string {
+    const closed = this.closeBlock();
+    this.open = block;
+    const index = this.blocks++;
+    const ping = index === 0 ? eventFrame('ping', { type: 'ping' }) : '';
+    return `${closed}${eventFrame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock })}${ping}`;
+  }
+
+  private closeBlock(): string {
+    if (this.open === null) return '';
+    this.open = null;
+    return eventFrame('content_block_stop', { type: 'content_block_stop', index: this.blocks - 1 });
+  }
+}

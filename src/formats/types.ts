@@ -1,0 +1,76 @@
+import type { GatewayError } from '../errors/index.js';
+import type { ChatCompletionResult, ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../providers/index.js';
+
+/**
+ * The contract every public API format (chat completions, Messages, Responses) implements
+ * over the one model call (src/calls/). The gateway's internal call is OpenAI's chat shape
+ * (docs/decisions/0002): a format decodes its request into that call, and encodes the call's
+ * answer, stream and errors into its own shape. Formats are pure: no HTTP, no vendor.
+ */
+
+/** A format's request as the internal chat call: what the model-call path and the providers take. */
+export interface DecodedCall {
+  /** The catalog id or alias the caller asked for (the answers show it). */
+  model: string;
+  stream: boolean;
+  providerHint?: string | undefined;
+  /** The internal chat-completions body (OpenAI's shape) without `model`, `stream` and `provider`. */
+  body: JsonObject;
+  /**
+   * The caller's JSON, when `body` is it parsed minus the gateway's own fields: pass-through
+   * adapters send these bytes patched rather than serialise `body` again (see PassThroughSource).
+   */
+  sourceJson?: Buffer | undefined;
+  /** The most tokens the answer may have (per choice), for the limits' estimate; null when unset. */
+  maxOutputTokens: number | null;
+  /** How many answers are asked for (chat's `n`; 1 elsewhere). */
+  choices: number;
+}
+
+/** What a stream encoder is made with besides the decoded request. */
+export interface StreamEncoderOptions {
+  /** Characters of answer text the request log's transcript keeps (the log stores no more). */
+  transcriptCharacters: number;
+}
+
+/**
+ * Turns one provider stream's events into the format's server-sent-event frames. Called
+ * synchronously per event, the frames of one upstream network chunk sent in one write (see
+ * src/server/routes/stream-relay.ts); it keeps a bounded transcript for the request log.
+ * `D`: the stream's data events (chat chunks for translated streams; a native API's own
+ * events where a provider speaks the format itself).
+ */
+export interface StreamEncoder<D = ChunkReceived> {
+  /** The frames for one data event, '' for none. */
+  encode(event: D): string;
+  /** Usage as reported (the running total): frames to send now, usually ''. */
+  usage(event: UsageReported): string;
+  /** The frames that end a complete stream; `usage` is the last reported, null when none was. */
+  end(usage: TokenUsage | null): string;
+  /** The frames that end a stream whose provider failed after it started. */
+  fail(error: GatewayError, requestId: string): string;
+  /** What the request log keeps of the stream (bounded); `complete` is false when it failed or was cut off. */
+  transcript(usage: TokenUsage | null, complete: boolean): JsonObject;
+}
+
+/** An error as a format answers it: the body, and headers besides the shared ones (`x-should-retry`, `retry-after`, limits). */
+export interface EncodedError {
+  body: object;
+  headers: Record<string, string>;
+}
+
+/** The part of a format the error handler needs: every route names its format in its config. */
+export interface ErrorFormat {
+  readonly name: string;
+  encodeError(error: GatewayError, requestId: string): EncodedError;
+}
+
+/** A public API format over the internal chat call. `B`: its request body; `D`: its decoded request. */
+export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends ErrorFormat {
+  /** The request as the internal call; throws the gateway's error (docs/errors.md: a 400 naming the field) for what has no equivalent. */
+  decodeRequest(body: B, sourceJson: Buffer | undefined): D;
+  /** The internal call's answer as the format's response body. */
+  encodeResponse(result: ChatCompletionResult, decoded: D): JsonObject;
+  /** A fresh encoder for one stream of the internal call. */
+  streamEncoder(decoded: D, options: StreamEncoderOptions): StreamEncoder;
+}

@@ -1,0 +1,65 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CheckedCall } from '../../calls/index.js';
+import type { ApiFormat, DecodedCall } from '../../formats/index.js';
+import { estimateTokens } from '../../limits/index.js';
+import type { GatewayContext } from '../context.js';
+import { admit, bodyBytes, connectionGoneSignal, recordFailure, sendLoggedJson } from './model-call.js';
+import { sendEventStream } from './stream-relay.js';
+
+/**
+ * Chooses, once the call is checked and before anything is reserved, a format's own way to
+ * answer it (a provider that speaks the format itself): the answer to run once admitted, or
+ * undefined to answer through the internal chat call. May throw a GatewayError (a field the
+ * internal call cannot carry).
+ */
+export type NativeAnswer<D extends DecodedCall> = (call: CheckedCall<'chat'>, decoded: D) => (() => Promise<FastifyReply>) | undefined;
+
+/**
+ * Answers a request of a public API format through the one model call: decode, check (resolve,
+ * allow-list, input policy), choose a native answer or the internal call, reserve, call the provider's chat capability and encode its
+ * answer or stream in the format. The route has validated the body and says which format.
+ */
+export async function answerInFormat<B, D extends DecodedCall>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: GatewayContext,
+  format: ApiFormat<B, D>,
+  body: B,
+  native?: NativeAnswer<D>,
+): Promise<FastifyReply> {
+  const { record } = request;
+  try {
+    const decoded = format.decodeRequest(body, request.jsonBytes);
+    record.streaming = decoded.stream;
+    const call = context.calls.check({
+      mode: 'chat',
+      model: decoded.model,
+      capability: 'chat',
+      providerHint: decoded.providerHint,
+      messages: decoded.body.messages as unknown[],
+      allowedFor: request.principal,
+      record,
+    });
+    const answerNatively = native?.(call, decoded);
+    // Media is priced by the provider per image or page, not per base64 byte.
+    const promptBytes = bodyBytes(request) - ((call.media?.bytes ?? 0) * 4) / 3;
+    await admit(request, reply, context, estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices));
+    if (answerNatively !== undefined) return await answerNatively();
+    const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
+    if (decoded.stream) {
+      const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));
+      const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context) });
+      return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: providerCall.signal, record });
+    }
+    const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
+    record.usage = result.usage;
+    return sendLoggedJson(request, reply, format.encodeResponse(result, decoded));
+  } catch (error) {
+    return recordFailure(request, error);
+  }
+}
+
+/** Characters of streamed answer text the request log's transcript keeps: none when it keeps no payloads. */
+export function transcriptCharactersOf(context: GatewayContext): number {
+  return context.config.logs.payloads ? context.config.logs.maxPayloadBytes : 0;
+}

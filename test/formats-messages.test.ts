@@ -1,0 +1,205 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GatewayError } from '../src/errors/index.js';
+import { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refuseUntranslatable, type MessagesBody } from '../src/formats/index.js';
+import type { ChunkReceived, JsonObject, MessagesEventReceived, TokenUsage } from '../src/providers/index.js';
+import { streamFramesOf, messageBody } from './fakes/anthropic.js';
+
+/*
+ * The Messages format without HTTP: the decoder against requests Claude's clients send, the
+ * stream encoders against recorded streams (an OpenAI chat stream with text and a tool call;
+ * an Anthropic stream with thinking), the response and error encoders.
+ */
+
+const chunk = (delta: JsonObject, finish: string | null = null): ChunkReceived => ({
+  type: 'chunk-received',
+  chunk: { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta, finish_reason: finish }] },
+});
+
+/** A chat stream as OpenAI sends it: role, text, a tool call in pieces, the finish. */
+const RECORDED_CHAT_STREAM: ChunkReceived[] = [
+  chunk({ role: 'assistant', content: '' }),
+  chunk({ content: 'Checking' }),
+  chunk({ content: '.' }),
+  chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Oslo"}' } }] }),
+  chunk({}, 'tool_calls'),
+];
+
+const USAGE: TokenUsage = { promptTokens: 30, completionTokens: 8, totalTokens: 38, cachedPromptTokens: 10 };
+
+function decode(body: Partial<MessagesBody>) {
+  return messagesFormat.decodeRequest({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], ...body } as MessagesBody, undefined);
+}
+
+describe('Messages stream encoder (translated)', () => {
+  test('a recorded chat stream becomes the documented event sequence, byte for byte', () => {
+    const encoder = messagesFormat.streamEncoder(decode({ model: 'gpt-4o-mini' }), { transcriptCharacters: 1000 });
+    const text = RECORDED_CHAT_STREAM.map((event) => encoder.encode(event)).join('') + encoder.end(USAGE);
+    const frame = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    assert.equal(
+      text,
+      frame('message_start', { type: 'message_start', message: { id: 'chatcmpl-1', type: 'message', role: 'assistant', model: 'gpt-4o-mini', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 } } }) +
+        frame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        frame('ping', { type: 'ping' }) +
+        frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking' } }) +
+        frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '.' } }) +
+        frame('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+        frame('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} } }) +
+        frame('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Oslo"}' } }) +
+        frame('content_block_stop', { type: 'content_block_stop', index: 1 }) +
+        frame('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 8 } }) +
+        frame('message_stop', { type: 'message_stop' }),
+    );
+    const transcript = encoder.transcript(USAGE, true);
+    assert.equal((transcript.choices as { content: string }[])[0]!.content, 'Checking.');
+  });
+
+  test('a stream with no content still starts and ends as the SDKs require', () => {
+    const encoder = messagesFormat.streamEncoder(decode({}), { transcriptCharacters: 0 });
+    const names = [...encoder.end(null).matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    assert.deepEqual(names, ['message_start', 'message_delta', 'message_stop']);
+  });
+
+  test('a failure is an error event in Anthropic shape', () => {
+    const encoder = messagesFormat.streamEncoder(decode({}), { transcriptCharacters: 0 });
+    const frame = encoder.fail(new GatewayError('provider_error', 'The model provider failed.'), 'req_1');
+    assert.equal(frame, 'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"The model provider failed."},"request_id":"req_1"}\n\n');
+  });
+});
+
+describe('Messages stream encoder (native pass-through)', () => {
+  test('a recorded Anthropic stream goes out as it came, only message_start showing the requested model', () => {
+    const frames = streamFramesOf(messageBody({ model: 'claude-sonnet-4-5', content: [{ type: 'thinking', thinking: 'Hmm, let me see.', signature: 'sig-1' } as never, { type: 'text', text: 'Hello there' }] }));
+    const encoder = new NativeMessagesStreamEncoder('claude-sonnet', { transcriptCharacters: 1000 });
+    const sent = frames.map(([event, data]) => encoder.encode({ type: 'messages-event-received', event, data: JSON.stringify(data), value: structuredClone(data) as JsonObject } satisfies MessagesEventReceived)).join('');
+    const expected = frames
+      .map(([event, data]) => {
+        const shown = event === 'message_start' ? { ...(data as JsonObject), message: { ...((data as JsonObject).message as JsonObject), model: 'claude-sonnet' } } : data;
+        return `event: ${event}\ndata: ${JSON.stringify(shown)}\n\n`;
+      })
+      .join('');
+    assert.equal(sent, expected);
+    assert.equal(encoder.end(null), '');
+    const transcript = encoder.transcript(null, true);
+    assert.deepEqual(transcript.content, [
+      { type: 'thinking', text: 'Hmm, let me see.' },
+      { type: 'text', text: 'Hello there' },
+    ]);
+    assert.equal(transcript.stop_reason, 'end_turn');
+  });
+
+  test('the transcript keeps no more text than the log stores', () => {
+    const encoder = new NativeMessagesStreamEncoder('m', { transcriptCharacters: 4 });
+    for (const [event, data] of streamFramesOf(messageBody({ content: [{ type: 'text', text: 'abcdefghij' }] }))) {
+      encoder.encode({ type: 'messages-event-received', event, data: JSON.stringify(data), value: data as JsonObject });
+    }
+    const transcript = encoder.transcript(null, false);
+    assert.deepEqual(transcript.content, [{ type: 'text', text: 'abcd' }]);
+    assert.equal(transcript.characters_not_kept, 6);
+    assert.equal(transcript.complete, false);
+  });
+});
+
+describe('Messages request decoder', () => {
+  test('tool results become tool messages ahead of the turn; a failed one says so', () => {
+    const decoded = decode({
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 't1', name: 'w', input: { city: 'Oslo' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: [{ type: 'text', text: 'timeout' }] }] },
+      ],
+    });
+    assert.deepEqual(decoded.body.messages, [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 't1', type: 'function', function: { name: 'w', arguments: '{"city":"Oslo"}' } }] },
+      { role: 'tool', tool_call_id: 't1', content: 'Error: timeout' },
+    ]);
+  });
+
+  test('images and PDFs become image_url and file parts', () => {
+    const decoded = decode({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } },
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual((decoded.body.messages as JsonObject[])[0]!.content, [
+      { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+      { type: 'file', file: { filename: 'document.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+    ]);
+  });
+
+  test('tool_choice maps to its chat equivalent', () => {
+    assert.deepEqual(decode({ tool_choice: { type: 'tool', name: 'w', disable_parallel_tool_use: true } }).body.tool_choice, { type: 'function', function: { name: 'w' } });
+    assert.equal(decode({ tool_choice: { type: 'tool', name: 'w', disable_parallel_tool_use: true } }).body.parallel_tool_calls, false);
+    assert.equal(decode({ tool_choice: { type: 'none' } }).body.tool_choice, 'none');
+  });
+
+  test('what has no equivalent is listed, and refused naming the first field', () => {
+    const decoded = decode({
+      top_k: 5,
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 's' }] }],
+    });
+    assert.deepEqual(
+      decoded.untranslatable.map((entry) => entry.param),
+      ['messages[0].content[0].type', 'top_k', 'tools[0].type'],
+    );
+    assert.throws(() => refuseUntranslatable(decoded), (error: unknown) => error instanceof GatewayError && error.status === 400 && error.param === 'messages[0].content[0].type');
+    assert.doesNotThrow(() => refuseUntranslatable(decode({ thinking: { type: 'disabled' } })));
+  });
+});
+
+describe('Messages response and error encoders', () => {
+  test('a chat.completion becomes a message; input_tokens leave out cached tokens', () => {
+    const message = messagesFormat.encodeResponse(
+      {
+        completion: { id: 'c1', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi', tool_calls: [{ id: 'k', function: { name: 'f', arguments: 'not json' } }] }, finish_reason: 'length' }] },
+        usage: USAGE,
+      },
+      decode({ model: 'alias' }),
+    );
+    assert.deepEqual(message, {
+      id: 'c1',
+      type: 'message',
+      role: 'assistant',
+      model: 'alias',
+      content: [{ type: 'text', text: 'Hi' }, { type: 'tool_use', id: 'k', name: 'f', input: { arguments: 'not json' } }],
+      stop_reason: 'max_tokens',
+      stop_sequence: null,
+      usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 8 },
+    });
+  });
+
+  test('each status has its Anthropic error type, and request-id is set', () => {
+    const cases: [ConstructorParameters<typeof GatewayError>[0], string][] = [
+      ['invalid_body', 'invalid_request_error'],
+      ['invalid_api_key', 'authentication_error'],
+      ['model_not_allowed', 'permission_error'],
+      ['not_found', 'not_found_error'],
+      ['request_too_large', 'request_too_large'],
+      ['rate_limit_exceeded', 'rate_limit_error'],
+      ['provider_timeout', 'timeout_error'],
+      ['provider_error', 'api_error'],
+    ];
+    for (const [code, type] of cases) {
+      const encoded = messagesFormat.encodeError(new GatewayError(code, 'm'), 'req_9');
+      assert.deepEqual(encoded, { body: { type: 'error', error: { type, message: 'm' }, request_id: 'req_9' }, headers: { 'request-id': 'req_9' } }, code);
+    }
+  });
+
+  test('count_tokens estimates a quarter token a character, media at a fixed count', () => {
+    const tokens = estimateInputTokens({
+      model: 'm',
+      system: 'abcd',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'efgh' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'x'.repeat(4000) } }] }],
+    });
+    assert.equal(tokens, 2 + 1_600);
+  });
+});

@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+
+/**
+ * The dashboard in Debian's Chromium (through playwright-core; no browser is downloaded):
+ * pages that record every console error, failed request and request to anywhere but the
+ * gateway, screenshots and sign-in.
+ */
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const DESKTOP = { width: 1280, height: 860 };
+
+/** A new page of its own browser context whose problems are pushed to `problems`. */
+export async function watchedPage(browser: Browser, gatewayUrl: string, problems: string[], viewport = DESKTOP): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    const text = message.text();
+    // Expected: the 401/403 answers the tests provoke, and the scroll-lock <style> element the
+    // dialogs try to add, which the CSP blocks (docs/dashboard.md).
+    if (message.type() === 'error' && !/status of 40[13]/.test(text) && !/Applying inline style violates .*style-src 'self'/.test(text)) problems.push(`console: ${text}`);
+  });
+  page.on('requestfailed', (request) => {
+    // A fetch the page itself cancels (a newer query replaced it, or the page moved on) is ERR_ABORTED: not a failure.
+    const reason = request.failure()?.errorText;
+    if (reason !== 'net::ERR_ABORTED') problems.push(`failed ${request.url()}: ${reason}`);
+  });
+  page.on('request', (request) => {
+    if (!request.url().startsWith(gatewayUrl) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) problems.push(`outside request ${request.url()}`);
+  });
+  return page;
+}
+
+export async function shoot(page: Page, directory: string, name: string): Promise<void> {
+  await page.screenshot({ path: join(directory, `${name}.png`), fullPage: true });
+}
+
+export async function signIn(page: Page, gatewayUrl: string, account: { email: string; password: string }): Promise<void> {
+  await page.goto(`${gatewayUrl}/dashboard/`);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
