@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { missingServeFlags, SERVE_NODE_FLAGS } from '../src/cli/node-flags.js';
+import { missingServeFlags, relaunchWithNodeFlags, SERVE_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { openStorage } from '../src/storage/index.js';
 import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 
@@ -13,6 +13,13 @@ describe('the node flags of serve', () => {
   test('are the ones `npm start` passes', () => {
     const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
     assert.equal(start, `node ${SERVE_NODE_FLAGS.join(' ')} bin/modelgate.js serve`);
+  });
+
+  test('are added by a relaunch for `serve` only: not for other commands or `serve --help`', () => {
+    assert.equal(relaunchWithNodeFlags(['keys', 'list']), false);
+    assert.equal(relaunchWithNodeFlags(['serve', '--help']), false);
+    assert.equal(relaunchWithNodeFlags(['serve', '-h']), false);
+    assert.equal(relaunchWithNodeFlags([]), false);
   });
 
   test('count as given on the command line or in NODE_OPTIONS, with any value and either spelling', () => {

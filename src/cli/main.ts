@@ -7,7 +7,6 @@ import { registerUsageCommand } from './usage-command.js';
 import { registerUsersCommand } from './users-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { inert } from './output.js';
-import { relaunchWithNodeFlags } from './node-flags.js';
 
 /**
  * The `modelgate` CLI (docs/cli.md). Each command group lives in its own file and adds
@@ -24,8 +23,6 @@ function registerServeCommand(program: Command): void {
     .option('--config <f>', 'YAML config file (default ./modelgate.yaml)')
     .option('--workers <n>', 'worker processes (default: one per core with REDIS_URL, else 1)', parseWholeNumber)
     .action(async (options: { port?: number; host?: string; dataDir?: string; config?: string; workers?: number }) => {
-      // Before the server's modules load: a process without the node flags only starts the one that has them.
-      if (relaunchWithNodeFlags()) return;
       // Loaded on use: the server's modules take seconds to load, which every other command would pay.
       const { serve } = await import('./serve.js');
       await serve({

@@ -38,9 +38,12 @@ function relaunchAllowed(): boolean {
 }
 
 /**
- * Runs this very command again in a child process with the node flags this one lacks, and
- * returns true; returns false (serve here) when the flags are already there, the process is a
- * cluster worker (it inherits its primary's flags), or MODELGATE_RELAUNCH=false.
+ * For `modelgate serve` (`args`: the command line after the script), runs this very command
+ * again in a child process with the node flags this one lacks, and returns true; returns false
+ * (go on in this process) for any other command, for `serve --help`, when the flags are
+ * already there, in a cluster worker (it inherits its primary's flags), or with
+ * MODELGATE_RELAUNCH=false. The bin calls it before it loads the CLI, so the process that only
+ * launches loads nothing else.
  *
  * The child shares stdin, stdout and stderr, so the output is the server's own. It runs in a
  * session of its own, so a terminal's Ctrl-C reaches it once, through this process:
@@ -48,7 +51,8 @@ function relaunchAllowed(): boolean {
  * code, or the same signal). Should this process die without passing anything on (SIGKILL),
  * the child sees its IPC channel close and shuts down gracefully (`onLauncherGone`).
  */
-export function relaunchWithNodeFlags(): boolean {
+export function relaunchWithNodeFlags(args: readonly string[]): boolean {
+  if (args[0] !== 'serve' || args.includes('--help') || args.includes('-h')) return false;
   if (cluster.isWorker) return false;
   const missing = missingServeFlags(process.execArgv, process.env.NODE_OPTIONS);
   if (missing.length === 0 || !relaunchAllowed()) return false;
