@@ -7,7 +7,8 @@
 //
 //   npm run bench                          # full run (≈ 15 min)
 //   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 5 min)
-//   npm run bench -- --only=chat,latency   # some parts only: chat, stream, messages, embeddings, image, latency, bad-input, open-streams
+//   npm run bench -- --only=chat,latency   # some parts only (by prefix): chat, stream, stream 22 events, messages,
+//                                          #   embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
@@ -21,7 +22,8 @@
 // BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL),
 // BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
 // BENCH_BASELINE_NODE_ARGS (node flags for the baseline only, after the others),
-// BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
+// BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16),
+// BENCH_PEER_CACHE (where --peer installs its peers; else ~/.cache/modelgate-bench), BENCH_VERBOSE.
 // Output: tables on stdout, ending with the budget read off the run (lib/budget.mjs);
 // everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
