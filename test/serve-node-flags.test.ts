@@ -112,7 +112,9 @@ describe('serve started without the node flags', { skip: CLI_NOT_BUILT }, () => 
       assert.ok(!commandLine(serve.child.pid!).some((argument) => argument.startsWith('--v8-pool-size')));
       assert.deepEqual(childPids(server), [], 'the server did not launch another');
       assert.match(serve.output(), /^modelgate listening on http:\/\/127\.0\.0\.1:\d+ \(storage: SQLite in /);
-      assert.equal(await serve.stop(), 0);
+      serve.child.kill('SIGTERM');
+      const [code, signal] = (await serve.exited) as [number | null, string | null];
+      assert.deepEqual({ code, signal }, { code: 0, signal: null }, serve.output());
     });
   });
 

@@ -71,19 +71,20 @@ function reportStart(gateway: RunningGateway, flags: CommandLineSettings): strin
 async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
-  // Asked before the listening line: once that is out, a SIGTERM must find the shutdown handlers.
+  // Asked before the listening line: once that is out, a SIGTERM must find the shutdown handlers,
+  // which are in place before it is written (a signal sent on reading it may come at once).
   const hasAccounts = await gateway.context.accounts.users.exist();
   const report = reportStart(gateway, flags);
+  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   process.stdout.write(firstAccountAdvice(hasAccounts));
-  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
 }
 
 async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
-  process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
   runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+  process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
 }
 
 /** A worker's channel to its siblings for key changes, through the primary. */
