@@ -139,7 +139,7 @@ describe('configuration', () => {
         '    - name: ollama',
         '      baseUrl: http://127.0.0.1:11434/v1',
         '      modls: []',
-        'telemetry: {}',
+        'observability: {}',
         '',
       ].join('\n'),
     );
@@ -156,7 +156,7 @@ describe('configuration', () => {
     assert.ok(lines.some((line) => /invalid setting server\.bodyLimit .*is not a known setting \(did you mean bodyLimitBytes\?\)/.test(line)), message);
     assert.ok(lines.some((line) => /invalid setting logs\.retentionDays .*greater or equal to 0/.test(line)), message);
     assert.ok(lines.some((line) => /invalid setting providers\.compatible\.0\.modls .*is not a known setting \(did you mean models\?\)/.test(line)), message);
-    assert.ok(lines.some((line) => /invalid setting telemetry .*is not a known setting$/.test(line)), message);
+    assert.ok(lines.some((line) => /invalid setting observability .*is not a known setting$/.test(line)), message);
   });
 
   test("a compatible provider may not take another provider's name", () => {

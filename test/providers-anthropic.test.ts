@@ -623,7 +623,7 @@ describe('anthropic adapter', () => {
       fake.reply({ error: 'rate_limit_error', retryAfter: 17 });
       await assert.rejects(chat.complete(callOf(userSays('Hi'))), (error: unknown) => {
         assert.ok(error instanceof GatewayError);
-        assert.equal(error.code, 'rate_limit_exceeded');
+        assert.equal(error.code, 'provider_rate_limited');
         assert.equal(error.retryAfterSeconds, 17);
         return true;
       });

@@ -564,7 +564,7 @@ describe('Gemini adapter', () => {
 
     test('failures before the first frame reject stream() with their documented error', async () => {
       fake.reply('streamGenerateContent', { error: 429 });
-      const limited = await rejectsWithCode(provider.chat!.stream(chatCall(ask('Hi'))), 'rate_limit_exceeded');
+      const limited = await rejectsWithCode(provider.chat!.stream(chatCall(ask('Hi'))), 'provider_rate_limited');
       assert.equal(limited.retryAfterSeconds, 17, 'RetryInfo.retryDelay becomes Retry-After');
 
       fake.reply('streamGenerateContent', { frames: [{ error: { code: 500, message: 'Internal error', status: 'INTERNAL' } }] });

@@ -91,9 +91,9 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
  * Runs `check` against serve started without the flags, given the launcher and the pid of the
  * server it launched; afterwards neither is left running and the data is gone.
  */
-async function withLaunched(check: (serve: ServeProcess, server: number, dataDir: string) => Promise<void>): Promise<void> {
+async function withLaunched(check: (serve: ServeProcess, server: number, dataDir: string) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-flags-'));
-  const serve = await startServeProcess(queueingEnv(dir));
+  const serve = await startServeProcess({ ...queueingEnv(dir), ...env });
   const children = childPids(serve.child.pid!);
   try {
     assert.equal(children.length, 1, 'one server process');
@@ -142,12 +142,21 @@ describe('serve started without the node flags', { skip: CLI_NOT_BUILT }, () => 
     });
   });
 
-  test('a signal that ends the server ends the launcher the same way', async () => {
+  test('SIGHUP to the launcher reaches the server, which reloads its routing; both keep running', async () => {
     await withLaunched(async (serve, server) => {
       serve.child.kill('SIGHUP');
+      await waitFor(() => serve.output().includes('routing reloaded from the configuration'), 'the server to reload its routing');
+      assert.equal(serve.child.exitCode, null);
+      assert.ok(existsSync(`/proc/${server}`));
+      assert.equal((await fetch(`${serve.url}/healthz`)).status, 200);
+    }, { MODELGATE_LOG_LEVEL: 'info' });
+  });
+
+  test('a server ended by a signal ends the launcher by the same signal', async () => {
+    await withLaunched(async (serve, server) => {
+      process.kill(server, 'SIGKILL');
       const [code, signal] = (await serve.exited) as [number | null, string | null];
-      assert.deepEqual({ code, signal }, { code: null, signal: 'SIGHUP' });
-      await waitFor(() => !existsSync(`/proc/${server}`), 'the server to end');
+      assert.deepEqual({ code, signal }, { code: null, signal: 'SIGKILL' });
     });
   });
 });

@@ -215,7 +215,17 @@ export class Catalog {
     return this.models.get(id);
   }
 
-  /** Resolves a client's `model` value for an endpoint of `options.mode`, or throws the 400. */
+  /**
+   * A catalog id or alias, whatever its mode (the routing configuration names models of every
+   * mode); undefined when the catalog does not hold it (safe-prefix ids are not inferred here).
+   */
+  find(requested: string): ResolvedModel | undefined {
+    const targetId = this.serviceAliases.get(requested) ?? this.legacyAliases.get(requested) ?? requested;
+    const known = this.disabledIds.has(targetId) ? undefined : this.models.get(targetId);
+    return known === undefined ? undefined : { requested, id: targetId, model: known, inferred: false };
+  }
+
+    /** Resolves a client's `model` value for an endpoint of `options.mode`, or throws the 400. */
   resolve(requested: string, options: ResolveOptions): ResolvedModel {
     const resolved = this.lookup(requested, options);
     const mode = resolved.model.entry.mode;

@@ -11,7 +11,7 @@ import cluster from 'node:cluster';
  */
 export const SERVE_NODE_FLAGS = ['--v8-pool-size=1', '--max-semi-space-size=8'] as const;
 
-/** Signals a launcher passes to the server: the ones supervisors and terminals send to stop a process. */
+/** Signals a launcher passes to the server: those supervisors and terminals send to stop a process, and SIGHUP (reload the routing). */
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** `MODELGATE_RELAUNCH=false`: for supervisors that start node with flags of their own. */

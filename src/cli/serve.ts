@@ -9,6 +9,7 @@ import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
 import { onLauncherGone } from './node-flags.js';
+import { watchRoutingConfig } from '../routing/index.js';
 
 /**
  * Messages between the primary and its workers: a worker's start; the scrape of GET /metrics,
@@ -75,15 +76,32 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
   // which are in place before it is written (a signal sent on reading it may come at once).
   const hasAccounts = await gateway.context.accounts.users.exist();
   const report = reportStart(gateway, flags);
-  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+  serveUntilStopped(config, gateway, flags);
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   process.stdout.write(firstAccountAdvice(hasAccounts));
+}
+
+/** Serves until a signal stops the process; meanwhile the routing is reloaded on SIGHUP and when the config file changes (docs/routing.md). */
+function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags: CommandLineSettings): void {
+  const stopWatching = watchRoutingConfig({
+    file: loadedConfigFile({ flags }),
+    reload: () => gateway.context.applyRouting(loadConfig({ flags }).routing),
+    log: gateway.context.logger,
+  });
+  runUntilStopped(
+    config,
+    async () => {
+      stopWatching();
+      await gateway.close();
+    },
+    logFault(gateway),
+  );
 }
 
 async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
-  runUntilStopped(config, async () => gateway.close(), logFault(gateway));
+  serveUntilStopped(config, gateway, flags);
   process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
 }
 
@@ -224,6 +242,10 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
     }, delayMs);
   });
   for (let index = 0; index < workers; index += 1) fork();
+  // Each worker reloads its routing itself; a SIGHUP sent to the primary is passed on (unhandled, it would end the primary).
+  process.on('SIGHUP', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
+  });
 
   const reportFault = (error: unknown) => process.stderr.write(`modelgate: an error no code handled in the primary; stopping the workers (exit 1): ${redactText(String(error))}\n`);
   runUntilStopped(config, async () => {

@@ -41,4 +41,6 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_LOG_UNAUTHENTICATED_SUMMARY_MS'], path: 'logs.unauthenticatedSummaryMs', kind: 'integer' },
   { variables: ['MODELGATE_UPSTREAM_TIMEOUT_MS'], path: 'upstream.timeoutMs', kind: 'integer' },
   { variables: ['MODELGATE_STREAM_IDLE_TIMEOUT_MS'], path: 'upstream.streamIdleTimeoutMs', kind: 'integer' },
+  { variables: ['OTEL_EXPORTER_OTLP_ENDPOINT'], path: 'telemetry.otlpEndpoint', kind: 'string' },
+  { variables: ['OTEL_SERVICE_NAME'], path: 'telemetry.serviceName', kind: 'string' },
 ];

@@ -107,6 +107,54 @@ export const CompatibleProviderSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The error classes a fallback can be limited to (docs/routing.md). */
+const FAILURE_CLASSES = ['rate_limit', 'server_error', 'timeout', 'connection', 'context_window_exceeded', 'content_policy'] as const;
+/** What a fallback answers when fallbackOn is not given: the failures another deployment or model may not have. */
+const DEFAULT_FALLBACK_ON = ['rate_limit', 'server_error', 'timeout', 'connection'] as const;
+
+/** One way to reach a routed model: a provider, optionally with its own credential, base URL or upstream id. */
+export const DeploymentSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$', description: 'shown in the log and metrics; default provider or provider#N' })),
+    provider: Type.String({ minLength: 1, description: 'a provider of the gateway (openai, anthropic, gemini or providers.compatible[].name)' }),
+    apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'environment variable holding this deployment\'s credential' })),
+    baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    upstreamId: Type.Optional(Type.String({ minLength: 1, description: 'the model id sent to this deployment' })),
+    weight: Type.Number({ exclusiveMinimum: 0, default: 1, description: 'share of requests, before latency and remaining rate limit count' }),
+    rpm: Type.Optional(Type.Integer({ minimum: 1, description: 'requests per minute this deployment takes (counted per instance)' })),
+    tpm: Type.Optional(Type.Integer({ minimum: 1, description: 'estimated tokens per minute this deployment takes (counted per instance)' })),
+  },
+  { additionalProperties: false },
+);
+
+/** How one model or alias is served: deployments, retries, fallbacks, cooldown and timeouts (docs/routing.md). */
+export const RoutingEntrySchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, description: 'a catalog id or alias' }),
+    deployments: Type.Array(DeploymentSchema, { default: [], description: 'default: the model\'s own provider, weight 1' }),
+    retries: Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'further attempts after a retryable failure' }),
+    backoffMs: Milliseconds(200, 'first wait before a retry, doubled each time, with jitter', 0),
+    fallbacks: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'models tried in order when retries are spent' }),
+    fallbackOn: Type.Array(Type.Union(FAILURE_CLASSES.map((name) => Type.Literal(name))), { default: [...DEFAULT_FALLBACK_ON] }),
+    cooldown: Type.Object(
+      {
+        failures: Type.Integer({ minimum: 1, default: 3, description: 'retryable failures within windowMs that cool a deployment down' }),
+        windowMs: Milliseconds(60_000, 'window the failures are counted in'),
+        durationMs: Milliseconds(30_000, 'how long a cooled-down deployment is skipped'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    timeouts: Type.Object(
+      {
+        firstByteMs: Type.Optional(Milliseconds(60_000, 'longest one attempt may take to begin its answer (a stream\'s first frame)')),
+        totalMs: Type.Optional(Milliseconds(600_000, 'longest the attempts together may take before an answer begins')),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigSchema = Type.Object(
   {
     server: Type.Object(
@@ -163,6 +211,15 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    telemetry: Type.Object(
+      {
+        otlpEndpoint: Type.Optional(
+          Type.String({ pattern: '^https?://[^\\s?#]+$', description: 'base URL of an OTLP/HTTP collector; traces go to <otlpEndpoint>/v1/traces; unset = no tracing' }),
+        ),
+        serviceName: Type.String({ minLength: 1, default: 'modelgate', description: 'service.name of the exported spans' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     catalog: Type.Object(
       {
         defaultModel: Type.Optional(Type.String({ minLength: 1 })),
@@ -172,6 +229,7 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    routing: Type.Array(RoutingEntrySchema, { default: [], description: 'deployments, retries and fallbacks per model (docs/routing.md)' }),
     keys: Type.Object(
       {
         cacheRefreshMs: Milliseconds(1000, 'how often an instance re-reads changed keys (pause/revoke propagation)'),
@@ -247,3 +305,6 @@ export type GatewayConfig = Static<typeof ConfigSchema>;
 export type ModelOverride = Static<typeof ModelOverrideSchema>;
 export type CompatibleProviderConfig = Static<typeof CompatibleProviderSchema>;
 export type ModelMode = Static<typeof ModelModeSchema>;
+export type RoutingEntry = Static<typeof RoutingEntrySchema>;
+export type DeploymentConfig = Static<typeof DeploymentSchema>;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];

@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'rate_limit_exceeded'
   | 'daily_token_cap_exceeded'
   | 'monthly_cost_cap_exceeded'
+  | 'provider_rate_limited'
   | 'provider_error'
   | 'provider_timeout'
   | 'provider_not_configured'
@@ -84,6 +85,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: true },
   daily_token_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
   monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
+  provider_rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   provider_error: { status: 502, type: 'api_error', retryable: true },
   provider_timeout: { status: 504, type: 'api_error', retryable: true },
   // Sending it again meets the same answer until the operator gives the provider a credential.

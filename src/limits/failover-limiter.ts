@@ -77,6 +77,10 @@ export class FailoverLimiter implements Limiter {
     return { backend: 'redis', fallbackActive: this.fallbackActive, fallbackAdmissions: this.fallbackAdmissions };
   }
 
+  sharedCountersAnswer(): Promise<boolean> {
+    return this.primary.sharedCountersAnswer();
+  }
+
   async close(): Promise<void> {
     this.primary.client.removeAllListeners('ready');
     await this.primary.close();

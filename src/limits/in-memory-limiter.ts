@@ -136,5 +136,9 @@ export class InMemoryLimiter implements Limiter {
     return { backend: 'memory', fallbackActive: false, fallbackAdmissions: 0 };
   }
 
+  async sharedCountersAnswer(): Promise<null> {
+    return null;
+  }
+
   async close(): Promise<void> {}
 }

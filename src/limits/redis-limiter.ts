@@ -150,6 +150,14 @@ export class RedisLimiter implements Limiter {
     return { backend: 'redis', fallbackActive: false, fallbackAdmissions: 0 };
   }
 
+  /** A PING; false while disconnected (nothing is queued) or when no answer comes in time. */
+  async sharedCountersAnswer(): Promise<boolean> {
+    return answerWithin(this.redis.ping(), this.options.commandTimeoutMs).then(
+      () => true,
+      () => false,
+    );
+  }
+
   async close(): Promise<void> {
     if (this.redis.status === 'ready') {
       // A Redis that stopped answering holds the shutdown no longer than one admission.

@@ -61,5 +61,10 @@ export interface Limiter {
    */
   lastSeenHeaders(principal: Principal): Readonly<Record<string, string>>;
   state(): LimiterState;
+  /**
+   * Whether the shared counters answer a round trip now (Redis: a PING within
+   * limits.redisCommandTimeoutMs); null when the counters live in this process.
+   */
+  sharedCountersAnswer(): Promise<boolean | null>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-export type { RequestRecord, MediaSummary, LogAccess, LogFilter, UsageGrouping } from './types.js';
+export type { AttemptRecord, LoggedErrorCode, RequestRecord, MediaSummary, LogAccess, LogFilter, UsageGrouping } from './types.js';
 export { addKnownSecrets, redactText, redactValue, mediaReference, REDACTED } from './redaction.js';
 export type { RedactionOptions } from './redaction.js';
 export { computeCost, computeCombinedCost } from './cost.js';

@@ -121,7 +121,12 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
   const { record, caller, cost } = finished;
   const usage = record.usage;
   const opaque = isUtility(record);
-  const detail = { ...record.logDetail, ...cacheWritesOf(usage), ...(record.extra === null ? {} : { extra: record.extra }) };
+  const detail = {
+    ...record.logDetail,
+    ...cacheWritesOf(usage),
+    ...(record.extra === null ? {} : { extra: record.extra }),
+    ...(record.attempts === undefined ? {} : { attempts: record.attempts }),
+  };
   return {
     request_id: record.requestId,
     started_at: record.startedAt,

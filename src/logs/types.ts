@@ -1,6 +1,25 @@
 import type { ModelMode } from '../catalog/index.js';
 import type { TokenUsage } from '../providers/index.js';
 import type { Admission } from '../limits/index.js';
+import type { ErrorCode } from '../errors/index.js';
+
+/** The error code a record keeps: a code of docs/errors.md, or `client_closed` (status 499: the client went away first). */
+export type LoggedErrorCode = ErrorCode | 'client_closed';
+
+/** One try of a provider call, as the request log keeps it (several when routing retried or fell back). */
+export interface AttemptRecord {
+  /** 1 for the first try. */
+  attempt: number;
+  /** The catalog model the try was for (a fallback's own id after a fallback). */
+  model: string;
+  /** The deployment's name (`provider` or `provider#N`, or the name the configuration gives it). */
+  deployment: string;
+  provider: string;
+  /** `ok`, or the error code the try ended with. */
+  outcome: 'ok' | ErrorCode;
+  /** Milliseconds until the answer began (a stream's first frame) or the try failed. */
+  latencyMs: number;
+}
 
 /** Metadata about media a request carried (never the bytes). */
 export interface MediaSummary {
@@ -40,7 +59,9 @@ export interface RequestRecord {
   responsePayloadJson?: string;
   /** Upstream details (status of a credential rejection, …) for the admin API only. */
   logDetail: Record<string, unknown> | null;
-  errorCode: string | null;
+  errorCode: LoggedErrorCode | null;
+  /** Every try of the provider call when the model is routed (docs/routing.md); absent otherwise. */
+  attempts?: AttemptRecord[];
   upstreamLatencyMs: number | null;
   /** Set when the limiter admitted the request; settled when the response ends. */
   admission: Admission | null;

@@ -1,5 +1,6 @@
 import type { LimiterState } from '../limits/index.js';
 import { Counter, Gauge, Histogram, Registry, type CounterSeries, type HistogramSeries, type Labels } from './registry.js';
+import { RoutingMetrics } from './routing-metrics.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120] as const;
 const WRITE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5] as const;
@@ -118,6 +119,8 @@ export class GatewayMetrics {
   private readonly logBatchDuration = this.registry.register(
     new Histogram('modelgate_log_batch_write_seconds', 'Time to write one batch of request log records.', [], WRITE_BUCKETS),
   );
+  /** Deployments, retries, fallbacks and cooldowns of routed models. */
+  readonly routing = new RoutingMetrics(this.registry);
 
   constructor() {
     this.registry.register(

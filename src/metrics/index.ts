@@ -2,3 +2,4 @@ export { GatewayMetrics } from './gateway-metrics.js';
 export type { MetricSources, RequestObservation, UpstreamObservation } from './gateway-metrics.js';
 export { Counter, Gauge, Histogram, Registry, mergeRenderings, PROMETHEUS_CONTENT_TYPE } from './registry.js';
 export type { Labels } from './registry.js';
+export { RoutingMetrics } from './routing-metrics.js';

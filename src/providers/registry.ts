@@ -50,6 +50,11 @@ export class ProviderRegistry {
     }
   }
 
+  /** A provider built besides the registered ones (a routing deployment's variant), observed by the same health watch. */
+  watched(provider: Provider): Provider {
+    return this.health === undefined ? provider : watchProvider(provider, this.health);
+  }
+
   names(): string[] {
     return [...this.providers.keys()];
   }

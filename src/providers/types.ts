@@ -44,6 +44,11 @@ export interface CallContext {
   /** Aborts the upstream call: client disconnect, run budget or shutdown. */
   signal: AbortSignal;
   requestId: string;
+  /**
+   * Longest wait, from the call's start, for the answer to begin (a whole JSON answer, a
+   * stream's first event), when shorter than upstream.timeoutMs: a routed attempt's deadline.
+   */
+  timeoutMs?: number | undefined;
 }
 
 export interface ChatCall extends CallContext, PassThroughSource {

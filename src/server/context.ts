@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Accounts } from '../accounts/index.js';
-import type { GatewayConfig, GatewaySecrets } from '../config/index.js';
+import type { GatewayConfig, GatewaySecrets, RoutingEntry } from '../config/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Authenticator, KeyCache, KeyPropagation, KeyStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
@@ -10,6 +10,7 @@ import type { ModelCalls } from '../calls/index.js';
 import type { AgentServices } from '../agents/index.js';
 import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
+import type { Tracing } from '../telemetry/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -32,11 +33,15 @@ export interface GatewayContext {
   readonly limits: Limiter;
   /** The one model-call path every model endpoint, VETTING and agents go through. */
   readonly calls: ModelCalls;
+  /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
+  readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** Agents: their store, authoring, the runner, and the media of runs. */
   readonly agents: AgentServices;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly metrics: GatewayMetrics;
+  /** Traces exported over OTLP; undefined when no collector is configured (telemetry.otlpEndpoint). */
+  readonly tracing: Tracing | undefined;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */

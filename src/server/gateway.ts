@@ -1,22 +1,26 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig } from '../config/index.js';
+import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type RoutingEntry } from '../config/index.js';
 import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
+import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets, redactText } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
 import { registerRequestRecordHook } from './request-record-hook.js';
+import { registerTraceHook } from './trace-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
 import { ModelCalls } from '../calls/index.js';
 import { createAgentServices } from '../agents/index.js';
 import { createProcessLogger } from './process-logger.js';
+import { PRODUCT_VERSION } from './api-version.js';
+import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
@@ -37,6 +41,8 @@ export interface StartOptions {
   routes?: readonly RouteModule[];
   /** Do not listen (tests that use inject). */
   listen?: boolean;
+  /** Where routing deployments read their `apiKeyEnv` credentials (default: the process's environment). */
+  env?: NodeJS.ProcessEnv;
   /** Channels of the process that runs the gateway (a `serve --workers` worker's to its siblings), beside the deployment's own. */
   keyChannels?: readonly KeyChangeChannel[];
 }
@@ -91,6 +97,12 @@ export function storageOptions(config: GatewayConfig, logger: Logger): StorageOp
   };
 }
 
+/** Traces for the configured collector; none without one. */
+async function tracingOf(config: GatewayConfig): Promise<Tracing | undefined> {
+  const { otlpEndpoint, serviceName } = config.telemetry;
+  return otlpEndpoint === undefined ? undefined : startTracing({ otlpEndpoint, serviceName, serviceVersion: PRODUCT_VERSION });
+}
+
 /** Builds every service from the config and starts serving. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
@@ -112,14 +124,29 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => keyPropagation.close());
     await keyPropagation.start();
 
+    const tracing = await tracingOf(config);
+    // Registered before the request log's tasks, so it runs after them: the spans they end are exported.
+    if (tracing !== undefined) shutdownTasks.push(() => tracing.shutdown());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
     const providerRequestIds = new ProviderRequestIds();
-    const providers = new ProviderRegistry(createProviders(config, providerRequestIds), providerRequestIds, {
+    const providerRateLimits = new ProviderRateLimits();
+    const created = createProviders(config, providerRequestIds, { rateLimits: providerRateLimits, ...(tracing === undefined ? {} : { tracing }) });
+    const providers = new ProviderRegistry(created.providers, providerRequestIds, {
       missingCredentials: missingCredentials(config),
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
-    const calls = new ModelCalls(catalog, providers, accounting.limits);
+    const cooldowns = await createCooldowns({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
+    shutdownTasks.push(() => cooldowns.close());
+    const router = new Router(cooldowns, accounting.metrics.routing, providerRateLimits);
+    const variants: ProviderVariants = (name, overrides) => {
+      const variant = created.variants(name, overrides);
+      return variant === undefined ? undefined : providers.watched(variant);
+    };
+    const planSources = { catalog, providers, variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
+    const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
+    applyRouting(config.routing);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router);
     const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
     shutdownTasks.push(() => agents.close());
     const context: GatewayContext = {
@@ -136,13 +163,15 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
       },
       ...accounting,
+      tracing,
       calls,
+      applyRouting,
       agents,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {
-      hooks: [registerRequestRecordHook, registerRequestLogHook, registerAuthHook],
+      hooks: [registerRequestRecordHook, registerTraceHook, registerRequestLogHook, registerAuthHook],
       routes: options.routes ?? ROUTE_MODULES,
     });
     let url = '';

@@ -124,6 +124,7 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
             });
       settle(record, cost, status, aborted);
       observe(record, status, latencyMs, cost);
+      context.tracing?.endRequest(record, status, cost.microUsd);
       const caller = callerOf(request);
       const providerRequestIds = context.providers.requestIds.take(record.requestId);
       const row = toLogRow({ record, caller, status, latencyMs, cost, providerRequestIds }, entryOptions);

@@ -7,5 +7,5 @@ import type { ChatCaller } from './types.js';
  * input policy): each draft or verification of the loop is a call through it.
  */
 export function chatCallerFor(call: CheckedCall<'chat'>, context: CallContext): ChatCaller {
-  return (body) => call.invoke((chat, upstreamModel) => chat.complete({ upstreamModel, body, signal: context.signal, requestId: context.requestId }));
+  return (body) => call.invoke((chat, attempt) => chat.complete({ ...attempt, body, signal: context.signal, requestId: context.requestId }), context.signal);
 }

@@ -73,6 +73,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   }
   const config = loadConfig({ env, cwd: dir });
   const gateway = await startGateway(config, {
+    env,
     ...(options.routes !== undefined ? { routes: options.routes } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });

@@ -382,9 +382,9 @@ export function runProviderConformance(options: ProviderConformanceOptions): voi
       else assert.equal(logged, null);
     });
 
-    test('upstream 429 → 429 rate_limit_exceeded with Retry-After', { skip: skipped('error-429') }, async () => {
+    test('upstream 429 → 429 provider_rate_limited (not the key limit) with Retry-After', { skip: skipped('error-429') }, async () => {
       fake.scriptChat({ kind: 'error', status: 429, message: 'Rate limit reached.' });
-      const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 429, 'rate_limit_exceeded');
+      const error = await rejectsWith(client.chat.completions.create({ model, messages: messages('Hi') }), 429, 'provider_rate_limited');
       assert.ok(error.headers?.get('retry-after') !== null);
     });
 

@@ -49,7 +49,7 @@ async function meteredCall<C extends Capability, T>(
   const reservation = await context.dependencies.meter.reserve(estimate);
   let result: T;
   try {
-    result = await call.invoke(providerCall);
+    result = await call.invoke(providerCall, context.budget.signal);
   } catch (error) {
     // A call cut off by the deadline or the client may have done work nobody measured.
     await reservation.settle(settlementOf(reservation.reserved, { usage: null, costMicroUsd: null }, context.budget.signal.aborted));
@@ -147,7 +147,7 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
     context,
     call,
     estimateTokens(pricing, promptTextBytes(messages), node.maxTokens),
-    (chat, upstreamModel) => chat.complete({ upstreamModel, body, signal: budget.signal, requestId: dependencies.requestId }),
+    (chat, attempt) => chat.complete({ ...attempt, body, signal: budget.signal, requestId: dependencies.requestId }),
     (answer) => nodeUsage(node.id, 'llm', resolved.id, pricing, answer.usage, null),
   );
   const content = completionText(result.completion);
@@ -167,7 +167,7 @@ export async function runImageNode(node: ImageNode, context: ModelNodeContext): 
     context,
     call,
     estimateImages(pricing, prompt, node.n),
-    (images, upstreamModel) => images.generate({ upstreamModel, body, signal: budget.signal, requestId: dependencies.requestId }),
+    (images, attempt) => images.generate({ ...attempt, body, signal: budget.signal, requestId: dependencies.requestId }),
     (answer) => nodeUsage(node.id, 'image', resolved.id, pricing, answer.usage, answer.imageCount),
   );
   const data = Array.isArray(result.response.data) ? result.response.data : [];

@@ -45,7 +45,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   /** One method call of the model (the key in a header); `build` maps the caller's body. */
   function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): UpstreamRequest {
     const body = fromCallerInput(() => JSON.stringify(build()));
-    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body, signal: call.signal, provider };
+    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider, ids: { requestId: call.requestId } };
   }
 
   /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */

@@ -1,6 +1,6 @@
 import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
-import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
+import { mapUpstreamFailure, rateLimitRetryAfterOf } from '../shared/upstream-errors.js';
 import { startSseStream, type ChatFrames } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, ChatStream, JsonObject } from '../types.js';
@@ -104,6 +104,7 @@ export class OpenAICompatibleClient {
       headers: { ...headers, 'x-client-request-id': call.requestId },
       body,
       signal: call.signal,
+      timeoutMs: call.timeoutMs,
       provider: this.name,
       ids: { requestId: call.requestId, providerHeader: 'x-request-id' },
     };
@@ -130,7 +131,7 @@ export class OpenAICompatibleClient {
       provider: this.name,
       status,
       upstreamMessage: errorMessageOf(body),
-      retryAfterSeconds: retryAfterOf(headers['retry-after']),
+      retryAfterSeconds: rateLimitRetryAfterOf(headers),
       // The call's body went upstream field for field: on the model endpoints the provider's param names the caller's field.
       callerParam: errorParamOf(body),
       // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.

@@ -6,8 +6,9 @@ import type { ChatStreamEvent, EventStream, StreamEvent, StreamReader } from '..
 import { whenAborted } from './abort-listeners.js';
 import {
   answerTimeout,
+  deadlineOf,
   deadlineReason,
-  dispatchOptionsOf,
+  dispatchUpstream,
   noteProviderRequestId,
   ERROR_BODY_LIMIT_BYTES,
   isAnswerStatus,
@@ -95,6 +96,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
   private clock: NodeJS.Timeout;
   /** The answer's headers arrived: the clock runs `streamIdleTimeoutMs` from each event on. */
   private answering = false;
+  private readonly started = performance.now();
 
   constructor(
     private readonly http: UpstreamHttpOptions,
@@ -104,7 +106,13 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.onAbort());
-    this.clock = setTimeout(() => this.outOfTime(), http.timeoutMs);
+    this.clock = setTimeout(() => this.outOfTime(), deadlineOf(http, request));
+  }
+
+  /** The clock from the answer's headers to its first event: streamIdleTimeoutMs, or what remains of the call's own deadline. */
+  private firstEventMs(): number {
+    if (this.request.timeoutMs === undefined) return this.http.streamIdleTimeoutMs;
+    return Math.max(1, Math.min(this.http.streamIdleTimeoutMs, this.request.timeoutMs - (performance.now() - this.started)));
   }
 
   read(reader: StreamReader<StreamEvent<D>>): void {
@@ -150,7 +158,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
     this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
     this.answering = true;
     clearTimeout(this.clock);
-    this.clock = setTimeout(() => this.outOfTime(), this.http.streamIdleTimeoutMs);
+    this.clock = setTimeout(() => this.outOfTime(), this.firstEventMs());
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -312,6 +320,6 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
 /** Starts a streamed call; resolves once its first event was read (see SseStream). */
 export function startSseStream<D>(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseStreamOptions<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new SseStream<D>(http, request, options, resolve, reject));
+    dispatchUpstream(http, request, new SseStream<D>(http, request, options, resolve, reject));
   });
 }

@@ -76,7 +76,8 @@ export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
     return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', { logDetail });
   }
   if (status === 429) {
-    return new GatewayError('rate_limit_exceeded', 'The model provider is rate limiting requests for this model. Retry later.', {
+    // Not the key's own per-minute limit (rate_limit_exceeded): the caller can tell them apart.
+    return new GatewayError('provider_rate_limited', 'The model provider is rate limiting requests for this model. Retry after the Retry-After seconds.', {
       logDetail,
       retryAfterSeconds: failure.retryAfterSeconds ?? 1,
     });
@@ -97,4 +98,26 @@ export function retryAfterOf(header: string | string[] | undefined): number | un
   if (value === undefined) return undefined;
   const seconds = Number(value);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
+}
+
+/** Seconds of a duration as OpenAI-compatible servers write their rate-limit resets: `20ms`, `1s`, `6m0s`, `1h2m3.5s`. */
+function durationSeconds(text: string): number | undefined {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text.trim()) return undefined;
+  const scale = { ms: 0.001, s: 1, m: 60, h: 3600 } as const;
+  return parts.reduce((sum, part) => sum + Number(part[1]) * scale[part[2] as keyof typeof scale], 0);
+}
+
+/**
+ * When a rate-limited call may be sent again: `Retry-After`, else the later of the
+ * `x-ratelimit-reset-requests` / `-tokens` durations; undefined when the provider said neither.
+ */
+export function rateLimitRetryAfterOf(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const retryAfter = retryAfterOf(headers['retry-after']);
+  if (retryAfter !== undefined) return retryAfter;
+  const resets = ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']
+    .map((name) => headers[name])
+    .map((value) => (typeof value === 'string' ? durationSeconds(value) : undefined))
+    .filter((seconds): seconds is number => seconds !== undefined);
+  return resets.length === 0 ? undefined : Math.ceil(Math.max(...resets));
 }

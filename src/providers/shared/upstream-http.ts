@@ -2,7 +2,9 @@ import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { ProviderFault } from './upstream-errors.js';
 import { GatewayError } from '../../errors/index.js';
 import { whenAborted } from './abort-listeners.js';
+import type { ProviderRateLimits } from './provider-rate-limits.js';
 import type { ProviderRequestIds } from './provider-request-ids.js';
+import type { UpstreamAttempt, UpstreamTracing } from '../../telemetry/index.js';
 
 /** Shared settings of every adapter's HTTP calls, injected (tests and the benchmark swap them). */
 export interface UpstreamHttpOptions {
@@ -17,6 +19,10 @@ export interface UpstreamHttpOptions {
   streamIdleTimeoutMs: number;
   /** Where the providers' own request ids go, for the request log. */
   providerRequestIds?: ProviderRequestIds;
+  /** Where the providers' remaining request budgets go, for routing. */
+  providerRateLimits?: ProviderRateLimits;
+  /** Set when traces are exported: each call is a span of its own, its `traceparent` sent along. */
+  tracing?: UpstreamTracing;
 }
 
 export function createUpstreamDispatcher(options: { connectionsPerOrigin: number; timeoutMs: number; streamIdleTimeoutMs: number }): Dispatcher {
@@ -37,13 +43,17 @@ export interface UpstreamRequest {
   signal: AbortSignal;
   /** Provider name, for log detail only. */
   provider: string;
-  /** The gateway's request id the call is made for, and the vendor's response header that names its own id for the call. */
-  ids?: { requestId: string; providerHeader: string };
+  /** The call's own deadline for its answer to begin, when shorter than `timeoutMs` (CallContext.timeoutMs). */
+  timeoutMs?: number | undefined;
+  /** The gateway's request id the call is made for, and the vendor's response header that names its own id for the call (when it has one). */
+  ids?: { requestId: string; providerHeader?: string };
 }
 
-/** Notes the provider's id of a call from its response headers (success or error alike). */
+/** Notes the provider's id of a call, and its remaining rate limit, from its response headers (success or error alike). */
 export function noteProviderRequestId(http: UpstreamHttpOptions, request: UpstreamRequest, headers: Record<string, string | string[] | undefined>): void {
-  if (request.ids === undefined || http.providerRequestIds === undefined) return;
+  if (request.ids === undefined) return;
+  http.providerRateLimits?.note(request.ids.requestId, headers);
+  if (request.ids.providerHeader === undefined || http.providerRequestIds === undefined) return;
   const value = headers[request.ids.providerHeader];
   const id = Array.isArray(value) ? value[0] : value;
   if (id !== undefined && id.length > 0) http.providerRequestIds.note(request.ids.requestId, id.slice(0, 200));
@@ -98,6 +108,11 @@ export function deadlineReason(waitingForConnection: boolean | undefined): strin
   return waitingForConnection ? 'no free connection to the provider within upstream.timeoutMs' : 'no answer within upstream.timeoutMs';
 }
 
+/** Milliseconds a call has for its answer: upstream.timeoutMs, or the call's own shorter deadline. */
+export function deadlineOf(http: UpstreamHttpOptions, request: UpstreamRequest): number {
+  return request.timeoutMs === undefined ? http.timeoutMs : Math.min(request.timeoutMs, http.timeoutMs);
+}
+
 /**
  * One HTTP call to a provider, for an answer read whole. Transport failures become
  * GatewayErrors here; HTTP error statuses are returned for the adapter to map with its own
@@ -106,6 +121,7 @@ export function deadlineReason(waitingForConnection: boolean | undefined): strin
  */
 export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamRequest): Promise<UpstreamResponse> {
   const started = performance.now();
+  const attempt = startAttempt(http, request);
   const controller = new AbortController();
   let expire: (error: GatewayError) => void = () => undefined;
   const expired = new Promise<never>((_resolve, reject) => (expire = reject));
@@ -114,7 +130,7 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
     const error = answerTimeout(request.provider, deadlineReason(undefined));
     controller.abort(error);
     expire(error);
-  }, http.timeoutMs);
+  }, deadlineOf(http, request));
   const stopListening = whenAborted(request.signal, () => controller.abort(request.signal.reason));
   const finish = () => {
     clearTimeout(deadline);
@@ -123,14 +139,19 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
   if (request.signal.aborted) controller.abort(request.signal.reason);
   try {
     const response = await Promise.race([
-      http.dispatcher.request({ ...dispatchOptionsOf(http, request), signal: controller.signal }),
+      http.dispatcher.request({ ...dispatchOptionsOf(http, request, attempt), signal: controller.signal }),
       expired,
     ]);
     noteProviderRequestId(http, request, response.headers);
     response.body.once('close', finish);
+    if (attempt !== undefined) {
+      response.body.once('error', (error) => attempt.end(response.statusCode, error));
+      response.body.once('close', () => attempt.end(response.statusCode));
+    }
     return { status: response.statusCode, headers: response.headers, body: response.body, latencyMs: performance.now() - started };
   } catch (error) {
     finish();
+    attempt?.end(null, error);
     throw transportError(error, request.provider, controller.signal);
   }
 }
@@ -175,7 +196,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.stopListening = whenAborted(request.signal, () => this.controller?.abort(request.signal.reason));
-    this.deadline = setTimeout(() => this.expire(), http.timeoutMs);
+    this.deadline = setTimeout(() => this.expire(), deadlineOf(http, request));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -232,18 +253,64 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
 export function sendUpstreamBuffered(http: UpstreamHttpOptions, request: UpstreamRequest, limitBytes = MAX_BODY_BYTES): Promise<BufferedUpstreamResponse> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    http.dispatcher.dispatch(dispatchOptionsOf(http, request), new CollectingHandler(http, request, limitBytes, started, resolve, reject));
+    dispatchUpstream(http, request, new CollectingHandler(http, request, limitBytes, started, resolve, reject));
   });
 }
 
+/** Dispatches a call to `handler`; a traced call goes through a span of its own, ended with the response. */
+export function dispatchUpstream(http: UpstreamHttpOptions, request: UpstreamRequest, handler: Dispatcher.DispatchHandler): void {
+  const attempt = startAttempt(http, request);
+  http.dispatcher.dispatch(dispatchOptionsOf(http, request, attempt), attempt === undefined ? handler : new TracedHandler(handler, attempt));
+}
+
+/** The span of one call when traces are exported; nothing at all otherwise. */
+function startAttempt(http: UpstreamHttpOptions, request: UpstreamRequest): UpstreamAttempt | undefined {
+  if (http.tracing === undefined) return undefined;
+  const method = request.method ?? 'POST';
+  return http.tracing.startAttempt({ requestId: request.ids?.requestId, provider: request.provider, url: request.url, method, headers: request.headers });
+}
+
+/** Passes every event on to the call's handler, and ends the attempt's span with the response. */
+class TracedHandler implements Dispatcher.DispatchHandler {
+  private status: number | null = null;
+
+  constructor(
+    private readonly inner: Dispatcher.DispatchHandler,
+    private readonly attempt: UpstreamAttempt,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.inner.onRequestStart?.(controller, context);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+    this.status = statusCode;
+    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.inner.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+    this.attempt.end(this.status);
+    this.inner.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.attempt.end(this.status, error);
+    this.inner.onResponseError?.(controller, error);
+  }
+}
+
 /** A call's options for undici's dispatch API (with a handler of its own, no response stream). */
-export function dispatchOptionsOf(http: UpstreamHttpOptions, request: UpstreamRequest): Dispatcher.DispatchOptions {
+function dispatchOptionsOf(http: UpstreamHttpOptions, request: UpstreamRequest, attempt: UpstreamAttempt | undefined): Dispatcher.DispatchOptions {
   const { origin, path } = splitUrl(request.url);
   return {
     origin,
     path,
     method: request.method ?? 'POST',
-    headers: request.headers,
+    headers: attempt?.headers ?? request.headers,
     body: request.body as Dispatcher.DispatchOptions['body'],
     headersTimeout: http.timeoutMs,
     bodyTimeout: http.streamIdleTimeoutMs,

@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
-import { sql } from 'kysely';
 import { describeRedis, describeStorage, workerCount } from '../../config/index.js';
+import { storageAnswers } from '../../storage/index.js';
 import { API_VERSION, PRODUCT_VERSION } from '../api-version.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 
 /** How long `GET /admin/v1/status` waits for the database before it reports it unreachable. */
-const STORAGE_PROBE_MS = 2_000;
+export const STORAGE_PROBE_MS = 2_000;
 
 /**
  * `GET /admin/v1/status`: what `modelgate status` shows. One answer about the instance that
@@ -17,21 +17,9 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
   const { config, storage, providers, limits, logs } = context;
   const startedAt = new Date();
 
-  const storageReachable = async (): Promise<boolean> => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), STORAGE_PROBE_MS);
-    });
-    try {
-      return await Promise.race([sql`select 1`.execute(storage.db).then(() => true, () => false), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-
   await registerAdminRoutes(app, context, (admin) => {
     admin.get('/status', { schema: { ...ADMIN_SCHEMA, summary: 'Health of this instance: storage, Redis, providers, workers' } }, async () => {
-      const reachable = await storageReachable();
+      const reachable = await storageAnswers(storage, STORAGE_PROBE_MS);
       const limiter = limits.state();
       const providerList = providers.summaries();
       const failing = providerList.some((provider) => provider.health.state === 'failing');

@@ -158,8 +158,10 @@ export const audioRoutes: RouteModule = async (app, context) => {
           tokens: Math.ceil(body.input.length / 4),
           costUsd: null,
         }));
-        const result = await call.invoke((speech, upstreamModel) =>
-          speech.speak({ upstreamModel, body: upstreamBody(body), signal: connectionGoneSignal(reply), requestId: request.id }),
+        const signal = connectionGoneSignal(reply);
+        const result = await call.invoke(
+          (speech, attempt) => speech.speak({ ...attempt, body: upstreamBody(body), signal, requestId: request.id }),
+          signal,
         );
         record.responsePayload = { contentType: result.contentType, bytes: result.audio.length };
         return sendBytes(reply, result.contentType, result.audio);
@@ -208,8 +210,10 @@ export const audioRoutes: RouteModule = async (app, context) => {
             const perMinute = target.resolved.model.entry.pricing?.audio_per_minute ?? null;
             return { tokens: 0, costUsd: perMinute !== null && suppliedSeconds !== null ? (perMinute * suppliedSeconds) / 60 : null };
           });
-          const result = await call.invoke((transcription, upstreamModel) =>
-            transcription.transcribe({ upstreamModel, file, fields: upstreamFields(fields), signal: connectionGoneSignal(reply), requestId: request.id }),
+          const signal = connectionGoneSignal(reply);
+          const result = await call.invoke(
+            (transcription, attempt) => transcription.transcribe({ ...attempt, file, fields: upstreamFields(fields), signal, requestId: request.id }),
+            signal,
           );
           record.usage = result.usage;
           record.audioSeconds = suppliedSeconds ?? result.durationSeconds;

@@ -67,8 +67,10 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
         const call = await admitCall(request, reply, context, { mode: 'embedding', model, capability: 'embeddings' }, ({ target }) =>
           estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0),
         );
-        const result = await call.invoke((embeddings, upstreamModel) =>
-          embeddings.embed({ upstreamModel, body: upstreamBody(body), sourceJson: request.jsonBytes, signal: connectionGoneSignal(reply), requestId: request.id }),
+        const signal = connectionGoneSignal(reply);
+        const result = await call.invoke(
+          (embeddings, attempt) => embeddings.embed({ ...attempt, body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id }),
+          signal,
         );
         request.record.usage = result.usage;
         const providerModel = result.response.model;

@@ -3,7 +3,7 @@ import type { CheckedCall } from '../../calls/index.js';
 import type { ApiFormat, DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
-import { admit, bodyBytes, connectionGoneSignal, recordFailure, sendLoggedJson } from './model-call.js';
+import { admit, bodyBytes, connectionGoneSignal, recordFailure, sendLoggedJson, servedHeaders } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 /**
@@ -39,19 +39,22 @@ export async function answerInFormat<B, D extends DecodedCall>(
       messages: decoded.body.messages as unknown[],
       allowedFor: request.principal,
       record,
+      onServed: servedHeaders(reply),
     });
     const answerNatively = native?.(call, decoded);
     // Media is priced by the provider per image or page, not per base64 byte.
     const promptBytes = bodyBytes(request) - ((call.media?.bytes ?? 0) * 4) / 3;
-    await admit(request, reply, context, estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices));
+    const estimate = estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
+    await admit(request, reply, context, estimate);
+    call.reserved(estimate);
     if (answerNatively !== undefined) return await answerNatively();
     const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
     if (decoded.stream) {
-      const stream = await call.invoke((chat, upstreamModel) => chat.stream({ ...providerCall, upstreamModel }));
+      const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);
       const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context) });
       return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: providerCall.signal, record });
     }
-    const result = await call.invoke((chat, upstreamModel) => chat.complete({ ...providerCall, upstreamModel }));
+    const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
     record.usage = result.usage;
     return sendLoggedJson(request, reply, format.encodeResponse(result, decoded));
   } catch (error) {

@@ -61,8 +61,10 @@ export const imagesRoutes: RouteModule = (app, context) => {
         const call = await admitCall(request, reply, context, { mode: 'image_generation', model, capability: 'images' }, ({ target }) =>
           estimateImages(target.resolved.model.entry.pricing, body.prompt, body.n ?? 1),
         );
-        const result = await call.invoke((images, upstreamModel) =>
-          images.generate({ upstreamModel, body: upstreamBody(body), signal: connectionGoneSignal(reply), requestId: request.id }),
+        const signal = connectionGoneSignal(reply);
+        const result = await call.invoke(
+          (images, attempt) => images.generate({ ...attempt, body: upstreamBody(body), signal, requestId: request.id }),
+          signal,
         );
         record.usage = result.usage;
         record.imageCount = result.imageCount;

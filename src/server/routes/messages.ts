@@ -116,11 +116,11 @@ async function answerNatively(
 ): Promise<FastifyReply> {
   const { record } = request;
   if (decoded.stream) {
-    const stream = await native.invoke((messages, upstreamModel) => messages.stream({ ...call, upstreamModel }));
+    const stream = await native.invoke((messages, attempt) => messages.stream({ ...call, ...attempt }), call.signal);
     const encoder = new NativeMessagesStreamEncoder(decoded.model, { transcriptCharacters: transcriptCharactersOf(context) });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: call.signal, record });
   }
-  const result = await native.invoke((messages, upstreamModel) => messages.create({ ...call, upstreamModel }));
+  const result = await native.invoke((messages, attempt) => messages.create({ ...call, ...attempt }), call.signal);
   record.usage = result.usage;
   result.message.model = decoded.model;
   return sendLoggedJson(request, reply, result.message);
@@ -177,7 +177,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
         const inputTokens =
           native === undefined
             ? estimateInputTokens(body)
-            : await native.invoke((messages, upstreamModel) => messages.countTokens({ ...nativeCallOf(request, reply, body), upstreamModel }));
+            : await native.invoke((messages, attempt) => messages.countTokens({ ...nativeCallOf(request, reply, body), ...attempt }));
         return sendJsonText(reply, { input_tokens: inputTokens });
       } catch (error) {
         return recordFailure(request, error);

@@ -40,18 +40,26 @@ export const ERROR_RESPONSES = { '4xx': ErrorResponse, '5xx': ErrorResponse } as
 /**
  * Admits a request that makes one model call, through the model-call path: resolve,
  * allow-list, input policy, reserve; the request record is filled as it goes, and the
- * reply carries the rate-limit headers.
+ * reply carries the rate-limit headers, and once the provider call ended, the model that
+ * served it and the number of attempts (`x-modelgate-model`, `x-modelgate-attempts`).
  */
 export async function admitCall<C extends Capability>(
   request: FastifyRequest,
   reply: FastifyReply,
   context: GatewayContext,
-  call: Omit<CallRequest<C>, 'allowedFor' | 'record'>,
+  call: Omit<CallRequest<C>, 'allowedFor' | 'record' | 'onServed'>,
   estimateOf: (call: CheckedCall<C>) => UsageEstimate,
 ): Promise<CheckedCall<C>> {
-  const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record }, estimateOf);
+  const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record, onServed: servedHeaders(reply) }, estimateOf);
   reply.headers(admitted.admission.headers);
   return admitted.call;
+}
+
+/** Puts on the reply which model served a call and after how many attempts (`x-modelgate-model`, `x-modelgate-attempts`). */
+export function servedHeaders(reply: FastifyReply): (model: string, attempts: number) => void {
+  return (model, attempts) => {
+    reply.header('x-modelgate-model', model).header('x-modelgate-attempts', attempts);
+  };
 }
 
 /**

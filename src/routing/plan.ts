@@ -1,0 +1,160 @@
+import type { ModelMode, ResolvedModel } from '../catalog/index.js';
+import { ConfigError, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
+import { addKnownSecrets } from '../logs/index.js';
+import type { Provider, ProviderVariants } from '../providers/index.js';
+import type { CooldownPolicy } from './cooldowns.js';
+
+/** One way to reach a model: a provider (perhaps with its own credential or base URL) and the id sent to it. */
+export interface Deployment {
+  /** Cooldowns, statistics and per-minute counts are kept under it: `<model>/<name>`. */
+  readonly key: string;
+  /** As the log and the metrics show it. */
+  readonly name: string;
+  readonly providerName: string;
+  readonly provider: Provider;
+  readonly upstreamId: string;
+  readonly weight: number;
+  readonly rpm: number | undefined;
+  readonly tpm: number | undefined;
+}
+
+/** A model as routing serves it: its deployments and their cooldown policy. */
+export interface RouteTarget {
+  readonly resolved: ResolvedModel;
+  readonly deployments: readonly Deployment[];
+  readonly cooldown: CooldownPolicy;
+}
+
+/** How requests for one model are served (one entry of `routing`). */
+export interface RoutePlan {
+  readonly primary: RouteTarget;
+  readonly retries: number;
+  readonly backoffMs: number;
+  readonly fallbacks: readonly RouteTarget[];
+  readonly fallbackOn: ReadonlySet<FailureClass>;
+  readonly firstByteMs: number | undefined;
+  readonly totalMs: number;
+}
+
+/** What compiling the routing configuration needs from the rest of the gateway. */
+export interface PlanSources {
+  catalog: { find(requested: string): ResolvedModel | undefined };
+  providers: { get(name: string): Provider; names(): string[] };
+  variants: ProviderVariants;
+  env: NodeJS.ProcessEnv;
+  /** timeouts.totalMs when an entry gives none (upstream.timeoutMs). */
+  defaultTotalMs: number;
+}
+
+/** The provider capability that serves the models of each mode. */
+const CAPABILITY_OF_MODE: { readonly [M in ModelMode]: 'chat' | 'embeddings' | 'images' | 'speech' | 'transcription' } = {
+  chat: 'chat',
+  embedding: 'embeddings',
+  image_generation: 'images',
+  audio_speech: 'speech',
+  audio_transcription: 'transcription',
+};
+
+function invalid(field: string, problem: string): ConfigError {
+  return new ConfigError(`invalid setting ${field}: ${problem}`);
+}
+
+function findModel(sources: PlanSources, id: string, field: string): ResolvedModel {
+  const resolved = sources.catalog.find(id);
+  if (resolved === undefined) throw invalid(field, `"${id}" is not a model or alias of the catalog (GET /v1/models lists them; declare others in catalog.models)`);
+  return resolved;
+}
+
+/** The provider itself, or a variant of it with the deployment's own credential or base URL. */
+function providerOf(sources: PlanSources, deployment: DeploymentConfig, field: string, providerField: string): Provider {
+  if (!sources.providers.names().includes(deployment.provider)) {
+    throw invalid(providerField, `"${deployment.provider}" is not a provider of this gateway (${sources.providers.names().join(', ')})`);
+  }
+  let apiKey: string | undefined;
+  if (deployment.apiKeyEnv !== undefined) {
+    apiKey = sources.env[deployment.apiKeyEnv];
+    if (apiKey === undefined || apiKey === '') throw invalid(`${field}.apiKeyEnv`, `the environment variable ${deployment.apiKeyEnv} is not set`);
+    addKnownSecrets([apiKey]);
+  }
+  if (apiKey === undefined && deployment.baseUrl === undefined) {
+    try {
+      return sources.providers.get(deployment.provider);
+    } catch {
+      throw invalid(providerField, `${deployment.provider} has no credential on this gateway: configure it, or give this deployment apiKeyEnv`);
+    }
+  }
+  return sources.variants(deployment.provider, { apiKey, baseUrl: deployment.baseUrl })!;
+}
+
+function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): Deployment[] {
+  const configured: DeploymentConfig[] =
+    entry === undefined || entry.deployments.length === 0 ? [{ provider: resolved.model.provider, weight: 1 }] : entry.deployments;
+  const names = new Set<string>();
+  const capability = CAPABILITY_OF_MODE[resolved.model.entry.mode];
+  return configured.map((deployment, index) => {
+    const at = `${field}.deployments[${index}]`;
+    const providerField = entry === undefined ? field : `${at}.provider`;
+    const provider = providerOf(sources, deployment, at, providerField);
+    if (provider[capability] === undefined) throw invalid(providerField, `${deployment.provider} does not serve ${resolved.model.entry.mode} models like ${resolved.id}`);
+    const count = configured.slice(0, index).filter((other) => other.provider === deployment.provider).length;
+    const name = deployment.name ?? (count === 0 ? deployment.provider : `${deployment.provider}#${count + 1}`);
+    if (names.has(name)) throw invalid(`${at}.name`, `"${name}" names another deployment of this model too; give each its own name`);
+    names.add(name);
+    return {
+      key: `${resolved.id}/${name}`,
+      name,
+      providerName: deployment.provider,
+      provider,
+      upstreamId: deployment.upstreamId ?? resolved.model.upstreamId,
+      weight: deployment.weight,
+      rpm: deployment.rpm,
+      tpm: deployment.tpm,
+    };
+  });
+}
+
+function targetOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): RouteTarget {
+  return {
+    resolved,
+    deployments: deploymentsOf(sources, entry, resolved, field),
+    cooldown: entry?.cooldown ?? { failures: 3, windowMs: 60_000, durationMs: 30_000 },
+  };
+}
+
+/**
+ * Compiles the `routing` list into a plan per catalog id. Every problem a request would meet
+ * later — an unknown model or provider, a credential variable not set, a fallback of another
+ * mode — stops start-up (or is refused by a reload) with an error naming the field.
+ */
+export function compilePlans(entries: readonly RoutingEntry[], sources: PlanSources): Map<string, RoutePlan> {
+  const resolvedEntries = entries.map((entry, index) => ({ entry, field: `routing[${index}]`, resolved: findModel(sources, entry.model, `routing[${index}].model`) }));
+  const byId = new Map<string, (typeof resolvedEntries)[number]>();
+  for (const item of resolvedEntries) {
+    const earlier = byId.get(item.resolved.id);
+    if (earlier !== undefined) throw invalid(`${item.field}.model`, `"${item.entry.model}" is ${item.resolved.id}, which ${earlier.field} routes already`);
+    byId.set(item.resolved.id, item);
+  }
+  const plans = new Map<string, RoutePlan>();
+  for (const { entry, field, resolved } of resolvedEntries) {
+    const mode = resolved.model.entry.mode;
+    const fallbacks = entry.fallbacks.map((id, index) => {
+      const at = `${field}.fallbacks[${index}]`;
+      const fallback = findModel(sources, id, at);
+      if (fallback.id === resolved.id) throw invalid(at, `"${id}" is the routed model itself`);
+      if (fallback.model.entry.mode !== mode) throw invalid(at, `"${id}" is a ${fallback.model.entry.mode} model; a fallback of ${entry.model} must be a ${mode} model`);
+      // A fallback is served by its own deployments, when routed; its own fallbacks are not followed (no chains, no loops).
+      const own = byId.get(fallback.id);
+      return targetOf(sources, own?.entry, fallback, own?.field ?? at);
+    });
+    plans.set(resolved.id, {
+      primary: targetOf(sources, entry, resolved, field),
+      retries: entry.retries,
+      backoffMs: entry.backoffMs,
+      fallbacks,
+      fallbackOn: new Set(entry.fallbackOn),
+      firstByteMs: entry.timeouts.firstByteMs,
+      totalMs: entry.timeouts.totalMs ?? sources.defaultTotalMs,
+    });
+  }
+  return plans;
+}

@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import { storageAnswers } from '../../storage/index.js';
+import type { RouteModule } from '../app.js';
+import { STORAGE_PROBE_MS } from './admin-status.js';
+
+const HealthResponseSchema = Type.Object({ status: Type.Literal('alive') });
+
+const ReadinessResponseSchema = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  checks: Type.Object({
+    storage: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+    redis: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('not_configured')]),
+    providers: Type.Union([Type.Literal('ok'), Type.Literal('none_configured')]),
+  }),
+  missing: Type.Array(Type.String(), { description: 'what keeps the instance from serving, and what to check; empty when ready' }),
+});
+
+/**
+ * `GET /healthz` and `GET /readyz` for load balancers and orchestrators; no credential. The
+ * first says the process serves HTTP and touches nothing else; the second asks the database
+ * and Redis (when configured) for an answer and checks that a provider is configured.
+ */
+export const healthRoutes: RouteModule = (app, context) => {
+  const { storage, limits, providers } = context;
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness',
+        description: 'The process is up and serves HTTP. Asks nothing of storage or providers: restart the process only when this fails.',
+        tags: ['status'],
+        response: { 200: HealthResponseSchema },
+      },
+    },
+    async () => ({ status: 'alive' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness',
+        description: `200 when the database answers within ${STORAGE_PROBE_MS} ms, Redis answers (when REDIS_URL is set) and at least one provider is configured; 503 with what is missing otherwise.`,
+        tags: ['status'],
+        response: { 200: ReadinessResponseSchema, 503: ReadinessResponseSchema },
+      },
+    },
+    async (_request, reply) => {
+      const [storageOk, redisOk] = await Promise.all([storageAnswers(storage, STORAGE_PROBE_MS), limits.sharedCountersAnswer()]);
+      const providerOk = providers.summaries().some((provider) => provider.configured);
+      const missing: string[] = [];
+      if (!storageOk) missing.push(`the database (${storage.kind}) did not answer within ${STORAGE_PROBE_MS} ms; check DATABASE_URL and that the database is up`);
+      if (redisOk === false) missing.push(`Redis did not answer within limits.redisCommandTimeoutMs; check REDIS_URL and that Redis is up`);
+      if (!providerOk) missing.push('no provider is configured; set a provider API key (docs/providers.md)');
+      const ready = missing.length === 0;
+      return reply.code(ready ? 200 : 503).send({
+        status: ready ? ('ready' as const) : ('not_ready' as const),
+        checks: {
+          storage: storageOk ? ('ok' as const) : ('unreachable' as const),
+          redis: redisOk === null ? ('not_configured' as const) : redisOk ? ('ok' as const) : ('unreachable' as const),
+          providers: providerOk ? ('ok' as const) : ('none_configured' as const),
+        },
+        missing,
+      });
+    },
+  );
+};

@@ -1,0 +1,159 @@
+/**
+ * The parts of routing decided without a network: which deployment is chosen, when one cools
+ * down and is probed again, which failures are retried, and the provider headers read for
+ * them (docs/routing.md).
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GatewayError } from '../src/errors/index.js';
+import { failureClassOf, MemoryCooldowns, type Deployment } from '../src/routing/index.js';
+import { DeploymentBook } from '../src/routing/deployment-book.js';
+import { ProviderRateLimits } from '../src/providers/index.js';
+import { rateLimitRetryAfterOf } from '../src/providers/shared/upstream-errors.js';
+
+function deployment(name: string, options: Partial<Deployment> = {}): Deployment {
+  return {
+    key: `gpt-4o/${name}`,
+    name,
+    providerName: 'openai',
+    provider: { name: 'openai', acceptsRemoteImageUrls: true },
+    upstreamId: 'gpt-4o',
+    weight: 1,
+    rpm: undefined,
+    tpm: undefined,
+    ...options,
+  };
+}
+
+/** A book whose draws are scripted: each [draw, deployment] pair asserts what that draw chooses. */
+function scriptedBook(now: () => number = () => 0): { book: DeploymentBook; draws(candidates: Deployment[], cases: [number, Deployment][]): void } {
+  let random = 0;
+  const book = new DeploymentBook(now, () => random);
+  return {
+    book,
+    draws(candidates, cases) {
+      for (const [draw, expected] of cases) {
+        random = draw;
+        assert.equal(book.choose(candidates), expected, `draw ${draw}`);
+      }
+    },
+  };
+}
+
+describe('choosing a deployment', () => {
+  const a = deployment('a');
+  const b = deployment('b');
+
+  test('by weight while nothing is known', () => {
+    const heavy = deployment('heavy', { weight: 3 });
+    scriptedBook().draws([heavy, b], [[0.74, heavy], [0.76, b]]);
+  });
+
+  test('a slower deployment gets its weight scaled by the fastest latency over its own', () => {
+    const { book, draws } = scriptedBook();
+    book.answered(a, 100, null);
+    book.answered(b, 400, null);
+    // Scores 1 and 0.25: a takes 80 % of the draws.
+    draws([a, b], [[0.79, a], [0.81, b]]);
+  });
+
+  test("the provider's remaining rate limit scales the weight while it is fresh", () => {
+    let now = 0;
+    const { book, draws } = scriptedBook(() => now);
+    book.answered(a, 100, 1);
+    book.answered(b, 100, 0.25);
+    draws([a, b], [[0.79, a], [0.81, b]]);
+    // A minute later the remaining share says nothing: equal weights again.
+    now = 61_000;
+    draws([a, b], [[0.49, a], [0.51, b]]);
+  });
+
+  test("a deployment's own rpm and tpm leave it out once spent this minute", () => {
+    let now = 0;
+    const book = new DeploymentBook(() => now);
+    const limited = deployment('limited', { rpm: 2, tpm: 1_000 });
+    book.started(limited, 100);
+    assert.equal(book.hasRoom(limited, 100), true);
+    book.started(limited, 100);
+    assert.equal(book.hasRoom(limited, 100), false, 'rpm spent');
+    now = 60_000;
+    assert.equal(book.hasRoom(limited, 100), true, 'a new minute');
+    book.started(limited, 950);
+    assert.equal(book.hasRoom(limited, 100), false, 'tpm would be passed');
+  });
+});
+
+describe('cooldowns', () => {
+  const policy = { failures: 2, windowMs: 1_000, durationMs: 5_000 };
+
+  test('failures within the window cool a deployment down; then one probe; one failure more cools it at once', async () => {
+    let now = 0;
+    const cooldowns = new MemoryCooldowns(() => now);
+    const cooling = async () => [...(await cooldowns.cooling(['d']))];
+    assert.equal(await cooldowns.failed('d', policy, 0), false);
+    now = 2_000; // the first failure left the window
+    assert.equal(await cooldowns.failed('d', policy, 0), false);
+    now = 2_100;
+    assert.equal(await cooldowns.failed('d', policy, 0), true);
+    assert.deepEqual(await cooling(), ['d']);
+    now = 7_200;
+    assert.deepEqual(await cooling(), [], 'probed again once the cooldown is over');
+    assert.equal(await cooldowns.failed('d', policy, 0), true, 'a failed probe cools it down at once');
+    assert.deepEqual(await cooling(), ['d']);
+    now = 12_300;
+    cooldowns.succeeded('d');
+    assert.equal(await cooldowns.failed('d', policy, 0), false, 'a success cleared the count');
+  });
+
+  test("a provider's Retry-After cools the deployment down at least that long", async () => {
+    let now = 0;
+    const cooldowns = new MemoryCooldowns(() => now);
+    assert.equal(await cooldowns.failed('d', policy, 20_000), true);
+    now = 19_000;
+    assert.deepEqual([...(await cooldowns.cooling(['d', 'e']))], ['d']);
+  });
+});
+
+describe('failure classes', () => {
+  const provider = (code: ConstructorParameters<typeof GatewayError>[0], logDetail: Record<string, unknown>) => new GatewayError(code, 'x', { logDetail });
+
+  test('each failure a provider call ends with, classified', () => {
+    const cases: [unknown, string | null][] = [
+      [provider('provider_rate_limited', { upstreamStatus: 429 }), 'rate_limit'],
+      [provider('provider_error', { upstreamStatus: 503 }), 'server_error'],
+      [provider('provider_error', { reason: 'stream ended without [DONE]' }), 'server_error'],
+      [provider('provider_timeout', {}), 'timeout'],
+      [provider('provider_error', { fault: 'unreachable', reason: 'ECONNRESET' }), 'connection'],
+      [provider('invalid_body', { upstreamStatus: 400, upstreamCode: 'context_length_exceeded' }), 'context_window_exceeded'],
+      [provider('invalid_body', { upstreamStatus: 400, upstreamMessage: 'prompt is too long: 210000 tokens > 200000 maximum' }), 'context_window_exceeded'],
+      [provider('invalid_body', { upstreamStatus: 400, upstreamCode: 'content_policy_violation' }), 'content_policy'],
+      [provider('invalid_body', { upstreamStatus: 400, upstreamMessage: 'temperature must be at most 2' }), null],
+      [provider('provider_error', { upstreamStatus: 401, fault: 'credential_refused' }), null],
+      [provider('provider_error', { upstreamStatus: 404 }), null],
+      [provider('provider_error', { reason: 'aborted' }), null],
+      [new Error('a bug'), null],
+    ];
+    for (const [error, expected] of cases) assert.equal(failureClassOf(error), expected, JSON.stringify((error as GatewayError).logDetail ?? String(error)));
+  });
+});
+
+describe('provider headers', () => {
+  test('Retry-After wins; else the later of the x-ratelimit-reset-* durations', () => {
+    assert.equal(rateLimitRetryAfterOf({ 'retry-after': '7', 'x-ratelimit-reset-requests': '6m0s' }), 7);
+    assert.equal(rateLimitRetryAfterOf({ 'x-ratelimit-reset-requests': '1m30s', 'x-ratelimit-reset-tokens': '20ms' }), 90);
+    assert.equal(rateLimitRetryAfterOf({ 'x-ratelimit-reset-tokens': '1.5s' }), 2);
+    assert.equal(rateLimitRetryAfterOf({ 'x-ratelimit-reset-tokens': 'soon' }), undefined);
+    assert.equal(rateLimitRetryAfterOf({}), undefined);
+  });
+
+  test('the remaining rate limit is noted for watched requests only', () => {
+    const notes = new ProviderRateLimits();
+    const headers = { 'x-ratelimit-remaining-requests': '50', 'x-ratelimit-limit-requests': '200' };
+    notes.note('req_1', headers);
+    assert.equal(notes.take('req_1'), null);
+    notes.watch('req_2');
+    notes.note('req_2', { 'anthropic-ratelimit-requests-remaining': '10', 'anthropic-ratelimit-requests-limit': '40' });
+    assert.equal(notes.take('req_2'), 0.25);
+    assert.equal(notes.take('req_2'), null, 'taken once');
+  });
+});
