@@ -1,5 +1,6 @@
 // A minimal, fast fake OpenAI upstream for the benchmark: plain node:http, fixed bodies.
-// POST /v1/chat/completions (JSON, or SSE when "stream": true), POST /v1/embeddings.
+// POST /v1/chat/completions (JSON, or SSE when "stream": true), POST /v1/embeddings, and
+// POST /v1/responses streamed (the Responses API's events for the same answer).
 // A stream sends its first frame at once and the rest STREAM_GAP_MS (default 2) later, like a
 // model that takes a moment after its first token: a proxy that buffers shows it in its
 // time to first byte. A request whose message asks for "one word per event" is answered as
@@ -44,6 +45,22 @@ function writeApart(res, frames) {
   };
   write();
 }
+// The Responses API's stream of the same nine words, as OpenAI sends it (event: lines, sequence numbers).
+const responseObject = (status, output, usage) => ({
+  id: 'resp_bench', object: 'response', created_at: created, status, model: 'gpt-4o-mini-2024-07-18', output, usage, store: false, metadata: {},
+});
+const message = { id: 'msg_bench', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: words.join('') }] };
+const responseEvents = [
+  ['response.created', { response: responseObject('in_progress', [], null) }],
+  ['response.in_progress', { response: responseObject('in_progress', [], null) }],
+  ['response.output_item.added', { item: { ...message, status: 'in_progress', content: [] }, output_index: 0 }],
+  ['response.content_part.added', { content_index: 0, item_id: 'msg_bench', output_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } }],
+  ...words.map((delta) => ['response.output_text.delta', { content_index: 0, delta, item_id: 'msg_bench', logprobs: [], output_index: 0 }]),
+  ['response.output_text.done', { content_index: 0, item_id: 'msg_bench', logprobs: [], output_index: 0, text: words.join('') }],
+  ['response.content_part.done', { content_index: 0, item_id: 'msg_bench', output_index: 0, part: message.content[0] }],
+  ['response.output_item.done', { item: message, output_index: 0 }],
+  ['response.completed', { response: responseObject('completed', [message], { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 21 }) }],
+].map(([type, members], sequence) => `event: ${type}\ndata: ${JSON.stringify({ type, ...members, sequence_number: sequence })}\n\n`);
 const embedding = JSON.stringify({
   object: 'list', model: 'text-embedding-3-small',
   data: [{ object: 'embedding', index: 0, embedding: Array.from({ length: 256 }, (_, i) => Math.sin(i) / 10) }],
@@ -72,9 +89,11 @@ const server = createServer((req, res) => {
       writeApart(res, [...tokenFrames, ...(body.includes('"include_usage":true') ? [tokenUsageFrame] : []), 'data: [DONE]\n\n']);
       return;
     }
-    res.write(streamFrames[0]);
+    const frames = req.url === '/v1/responses' ? responseEvents : streamFrames;
+    res.write(frames[0]);
     if (holdStreams) return; // held open until the client disconnects
-    const rest = streamFrames.slice(1).join('') + (body.includes('"include_usage":true') ? usageFrame : '') + 'data: [DONE]\n\n';
+    const end = req.url === '/v1/responses' ? '' : (body.includes('"include_usage":true') ? usageFrame : '') + 'data: [DONE]\n\n';
+    const rest = frames.slice(1).join('') + end;
     setTimeout(() => res.end(rest), streamGapMs);
   });
 });

@@ -8,7 +8,7 @@
 //   npm run bench                          # full run (≈ 15 min)
 //   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 5 min)
 //   npm run bench -- --only=chat,latency   # some parts only (by prefix): chat, stream, stream 22 events, messages,
-//                                          #   embeddings, image, latency, bad-input, open-streams
+//                                          #   responses, embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
@@ -77,6 +77,8 @@ const SCENARIOS = [
   { name: 'stream 22 events', body: 'stream-tokens', path: '/v1/chat/completions', connections: 50 },
   // The same stream in Anthropic's Messages format (translated from the chat stream): only modelgate serves it.
   { name: 'messages stream', body: 'messagesStream', path: '/v1/messages', connections: 50, modelgateOnly: true },
+  // The same answer through OpenAI's Responses API (its own events passed through, with the caller's model): only modelgate serves it.
+  { name: 'responses stream', body: 'responsesStream', path: '/v1/responses', connections: 50, modelgateOnly: true },
   { name: 'embeddings', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
   { name: 'image 1 MiB', body: 'image', path: '/v1/chat/completions', connections: 10 },
 ];

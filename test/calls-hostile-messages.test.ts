@@ -54,6 +54,13 @@ const CASES: HostileCase[] = [
   },
 ];
 
+/** A chat content part as the Responses API writes it. */
+function responsesPart(part: Loose): Loose {
+  if (part.type === 'text') return { type: 'input_text', text: part.text };
+  if (part.type === 'image_url') return { type: 'input_image', image_url: part.image_url.url };
+  return { type: 'input_file', ...part.file };
+}
+
 /** Every endpoint that takes messages, as the request that carries `parts` as the user's turn. */
 const ENDPOINTS: { name: string; path: (model: keyof typeof MODELS) => string; body: (parts: Loose[], model: keyof typeof MODELS) => Loose }[] = [
   { name: 'chat completions', path: () => '/v1/chat/completions', body: (parts, model) => ({ model: MODELS[model], messages: [{ role: 'user', content: parts }] }) },
@@ -61,6 +68,16 @@ const ENDPOINTS: { name: string; path: (model: keyof typeof MODELS) => string; b
     name: 'chat completions, streamed',
     path: () => '/v1/chat/completions',
     body: (parts, model) => ({ model: MODELS[model], stream: true, messages: [{ role: 'user', content: parts }] }),
+  },
+  {
+    name: 'responses',
+    path: () => '/v1/responses',
+    body: (parts, model) => ({ model: MODELS[model], input: [{ role: 'user', content: parts.map(responsesPart) }] }),
+  },
+  {
+    name: 'responses, streamed',
+    path: () => '/v1/responses',
+    body: (parts, model) => ({ model: MODELS[model], stream: true, input: [{ role: 'user', content: parts.map(responsesPart) }] }),
   },
   { name: 'lightweight VETTING', path: () => '/v1/chat/vetting', body: (parts, model) => ({ model: MODELS[model], messages: [{ role: 'user', content: parts }] }) },
   {

@@ -1,14 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, DESKTOP, shoot as shootInto, signIn as signInAs, watchedPage } from './helpers/dashboard-browser.js';
-import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, DESKTOP, shoot as shootInto, signIn as signInAs, startDashboardRig, watchedPage, type DashboardRig } from './helpers/dashboard-browser.js';
+import { TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
 /**
  * The dashboard in Debian's Chromium, against a real gateway in front of the OpenAI fake:
@@ -23,10 +21,9 @@ const ADMIN = { email: 'admin@example.com', password: 'admin password 0123' };
 const VIEWER = { email: 'viewer@example.com', password: 'viewer password 0123' };
 const PHONE = { width: 390, height: 844 };
 
-let fake: OpenAIFake;
+let rig: DashboardRig;
 let gateway: TestGateway;
 let browser: Browser;
-let dataDir: string;
 /** Console errors and failed requests of every page: a CSP violation or a missing file shows here. */
 const problems: string[] = [];
 
@@ -45,19 +42,14 @@ function cliUsage(args: string[]): Promise<{ data: { model?: string | null; requ
 describe('dashboard in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    fake = await startOpenAIFake();
-    dataDir = mkdtempSync(join(tmpdir(), 'modelgate-dashboard-'));
-    gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
+    rig = await startDashboardRig();
+    ({ gateway, browser } = rig);
     const { accounts } = gateway.gateway.context;
     await accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     await accounts.createUser(VIEWER.email, VIEWER.password, 'viewer');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fake?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   test('an admin signs in, makes a key, sees its call in the log and usage, pauses it and signs out', async () => {

@@ -55,9 +55,9 @@ describe('Messages stream encoder (translated)', () => {
     assert.equal((transcript.choices as { content: string }[])[0]!.content, 'Checking.');
   });
 
-  test('a stream with no content still starts and ends as the SDKs require', () => {
+  test('a stream with no content still starts and ends as the SDKs require', async () => {
     const encoder = messagesFormat.streamEncoder(decode({}), { transcriptCharacters: 0 });
-    const names = [...encoder.end(null).matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    const names = [...(await encoder.end(null)).matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
     assert.deepEqual(names, ['message_start', 'message_delta', 'message_stop']);
   });
 

@@ -153,31 +153,58 @@ describe('OpenTelemetry traces', () => {
     }
   });
 
-  test('the Messages API is traced the same way: its route, the GenAI attributes, the traceparent to the provider', async () => {
+  /**
+   * A public format's request through a gateway that exports traces, the client's traceparent
+   * sent: the request span named after its route, the GenAI attributes, the provider call its
+   * child with the traceparent passed on.
+   */
+  async function assertFormatTraced(
+    fake: { server: ConformanceFake['server']; close(): Promise<void> },
+    setup: { env: Record<string, string>; path: string; provider: string },
+    call: (gatewayUrl: string, key: string) => Promise<unknown>,
+  ): Promise<void> {
     const receiver = await startOtlpReceiver();
-    const anthropicFake = await startAnthropicConformanceFake();
     try {
-      const gateway = await startTestGateway({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ANTHROPIC_BASE_URL: anthropicFake.server.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY } });
+      const gateway = await startTestGateway({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...setup.env } });
       try {
-        const client = new Anthropic({ baseURL: gateway.url, apiKey: await gateway.createKey(), maxRetries: 0, defaultHeaders: { traceparent: CLIENT_TRACEPARENT } });
-        anthropicFake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 6, completionTokens: 3 } });
-        await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'Hi' }] });
+        await call(gateway.url, await gateway.createKey());
       } finally {
         await gateway.close();
       }
       const request = receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER);
       const attempt = receiver.spans.find((span) => span.kind === SPAN_KIND_CLIENT);
       assert.ok(request !== undefined && attempt !== undefined, receiver.spans.map((span) => span.name).join());
-      assert.equal(request.name, 'POST /v1/messages');
+      assert.equal(request.name, `POST ${setup.path}`);
       assert.equal(request.parentSpanId, CLIENT_SPAN_ID);
       assert.equal(attribute(request, 'gen_ai.operation.name'), 'chat');
-      assert.equal(attribute(request, 'gen_ai.provider.name'), 'anthropic');
+      assert.equal(attribute(request, 'gen_ai.provider.name'), setup.provider);
       assert.equal(attribute(request, 'gen_ai.usage.output_tokens'), 3);
       assert.equal(attempt.parentSpanId, request.spanId);
-      assert.equal(anthropicFake.server.requests.at(-1)?.headers.traceparent, `00-${CLIENT_TRACE_ID}-${attempt.spanId}-01`);
+      assert.equal(fake.server.requests.at(-1)?.headers.traceparent, `00-${CLIENT_TRACE_ID}-${attempt.spanId}-01`);
     } finally {
-      await Promise.all([receiver.close(), anthropicFake.close()]);
+      await Promise.all([receiver.close(), fake.close()]);
     }
+  }
+
+  test('the Messages API is traced the same way: its route, the GenAI attributes, the traceparent to the provider', async () => {
+    const anthropicFake = await startAnthropicConformanceFake();
+    anthropicFake.scriptChat({ kind: 'reply', text: 'Hello.', usage: { promptTokens: 6, completionTokens: 3 } });
+    const setup = { env: { ANTHROPIC_BASE_URL: anthropicFake.server.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY }, path: '/v1/messages', provider: 'anthropic' };
+    await assertFormatTraced(anthropicFake, setup, async (url, key) => {
+      const client = new Anthropic({ baseURL: url, apiKey: key, maxRetries: 0, defaultHeaders: { traceparent: CLIENT_TRACEPARENT } });
+      await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'Hi' }] });
+    });
+  });
+
+  test("the Responses API is traced the same way, a stream passed through to OpenAI's own Responses API included", async () => {
+    const openaiFake = await startOpenAIFake();
+    openaiFake.scriptResponses({ kind: 'text', deltas: ['Hel', 'lo.'], usage: { promptTokens: 6, completionTokens: 3 } });
+    const setup = { env: { OPENAI_BASE_URL: `${openaiFake.server.url}/v1`, OPENAI_API_KEY: 'sk-test-fake-openai-0123456789' }, path: '/v1/responses', provider: 'openai' };
+    await assertFormatTraced(openaiFake, setup, async (url, key) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0, defaultHeaders: { traceparent: CLIENT_TRACEPARENT } });
+      await client.responses.stream({ model: 'gpt-4o-mini', input: 'Hi', store: false }).finalResponse();
+    });
+    assert.equal(openaiFake.server.requests.at(-1)?.path, '/v1/responses');
   });
 
   test('a provider that cannot be reached: the attempt span has no status, and says why', async () => {

@@ -22,6 +22,8 @@ export const BODIES = {
     messages: [{ role: 'user', content: 'Count to twenty, one word per event.' }],
   }),
   messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
+  // Not stored: the scenario measures the format, not a database write per request.
+  responsesStream: () => ({ stream: true, model: 'gpt-4o-mini', input: MESSAGES, store: false }),
   embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
   image: () => ({
     stream: false,

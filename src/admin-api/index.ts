@@ -12,6 +12,33 @@ export type { KeySpendView } from '../logs/key-spend.js';
 export type { UsageGrouping } from '../logs/types.js';
 export type { Role, SessionView, UserView } from '../accounts/types.js';
 export type { PublicModelEntry } from '../catalog/types.js';
+export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../agents/graph/node-schema.js';
+export type { AgentRunResponse, TestTraceStep } from '../agents/run-response.js';
+export type { GraphIssue } from '../agents/graph/types.js';
+
+/** `GET /admin/v1/agents`: one agent. */
+export interface AgentView {
+  slug: string;
+  project_id: string;
+  name: string;
+  latest_draft: number;
+  published_version: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `GET /admin/v1/agents/{slug}`: the agent with its newest draft and its published versions. */
+export interface AgentDetailView extends AgentView {
+  draft: { version: number; graph: unknown };
+  versions: { version: number; draft_version: number; published_at: string }[];
+}
+
+/** `GET /admin/v1/agents/{slug}/drafts/{version}`. */
+export interface AgentDraftView {
+  version: number;
+  graph: unknown;
+  created_at: string;
+}
 
 /** `GET /admin/v1/models`: the live catalog. */
 export interface ModelList<T> {

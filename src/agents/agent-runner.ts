@@ -14,7 +14,7 @@ import { AgentMedia, type AssetUrl, type InputAsset } from './media/agent-media.
 import { checkTurnImages } from './media/ingest.js';
 import type { MediaStore } from './media/media-store.js';
 import { readTurnInput, type RunInputBody } from './run-input.js';
-import { toRunResponse, totalCostMicroUsd, totalUsage, type AgentRunResponse } from './run-response.js';
+import { testTrace, toRunResponse, totalCostMicroUsd, totalUsage, type AgentRunResponse } from './run-response.js';
 import { executeGraph, RunProgress } from './runtime/execute.js';
 import { assertTurnImagesAccepted } from './runtime/preflight.js';
 import type { HttpCaller } from './runtime/types.js';
@@ -151,6 +151,7 @@ export class AgentRunner {
         meter: request.meter,
         requestId: request.requestId,
         signal: request.signal,
+        recordValues: target.test,
       }, tracker.progress);
 
       await this.conversations.appendTurn(conversation, runId, [
@@ -158,11 +159,12 @@ export class AgentRunner {
         { role: 'assistant', text: result.text, assetIds: result.attachments.map((image) => image.assetId) },
       ]);
       await this.finish(runId, tracker, null);
-      return toRunResponse(
+      const response = toRunResponse(
         { requestId: request.requestId, runId, conversationId: conversation.id, slug: target.agent.slug, version: target.version, draftVersion: target.draftVersion, test: target.test },
         result,
         archived.assets,
       );
+      return target.test ? { ...response, trace: testTrace(result.trace, tracker.progress.values, result.nodes) } : response;
     } catch (error) {
       await this.finish(runId, tracker, isGatewayError(error) ? error.code : 'internal_error');
       throw error;

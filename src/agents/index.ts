@@ -11,3 +11,6 @@ export { withAssetReferences } from './media/payload.js';
 export type { AgentRunResponse } from './run-response.js';
 export type { GraphIssue } from './graph/types.js';
 export { parseSafeJson } from './values.js';
+export { agentGraphSchema } from './graph/node-schema.js';
+export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from './graph/node-schema.js';
+export type { TestTraceStep } from './run-response.js';

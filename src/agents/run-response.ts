@@ -1,7 +1,8 @@
 import { microToUsd } from '../limits/index.js';
 import type { TokenUsage } from '../providers/index.js';
 import type { InputAsset } from './media/agent-media.js';
-import type { NodeUsage, RunResult } from './runtime/types.js';
+import type { NodeUsage, RunResult, StepValues, TraceStep } from './runtime/types.js';
+import type { SafeValue } from './values.js';
 
 /** The agent run response (docs/agents.md, "Running an agent"). */
 export interface AgentRunResponse {
@@ -20,6 +21,45 @@ export interface AgentRunResponse {
   };
   cost: { total_usd: number | null; nodes: { node: string; model: string; cost_usd: number | null }[] };
   input_assets: InputAsset[];
+  /** Authoring tests only: each step the run took. */
+  trace?: TestTraceStep[];
+}
+
+/** One step of a test run: what the node read and made, its model, usage, cost and time. */
+export interface TestTraceStep {
+  node: string;
+  type: string;
+  duration_ms: number;
+  branch: string | null;
+  model: string | null;
+  status: number | null;
+  asset_ids: string[];
+  input: SafeValue;
+  output: SafeValue;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  cost_usd: number | null;
+}
+
+/** The steps of a run with their values (recorded for tests) and the usage of their model calls, in order. */
+export function testTrace(steps: readonly TraceStep[], values: readonly StepValues[], nodes: readonly NodeUsage[]): TestTraceStep[] {
+  const calls = [...nodes];
+  return steps.map((step, index) => {
+    const call = step.model === undefined ? undefined : calls.find((entry) => entry.node === step.node);
+    if (call !== undefined) calls.splice(calls.indexOf(call), 1);
+    return {
+      node: step.node,
+      type: step.type,
+      duration_ms: step.durationMs,
+      branch: step.branch ?? null,
+      model: step.model ?? null,
+      status: step.status ?? null,
+      asset_ids: step.assetIds ?? [],
+      input: values[index]?.input ?? null,
+      output: values[index]?.output ?? null,
+      usage: call?.usage == null ? null : { prompt_tokens: call.usage.promptTokens, completion_tokens: call.usage.completionTokens, total_tokens: call.usage.totalTokens },
+      cost_usd: call?.costMicroUsd == null ? null : microToUsd(call.costMicroUsd),
+    };
+  });
 }
 
 /** Token totals over the nodes that reported usage; null when none did. */

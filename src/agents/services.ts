@@ -14,6 +14,7 @@ import { FilesystemMediaStore, type MediaStore } from './media/media-store.js';
 import { S3MediaStore } from './media/s3-media-store.js';
 import { AgentStore } from './store/agent-store.js';
 import { AssetRecords } from './store/asset-records.js';
+import { ConversationStore } from './store/conversation-store.js';
 
 export interface AgentServiceParts {
   config: GatewayConfig;
@@ -29,6 +30,7 @@ export interface AgentServices {
   authoring: AgentAuthoring;
   runner: AgentRunner;
   assets: AssetRecords;
+  conversations: ConversationStore;
   mediaStore: MediaStore;
   close(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export function createAgentServices(parts: AgentServiceParts): AgentServices {
     authoring: new AgentAuthoring(agents, runner.environment),
     runner,
     assets: new AssetRecords(parts.db),
+    conversations: new ConversationStore(parts.db),
     mediaStore,
     close: () => http.close(),
   };

@@ -8,7 +8,7 @@ import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import { inspectMessages } from './input-policy.js';
 
 /** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
+export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
 export interface CallRequest<C extends Capability> {

@@ -1,26 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { AgentView, GraphIssue } from '../admin-api/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { parseWholeNumber } from './arguments.js';
 import { CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate agents …`: the authoring order of docs/agents.md (validate, save, test, publish) and list. */
-
-interface AgentView {
-  slug: string;
-  project_id: string;
-  name: string;
-  latest_draft: number;
-  published_version: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface Issue {
-  node: string | null;
-  field: string;
-  message: string;
-}
 
 interface RunView {
   run_id: string;
@@ -86,7 +71,7 @@ export function registerAgentsCommand(program: Command): void {
   withAdminOptions(agents.command('validate').description('check an agent graph file (JSON); lists every problem').argument('<file>', 'graph file (JSON)')).action(
     async (file: string, options: AdminOptions) => {
       const client = AdminClient.fromOptions(options);
-      const result = await client.request<{ valid: boolean; issues: Issue[] }>('POST', '/agents/validate', { graph: await readGraph(file) });
+      const result = await client.request<{ valid: boolean; issues: GraphIssue[] }>('POST', '/agents/validate', { graph: await readGraph(file) });
       if (options.json === true) printJson(result);
       else if (result.valid) printText(`${file}: valid\n`);
       else printTable(['node', 'field', 'problem'], result.issues.map((issue) => [issue.node ?? '(graph)', issue.field, issue.message]));

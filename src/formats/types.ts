@@ -25,6 +25,11 @@ export interface DecodedCall {
   maxOutputTokens: number | null;
   /** How many answers are asked for (chat's `n`; 1 elsewhere). */
   choices: number;
+  /**
+   * Prompt the body does not carry, in bytes of JSON, for the limits' estimate: a stored
+   * conversation the format puts before the input (Responses' `previous_response_id`).
+   */
+  storedPromptBytes?: number;
 }
 
 /** What a stream encoder is made with besides the decoded request. */
@@ -45,8 +50,12 @@ export interface StreamEncoder<D = ChunkReceived> {
   encode(event: D): string;
   /** Usage as reported (the running total): frames to send now, usually ''. */
   usage(event: UsageReported): string;
-  /** The frames that end a complete stream; `usage` is the last reported, null when none was. */
-  end(usage: TokenUsage | null): string;
+  /**
+   * The frames that end a complete stream; `usage` is the last reported, null when none was.
+   * A promise when the format keeps its answer first (a stored response the caller may
+   * continue as soon as it has seen the end): the relay writes the frames once it settles.
+   */
+  end(usage: TokenUsage | null): string | Promise<string>;
   /** The frames that end a stream whose provider failed after it started. */
   fail(error: GatewayError, requestId: string): string;
   /** What the request log keeps of the stream (bounded); `complete` is false when it failed or was cut off. */
@@ -69,8 +78,8 @@ export interface ErrorFormat {
 export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends ErrorFormat {
   /** The request as the internal call; throws the gateway's error (docs/errors.md: a 400 naming the field) for what has no equivalent. */
   decodeRequest(body: B, sourceJson: Buffer | undefined): D;
-  /** The internal call's answer as the format's response body. */
-  encodeResponse(result: ChatCompletionResult, decoded: D): JsonObject;
+  /** The internal call's answer as the format's response body (a promise when the format keeps it first, as `end`). */
+  encodeResponse(result: ChatCompletionResult, decoded: D): JsonObject | Promise<JsonObject>;
   /** A fresh encoder for one stream of the internal call. */
   streamEncoder(decoded: D, options: StreamEncoderOptions): StreamEncoder;
 }

@@ -42,7 +42,7 @@ export function createProviders(
   };
   const { openai, anthropic, gemini, compatible } = config.providers;
   const builders = new Map<string, (settings: { apiKey: string | undefined; baseUrl: string }) => Provider>([
-    ['openai', (settings) => createOpenAICompatibleProvider({ name: 'openai', ...settings, http })],
+    ['openai', (settings) => createOpenAICompatibleProvider({ name: 'openai', ...settings, http, servesResponses: true })],
     ['anthropic', (settings) => createAnthropicProvider({ name: 'anthropic', ...settings, http })],
     ['gemini', (settings) => createGeminiProvider({ name: 'gemini', ...settings, http })],
     ...compatible.map(({ name }) => [name, (settings: { apiKey: string | undefined; baseUrl: string }) => createOpenAICompatibleProvider({ name, ...settings, http })] as const),

@@ -139,6 +139,43 @@ export interface ChatModelProvider {
 }
 
 /**
+ * A call to a provider's own Responses API (OpenAI's `POST /responses`): the caller's body
+ * passed through with every field intact (reasoning items, built-in tools, include, …).
+ */
+export interface ResponsesCall extends CallContext, PassThroughSource {
+  upstreamModel: string;
+  /** The Responses request body without `model`, `stream` and `provider`. */
+  body: JsonObject;
+}
+
+export interface ResponsesResult {
+  /** The provider's `response` object; its `model` is the upstream model. */
+  response: JsonObject;
+  usage: TokenUsage | null;
+}
+
+/** One event of a provider's own Responses stream, as it sent it: `event` the parsed object, `json` its text. */
+export interface ResponseEventReceived {
+  type: 'response-event-received';
+  event: JsonObject;
+  json: string;
+}
+
+/** A provider's own Responses stream: its events, with `usage-reported` from the final response. */
+export type ResponsesStream = EventStream<StreamEvent<ResponseEventReceived>>;
+
+/**
+ * A provider that serves the Responses API itself, so a Responses request for its models goes
+ * there untranslated. Its stream ends after `response.completed`, `response.incomplete` or
+ * `response.failed`.
+ */
+export interface ResponsesModelProvider {
+  create(call: ResponsesCall): Promise<ResponsesResult>;
+  /** Starts a stream and resolves once the provider's first event arrived (see ChatModelProvider.stream). */
+  stream(call: ResponsesCall): Promise<ResponsesStream>;
+}
+
+/**
  * A call in Anthropic's Messages shape, for a provider that speaks it natively: `body` is the
  * caller's Messages request (`sourceJson` its bytes), sent with only `model` replaced, so
  * fields the gateway does not read (`cache_control`, thinking blocks and their signatures,
@@ -273,6 +310,8 @@ export interface Provider {
   /** Whether a remote (http/https) image URL can be passed to its chat models. */
   readonly acceptsRemoteImageUrls: boolean;
   readonly chat?: ChatModelProvider;
+  /** The provider's own Responses API, for its chat models (absent: Responses requests are translated to chat). */
+  readonly responses?: ResponsesModelProvider;
   /** Anthropic's Messages API spoken natively (a pass-through for callers of that API). */
   readonly messages?: MessagesProvider;
   readonly embeddings?: EmbeddingProvider;

@@ -4,6 +4,7 @@ import { ConversationStore } from '../agents/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
 import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob, SIZE_CAP_DEFAULTS, SizeCapJob, type RetentionStore } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
+import { ResponseStore } from '../responses/index.js';
 import type { Storage } from '../storage/index.js';
 
 /** Client addresses whose refused unauthenticated requests are summarised apart per interval (~1 KB each). */
@@ -14,10 +15,12 @@ export interface Accounting {
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly limits: Limiter;
   readonly metrics: GatewayMetrics;
+  /** Stored responses of the Responses API, deleted with the request log's retention. */
+  readonly responses: ResponseStore;
 }
 
 /**
- * The request log (store, background writer, retention job, which agent history shares), the limiter (seeded from the
+ * The request log (store, background writer, retention job, which agent history and stored responses share), the limiter (seeded from the
  * log, or Redis when configured) and the metrics that watch them. Each registers its own
  * shutdown; tasks run in reverse, so queued records are flushed after the others stopped.
  */
@@ -50,11 +53,13 @@ export async function startAccounting(
   retain(store, 'request log rows');
   // Conversation history holds what callers and models wrote, as payloads do: kept as long.
   retain(new ConversationStore(storage.db), 'agent conversation messages');
+  const responses = new ResponseStore(storage.db);
+  retain(responses, 'stored responses');
 
   const sizeCap = new SizeCapJob(store, { maxBytes: config.logs.maxSizeMb * MIB, ...SIZE_CAP_DEFAULTS }, logger);
   sizeCap.start();
   onShutdown(() => sizeCap.stop());
 
   metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, logStore: () => sizeCap.latest, limiter: () => limits.state() });
-  return { logs: { store, writer, refusals, sizeCap }, limits, metrics };
+  return { logs: { store, writer, refusals, sizeCap }, limits, metrics, responses };
 }

@@ -10,6 +10,7 @@ import type { ModelCalls } from '../calls/index.js';
 import type { AgentServices } from '../agents/index.js';
 import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
+import type { ResponseStore } from '../responses/index.js';
 import type { Tracing } from '../telemetry/index.js';
 
 /**
@@ -40,6 +41,8 @@ export interface GatewayContext {
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
   readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
   readonly metrics: GatewayMetrics;
+  /** Stored responses of the Responses API (`store`, `previous_response_id`, GET and DELETE). */
+  readonly responses: ResponseStore;
   /** Traces exported over OTLP; undefined when no collector is configured (telemetry.otlpEndpoint). */
   readonly tracing: Tracing | undefined;
   /** Dashboard accounts and sessions (the admin API's second credential). */

@@ -275,6 +275,29 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('request_logs').addColumn('agent', 'text').execute();
       },
     },
+    '0021-responses-stored-responses': {
+      async up(db: Kysely<unknown>) {
+        // The owner is a key id (or 'anonymous' while keys are not required); no foreign key, as in the
+        // request log. Retention deletes rows by age, DELETE /v1/responses/{id} on request.
+        await db.schema
+          .createTable('stored_responses')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('model', 'text', (c) => c.notNull())
+          .addColumn('native', 'integer', (c) => c.notNull())
+          .addColumn('response', 'text', (c) => c.notNull())
+          .addColumn('input_items', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('stored_responses_created_at').on('stored_responses').column('created_at').execute();
+      },
+    },
+    '0024-editor-agent-conversation-list': {
+      async up(db: Kysely<unknown>) {
+        // The dashboard's list of a key's conversations with an agent, newest first.
+        await db.schema.createIndex('agent_conversations_agent_owner').on('agent_conversations').columns(['agent_id', 'owner', 'test', 'updated_at', 'id']).execute();
+      },
+    },
   };
 }
 

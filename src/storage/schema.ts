@@ -232,6 +232,25 @@ export interface DashboardSignInFailuresTable {
   failed_at: number;
 }
 
+/**
+ * A response of the Responses API kept for `GET /v1/responses/{id}` and `previous_response_id`
+ * (src/responses), bound to the key that made it; deleted with the request log's retention.
+ */
+export interface StoredResponsesTable {
+  /** `resp_…`: the gateway's own id, or the provider's when its own Responses endpoint answered. */
+  id: string;
+  owner: string;
+  created_at: number;
+  /** The model as the caller asked for it. */
+  model: string;
+  /** 1 when the provider's own Responses endpoint made it (it holds the response too, under the same id). */
+  native: number;
+  /** JSON: the response object as the caller was sent it. */
+  response: string;
+  /** JSON array: the conversation's input items up to this response (earlier turns first), as sent. */
+  input_items: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -248,6 +267,7 @@ export interface Database {
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   dashboard_sign_in_failures: DashboardSignInFailuresTable;
+  stored_responses: StoredResponsesTable;
 }
 
 /** Helper for columns whose select type differs from insert type. */

@@ -2,12 +2,14 @@
  * A fake OpenAI API (and so of any OpenAI-compatible server), following OpenAI's published
  * API reference: `chat.completion` JSON, `chat.completion.chunk` SSE frames ending with
  * `data: [DONE]`, the usage-only chunk (`choices: []`) of `stream_options.include_usage`,
- * embeddings lists, image data (`b64_json` / `url`), speech bytes, transcription JSON/text,
+ * the Responses API (openai-responses.ts), embeddings lists, image data (`b64_json` / `url`),
+ * speech bytes, transcription JSON/text,
  * and error bodies `{"error": {"message", "type", "param", "code"}}` with their statuses.
  */
 import type { ServerResponse } from 'node:http';
 import { startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
 import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } from '../providers/conformance.js';
+import { FakeResponses, type ResponsesScript } from './openai-responses.js';
 
 /** OpenAI-only scripts on top of the conformance ones. */
 export type OpenAIChatScript =
@@ -25,6 +27,8 @@ export type OpenAIChatScript =
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
+  /** What `POST /v1/responses` answers next (its own API; default: text in three pieces). */
+  scriptResponses(script: ResponsesScript): void;
   /** The next request to `path` (e.g. /v1/embeddings) answers with OpenAI's error body of `status`, naming `param` when given. */
   failNext(path: string, status: 400 | 401 | 429 | 500, message: string, param?: string): void;
   /** The next request to `path` answers 200 with exactly this JSON text (spacing, spellings or errors the fake would not write). */
@@ -358,6 +362,8 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
   const base = options.basePath ?? '/v1';
   const server: FakeServer = await startFakeServer();
   let chatScript: OpenAIChatScript = { kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } };
+  let responsesScript: ResponsesScript = { kind: 'text', deltas: ['Hello', ' from', ' the fake.'], usage: { promptTokens: 5, completionTokens: 4 } };
+  const responses = new FakeResponses();
   const failures = new Map<string, { status: 400 | 401 | 429 | 500; message: string; param: string | null }>();
   const answers = new Map<string, string>();
   const route = (path: string, answer: (request: RecordedRequest, response: ServerResponse) => void) =>
@@ -385,6 +391,7 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     if (script === undefined) throw new Error('a sequence script needs at least one script');
     return chatAnswer(script, request, response);
   });
+  route('/responses', (request, response) => responses.answer(responsesScript, request, response));
   route('/embeddings', embeddingsAnswer);
   route('/images/generations', imagesAnswer);
   route('/audio/speech', speechAnswer);
@@ -394,6 +401,9 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     scriptChat(script) {
       chatScript = script;
       sequenceIndex = 0;
+    },
+    scriptResponses(script) {
+      responsesScript = script;
     },
     failNext(path, status, message, param) {
       failures.set(path, { status, message, param: param ?? null });

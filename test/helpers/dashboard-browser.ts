@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startTestGateway, type TestGateway } from './gateway.js';
 
 /**
  * The dashboard in Debian's Chromium (through playwright-core; no browser is downloaded):
@@ -42,4 +46,30 @@ export async function signIn(page: Page, gatewayUrl: string, account: { email: s
   await page.getByLabel('Password').fill(account.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** A gateway in front of the OpenAI fake, with a data dir of its own, and Chromium: what a dashboard browser test runs against. */
+export interface DashboardRig {
+  fake: OpenAIFake;
+  gateway: TestGateway;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startDashboardRig(): Promise<DashboardRig> {
+  const fake = await startOpenAIFake();
+  const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-dashboard-'));
+  const gateway = await startTestGateway({ dataDir, env: { OPENAI_BASE_URL: `${fake.server.url}/v1`, OPENAI_API_KEY: 'sk-upstream-test-credential-0123456789' } });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return {
+    fake,
+    gateway,
+    browser,
+    async close() {
+      await browser.close();
+      await gateway.close();
+      await fake.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

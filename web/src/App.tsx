@@ -1,4 +1,6 @@
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router-dom';
+import { AgentEditorPage } from './pages/agents/AgentEditorPage.js';
+import { AgentsPage } from './pages/agents/AgentsPage.js';
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
@@ -27,6 +29,8 @@ export function App() {
         <Route index element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
         <Route path="/sign-in" element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
         {isAdmin && <Route path="/keys" element={<KeysPage />} />}
+        {isAdmin && <Route path="/agents" element={<AgentsPage />} />}
+        {isAdmin && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
@@ -50,6 +54,11 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/keys">Keys</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/agents">Agents</NavLink>
               </li>
             )}
             <li>

@@ -1,5 +1,11 @@
 import type {
   AdminErrorBody,
+  AgentDetailView,
+  AgentDraftView,
+  AgentGraphSchema,
+  AgentRunResponse,
+  AgentView,
+  GraphIssue,
   ApiKeyView,
   KeySpendView,
   ListPage,
@@ -132,6 +138,30 @@ export interface LogFilter {
   platform?: string | undefined;
 }
 
+/** A test turn of an agent draft, metered against the key `key_id`. */
+export interface AgentTestInput {
+  key_id: string;
+  input: string;
+  conversation_id?: string;
+  draft_version?: number;
+}
+
+/** `GET /admin/v1/agents/{slug}/conversations?key_id=…`: one of the key's conversations. */
+export interface AgentConversation {
+  id: string;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentConversationMessage {
+  role: 'user' | 'assistant';
+  text: string;
+  asset_ids: string[];
+}
+
+const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
+
 export const adminApi = {
   session: {
     get: () => request<SessionView>('GET', '/session'),
@@ -153,6 +183,21 @@ export const adminApi = {
       request<ListPage<LogSummaryView>>('GET', `/logs${queryOf({ ...filter, cursor, limit })}`),
     get: (requestId: string) => request<LogDetailView>('GET', `/logs/${encodeURIComponent(requestId)}`),
     exportUrl: (filter: LogFilter, format: 'jsonl' | 'csv') => `/admin/v1/logs/export${queryOf({ ...filter, format })}`,
+  },
+  agents: {
+    list: () => request<{ data: AgentView[] }>('GET', '/agents'),
+    get: (slug: string) => request<AgentDetailView>('GET', agentPath(slug)),
+    draft: (slug: string, version: number) => request<AgentDraftView>('GET', `${agentPath(slug)}/drafts/${version}`),
+    schema: () => request<AgentGraphSchema>('GET', '/agent-schema'),
+    validate: (graph: unknown) => request<{ valid: boolean; issues: GraphIssue[] }>('POST', '/agents/validate', { graph }),
+    save: (slug: string, graph: unknown, project?: string) =>
+      request<AgentView & { draft_version: number }>('PUT', agentPath(slug), { graph, ...(project !== undefined ? { project } : {}) }),
+    test: (slug: string, input: AgentTestInput) => request<AgentRunResponse>('POST', `${agentPath(slug)}/test`, input),
+    conversations: (slug: string, keyId: string) => request<{ data: AgentConversation[] }>('GET', `${agentPath(slug)}/conversations${queryOf({ key_id: keyId })}`),
+    conversation: (slug: string, id: string, keyId: string) =>
+      request<{ id: string; messages: AgentConversationMessage[] }>('GET', `${agentPath(slug)}/conversations/${encodeURIComponent(id)}${queryOf({ key_id: keyId })}`),
+    publish: (slug: string, draftVersion: number) =>
+      request<AgentView & { version: number; draft_version: number }>('POST', `${agentPath(slug)}/publish`, { draft_version: draftVersion }),
   },
   usage: (by: UsageGrouping, filter: { since?: string | undefined; until?: string | undefined }) =>
     request<UsageList<UsageView>>('GET', `/usage${queryOf({ by, ...filter })}`),

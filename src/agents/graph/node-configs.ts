@@ -4,6 +4,7 @@ import type { HostAllowlist } from '../http/allowlist.js';
 import type { Template } from '../templates/template.js';
 import { isForbiddenKey, toSafeValue, ValueError } from '../values.js';
 import type { NodeChecker } from './checker.js';
+import { configKeys } from './node-schema.js';
 import {
   CONDITION_OPERATORS,
   HTTP_METHODS,
@@ -141,12 +142,12 @@ function httpUrl(check: NodeChecker, value: unknown, environment: GraphEnvironme
 
 const COMPILERS: Record<GraphNode['type'], Compile> = {
   input(check, config, links) {
-    check.onlyKnown(config, []);
+    check.onlyKnown(config, configKeys('input'));
     return links.next === null ? null : { id: check.node, type: 'input', next: links.next };
   },
 
   llm(check, config, links, environment) {
-    check.onlyKnown(config, ['model', 'system', 'user', 'includeHistory', 'includeInputMedia', 'outputs', 'temperature', 'maxTokens']);
+    check.onlyKnown(config, configKeys('llm'));
     const id = model(check, config.model, 'chat', environment);
     const system = check.template('config.system', config.system, false);
     const user = check.template('config.user', config.user, false);
@@ -167,7 +168,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
   },
 
   condition(check, config, links) {
-    check.onlyKnown(config, ['field', 'op', 'value', 'expr']);
+    check.onlyKnown(config, configKeys('condition'));
     const test = conditionTest(check, config);
     const branches = links.branches;
     if (test === null || branches?.true === undefined || branches.false === undefined) return null;
@@ -175,7 +176,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
   },
 
   image(check, config, links, environment) {
-    check.onlyKnown(config, ['model', 'prompt', 'size', 'n']);
+    check.onlyKnown(config, configKeys('image'));
     const id = model(check, config.model, 'image_generation', environment);
     const prompt = check.template('config.prompt', config.prompt, true);
     const size = check.string('config.size', config.size, false);
@@ -186,7 +187,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
   },
 
   http(check, config, links, environment) {
-    check.onlyKnown(config, ['url', 'method', 'body']);
+    check.onlyKnown(config, configKeys('http'));
     if (!environment.httpAllowlist.enabled) {
       check.issue('type', 'http nodes are disabled on this gateway: the operator has not configured agents.httpAllowlist');
       return null;
@@ -201,7 +202,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
   },
 
   loop(check, config, links, environment) {
-    check.onlyKnown(config, ['count', 'while', 'var']);
+    check.onlyKnown(config, configKeys('loop'));
     const hasCount = config.count !== undefined;
     const hasWhile = config.while !== undefined;
     if (hasCount === hasWhile) check.issue('config', 'set exactly one of count or while');
@@ -221,7 +222,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
   },
 
   transform(check, config, links) {
-    check.onlyKnown(config, ['output']);
+    check.onlyKnown(config, configKeys('transform'));
     if (config.output === undefined) {
       check.issue('config.output', 'is required: the JSON this node produces');
       return null;
@@ -231,7 +232,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
   },
 
   output(check, config) {
-    check.onlyKnown(config, ['text', 'attachments']);
+    check.onlyKnown(config, configKeys('output'));
     const text = check.template('config.text', config.text, true);
     let attachments = null;
     if (config.attachments !== undefined) {

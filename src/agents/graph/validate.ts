@@ -2,6 +2,7 @@ import { withArticle } from '../../errors/index.js';
 import { isForbiddenKey, isPlainObject, toSafeValue, ValueError, type SafeObject } from '../values.js';
 import { Checker, type Reference } from './checker.js';
 import { compileNode, loopVariables, type GraphEnvironment, type NodeLinks } from './node-configs.js';
+import { branchHandles, NODE_KEYS } from './node-schema.js';
 import { checkStructure } from './structure.js';
 import { NODE_FIELDS, NODE_TYPES, type CompiledGraph, type GraphIssue, type GraphNode, type NodeType } from './types.js';
 
@@ -12,12 +13,10 @@ export type ValidationResult = { ok: true; graph: CompiledGraph } | { ok: false;
 export const MAX_NODES = 200;
 const NODE_ID = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const RESERVED_IDS = new Set(['vars']);
-const NODE_KEYS = ['id', 'type', 'config', 'next', 'branches', 'x', 'y'];
 const TOP_LEVEL_KEYS = ['version', 'name', 'entry', 'variables', 'nodes', 'edges'];
-const BRANCH_HANDLES: Partial<Record<NodeType, readonly string[]>> = { condition: ['true', 'false'], loop: ['continue', 'done'] };
 
 function linksOf(checker: Checker, id: string, type: NodeType, raw: Record<string, unknown>): NodeLinks {
-  const handles = BRANCH_HANDLES[type];
+  const handles = branchHandles(type);
   let next: string | null = null;
   let branches: Record<string, string> | null = null;
   if (raw.next !== undefined && raw.next !== null) {
@@ -155,7 +154,7 @@ export function validateGraph(raw: unknown, environment: GraphEnvironment): Vali
   const nodes = new Map<string, GraphNode>();
   for (const { id, type, raw: node } of entries) {
     for (const key of Object.keys(node)) {
-      if (!NODE_KEYS.includes(key)) checker.issue(id, key, `is not a node field (fields: ${NODE_KEYS.join(', ')})`);
+      if (!(NODE_KEYS as readonly string[]).includes(key)) checker.issue(id, key, `is not a node field (fields: ${NODE_KEYS.join(', ')})`);
     }
     for (const axis of ['x', 'y'] as const) {
       if (node[axis] !== undefined && typeof node[axis] !== 'number') checker.issue(id, axis, 'must be a number (canvas position)');

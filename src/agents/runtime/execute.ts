@@ -8,13 +8,15 @@ import { RunBudget } from './budget.js';
 import { runImageNode, runLlmNode, type ModelNodeContext } from './model-nodes.js';
 import { assertTurnImagesAccepted } from './preflight.js';
 import { RunScope } from './scope.js';
-import type { GeneratedImage, HistoryMessage, NodeUsage, RunResult, RuntimeDependencies, TraceStep, Turn } from './types.js';
+import type { GeneratedImage, HistoryMessage, NodeUsage, RunResult, RuntimeDependencies, StepValues, TraceStep, Turn } from './types.js';
 
 /** What a run used so far; readable after a failure too (metering, logs, the run record). */
 export class RunProgress {
   readonly nodes: NodeUsage[] = [];
   readonly trace: TraceStep[] = [];
   readonly generated: GeneratedImage[] = [];
+  /** With `recordValues`: one entry per trace step, what it read and made. */
+  readonly values: StepValues[] = [];
 }
 
 function expressionFailure(node: string, error: unknown): unknown {
@@ -52,6 +54,8 @@ class Run {
   private readonly scope: RunScope;
   private readonly loopIterations = new Map<string, number>();
   private readonly models: ModelNodeContext;
+  /** What the current step read, kept with `recordValues`. */
+  private stepInput: SafeValue = null;
 
   constructor(
     private readonly graph: CompiledGraph,
@@ -75,6 +79,7 @@ class Run {
       const startedAt = performance.now();
       const step: TraceStep = { node: node.id, type: node.type, durationMs: 0 };
       this.progress.trace.push(step);
+      this.stepInput = null;
       let next: string | RunResult;
       try {
         next = await this.step(node, step);
@@ -82,6 +87,7 @@ class Run {
         throw error instanceof ValueSizeError ? this.budget.valueTooLarge(node.id) : error;
       }
       step.durationMs = Math.round(performance.now() - startedAt);
+      if (this.dependencies.recordValues === true) this.progress.values.push({ input: this.stepInput, output: this.scope.outputOf(node.id) });
       if (typeof next !== 'string') return next;
       current = next;
     }
@@ -91,18 +97,21 @@ class Run {
   private async step(node: GraphNode, step: TraceStep): Promise<string | RunResult> {
     switch (node.type) {
       case 'input':
+        this.stepInput = this.models.turn.text;
         this.scope.setOutput(node.id, { content: this.models.turn.text });
         return node.next;
       case 'llm': {
         step.model = node.model;
-        const output = await runLlmNode(node, this.models);
+        const { prompt, ...output } = await runLlmNode(node, this.models);
+        this.stepInput = prompt;
         this.budget.checkValue(node.id, output.json);
         this.scope.setOutput(node.id, output);
         return node.next;
       }
       case 'image': {
         step.model = node.model;
-        const images = await runImageNode(node, this.models);
+        const { prompt, images } = await runImageNode(node, this.models);
+        this.stepInput = prompt;
         this.progress.generated.push(...images);
         step.assetIds = images.map((image) => image.assetId);
         this.scope.setOutput(node.id, {
@@ -141,6 +150,7 @@ class Run {
         return isTruthy(evaluateExpression(test.expression, this.scope, { maxValueBytes: this.budget.limits.maxValueBytes }));
       }
       const value = this.scope.resolve(test.path);
+      this.stepInput = value ?? null;
       switch (test.operator) {
         case 'truthy':
           return isTruthy(value);
@@ -189,6 +199,7 @@ class Run {
     const bodyValue = node.body === null ? null : renderJson(node.body, this.scope, maxBytes);
     this.budget.checkValue(node.id, bodyValue);
     const body = bodyValue === null ? null : JSON.stringify(bodyValue);
+    this.stepInput = Object.assign(emptyObject(), { method: node.method, url, body: bodyValue });
     this.budget.checkAlive();
     let response;
     try {

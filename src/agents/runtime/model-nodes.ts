@@ -122,13 +122,21 @@ function abilitiesOf(call: CheckedCall<'chat'>): ModelAbilities {
   return { acceptsImages: call.target.resolved.model.entry.input_modalities.includes('image'), acceptsImageUrls: call.target.provider.acceptsRemoteImageUrls };
 }
 
-export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Promise<{ content: string; json?: SafeObject }> {
+/** An llm node's answer, and the prompt it sent (system and user text) for authoring traces. */
+export interface LlmNodeResult {
+  content: string;
+  json?: SafeObject;
+  prompt: SafeObject;
+}
+
+export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Promise<LlmNodeResult> {
   const { dependencies, budget, turn } = context;
   // The agent's author chose the model: the caller's allowedModels do not apply (docs/agents.md).
   const request = { mode: 'chat', model: node.model, capability: 'chat', param: 'config.model' } as const;
   const abilities = abilitiesOf(dependencies.calls.check(request));
   const messages: JsonObject[] = [];
-  if (node.system !== null) messages.push({ role: 'system', content: rendered(context, node.system) });
+  const system = node.system === null ? null : rendered(context, node.system);
+  if (system !== null) messages.push({ role: 'system', content: system });
   if (node.includeHistory) messages.push(...(await historyMessages(context.history, abilities, dependencies.media)));
   const text = node.user === null ? turn.text : rendered(context, node.user);
   const withMedia = node.user === null || node.includeInputMedia;
@@ -152,10 +160,11 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
   );
   const content = completionText(result.completion);
   budget.checkValue(node.id, content);
-  return node.outputs.length > 0 ? { content, json: structuredOutput(node, content) } : { content };
+  const prompt = Object.assign(emptyObject(), { system, user: text });
+  return node.outputs.length > 0 ? { content, json: structuredOutput(node, content), prompt } : { content, prompt };
 }
 
-export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<GeneratedImage[]> {
+export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<{ prompt: string; images: GeneratedImage[] }> {
   const { dependencies, budget } = context;
   const call = dependencies.calls.check({ mode: 'image_generation', model: node.model, capability: 'images', param: 'config.model' });
   const { resolved } = call.target;
@@ -180,7 +189,7 @@ export async function runImageNode(node: ImageNode, context: ModelNodeContext): 
   if (generated.length === 0) {
     throw new GatewayError('provider_error', `The image model of the agent's node "${node.id}" returned no image.`, { logDetail: { node: node.id } });
   }
-  return generated;
+  return { prompt, images: generated };
 }
 
 function nodeUsage(

@@ -41,6 +41,11 @@ export class RunScope implements PathResolver {
     this.outputs.set(node, value);
   }
 
+  /** A node's output as later templates read it; null before it ran. */
+  outputOf(node: string): SafeObject | null {
+    return this.outputs.get(node) ?? null;
+  }
+
   setVariable(name: string, value: SafeValue): void {
     this.vars[name] = value;
   }

@@ -2,6 +2,7 @@ import type { ModelCalls } from '../../calls/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import type { CallMeter } from '../../limits/index.js';
 import type { TokenUsage } from '../../providers/index.js';
+import type { SafeValue } from '../values.js';
 
 /** The run budgets of config.agents. */
 export interface RunLimits {
@@ -81,6 +82,8 @@ export interface RuntimeDependencies {
   requestId: string;
   /** Aborts the run (client gone, shutdown); the run's own timeout is added by the runtime. */
   signal?: AbortSignal;
+  /** Keep what each node read and made (authoring tests show it; published runs do not keep it). */
+  recordValues?: boolean;
 }
 
 /** Usage and cost of one node that called a model (docs/agents.md: usage.nodes, cost.nodes). */
@@ -103,6 +106,12 @@ export interface TraceStep {
   model?: string;
   assetIds?: string[];
   status?: number;
+}
+
+/** What one step read (its rendered prompt, URL, tested value…) and the output it made, for authoring tests. */
+export interface StepValues {
+  input: SafeValue;
+  output: SafeValue;
 }
 
 export interface RunResult {

@@ -56,11 +56,7 @@ export class ConversationStore {
 
   /** Takes the lease of an existing conversation bound to the same agent, owner and kind (test or not). */
   async acquire(id: string, scope: ConversationScope, runId: string, leaseMs: number): Promise<ConversationRow> {
-    if (!isMadeId(id, 'conv')) throw conversationError();
-    const row = await this.db.selectFrom('agent_conversations').selectAll().where('id', '=', id).executeTakeFirst();
-    if (row === undefined || row.agent_id !== scope.agentId || row.owner !== scope.owner || row.test !== (scope.test ? 1 : 0)) {
-      throw conversationError();
-    }
+    const row = await this.getBound(id, scope);
     const now = Date.now();
     const result = await this.db
       .updateTable('agent_conversations')
@@ -83,6 +79,27 @@ export class ConversationStore {
       .where('id', '=', id)
       .where('lock_run_id', '=', runId)
       .execute();
+  }
+
+  /** The newest `limit` conversations of an agent with one owner, of one kind (test or published runs). */
+  async list(scope: ConversationScope, limit: number): Promise<ConversationRow[]> {
+    return this.db
+      .selectFrom('agent_conversations')
+      .selectAll()
+      .where('agent_id', '=', scope.agentId)
+      .where('owner', '=', scope.owner)
+      .where('test', '=', scope.test ? 1 : 0)
+      .orderBy('updated_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** A conversation bound to `scope`; any other (or an unknown id) is the API's one answer. */
+  async getBound(id: string, scope: ConversationScope): Promise<ConversationRow> {
+    const row = isMadeId(id, 'conv') ? await this.db.selectFrom('agent_conversations').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+    if (row === undefined || row.agent_id !== scope.agentId || row.owner !== scope.owner || row.test !== (scope.test ? 1 : 0)) throw conversationError();
+    return row;
   }
 
   /** The last `limit` messages, oldest first. */

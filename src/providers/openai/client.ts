@@ -1,9 +1,9 @@
 import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, rateLimitRetryAfterOf } from '../shared/upstream-errors.js';
-import { startSseStream, type ChatFrames } from '../shared/sse-stream.js';
+import { startSseStream, type StreamFrames } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
-import type { CallContext, ChatStream, JsonObject } from '../types.js';
+import type { CallContext, EventStream, JsonObject, StreamEvent } from '../types.js';
 import { errorKindOf, errorMessageOf, errorParamOf, parseJson, parseJsonObjectWithList } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */
@@ -15,6 +15,12 @@ export interface OpenAICompatibleConfig {
   /** Sent as `Authorization: Bearer …`; local servers (Ollama, llama.cpp) may need none. */
   apiKey?: string | undefined;
   http: UpstreamHttpOptions;
+  /**
+   * Whether the server has OpenAI's Responses API (`POST /responses`), so Responses requests go
+   * there untranslated: OpenAI itself; compatible servers implement it unevenly, so theirs are
+   * translated to chat completions.
+   */
+  servesResponses?: boolean;
 }
 
 function jsonBody(payload: JsonObject | Buffer): Buffer {
@@ -81,7 +87,7 @@ export class OpenAICompatibleClient {
   }
 
   /** POSTs JSON for a stream of server-sent events (see startSseStream). */
-  postForStream(path: string, payload: Buffer, call: CallContext, frames: ChatFrames): Promise<ChatStream> {
+  postForStream<D>(path: string, payload: Buffer, call: CallContext, frames: StreamFrames<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
     const request = this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call);
     return startSseStream(this.config.http, request, { frames, failure: (status, headers, text) => this.failure(status, headers, text) });
   }

@@ -3,6 +3,7 @@ import { OpenAICompatibleChat } from './chat.js';
 import { OpenAICompatibleClient, type OpenAICompatibleConfig } from './client.js';
 import { OpenAICompatibleEmbeddings } from './embeddings.js';
 import { OpenAICompatibleImages } from './images.js';
+import { OpenAIResponses } from './responses.js';
 import { OpenAICompatibleSpeech } from './speech.js';
 import { OpenAICompatibleTranscription } from './transcription.js';
 
@@ -19,6 +20,7 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
     name: config.name,
     acceptsRemoteImageUrls: true,
     chat: new OpenAICompatibleChat(client),
+    ...(config.servesResponses === true ? { responses: new OpenAIResponses(client) } : {}),
     embeddings: new OpenAICompatibleEmbeddings(client),
     images: new OpenAICompatibleImages(client),
     speech: new OpenAICompatibleSpeech(client),

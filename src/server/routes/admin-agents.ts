@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { assertAgentAccess, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
+import { agentGraphSchema, assertAgentAccess, ownerOf, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
@@ -29,6 +29,31 @@ const AgentView = Type.Object({
   updated_at: Type.String(),
 });
 
+/** A test run: the run response plus each step's values (authoring only). */
+const TestRunResponse = Type.Composite([
+  AgentRunResponse,
+  Type.Object({
+    trace: Type.Optional(Type.Array(
+      Type.Object({
+        node: Type.String(),
+        type: Type.String(),
+        duration_ms: Type.Integer(),
+        branch: Nullable(Type.String()),
+        model: Nullable(Type.String()),
+        status: Nullable(Type.Integer()),
+        asset_ids: Type.Array(Type.String()),
+        input: Type.Unknown(),
+        output: Type.Unknown(),
+        usage: Nullable(Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() })),
+        cost_usd: Nullable(Type.Number()),
+      }),
+    )),
+  }),
+]);
+
+/** Messages of one conversation the dashboard shows. */
+const CONVERSATION_MESSAGES = 500;
+
 const IssueView = Type.Object({ node: Nullable(Type.String()), field: Type.String(), message: Type.String() });
 
 function agentView(row: AgentRow) {
@@ -47,10 +72,16 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
   const services = context.agents;
   const { agents, authoring } = services;
 
-  /** The key a test run is metered and logged against; its problems are the request's, not the admin token's. */
-  const testPrincipal = async (secret: string): Promise<Principal> => {
+  /**
+   * The key a test run is metered and logged against, named by its secret (`key`) or, for the
+   * dashboard, which never holds secrets, by its id (`key_id`); its problems are the request's,
+   * not the admin token's.
+   */
+  const testPrincipal = async (secret: string | undefined, keyId: string | undefined): Promise<Principal> => {
+    if ((secret === undefined) === (keyId === undefined)) throw new GatewayError('invalid_body', 'Send exactly one of key (a secret) or key_id.', { param: 'key' });
+    if (keyId !== undefined) return context.keys.authenticator.authenticateKeyId(keyId, 'agents:execute');
     try {
-      return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'agents:execute');
+      return await context.keys.authenticator.authenticate({ authorization: `Bearer ${secret!}` }, 'agents:execute');
     } catch (error) {
       // An unknown key is the body's mistake (a 401 here would read as a refused admin token); a
       // paused, revoked or out-of-scope key gets the 403 the run API gives it.
@@ -73,6 +104,47 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
       async (request) => {
         const result = authoring.validate(request.body.graph);
         return { valid: result.ok, issues: result.ok ? [] : result.issues };
+      },
+    );
+
+    admin.get(
+      '/agent-schema',
+      { schema: { ...ADMIN_SCHEMA, summary: 'The node types of graph version 1 and their settings, as the validator reads them', response: { 200: Type.Unknown() } } },
+      async () => agentGraphSchema(context.config.agents.maxLoopIterations),
+    );
+
+    admin.get(
+      '/agent-assets/:asset_id',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "An image of an agent run (any key's), for the dashboard's test panel",
+          params: Type.Object({ asset_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }) },
+        },
+      },
+      async (request, reply) => {
+        const asset = await services.assets.get(request.params.asset_id);
+        const data = asset?.storage_key != null && asset.mime_type !== null ? await services.mediaStore.get(asset.storage_key) : null;
+        if (asset === undefined || data === null || asset.mime_type === null) throw new GatewayError('not_found', `There is no stored asset "${request.params.asset_id}".`, { param: 'asset_id' });
+        return reply.type(asset.mime_type).header('x-content-type-options', 'nosniff').header('content-disposition', 'inline').send(data);
+      },
+    );
+
+    admin.get(
+      '/agents/:slug/drafts/:version',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Show one saved draft',
+          params: Type.Composite([SlugParams, Type.Object({ version: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'the draft number' }) })]),
+          response: { 200: Type.Object({ version: Type.Integer(), graph: Type.Unknown(), created_at: Type.String() }) },
+        },
+      },
+      async (request) => {
+        const agent = await agents.getBySlug(request.params.slug);
+        const draft = await agents.getDraft(agent, Number(request.params.version));
+        return { version: draft.version, graph: parseSafeJson(draft.graph), created_at: new Date(draft.created_at).toISOString() };
       },
     );
 
@@ -139,19 +211,20 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
           params: SlugParams,
           body: Type.Object(
             {
-              key: Type.String({ minLength: 1, description: 'secret of the key the test is metered and logged against' }),
+              key: Type.Optional(Type.String({ minLength: 1, description: 'secret of the key the test is metered and logged against' })),
+              key_id: Type.Optional(Type.String({ minLength: 1, description: 'or the id of that key' })),
               draft_version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the newest draft' })),
               ...RunInputFields,
             },
             { additionalProperties: false },
           ),
-          response: { 200: AgentRunResponse },
+          response: { 200: TestRunResponse },
         },
       },
       async (request, reply) => {
-        const { key, draft_version: draftVersion, ...body } = request.body;
+        const { key, key_id: keyId, draft_version: draftVersion, ...body } = request.body;
         const agent = await agents.getBySlug(request.params.slug);
-        const principal = await testPrincipal(key);
+        const principal = await testPrincipal(key, keyId);
         await assertAgentAccess(agent, principal, agents);
         const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
         // The test is the key's request: the request log and the limits attribute it to the key.
@@ -180,6 +253,63 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         const { agent, version } = await authoring.publish(request.params.slug, request.body.draft_version);
         request.log.info({ agent: agent.slug, version: version.version, draft: version.draft_version }, 'admin: agent published');
         return { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
+      },
+    );
+
+    /**
+     * Conversations of the published agent as one key sees them through the API: the key must
+     * be usable and reach the agent, and only its own conversations exist for it.
+     */
+    const conversationScope = async (slug: string, keyId: string) => {
+      const agent = await agents.getBySlug(slug);
+      const principal = context.keys.authenticator.authenticateKeyId(keyId, 'agents:execute');
+      await assertAgentAccess(agent, principal, agents);
+      return { agentId: agent.id, owner: ownerOf(principal), test: false };
+    };
+    const KeyQuery = Type.Object({ key_id: Type.String({ minLength: 1, description: 'the key whose conversations to show' }) }, { additionalProperties: false });
+    const ConversationView = Type.Object({ id: Type.String(), message_count: Type.Integer(), created_at: Type.String(), updated_at: Type.String() });
+
+    admin.get(
+      '/agents/:slug/conversations',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "A key's conversations with the published agent, newest first (at most 100)",
+          params: SlugParams,
+          querystring: KeyQuery,
+          response: { 200: listOf(ConversationView) },
+        },
+      },
+      async (request) => {
+        const rows = await services.conversations.list(await conversationScope(request.params.slug, request.query.key_id), 100);
+        return {
+          object: 'list' as const,
+          data: rows.map((row) => ({ id: row.id, message_count: row.message_count, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() })),
+        };
+      },
+    );
+
+    admin.get(
+      '/agents/:slug/conversations/:conversation_id',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "One of a key's conversations with the published agent: its messages, oldest first (the newest 500)",
+          params: Type.Composite([SlugParams, Type.Object({ conversation_id: Type.String({ minLength: 1, maxLength: 100 }) })]),
+          querystring: KeyQuery,
+          response: {
+            200: Type.Object({
+              id: Type.String(),
+              messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), text: Type.String(), asset_ids: Type.Array(Type.String()) })),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const scope = await conversationScope(request.params.slug, request.query.key_id);
+        const conversation = await services.conversations.getBound(request.params.conversation_id, scope);
+        const messages = await services.conversations.history(conversation.id, CONVERSATION_MESSAGES);
+        return { id: conversation.id, messages: messages.map((message) => ({ role: message.role, text: message.text, asset_ids: message.assetIds })) };
       },
     );
 

@@ -43,7 +43,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
     });
     const answerNatively = native?.(call, decoded);
     // Media is priced by the provider per image or page, not per base64 byte.
-    const promptBytes = bodyBytes(request) - ((call.media?.bytes ?? 0) * 4) / 3;
+    const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
     const estimate = estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
     await admit(request, reply, context, estimate);
     call.reserved(estimate);
@@ -56,7 +56,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
     }
     const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
     record.usage = result.usage;
-    return sendLoggedJson(request, reply, format.encodeResponse(result, decoded));
+    return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
   } catch (error) {
     return recordFailure(request, error);
   }

@@ -92,7 +92,13 @@ class StreamRelay<D extends { type: string }> implements StreamReader<StreamEven
       record.logDetail = this.failure.logDetail ?? null;
       this.output.end(this.encoder.fail(new GatewayError('provider_error', this.failure.message), this.options.requestId));
     } else {
-      this.output.end(this.encoder.end(record.usage));
+      const frames = this.encoder.end(record.usage);
+      if (typeof frames !== 'string') {
+        // The format keeps its answer before the caller sees the end (a stored response).
+        void frames.then((last) => this.output.end(last), () => this.output.destroy()).finally(this.finished);
+        return;
+      }
+      this.output.end(frames);
     }
     this.finished();
   }

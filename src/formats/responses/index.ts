@@ -1,0 +1,10 @@
+export { responsesFormat } from './format.js';
+export type { ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './format.js';
+export { decodeResponsesRequest, inputItemsOf, policyMessagesOf } from './request-decoder.js';
+export type { DecodedResponsesRequest, ResponsesConversation } from './request-decoder.js';
+export { encodeResponse, finishedResponse, outputOfCompletion, responseSkeleton, responsesUsage } from './response-encoder.js';
+export type { FinishReason, ResponseIdentity } from './response-encoder.js';
+export { ResponsesStreamEncoder } from './stream-encoder.js';
+export type { ResponsesStreamSettings } from './stream-encoder.js';
+export { ResponsesPassThroughEncoder } from './pass-through-encoder.js';
+export type { PassThroughSettings } from './pass-through-encoder.js';

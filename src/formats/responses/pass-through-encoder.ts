@@ -1,0 +1,71 @@
+import type { GatewayError } from '../../errors/index.js';
+import type { JsonObject, ResponseEventReceived, TokenUsage, UsageReported } from '../../providers/index.js';
+import type { StreamEncoder } from '../types.js';
+import { eventFrame } from './frames.js';
+
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export interface PassThroughSettings {
+  /** The model the caller asked for: the lifecycle events show it. */
+  requestedModel: string;
+  /** Keeps the finished response before the caller sees its last event; never rejects. */
+  keep(response: JsonObject): Promise<void>;
+}
+
+/**
+ * The stream encoder for a provider that speaks the Responses API itself: its events go to
+ * the caller as it sent them (reasoning items, built-in tool calls and all), each on its own
+ * `event:` line; only the response's `model` in the lifecycle events (`response.created`, …,
+ * `response.completed`) is the model the caller asked for. The final event is held back
+ * until `end`, so the response is kept before the caller sees its end; the request log gets
+ * the last response object the stream showed.
+ */
+export class ResponsesPassThroughEncoder implements StreamEncoder<ResponseEventReceived> {
+  private lastSequence = -1;
+  private last: JsonObject | null = null;
+  private held = '';
+
+  constructor(private readonly settings: PassThroughSettings) {}
+
+  encode(received: ResponseEventReceived): string {
+    const { event } = received;
+    const type = String(event.type);
+    if (typeof event.sequence_number === 'number') this.lastSequence = event.sequence_number;
+    const response = event.response;
+    if (typeof response !== 'object' || response === null || Array.isArray(response)) {
+      // A line break in the text would end the event early: such text is written again.
+      const json = received.json.includes('\n') || received.json.includes('\r') ? JSON.stringify(event) : received.json;
+      return eventFrame(type, json);
+    }
+    this.last = { ...(response as JsonObject), model: this.settings.requestedModel };
+    const frame = eventFrame(type, JSON.stringify({ ...event, response: this.last }));
+    if (!FINAL_EVENTS.has(type)) return frame;
+    this.held = frame;
+    return '';
+  }
+
+  usage(_event: UsageReported): string {
+    return '';
+  }
+
+  /** Keeps a finished response (completed or incomplete, not failed), then sends the held final event. */
+  async end(_usage: TokenUsage | null): Promise<string> {
+    if (this.last !== null && (this.last.status === 'completed' || this.last.status === 'incomplete')) await this.settings.keep(this.last);
+    return this.held;
+  }
+
+  /** Ends a stream the provider failed after it began: `response.failed`, numbered after its last event. */
+  fail(error: GatewayError): string {
+    this.last = {
+      ...(this.last ?? { object: 'response', model: this.settings.requestedModel, output: [] }),
+      status: 'failed',
+      error: { code: 'server_error', message: error.message },
+    };
+    this.lastSequence += 1;
+    return eventFrame('response.failed', JSON.stringify({ type: 'response.failed', response: this.last, sequence_number: this.lastSequence }));
+  }
+
+  transcript(_usage: TokenUsage | null, complete: boolean): JsonObject {
+    return { ...(this.last ?? { object: 'response' }), complete };
+  }
+}

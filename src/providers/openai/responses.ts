@@ -1,0 +1,65 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { GatewayError } from '../../errors/index.js';
+import { passThroughJson } from '../shared/json-members.js';
+import { isRecord } from '../shared/message-content.js';
+import type { StreamFrames } from '../shared/sse-stream.js';
+import type { ResponseEventReceived, ResponsesCall, ResponsesModelProvider, ResponsesResult, ResponsesStream, StreamEvent } from '../types.js';
+import type { OpenAICompatibleClient } from './client.js';
+import { errorKindOf, errorMessageOf, parseJson, usageFromWire } from './wire.js';
+
+/**
+ * OpenAI's own Responses API (`POST /responses`), passed through: the body goes upstream as
+ * the caller sent it (reasoning items, built-in tools and every other field intact), the
+ * response and its events come back as OpenAI sent them; usage is read for the log.
+ */
+export class OpenAIResponses implements ResponsesModelProvider {
+  constructor(private readonly client: OpenAICompatibleClient) {}
+
+  async create(call: ResponsesCall): Promise<ResponsesResult> {
+    const response = await this.client.postJson('/responses', passThroughJson(call, { model: call.upstreamModel }), call, 'output');
+    return { response, usage: usageFromWire(response.usage) };
+  }
+
+  stream(call: ResponsesCall): Promise<ResponsesStream> {
+    const payload = passThroughJson(call, { model: call.upstreamModel, stream: true });
+    return this.client.postForStream<ResponseEventReceived>('/responses', payload, call, new ResponsesEvents(this.client.name));
+  }
+}
+
+/** The events that end a Responses stream: the response in its final state. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+function streamFailure(message: string, logDetail: Record<string, unknown>): GatewayError {
+  return new GatewayError('provider_error', `${message} Try again later.`, { logDetail });
+}
+
+/**
+ * The provider's Responses stream events, each handed on as it came. The stream is complete
+ * with its final event; an `error` event fails it.
+ */
+class ResponsesEvents implements StreamFrames<StreamEvent<ResponseEventReceived>> {
+  constructor(private readonly provider: string) {}
+
+  read(message: EventSourceMessage, events: StreamEvent<ResponseEventReceived>[]): boolean {
+    const event = parseJson(message.data);
+    if (!isRecord(event) || typeof event.type !== 'string') {
+      throw streamFailure('The model provider sent a stream event the gateway could not read.', { provider: this.provider, frame: message.data.slice(0, 200) });
+    }
+    if (event.type === 'error') {
+      throw streamFailure('The model provider reported an error during the stream.', {
+        provider: this.provider,
+        upstreamMessage: errorMessageOf({ error: event }),
+        ...errorKindOf({ error: event }),
+      });
+    }
+    events.push({ type: 'response-event-received', event, json: message.data });
+    if (!FINAL_EVENTS.has(event.type)) return false;
+    const usage = isRecord(event.response) ? usageFromWire(event.response.usage) : null;
+    if (usage !== null) events.push({ type: 'usage-reported', usage });
+    return true;
+  }
+
+  endedEarly(): GatewayError {
+    return streamFailure('The model provider ended the stream before it was complete.', { provider: this.provider, reason: 'stream ended without a final response event' });
+  }
+}

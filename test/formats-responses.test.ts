@@ -1,0 +1,414 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
+import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import {
+  decodeResponsesRequest,
+  encodeResponse,
+  inputItemsOf,
+  policyMessagesOf,
+  responseSkeleton,
+  ResponsesPassThroughEncoder,
+  ResponsesStreamEncoder,
+} from '../src/formats/responses/index.js';
+import type { StreamEncoder } from '../src/formats/index.js';
+import type { ChatStreamEvent, JsonObject, ResponseEventReceived, StreamEvent, TokenUsage } from '../src/providers/index.js';
+import { GatewayError } from '../src/errors/index.js';
+
+/*
+ * The Responses format's mappers, pure: the request decoder, the response encoder and the
+ * stream encoder, the last fed recorded chat streams and checked by the official SDK's own
+ * accumulator (what `responses.stream(...).finalResponse()` runs).
+ */
+
+/** A chat.completion.chunk as OpenAI streams it (recorded shape: gpt-4.1-nano, 2026). */
+function chunk(delta: JsonObject, finishReason: string | null = null): ChatStreamEvent {
+  return {
+    type: 'chunk-received',
+    chunk: {
+      id: 'chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0',
+      object: 'chat.completion.chunk',
+      created: 1770933892,
+      model: 'gpt-4.1-nano-2025-04-14',
+      service_tier: 'default',
+      system_fingerprint: 'fp_de604bd877',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      usage: null,
+    },
+  };
+}
+
+const TEXT_STREAM: ChatStreamEvent[] = [
+  chunk({ role: 'assistant', content: '', refusal: null }),
+  chunk({ content: '**' }),
+  chunk({ content: 'Holiday' }),
+  chunk({ content: ' Name' }),
+  chunk({ content: ':**' }),
+  chunk({}, 'stop'),
+  { type: 'usage-reported', usage: { promptTokens: 12, completionTokens: 5, totalTokens: 17, cachedPromptTokens: 0 } },
+];
+
+/** A tool call as OpenAI's chat stream sends it: id, type and name first, then argument pieces. */
+const TOOL_STREAM: ChatStreamEvent[] = [
+  chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_2FQdm3Br7Qb35YUBSkDR7kue', type: 'function', function: { name: 'get_weather', arguments: '' } }], refusal: null }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '{"' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: 'city' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '":"Beijing"}' } }] }),
+  chunk({}, 'tool_calls'),
+  { type: 'usage-reported', usage: { promptTokens: 45, completionTokens: 25, totalTokens: 70, cachedPromptTokens: null } },
+];
+
+interface Frame {
+  event: string;
+  data: ResponseStreamEvent;
+}
+
+function framesOf(text: string): Frame[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.length > 0)
+    .map((block) => {
+      const [eventLine, dataLine, ...rest] = block.split('\n');
+      assert.equal(rest.length, 0, 'one event line and one data line per frame');
+      assert.match(eventLine!, /^event: /);
+      assert.match(dataLine!, /^data: /);
+      return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) as ResponseStreamEvent };
+    });
+}
+
+/** Feeds events to an encoder as the stream relay does; the frames it wrote. */
+async function relay<D extends { type: string }>(encoder: StreamEncoder<D>, events: StreamEvent<D>[]): Promise<Frame[]> {
+  let text = '';
+  let usage: TokenUsage | null = null;
+  for (const event of events) {
+    if (event.type === 'usage-reported') {
+      usage = (event as { usage: TokenUsage }).usage;
+      text += encoder.usage(event as never);
+    } else {
+      text += encoder.encode(event as D);
+    }
+  }
+  text += await encoder.end(usage);
+  return framesOf(text);
+}
+
+function translatedEncoder(body: JsonObject = {}, kept: JsonObject[] = []): ResponsesStreamEncoder {
+  const skeleton = responseSkeleton(body, { id: 'resp_test', createdAt: 1_770_933_892, model: 'gpt-4.1-nano' });
+  return new ResponsesStreamEncoder({ skeleton, transcriptCharacters: 10_000, keep: async (response) => void kept.push(response) });
+}
+
+async function encodeStream(events: ChatStreamEvent[], body: JsonObject = {}): Promise<{ frames: Frame[]; kept: JsonObject[] }> {
+  const kept: JsonObject[] = [];
+  const frames = await relay(translatedEncoder(body, kept), events);
+  return { frames, kept };
+}
+
+/** Applies the frames as the SDK's stream helper does; throws where it would. */
+function accumulate(frames: Frame[]): Response {
+  let snapshot: Response | undefined;
+  for (const frame of frames) snapshot = accumulateResponse(frame.data, snapshot);
+  assert.ok(snapshot !== undefined);
+  return snapshot;
+}
+
+/** Decodes a body as the route does: its input read as items, after `history`. */
+function decode(body: JsonObject, history: JsonObject[] = []) {
+  return decodeResponsesRequest(body, { history, input: inputItemsOf(body.input) });
+}
+
+describe('Responses request decoder', () => {
+  test('a string input, instructions, function tools, tool_choice, text.format and limits become the chat request', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const body = {
+      model: 'claude-sonnet-4-5',
+      input: 'Weather in Paris?',
+      instructions: 'Be brief.',
+      tools: [{ type: 'function', name: 'get_weather', description: 'Get weather', parameters: schema, strict: true }],
+      tool_choice: { type: 'function', name: 'get_weather' },
+      max_output_tokens: 300,
+      temperature: 0.2,
+      top_p: 0.9,
+      text: { format: { type: 'json_schema', name: 'weather', schema, strict: true } },
+      metadata: { team: 'a' },
+      store: true,
+    };
+    const decoded = decode(body);
+    assert.deepEqual(decoded.chat, {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Get weather', parameters: schema, strict: true } }],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      max_completion_tokens: 300,
+      temperature: 0.2,
+      top_p: 0.9,
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } },
+    });
+    assert.deepEqual(decoded.dropped, []);
+    const items = inputItemsOf(body.input);
+    assert.equal(items.length, 1);
+    assert.match(String(items[0]!.id), /^msg_/);
+  });
+
+  test('history, function calls and their outputs, images and files map to chat messages', () => {
+    const history = [
+      { id: 'msg_1', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather?' }] },
+      { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
+    ];
+    const decoded = decode(
+      {
+        input: [
+          { type: 'function_call_output', call_id: 'call_a', output: '18C' },
+          { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: '25C' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' },
+              { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
+            ],
+          },
+        ],
+      },
+      history,
+    );
+    assert.deepEqual(decoded.chat.messages, [
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_a', content: '18C' },
+      { role: 'tool', tool_call_id: 'call_b', content: '25C' },
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+        ],
+      },
+    ]);
+    const items = inputItemsOf([{ type: 'function_call_output', call_id: 'call_a', output: '18C' }, { role: 'assistant', content: 'Done.' }]);
+    assert.match(String(items[0]!.id), /^item_/);
+    assert.deepEqual({ ...items[1], id: 'msg' }, { id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] });
+  });
+
+  test('a field or tool with no equivalent is a 400 naming it; hints are dropped and named', () => {
+    const refused = (body: JsonObject, param: string) =>
+      assert.throws(() => decode({ input: 'hi', ...body }), (error: unknown) => error instanceof GatewayError && error.code === 'invalid_body' && error.param === param);
+    refused({ tools: [{ type: 'web_search' }] }, 'tools[0].type');
+    refused({ prompt: { id: 'pmpt_1' } }, 'prompt');
+    refused({ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type');
+    refused({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 'input[0].content[0].image_url');
+    refused({ tool_choice: { type: 'web_search_preview' } }, 'tool_choice');
+    const decoded = decode({ input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }], reasoning: { effort: 'low' }, truncation: 'auto' });
+    assert.deepEqual(decoded.dropped, ['reasoning', 'truncation', 'reasoning items']);
+  });
+
+  test('an image by file id is refused for every provider, named where it stands', () => {
+    const history = inputItemsOf('Earlier.');
+    assert.throws(
+      () => policyMessagesOf({ history, input: inputItemsOf([{ role: 'user', content: [{ type: 'input_image', file_id: 'file-abc' }] }]) }),
+      (error: unknown) => error instanceof GatewayError && error.param === 'input[0].content[0].image_url',
+    );
+  });
+
+  test('the input policy sees the user parts of items that go to a provider untranslated', () => {
+    const items = inputItemsOf([
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
+      { role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'https://user:pw@example.com/a.png' }, { type: 'input_audio', input_audio: {} }] },
+      { role: 'assistant', content: 'Seen.' },
+    ]);
+    assert.deepEqual(policyMessagesOf({ history: [], input: items }), [
+      { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'https://user:pw@example.com/a.png' } }] },
+    ]);
+  });
+});
+
+describe('Responses response encoder', () => {
+  const skeleton = responseSkeleton({ instructions: 'Be brief.', metadata: { team: 'a' }, store: false }, { id: 'resp_1', createdAt: 1, model: 'claude-sonnet-4-5' });
+
+  test('text and tool calls become a message item and function_call items, usage in the API words', () => {
+    const response = encodeResponse(
+      skeleton,
+      {
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, completion_tokens_details: { reasoning_tokens: 2 } },
+      },
+      { promptTokens: 10, completionTokens: 3, totalTokens: 13, cachedPromptTokens: 4 },
+    );
+    assert.equal(response.status, 'completed');
+    assert.equal(response.model, 'claude-sonnet-4-5');
+    assert.equal(response.store, false);
+    assert.deepEqual(response.metadata, { team: 'a' });
+    const output = response.output as JsonObject[];
+    assert.deepEqual(output.map((item) => item.type), ['message', 'function_call']);
+    assert.deepEqual((output[0]!.content as JsonObject[])[0], { type: 'output_text', annotations: [], logprobs: [], text: 'Checking.' });
+    assert.deepEqual({ ...output[1], id: 'fc' }, { id: 'fc', type: 'function_call', status: 'completed', arguments: '{"city":"Paris"}', call_id: 'call_a', name: 'get_weather' });
+    assert.deepEqual(response.usage, {
+      input_tokens: 10,
+      input_tokens_details: { cached_tokens: 4 },
+      output_tokens: 3,
+      output_tokens_details: { reasoning_tokens: 2 },
+      total_tokens: 13,
+    });
+  });
+
+  test('an answer cut by the length limit is incomplete with reason max_output_tokens', () => {
+    const response = encodeResponse(skeleton, { choices: [{ index: 0, message: { role: 'assistant', content: 'Par' }, finish_reason: 'length' }] }, null);
+    assert.equal(response.status, 'incomplete');
+    assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
+  });
+});
+
+describe('Responses stream encoder', () => {
+  test('a recorded text stream gives the events in the SDK helper order, numbered from 0', async () => {
+    const { frames, kept } = await encodeStream(TEXT_STREAM);
+    assert.deepEqual(
+      frames.map((frame) => frame.event),
+      [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
+    for (const [index, frame] of frames.entries()) {
+      assert.equal(frame.data.type, frame.event);
+      assert.equal(frame.data.sequence_number, index);
+    }
+    const final = accumulate(frames);
+    assert.equal(final.status, 'completed');
+    assert.equal(final.output_text, '**Holiday Name:**');
+    assert.deepEqual(final.usage, { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 17 });
+    assert.deepEqual(kept, [(frames.at(-1)!.data as { response: unknown }).response], 'the finished response is kept, as the last event shows it');
+  });
+
+  test('a recorded tool-call stream gives a function_call item with its argument events', async () => {
+    const { frames } = await encodeStream(TOOL_STREAM, { tools: [{ type: 'function', name: 'get_weather' }] });
+    assert.deepEqual(
+      frames.map((frame) => frame.event),
+      [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
+    const final = accumulate(frames);
+    assert.equal(final.output.length, 1);
+    const call = final.output[0]!;
+    assert.equal(call.type, 'function_call');
+    if (call.type === 'function_call') {
+      assert.equal(call.call_id, 'call_2FQdm3Br7Qb35YUBSkDR7kue');
+      assert.equal(call.name, 'get_weather');
+      assert.equal(call.arguments, '{"city":"Beijing"}');
+    }
+  });
+
+  test('text before a tool call is closed first; the items keep their output indexes', async () => {
+    const events = [chunk({ role: 'assistant', content: 'Let me check.' }), ...TOOL_STREAM.slice(0, 4), chunk({}, 'tool_calls')];
+    const { frames } = await encodeStream(events);
+    const final = accumulate(frames);
+    assert.deepEqual(final.output.map((item) => item.type), ['message', 'function_call']);
+    assert.equal(final.output_text, 'Let me check.');
+    const added = frames.filter((frame) => frame.event === 'response.output_item.added').map((frame) => (frame.data as { output_index: number }).output_index);
+    assert.deepEqual(added, [0, 1]);
+  });
+
+  test('a provider failure mid-stream ends with response.failed and the text so far', () => {
+    const encoder = translatedEncoder();
+    const failure = new GatewayError('provider_error', 'The model provider failed during the stream. Try again later.');
+    const text = encoder.encode(chunk({ content: 'Hal' }) as never) + encoder.fail(failure);
+    const frames = framesOf(text);
+    assert.equal(frames.at(-1)!.event, 'response.failed');
+    const final = accumulate(frames);
+    assert.equal(final.status, 'failed');
+    assert.equal(final.output_text, 'Hal');
+    assert.deepEqual(final.error, { code: 'server_error', message: 'The model provider failed during the stream. Try again later.' });
+  });
+
+  test('a length stop ends with response.incomplete', async () => {
+    const { frames } = await encodeStream([chunk({ content: 'Par' }), chunk({}, 'length')]);
+    assert.equal(frames.at(-1)!.event, 'response.incomplete');
+    assert.equal(accumulate(frames).incomplete_details?.reason, 'max_output_tokens');
+  });
+});
+
+/** OpenAI's own Responses stream, recorded (gpt-4o-mini, 2026; ids shortened), as its data lines. */
+const OPENAI_STREAM = [
+  '{"type":"response.created","response":{"id":"resp_rec","object":"response","created_at":1788205738,"status":"in_progress","model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"metadata":{}},"sequence_number":0}',
+  '{"type":"response.in_progress","response":{"id":"resp_rec","object":"response","created_at":1788205738,"status":"in_progress","model":"gpt-4o-mini-2024-07-18","output":[],"usage":null,"metadata":{}},"sequence_number":1}',
+  '{"type":"response.output_item.added","item":{"id":"msg_rec","type":"message","status":"in_progress","content":[],"role":"assistant"},"output_index":0,"sequence_number":2}',
+  '{"type":"response.content_part.added","content_index":0,"item_id":"msg_rec","output_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""},"sequence_number":3}',
+  '{"type":"response.output_text.delta","content_index":0,"delta":"OK","item_id":"msg_rec","logprobs":[],"output_index":0,"sequence_number":4}',
+  '{"type":"response.output_text.done","content_index":0,"item_id":"msg_rec","logprobs":[],"output_index":0,"sequence_number":5,"text":"OK"}',
+  '{"type":"response.content_part.done","content_index":0,"item_id":"msg_rec","output_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":"OK"},"sequence_number":6}',
+  '{"type":"response.output_item.done","item":{"id":"msg_rec","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"OK"}],"role":"assistant"},"output_index":0,"sequence_number":7}',
+  '{"type":"response.completed","response":{"id":"resp_rec","object":"response","created_at":1788205738,"status":"completed","model":"gpt-4o-mini-2024-07-18","output":[{"id":"msg_rec","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"OK"}],"role":"assistant"}],"usage":{"input_tokens":12,"input_tokens_details":{"cache_write_tokens":0,"cached_tokens":0},"output_tokens":2,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":14},"metadata":{}},"sequence_number":8}',
+];
+
+describe('Responses pass-through encoder', () => {
+  const received = (json: string): ResponseEventReceived => ({ type: 'response-event-received', event: JSON.parse(json) as JsonObject, json });
+
+  test("a provider's own recorded stream goes on event for event, the caller's model in the lifecycle events", async () => {
+    const kept: JsonObject[] = [];
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async (response) => void kept.push(response) });
+    const events: StreamEvent<ResponseEventReceived>[] = [...OPENAI_STREAM.map(received), { type: 'usage-reported', usage: { promptTokens: 12, completionTokens: 2, totalTokens: 14, cachedPromptTokens: 0 } }];
+    const beforeEnd = events.map((event) => (event.type === 'usage-reported' ? encoder.usage(event) : encoder.encode(event as ResponseEventReceived))).join('');
+    assert.ok(!beforeEnd.includes('response.completed'), 'the final event waits until the response is kept');
+    const frames = framesOf(beforeEnd + (await encoder.end(null)));
+    assert.deepEqual(frames.map((frame) => frame.data.sequence_number), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const [index, frame] of frames.entries()) {
+      const original = JSON.parse(OPENAI_STREAM[index]!) as { response?: JsonObject };
+      if (original.response === undefined) assert.deepEqual(frame.data, original, 'item events are the provider\'s own');
+      else assert.deepEqual(frame.data, { ...original, response: { ...original.response, model: 'gpt-4o-mini' } });
+    }
+    const final = accumulate(frames);
+    assert.equal(final.output_text, 'OK');
+    assert.equal(kept.length, 1);
+    assert.equal(kept[0]!.id, 'resp_rec');
+  });
+
+  test("a provider's own response.failed goes on as sent and is not kept", async () => {
+    const kept: JsonObject[] = [];
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async (response) => void kept.push(response) });
+    const failed = '{"type":"response.failed","response":{"id":"resp_rec","object":"response","status":"failed","error":{"code":"server_error","message":"An error occurred."},"output":[],"model":"gpt-4o-mini-2024-07-18"},"sequence_number":2}';
+    const text = OPENAI_STREAM.slice(0, 2).map((json) => encoder.encode(received(json))).join('') + encoder.encode(received(failed)) + (await encoder.end(null));
+    assert.deepEqual(framesOf(text).map((frame) => frame.event), ['response.created', 'response.in_progress', 'response.failed']);
+    assert.deepEqual(kept, []);
+  });
+
+  test('a failure after the start ends with response.failed numbered after the last event', () => {
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async () => undefined });
+    const text = OPENAI_STREAM.slice(0, 5).map((json) => encoder.encode(received(json))).join('') + encoder.fail(new GatewayError('provider_error', 'The model provider failed. Try again later.'));
+    const frames = framesOf(text);
+    assert.equal(frames.at(-1)!.event, 'response.failed');
+    assert.equal(frames.at(-1)!.data.sequence_number, 5);
+    assert.equal(accumulate(frames).status, 'failed');
+  });
+});
