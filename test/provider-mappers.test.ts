@@ -59,9 +59,9 @@ function lastUsage(events: ChatStreamEvent[]) {
   return events.filter((event) => event.type === 'usage-reported').at(-1);
 }
 
-/** The caller's chat request (OpenAI's shape) that the request mappings translate, without `model` as the model call hands it on. */
-function callerBody(): JsonObject {
-  const { model: _model, ...body } = json('openai/chat-request-tools.json');
+/** A caller's chat request (OpenAI's shape) as the request mappings get it: without `model`, as the model call hands it on. */
+function callerBody(name = 'openai/chat-request-tools.json'): JsonObject {
+  const { model: _model, ...body } = json(name);
   return body;
 }
 
@@ -69,6 +69,12 @@ describe('anthropic mappings', () => {
   test('request: system, an inline image, a tool round trip, tools, stop and max_completion_tokens as the Messages API takes them', () => {
     assert.deepEqual(toAnthropicRequest('claude-sonnet-4-5', callerBody(), false).request, json('anthropic/messages-request.json'));
     assert.equal(toAnthropicRequest('claude-sonnet-4-5', callerBody(), true).request.stream, true);
+  });
+
+  test('request: response_format json_schema becomes one forced tool whose input schema is the schema', () => {
+    const plan = toAnthropicRequest('claude-sonnet-4-5', callerBody('openai/chat-request-json-schema.json'), false);
+    assert.deepEqual(plan.request, json('anthropic/messages-request-json-schema.json'));
+    assert.equal(plan.structuredOutputTool, 'weather_report');
   });
 
   test('response: text and tool_use become content and tool_calls; cache reads and writes count as prompt tokens', () => {
@@ -105,11 +111,23 @@ describe('anthropic mappings', () => {
     assert.equal(streamedText(events), "Okay, let's check the weather.");
     assert.equal(chunksOf(events).at(-1)?.choices[0]?.finish_reason, 'tool_calls');
   });
+
+  test('stream: the forced structured-output tool streams its input as content, finishing with stop', () => {
+    const frames = new AnthropicChatFrames({ provider: 'anthropic', structuredOutputTool: 'weather_report', created: 1 });
+    const { events } = readStream(frames, 'anthropic/stream-structured-output.sse');
+    assert.deepEqual(JSON.parse(streamedText(events)), { city: 'Paris', celsius: 18, conditions: 'cloudy' });
+    assert.ok(chunksOf(events).every((chunk) => chunk.choices[0]?.delta.tool_calls === undefined), 'no tool call reaches the caller');
+    assert.equal(chunksOf(events).at(-1)?.choices[0]?.finish_reason, 'stop');
+  });
 });
 
 describe('gemini mappings', () => {
   test('request: systemInstruction, inlineData, functionCall and functionResponse turns, declarations and tool config', () => {
     assert.deepEqual(toGenerateContentRequest(callerBody()), json('gemini/generate-content-request.json'));
+  });
+
+  test('request: response_format json_schema becomes responseSchema in OpenAPI types, keywords Gemini refuses left out', () => {
+    assert.deepEqual(toGenerateContentRequest(callerBody('openai/chat-request-json-schema.json')), json('gemini/generate-content-request-json-schema.json'));
   });
 
   test('response: text and a functionCall become content and tool_calls; thinking tokens count as completion tokens', () => {

@@ -129,7 +129,7 @@ export class Catalog {
         `providers.compatible[${index}].models`,
       );
     }
-    applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER, ownedBy: DEFAULT_PROVIDER }, 'catalog.models');
+    applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER.name, ownedBy: DEFAULT_PROVIDER.owner }, 'catalog.models');
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });

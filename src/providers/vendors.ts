@@ -13,8 +13,8 @@ export type VendorName = (typeof VENDOR_PROVIDERS)[number]['name'];
 /** The `owned_by` of the shipped catalog's models. */
 export type VendorOwner = (typeof VENDOR_PROVIDERS)[number]['owner'];
 
-/** The provider of a `catalog.models` entry that names none. */
-export const DEFAULT_PROVIDER: VendorName = openaiProvider.name;
+/** The provider (and owner) of a `catalog.models` entry that names none. */
+export const DEFAULT_PROVIDER: (typeof VENDOR_PROVIDERS)[number] = openaiProvider;
 
 /** Builds each operator-declared provider of `providers.compatible[]`. */
 export const createCompatibleProvider = createOpenAICompatibleProvider;
