@@ -2,17 +2,20 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { upstreamError as anthropicFailure } from '../src/providers/anthropic/errors.js';
 import { toAnthropicRequest } from '../src/providers/anthropic/request-mapping.js';
 import { toChatCompletion as anthropicCompletion } from '../src/providers/anthropic/response-mapping.js';
 import { AnthropicChatFrames } from '../src/providers/anthropic/stream-mapping.js';
 import { parseResponse } from '../src/providers/anthropic/wire.js';
 import { toEmbeddingResult } from '../src/providers/gemini/embeddings.js';
+import { failureOfErrorBody as geminiFailure } from '../src/providers/gemini/errors.js';
 import { toImageResult } from '../src/providers/gemini/images.js';
 import { toGenerateContentRequest } from '../src/providers/gemini/request-mapping.js';
 import { toChatCompletion as geminiCompletion } from '../src/providers/gemini/response-mapping.js';
 import { GeminiStreamMapper } from '../src/providers/gemini/stream-mapping.js';
 import { checkBatchEmbedContentsResponse, checkGenerateContentResponse, checkPredictResponse } from '../src/providers/gemini/wire.js';
 import { ChatCompletionChunks } from '../src/providers/openai/chat.js';
+import { openAIFailure } from '../src/providers/openai/client.js';
 import { openAIFileParts } from '../src/providers/openai/file-parts.js';
 import { usageFromWire } from '../src/providers/openai/wire.js';
 import type { ChatFrames } from '../src/providers/shared/sse-stream.js';
@@ -119,6 +122,12 @@ describe('anthropic mappings', () => {
     assert.ok(chunksOf(events).every((chunk) => chunk.choices[0]?.delta.tool_calls === undefined), 'no tool call reaches the caller');
     assert.equal(chunksOf(events).at(-1)?.choices[0]?.finish_reason, 'stop');
   });
+
+  test('error: a 429 rate_limit_error is provider_rate_limited with the Retry-After; the message stays in the log', () => {
+    const error = anthropicFailure('anthropic', { status: 429, headers: { 'retry-after': '12' } }, text('anthropic/error-rate-limit.json'));
+    assert.deepEqual([error.code, error.status, error.retryAfterSeconds], ['provider_rate_limited', 429, 12]);
+    assert.match(String(error.logDetail?.upstreamMessage), /^Number of request tokens has exceeded your per-minute rate limit/);
+  });
 });
 
 describe('gemini mappings', () => {
@@ -179,6 +188,19 @@ describe('gemini mappings', () => {
     assert.deepEqual((result.response.data as JsonObject[]), [{ b64_json: predictions[0]!.bytesBase64Encoded }]);
     assert.equal(result.imageCount, 1);
   });
+
+  test('error: a 400 API_KEY_INVALID is the gateway\'s own credential refused: a neutral 502, the reason in the log', () => {
+    const error = geminiFailure('gemini', 400, {}, text('gemini/error-api-key-invalid.json'));
+    assert.deepEqual([error.code, error.status], ['provider_error', 502]);
+    assert.doesNotMatch(error.message, /API key/);
+    assert.equal(error.logDetail?.upstreamReason, 'API_KEY_INVALID');
+    assert.equal(error.logDetail?.upstreamStatus, 400);
+  });
+
+  test('error: a 429 RESOURCE_EXHAUSTED waits for its RetryInfo delay when no Retry-After header came', () => {
+    const error = geminiFailure('gemini', 429, {}, text('gemini/error-resource-exhausted.json'));
+    assert.deepEqual([error.code, error.status, error.retryAfterSeconds], ['provider_rate_limited', 429, 27]);
+  });
 });
 
 describe('openai mappings', () => {
@@ -206,5 +228,17 @@ describe('openai mappings', () => {
     const usage = lastUsage(events);
     assert.ok(usage?.type === 'usage-reported' && usage.chunk !== undefined, 'the usage-only chunk goes with the report');
     assert.deepEqual(usage.usage, { promptTokens: 9, completionTokens: 2, totalTokens: 11, cachedPromptTokens: 0 });
+  });
+
+  test('error: a 429 insufficient_quota is the gateway\'s account refused, not a rate limit to wait out', () => {
+    const error = openAIFailure('openai', 429, {}, text('openai/error-insufficient-quota.json'));
+    assert.deepEqual([error.code, error.status], ['provider_error', 502]);
+    assert.deepEqual([error.logDetail?.upstreamType, error.logDetail?.upstreamCode], ['insufficient_quota', 'insufficient_quota']);
+  });
+
+  test('error: a 400 names the caller\'s field the provider named, with the provider\'s reason', () => {
+    const error = openAIFailure('openai', 400, {}, text('openai/error-invalid-param.json'));
+    assert.deepEqual([error.code, error.status, error.param], ['invalid_body', 400, 'temperature']);
+    assert.match(error.message, /Invalid value for 'temperature'/);
   });
 });

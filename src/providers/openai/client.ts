@@ -89,13 +89,13 @@ export class OpenAICompatibleClient {
   /** POSTs JSON for a stream of server-sent events (see startSseStream). */
   postForStream<D>(path: string, payload: Buffer, call: CallContext, frames: StreamFrames<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
     const request = this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call);
-    return startSseStream(this.config.http, request, { frames, failure: (status, headers, text) => this.failure(status, headers, text) });
+    return startSseStream(this.config.http, request, { frames, failure: (status, headers, text) => openAIFailure(this.name, status, headers, text) });
   }
 
   private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
     const response = await sendUpstreamBuffered(this.config.http, this.request(path, headers, body, call));
     if (isAnswerStatus(response.status)) return response;
-    throw this.failure(response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
+    throw openAIFailure(this.name, response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
   }
 
   /**
@@ -128,22 +128,22 @@ export class OpenAICompatibleClient {
     }
     return url;
   }
+}
 
-  /** Maps an error response (`{"error": {"message", "type", "param", "code"}}`) to the gateway's error family. */
-  private failure(status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
-    const body = parseJson(text);
-    const kind = errorKindOf(body);
-    const error = mapUpstreamFailure({
-      provider: this.name,
-      status,
-      upstreamMessage: errorMessageOf(body),
-      retryAfterSeconds: rateLimitRetryAfterOf(headers),
-      // The call's body went upstream field for field: on the model endpoints the provider's param names the caller's field.
-      callerParam: errorParamOf(body),
-      // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.
-      accountRefused: status === 429 && (kind?.type === 'insufficient_quota' || kind?.code === 'insufficient_quota'),
-    });
-    if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });
-    return error;
-  }
+/** Maps an OpenAI-compatible error response (`{"error": {"message", "type", "param", "code"}}`) to the gateway's error family. */
+export function openAIFailure(provider: string, status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
+  const body = parseJson(text);
+  const kind = errorKindOf(body);
+  const error = mapUpstreamFailure({
+    provider,
+    status,
+    upstreamMessage: errorMessageOf(body),
+    retryAfterSeconds: rateLimitRetryAfterOf(headers),
+    // The call's body went upstream field for field: on the model endpoints the provider's param names the caller's field.
+    callerParam: errorParamOf(body),
+    // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.
+    accountRefused: status === 429 && (kind?.type === 'insufficient_quota' || kind?.code === 'insufficient_quota'),
+  });
+  if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });
+  return error;
 }
