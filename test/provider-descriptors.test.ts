@@ -33,6 +33,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The adapter folders of src/providers/ (every folder but the shared code). */
+function adapterFolderNames(): string[] {
+  return readdirSync(join(SRC, 'providers'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== 'shared')
+    .map((entry) => entry.name);
+}
+
 const secrets: GatewaySecrets = { encryptionKey: Buffer.alloc(32, 1), previousEncryptionKeys: [], adminToken: 'mg-admin-token-for-test', adminTokenFile: undefined };
 
 function configWithKeys(): ReturnType<typeof loadConfig> {
@@ -48,9 +55,7 @@ test('no code outside src/providers/ names a vendor: its name, owner, environmen
       .map((token) => token.replaceAll('.', '\\.'))
       .join('|'),
   );
-  const adapterFolders = readdirSync(join(SRC, 'providers'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== 'shared')
-    .map((entry) => entry.name);
+  const adapterFolders = adapterFolderNames();
   const adapterImport = new RegExp(`providers/(${adapterFolders.join('|')})/`);
   const offenders: string[] = [];
   for (const path of sourceFiles(SRC)) {
@@ -64,6 +69,15 @@ test('no code outside src/providers/ names a vendor: its name, owner, environmen
   }
   assert.deepEqual(offenders, [], 'name vendors only in src/providers/ (their descriptors), never in other code');
   assert.ok(adapterFolders.length >= VENDOR_PROVIDERS.length);
+});
+
+test('every adapter folder exports one descriptor, and it is in the list', async () => {
+  const listed: readonly unknown[] = VENDOR_PROVIDERS;
+  for (const folder of adapterFolderNames()) {
+    const exported = Object.values(await import(`../src/providers/${folder}/index.js`) as Record<string, unknown>);
+    const descriptors = exported.filter((value) => listed.includes(value));
+    assert.equal(descriptors.length, 1, `src/providers/${folder}/index.ts exports its descriptor, listed in VENDOR_PROVIDERS (src/providers/vendors.ts)`);
+  }
 });
 
 test('each listed vendor has its settings, environment twins and default in the config', () => {
