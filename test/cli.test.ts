@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -144,6 +144,18 @@ describe('npm start', () => {
     assert.ok(line !== undefined, `the gateway process did not start: ${stdout}`);
     const execArgv = JSON.parse(line.slice('EXECARGV '.length)) as string[];
     for (const flag of SERVE_NODE_FLAGS) assert.ok(execArgv.includes(flag), `${flag} missing: ${line}`);
+  });
+});
+
+describe('npx modelgate in a checkout', () => {
+  test("runs the checkout's own CLI, not a copy npx would build into its cache", async () => {
+    // The package depends on itself (file:.), so npm links its bin into node_modules/.bin,
+    // where npx looks first.
+    assert.equal(realpathSync(resolve('node_modules/.bin/modelgate')), BIN);
+    const help = await new Promise<string>((done, failed) =>
+      execFile('npx', ['--no-install', 'modelgate', '--help'], { timeout: 30_000 }, (error, output) => (error === null ? done(output) : failed(error))),
+    );
+    assert.match(help, /^Usage: modelgate/m);
   });
 });
 
