@@ -11,10 +11,10 @@ import type { ServerResponse } from 'node:http';
 import type { RecordedRequest } from './fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 
-/** What the fake answers a Responses request with: text in pieces, or one function call. */
+/** What the fake answers a Responses request with: text in pieces (`incomplete`: cut by max_output_tokens), or one function call. */
 export type ResponsesScript =
-  | { kind: 'text'; deltas: string[]; usage: ScriptedUsage }
-  | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage };
+  | { kind: 'text'; deltas: string[]; usage: ScriptedUsage; incomplete?: boolean }
+  | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage; callId?: string };
 
 /** OpenAI answers with the dated snapshot of the model asked for. */
 const snapshotOf = (model: unknown) => `${String(model)}-2024-07-18`;
@@ -40,16 +40,21 @@ export class FakeResponses {
     const output = outputOf(script, body, this.counter);
     if (body.stream === true) return streamResponse(response, body, id, output, script);
     response.writeHead(200, { 'content-type': 'application/json', 'openai-processing-ms': '12', 'x-request-id': 'req_fake' });
-    response.end(JSON.stringify(responseObject(body, id, 'completed', output, wireUsage(script.usage))));
+    response.end(JSON.stringify(responseObject(body, id, statusOf(script), output, wireUsage(script.usage))));
   }
+}
+
+/** `incomplete` when the answer was cut by max_output_tokens. */
+function statusOf(script: ResponsesScript): 'completed' | 'incomplete' {
+  return script.kind === 'text' && script.incomplete === true ? 'incomplete' : 'completed';
 }
 
 function wireUsage(usage: ScriptedUsage) {
   return {
     input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
     output_tokens: usage.completionTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.promptTokens + usage.completionTokens,
   };
 }
@@ -63,7 +68,7 @@ function responseObject(body: Record<string, unknown>, id: string, status: strin
     background: false,
     completed_at: status === 'completed' ? 1_788_205_739 : null,
     error: null,
-    incomplete_details: null,
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: null,
@@ -104,7 +109,7 @@ function outputOf(script: ResponsesScript, body: Record<string, unknown>, counte
     });
   }
   if (script.kind === 'function-call') {
-    items.push({ id: `fc_fake${counter}`, type: 'function_call', status: 'completed', arguments: script.arguments, call_id: `call_fake${counter}`, name: script.name });
+    items.push({ id: `fc_fake${counter}`, type: 'function_call', status: 'completed', arguments: script.arguments, call_id: script.callId ?? `call_fake${counter}`, name: script.name });
   } else {
     items.push({ id: `msg_fake${counter}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: script.deltas.join('') }], role: 'assistant' });
   }
@@ -142,6 +147,7 @@ function streamResponse(response: ServerResponse, body: Record<string, unknown>,
       send('response.output_item.done', { item, output_index: index });
     }
   }
-  send('response.completed', { response: responseObject(body, id, 'completed', output, wireUsage(script.usage)) });
+  const status = statusOf(script);
+  send(`response.${status}`, { response: responseObject(body, id, status, output, wireUsage(script.usage)) });
   response.end();
 }
