@@ -29,6 +29,17 @@ async function assertUsage(gateway: TestGateway, outcome: Outcome, expected: Neu
   );
 }
 
+/** The answer is the scripted weather call, under the provider's id. */
+function assertWeatherCall(vendor: Vendor, format: FormatUnderTest, called: Outcome): asserts called is Outcome & { toolCall: NonNullable<Outcome['toolCall']> } {
+  assert.equal(called.stop, format.stops.tool);
+  assert.ok(called.toolCall !== null, 'the answer is a tool call');
+  assert.equal(called.toolCall.name, 'get_weather');
+  assert.deepEqual(called.toolCall.arguments, { city: 'Paris' });
+  // Gemini names no call: the gateway gives each one an id, and maps it back to the function's name.
+  if (vendor.toolCallIds) assert.equal(called.toolCall.id, 'call_Wx7dQ2');
+  else assert.match(called.toolCall.id, /^call_\w+$/);
+}
+
 for (const vendor of VENDORS) {
   for (const descriptor of FORMATS) {
     describe(`${descriptor.name} × ${vendor.name}`, () => {
@@ -77,18 +88,17 @@ for (const vendor of VENDORS) {
         const usage = usageFor(vendor);
         fake.answer({ kind: 'tool-call', id: 'call_Wx7dQ2', name: 'get_weather', arguments: { city: 'Paris' }, usage });
         const called = await format.create(model, 'Weather in Paris?', { tools: true });
-        assert.equal(called.stop, format.stops.tool);
-        assert.ok(called.toolCall !== null, 'the answer is a tool call');
-        assert.equal(called.toolCall.name, 'get_weather');
-        assert.deepEqual(called.toolCall.arguments, { city: 'Paris' });
-        // Gemini names no call: the gateway gives each one an id, and maps it back to the function's name.
-        if (vendor.toolCallIds) assert.equal(called.toolCall.id, 'call_Wx7dQ2');
-        else assert.match(called.toolCall.id, /^call_\w+$/);
+        assertWeatherCall(vendor, format, called);
 
         fake.answer({ kind: 'text', pieces: ['Sunny, 21 °C.'], finish: 'stop', usage });
         const answered = await format.answerTool(model, 'Weather in Paris?', called, '{"sky":"sunny","celsius":21}');
         assert.equal(answered.text, 'Sunny, 21 °C.');
         assert.equal(fake.lastToolResultRef(), vendor.toolCallIds ? 'call_Wx7dQ2' : 'get_weather');
+      });
+
+      test("a streamed tool call: the SDK's helper assembles it with the provider's id and whole arguments", async () => {
+        fake.answer({ kind: 'tool-call', id: 'call_Wx7dQ2', name: 'get_weather', arguments: { city: 'Paris' }, usage: usageFor(vendor) });
+        assertWeatherCall(vendor, format, await format.stream(model, 'Weather in Paris?', { tools: true }));
       });
 
       test('a request the provider refused (4xx) is the format\'s 400 with its message', async () => {

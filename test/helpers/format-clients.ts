@@ -47,7 +47,7 @@ export interface FormatUnderTest {
   /** The first and last event types of a stream. */
   streamBounds: [first: string, last: string];
   create(model: string, prompt: string, options?: { tools?: boolean }): Promise<Outcome>;
-  stream(model: string, prompt: string): Promise<StreamedOutcome>;
+  stream(model: string, prompt: string, options?: { tools?: boolean }): Promise<StreamedOutcome>;
   /** The tool's result for `call`, sent after the turn that asked for it (`previous`). */
   answerTool(model: string, prompt: string, previous: Outcome, result: string): Promise<Outcome>;
   /** Asserts `call` failed as the format reports an error of `status`; returns the message the caller read. */
@@ -99,8 +99,8 @@ export function chatCompletions(gatewayUrl: string, key: string): FormatUnderTes
         .create({ model, messages: [{ role: 'user', content: prompt }], ...(options.tools === true ? { tools } : {}) });
       return outcomeOf(data, noted.requestId());
     },
-    async stream(model, prompt) {
-      const stream = client.chat.completions.stream({ model, messages: [{ role: 'user', content: prompt }], stream_options: { include_usage: true } });
+    async stream(model, prompt, options = {}) {
+      const stream = client.chat.completions.stream({ model, messages: [{ role: 'user', content: prompt }], stream_options: { include_usage: true }, ...(options.tools === true ? { tools } : {}) });
       const events: string[] = [];
       let usage: OpenAI.CompletionUsage | undefined;
       stream.on('chunk', (chunk) => {
@@ -184,8 +184,8 @@ export function responses(gatewayUrl: string, key: string): FormatUnderTest {
       const data = await client.responses.create({ model, input: prompt, ...(options.tools === true ? { tools } : {}) });
       return outcomeOf(data, noted.requestId());
     },
-    async stream(model, prompt) {
-      const stream = client.responses.stream({ model, input: prompt });
+    async stream(model, prompt, options = {}) {
+      const stream = client.responses.stream({ model, input: prompt, ...(options.tools === true ? { tools } : {}) });
       const events: string[] = [];
       stream.on('event', (event) => events.push(event.type));
       const final = await stream.finalResponse();
@@ -232,8 +232,8 @@ export function messages(gatewayUrl: string, key: string): FormatUnderTest {
       const data = await client.messages.create({ model, max_tokens: 256, messages: [turn(prompt)], ...(options.tools === true ? { tools } : {}) });
       return outcomeOf(data, noted.requestId());
     },
-    async stream(model, prompt) {
-      const stream = client.messages.stream({ model, max_tokens: 256, messages: [turn(prompt)] });
+    async stream(model, prompt, options = {}) {
+      const stream = client.messages.stream({ model, max_tokens: 256, messages: [turn(prompt)], ...(options.tools === true ? { tools } : {}) });
       const events: string[] = [];
       stream.on('streamEvent', (event) => events.push(event.type));
       const final = await stream.finalMessage();
