@@ -107,9 +107,11 @@ for (const vendor of VENDORS) {
         assert.match(message, /the conversation is too long for this model/);
       });
 
-      test("a provider failure (5xx) is the format's 502", async () => {
+      test("a provider failure (5xx) is the format's 502, for a JSON answer and for a stream before its first event", async () => {
         fake.fail(500, 'The server had an error while processing your request.');
         await format.assertError(format.create(model, 'Hi'), 502);
+        fake.fail(500, 'The server had an error while processing your request.');
+        await format.assertError(format.stream(model, 'Hi'), 502);
       });
 
       const { nativeOnly } = descriptor;

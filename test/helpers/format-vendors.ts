@@ -30,7 +30,7 @@ export interface RunningVendor {
   gateway: TestGatewayOptions;
   /** What the vendor answers the next calls with (until scripted again). */
   answer(answer: VendorAnswer): void;
-  /** The next calls fail with the vendor's own error body of this status. */
+  /** The next call fails (later ones may too) with the vendor's own error body of this status. */
   fail(status: 400 | 500, message: string): void;
   /** How the vendor's last request named the call its tool result answers (an id, or Gemini's function name). */
   lastToolResultRef(): string | undefined;
