@@ -95,8 +95,7 @@ export function chatCompletions(gatewayUrl: string, key: string): FormatUnderTes
     stops: { stop: 'stop', length: 'length', tool: 'tool_calls' },
     streamBounds: ['chat.completion.chunk', 'chat.completion.chunk'],
     async create(model, prompt, options = {}) {
-      const data = await client.chat.completions
-        .create({ model, messages: [{ role: 'user', content: prompt }], ...(options.tools === true ? { tools } : {}) });
+      const data = await client.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], ...(options.tools === true ? { tools } : {}) });
       return outcomeOf(data, noted.requestId());
     },
     async stream(model, prompt, options = {}) {
@@ -112,16 +111,15 @@ export function chatCompletions(gatewayUrl: string, key: string): FormatUnderTes
     },
     async answerTool(model, prompt, previous, result) {
       const call = previous.toolCall!;
-      const data = await client.chat.completions
-        .create({
-          model,
-          tools,
-          messages: [
-            { role: 'user', content: prompt },
-            { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] },
-            { role: 'tool', tool_call_id: call.id, content: result },
-          ],
-        });
+      const data = await client.chat.completions.create({
+        model,
+        tools,
+        messages: [
+          { role: 'user', content: prompt },
+          { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] },
+          { role: 'tool', tool_call_id: call.id, content: result },
+        ],
+      });
       return outcomeOf(data, noted.requestId());
     },
     assertError: (call, status) => openaiError(call, status),
@@ -241,17 +239,16 @@ export function messages(gatewayUrl: string, key: string): FormatUnderTest {
     },
     async answerTool(model, prompt, previous, result) {
       const call = previous.toolCall!;
-      const data = await client.messages
-        .create({
-          model,
-          max_tokens: 256,
-          tools,
-          messages: [
-            turn(prompt),
-            { role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: call.name, input: call.arguments }] },
-            { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: result }] },
-          ],
-        });
+      const data = await client.messages.create({
+        model,
+        max_tokens: 256,
+        tools,
+        messages: [
+          turn(prompt),
+          { role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: call.name, input: call.arguments }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: result }] },
+        ],
+      });
       return outcomeOf(data, noted.requestId());
     },
     async assertError(call, status) {
