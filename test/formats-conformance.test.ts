@@ -79,9 +79,12 @@ for (const vendor of VENDORS) {
         await assertUsage(gateway, outcome, usage);
       });
 
-      test('the answer cut by the output limit ends with the format\'s own reason', async () => {
-        fake.answer({ kind: 'text', pieces: ['It was a dark and'], finish: 'length', usage: usageFor(vendor) });
-        assert.equal((await format.create(model, 'A long story?')).stop, format.stops.length);
+      test("an answer cut by the output limit or stopped by a content filter ends with the format's own reason, JSON or streamed", async () => {
+        for (const finish of ['length', 'filtered'] as const) {
+          fake.answer({ kind: 'text', pieces: ['It was a dark and'], finish, usage: usageFor(vendor) });
+          assert.equal((await format.create(model, 'A long story?')).stop, format.stops[finish], `${finish}, JSON`);
+          assert.equal((await format.stream(model, 'A long story?')).stop, format.stops[finish], `${finish}, streamed`);
+        }
       });
 
       test('a tool call round trip: the call id reaches the client and comes back to the provider', async () => {

@@ -11,9 +11,9 @@ import type { ServerResponse } from 'node:http';
 import type { RecordedRequest } from './fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 
-/** What the fake answers a Responses request with: text in pieces (`incomplete`: cut by max_output_tokens), or one function call. */
+/** What the fake answers a Responses request with: text in pieces (`incomplete`: cut, and why), or one function call. */
 export type ResponsesScript =
-  | { kind: 'text'; deltas: string[]; usage: ScriptedUsage; incomplete?: boolean }
+  | { kind: 'text'; deltas: string[]; usage: ScriptedUsage; incomplete?: 'max_output_tokens' | 'content_filter' }
   | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage; callId?: string };
 
 /** OpenAI answers with the dated snapshot of the model asked for. */
@@ -40,13 +40,13 @@ export class FakeResponses {
     const output = outputOf(script, body, this.counter);
     if (body.stream === true) return streamResponse(response, body, id, output, script);
     response.writeHead(200, { 'content-type': 'application/json', 'openai-processing-ms': '12', 'x-request-id': 'req_fake' });
-    response.end(JSON.stringify(responseObject(body, id, statusOf(script), output, wireUsage(script.usage))));
+    response.end(JSON.stringify(responseObject(body, id, statusOf(script), output, wireUsage(script.usage), incompleteReason(script))));
   }
 }
 
-/** `incomplete` when the answer was cut by max_output_tokens. */
+/** `incomplete` when the answer was cut, and why. */
 function statusOf(script: ResponsesScript): 'completed' | 'incomplete' {
-  return script.kind === 'text' && script.incomplete === true ? 'incomplete' : 'completed';
+  return script.kind === 'text' && script.incomplete !== undefined ? 'incomplete' : 'completed';
 }
 
 function wireUsage(usage: ScriptedUsage) {
@@ -59,7 +59,11 @@ function wireUsage(usage: ScriptedUsage) {
   };
 }
 
-function responseObject(body: Record<string, unknown>, id: string, status: string, output: unknown[], usage: unknown) {
+function incompleteReason(script: ResponsesScript): string | null {
+  return script.kind === 'text' ? (script.incomplete ?? null) : null;
+}
+
+function responseObject(body: Record<string, unknown>, id: string, status: string, output: unknown[], usage: unknown, incomplete: string | null = null) {
   return {
     id,
     object: 'response',
@@ -68,7 +72,7 @@ function responseObject(body: Record<string, unknown>, id: string, status: strin
     background: false,
     completed_at: status === 'completed' ? 1_788_205_739 : null,
     error: null,
-    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    incomplete_details: incomplete === null ? null : { reason: incomplete },
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: null,
@@ -148,6 +152,6 @@ function streamResponse(response: ServerResponse, body: Record<string, unknown>,
     }
   }
   const status = statusOf(script);
-  send(`response.${status}`, { response: responseObject(body, id, status, output, wireUsage(script.usage)) });
+  send(`response.${status}`, { response: responseObject(body, id, status, output, wireUsage(script.usage), incompleteReason(script)) });
   response.end();
 }

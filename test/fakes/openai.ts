@@ -22,8 +22,8 @@ export type OpenAIChatScript =
   | { kind: 'quota-exhausted' }
   /** A stream whose deltas arrive `intervalMs` apart, as a model's tokens do (whole JSON when not streamed). */
   | { kind: 'stream-paced'; deltas: string[]; intervalMs: number; usage: ScriptedUsage }
-  /** An answer cut by the length limit (`finish_reason: "length"`), whole or streamed. */
-  | { kind: 'length'; deltas: string[]; usage: ScriptedUsage }
+  /** An answer cut by the length limit or a content filter, whole or streamed. */
+  | { kind: 'cut'; finishReason: 'length' | 'content_filter'; deltas: string[]; usage: ScriptedUsage }
   /** One function call (`finish_reason: "tool_calls"`), whole or streamed with its arguments in pieces. */
   | { kind: 'tool-call'; id: string; name: string; arguments: string; usage: ScriptedUsage }
   /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
@@ -208,11 +208,11 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       writer.finish(script.usage);
       return;
     }
-    case 'length': {
-      if (!streamed) return sendJson(response, 200, completionBody(body.model, script.deltas.join(''), script.usage, 'length'));
+    case 'cut': {
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, script.deltas.join(''), script.usage, script.finishReason));
       const writer = stream();
       writer.deltas(script.deltas);
-      writer.finish(script.usage, 'length');
+      writer.finish(script.usage, script.finishReason);
       return;
     }
     case 'tool-call': {

@@ -43,7 +43,7 @@ export interface StreamedOutcome extends Outcome {
 export interface FormatUnderTest {
   name: string;
   /** The format's word for each way an answer ends. */
-  stops: { stop: string; length: string; tool: string };
+  stops: { stop: string; length: string; filtered: string; tool: string };
   /** The first and last event types of a stream. */
   streamBounds: [first: string, last: string];
   create(model: string, prompt: string, options?: { tools?: boolean }): Promise<Outcome>;
@@ -92,7 +92,7 @@ export function chatCompletions(gatewayUrl: string, key: string): FormatUnderTes
   };
   return {
     name: 'chat completions',
-    stops: { stop: 'stop', length: 'length', tool: 'tool_calls' },
+    stops: { stop: 'stop', length: 'length', filtered: 'content_filter', tool: 'tool_calls' },
     streamBounds: ['chat.completion.chunk', 'chat.completion.chunk'],
     async create(model, prompt, options = {}) {
       const data = await client.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], ...(options.tools === true ? { tools } : {}) });
@@ -176,7 +176,7 @@ export function responses(gatewayUrl: string, key: string): FormatUnderTest {
   };
   return {
     name: 'Responses',
-    stops: { stop: 'completed', length: 'incomplete: max_output_tokens', tool: 'completed' },
+    stops: { stop: 'completed', length: 'incomplete: max_output_tokens', filtered: 'incomplete: content_filter', tool: 'completed' },
     streamBounds: ['response.created', 'response.completed'],
     async create(model, prompt, options = {}) {
       const data = await client.responses.create({ model, input: prompt, ...(options.tools === true ? { tools } : {}) });
@@ -224,7 +224,7 @@ export function messages(gatewayUrl: string, key: string): FormatUnderTest {
   const turn = (prompt: string): Anthropic.MessageParam => ({ role: 'user', content: prompt });
   return {
     name: 'Messages',
-    stops: { stop: 'end_turn', length: 'max_tokens', tool: 'tool_use' },
+    stops: { stop: 'end_turn', length: 'max_tokens', filtered: 'refusal', tool: 'tool_use' },
     streamBounds: ['message_start', 'message_stop'],
     async create(model, prompt, options = {}) {
       const data = await client.messages.create({ model, max_tokens: 256, messages: [turn(prompt)], ...(options.tools === true ? { tools } : {}) });

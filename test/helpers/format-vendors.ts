@@ -21,8 +21,8 @@ export interface NeutralUsage {
 }
 
 export type VendorAnswer =
-  /** Text in pieces; `length`: cut by the output limit. */
-  | { kind: 'text'; pieces: string[]; finish: 'stop' | 'length'; usage: NeutralUsage }
+  /** Text in pieces; `length`: cut by the output limit; `filtered`: stopped by the vendor's content filter. */
+  | { kind: 'text'; pieces: string[]; finish: 'stop' | 'length' | 'filtered'; usage: NeutralUsage }
   /** One function call, with the id the vendor gives it. */
   | { kind: 'tool-call'; id: string; name: string; arguments: Record<string, unknown>; usage: NeutralUsage };
 
@@ -69,9 +69,13 @@ async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): 
     gateway: gateway(fake.server.url),
     answer(answer) {
       const usage = openaiUsage(answer.usage);
-      if (answer.kind === 'text') {
-        fake.scriptChat({ kind: answer.finish === 'length' ? 'length' : 'stream', deltas: answer.pieces, usage });
-        fake.scriptResponses({ kind: 'text', deltas: answer.pieces, usage, incomplete: answer.finish === 'length' });
+      if (answer.kind === 'text' && answer.finish === 'stop') {
+        fake.scriptChat({ kind: 'stream', deltas: answer.pieces, usage });
+        fake.scriptResponses({ kind: 'text', deltas: answer.pieces, usage });
+      } else if (answer.kind === 'text') {
+        const length = answer.finish === 'length';
+        fake.scriptChat({ kind: 'cut', finishReason: length ? 'length' : 'content_filter', deltas: answer.pieces, usage });
+        fake.scriptResponses({ kind: 'text', deltas: answer.pieces, usage, incomplete: length ? 'max_output_tokens' : 'content_filter' });
       } else {
         const args = JSON.stringify(answer.arguments);
         fake.scriptChat({ kind: 'tool-call', id: answer.id, name: answer.name, arguments: args, usage });
@@ -89,7 +93,9 @@ async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): 
 
 const ANTHROPIC_ERRORS: Record<400 | 500, AnthropicErrorType> = { 400: 'invalid_request_error', 500: 'api_error' };
 
-const GEMINI_FINISH = { stop: 'STOP', length: 'MAX_TOKENS' } as const;
+const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', filtered: 'refusal' } as const;
+
+const GEMINI_FINISH = { stop: 'STOP', length: 'MAX_TOKENS', filtered: 'SAFETY' } as const;
 
 export const VENDORS: Vendor[] = [
   {
@@ -120,7 +126,7 @@ export const VENDORS: Vendor[] = [
           // Anthropic's input_tokens are those neither read from nor written to the cache.
           const usage = { input_tokens: answer.usage.input - answer.usage.cached, cache_read_input_tokens: answer.usage.cached, output_tokens: answer.usage.output };
           if (answer.kind === 'text') {
-            fake.reply({ message: { content: [{ type: 'text', text: answer.pieces.join('') }], stop_reason: answer.finish === 'length' ? 'max_tokens' : 'end_turn', usage } });
+            fake.reply({ message: { content: [{ type: 'text', text: answer.pieces.join('') }], stop_reason: ANTHROPIC_STOP[answer.finish], usage } });
           } else {
             fake.reply({ message: { content: [{ type: 'tool_use', id: answer.id, name: answer.name, input: answer.arguments }], stop_reason: 'tool_use', usage } });
           }
