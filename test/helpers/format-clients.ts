@@ -271,24 +271,29 @@ export function messages(gatewayUrl: string, key: string): FormatUnderTest {
 
 export interface FormatDescriptor {
   name: string;
-  /** The provider that speaks the format itself (its requests go there as sent), if any. */
-  native: string | null;
-  /** A request with a field only that provider serves, and the param the 400 names for the others. */
-  nativeOnly: { body: Record<string, unknown>; param: string } | null;
+  /** The providers that speak the format themselves: their requests go there as sent. */
+  native: readonly string[];
+  /** A request with a field only those providers serve, and the param the 400 names for the others. */
+  nativeOnly: { body: Record<string, unknown>; param: string };
   make(gatewayUrl: string, key: string): FormatUnderTest;
 }
 
 export const FORMATS: FormatDescriptor[] = [
-  { name: 'chat completions', native: null, nativeOnly: null, make: chatCompletions },
+  {
+    name: 'chat completions',
+    native: ['OpenAI', 'an OpenAI-compatible server'],
+    nativeOnly: { body: { messages: [{ role: 'user', content: 'Hi' }], logprobs: true }, param: 'logprobs' },
+    make: chatCompletions,
+  },
   {
     name: 'Responses',
-    native: 'OpenAI',
+    native: ['OpenAI'],
     nativeOnly: { body: { input: 'What is new today?', tools: [{ type: 'web_search' }] }, param: 'tools[0].type' },
     make: responses,
   },
   {
     name: 'Messages',
-    native: 'Anthropic',
+    native: ['Anthropic'],
     nativeOnly: { body: { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Think first.' }] }, param: 'thinking' },
     make: messages,
   },

@@ -32,6 +32,8 @@ export interface RunningVendor {
   answer(answer: VendorAnswer): void;
   /** The next call fails (later ones may too) with the vendor's own error body of this status. */
   fail(status: 400 | 500, message: string): void;
+  /** How many requests the vendor received. */
+  received(): number;
   /** How the vendor's last request named the call its tool result answers (an id, or Gemini's function name). */
   lastToolResultRef(): string | undefined;
   close(): Promise<void>;
@@ -86,6 +88,7 @@ async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): 
       fake.scriptChat({ kind: 'error', status, message });
       fake.failNext('/v1/responses', status, message);
     },
+    received: () => fake.server.requests.length,
     lastToolResultRef: () => openaiToolResultRef(modelCalls().at(-1)),
     close: () => fake.close(),
   };
@@ -132,6 +135,7 @@ export const VENDORS: Vendor[] = [
           }
         },
         fail: (status, message) => fake.reply({ error: ANTHROPIC_ERRORS[status], message }),
+        received: () => fake.requests.length,
         lastToolResultRef() {
           const messages: Loose[] = fake.lastBody()?.messages ?? [];
           const blocks = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []));
@@ -158,6 +162,7 @@ export const VENDORS: Vendor[] = [
           fake.reply('chat', { response: candidateResponse(parts, { finishReason: answer.kind === 'text' ? GEMINI_FINISH[answer.finish] : 'STOP', usage }) });
         },
         fail: (status, message) => fake.reply('chat', { error: status, message }),
+        received: () => fake.requests.length,
         lastToolResultRef() {
           const contents: Loose[] = fake.requests.at(-1)?.json?.contents ?? [];
           return contents.flatMap((content) => content.parts ?? []).find((part: Loose) => part.functionResponse !== undefined)?.functionResponse.name;
