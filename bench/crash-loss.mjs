@@ -45,6 +45,8 @@ async function round(upstream) {
     MODELGATE_LOG_LEVEL: 'warn',
     ...(database ? { DATABASE_URL: database.url, MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
   };
+  // With the flags of `npm start` the process started is the server itself: the SIGKILL below
+  // is its crash (a launcher killed instead would have the server shut down gracefully).
   const args = [...startFlags(root), join(root, 'bin/modelgate.js'), 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', '1'];
   const server = await startProcess('modelgate', process.execPath, args, { env, ready: /listening on/, cwd: root });
   const base = `http://127.0.0.1:${port}`;

@@ -3,13 +3,17 @@
 // POST /v1/responses streamed (the Responses API's events for the same answer).
 // A stream sends its first frame at once and the rest STREAM_GAP_MS (default 2) later, like a
 // model that takes a moment after its first token: a proxy that buffers shows it in its
-// time to first byte. With HOLD_STREAMS=1 streams send one frame and then stay open (for the
-// open-streams memory measurement) until the client goes away.
+// time to first byte. A request whose message asks for "one word per event" is answered as
+// providers stream tokens: 22 chunks (the role, 20 words, the finish reason), then the usage
+// chunk when asked for and [DONE], each its own write, TOKEN_GAP_MS (default 1) apart, so
+// each reaches the proxy as its own network chunk. With HOLD_STREAMS=1 streams send one frame
+// and then stay open (for the open-streams memory measurement) until the client goes away.
 import { createServer } from 'node:http';
 
 const port = Number(process.env.PORT ?? 0);
 const holdStreams = process.env.HOLD_STREAMS === '1';
 const streamGapMs = Number(process.env.STREAM_GAP_MS ?? 2);
+const tokenGapMs = Number(process.env.TOKEN_GAP_MS ?? 1);
 const created = Math.floor(Date.now() / 1000);
 
 const completion = JSON.stringify({
@@ -23,7 +27,24 @@ const chunk = (delta, finish) => `data: ${JSON.stringify({
 })}\n\n`;
 const words = ['Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?'];
 const streamFrames = [chunk({ role: 'assistant', content: '' }, null), ...words.map((word) => chunk({ content: word }, null)), chunk({}, 'stop')];
-const usageFrame = `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'gpt-4o-mini-2024-07-18', choices: [], usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 } })}\n\n`;
+const usageFrameOf = (tokens) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'gpt-4o-mini-2024-07-18', choices: [], usage: { prompt_tokens: 12, completion_tokens: tokens, total_tokens: 12 + tokens } })}\n\n`;
+const usageFrame = usageFrameOf(words.length);
+const tokenWords = ['One', ' two', ' three', ' four', ' five', ' six', ' seven', ' eight', ' nine', ' ten', ' eleven', ' twelve', ' thirteen', ' fourteen', ' fifteen', ' sixteen', ' seventeen', ' eighteen', ' nineteen', ' twenty.'];
+const tokenFrames = [chunk({ role: 'assistant', content: '' }, null), ...tokenWords.map((word) => chunk({ content: word }, null)), chunk({}, 'stop')];
+const tokenUsageFrame = usageFrameOf(tokenWords.length);
+
+/** Writes `frames` one by one, `tokenGapMs` apart, then ends the response. */
+function writeApart(res, frames) {
+  let next = 0;
+  const write = () => {
+    if (res.destroyed) return;
+    if (next === frames.length - 1) return res.end(frames[next]);
+    res.write(frames[next++]);
+    setTimeout(write, tokenGapMs);
+  };
+  write();
+}
 // The Responses API's stream of the same nine words, as OpenAI sends it (event: lines, sequence numbers).
 const responseObject = (status, output, usage) => ({
   id: 'resp_bench', object: 'response', created_at: created, status, model: 'gpt-4o-mini-2024-07-18', output, usage, store: false, metadata: {},
@@ -64,6 +85,10 @@ const server = createServer((req, res) => {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (body.includes('one word per event') && !holdStreams) {
+      writeApart(res, [...tokenFrames, ...(body.includes('"include_usage":true') ? [tokenUsageFrame] : []), 'data: [DONE]\n\n']);
+      return;
+    }
     const frames = req.url === '/v1/responses' ? responseEvents : streamFrames;
     res.write(frames[0]);
     if (holdStreams) return; // held open until the client disconnects

@@ -7,6 +7,11 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 local key = os.getenv("BENCH_API_KEY")
 if key and #key > 0 then wrk.headers["Authorization"] = "Bearer " .. key end
+-- More headers, one "name: value" a line (a peer gateway's routing headers).
+for line in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^\n]+") do
+  local name, value = line:match("^([^:]+):%s*(.*)$")
+  if name then wrk.headers[name] = value end
+end
 
 function done(summary, latency, requests)
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout

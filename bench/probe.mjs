@@ -4,7 +4,7 @@
 // time to the first body byte and to the end of the response, in µs.
 //
 // Usage: node probe.mjs SPEC.json → one JSON line.
-//   SPEC: { targets: [{ name, base, apiKey? }], kinds: [{ name, path, bodyFile }], count, warmup }
+//   SPEC: { targets: [{ name, base, apiKey?, headers? }], kinds: [{ name, path, bodyFile }], count, warmup }
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
@@ -13,7 +13,7 @@ const kinds = spec.kinds.map((kind) => ({ ...kind, body: readFileSync(kind.bodyF
 const targets = spec.targets.map((target) => ({
   ...target,
   pool: new Pool(target.base, { connections: 1, keepAliveTimeout: 60_000 }),
-  headers: { 'content-type': 'application/json', ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}) },
+  headers: { 'content-type': 'application/json', ...target.headers, ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}) },
 }));
 const samples = Object.fromEntries(kinds.map((kind) => [kind.name, Object.fromEntries(targets.map((t) => [t.name, { ttfb: [], total: [] }]))]));
 let failures = 0;

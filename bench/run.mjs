@@ -7,11 +7,13 @@
 //
 //   npm run bench                          # full run (≈ 15 min)
 //   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 5 min)
-//   npm run bench -- --only=chat,latency   # some parts only: chat, stream, messages, responses, embeddings, image, latency, bad-input, open-streams
+//   npm run bench -- --only=chat,latency   # some parts only (by prefix): chat, stream, stream 22 events, messages,
+//                                          #   responses, embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
 //   npm run bench -- --minimal             # also the minimal gateway (minimal-gateway.mjs): the required work alone
+//   npm run bench -- --peer=portkey        # also the Portkey gateway, installed from npm on first use (lib/peers.mjs)
 //   npm run bench -- --soak                # 10 minutes of moderate traffic, RSS over time
 //   npm run bench -- --no-build            # use dist/ as it is
 //
@@ -20,8 +22,9 @@
 // BENCH_DATABASE_URL / BENCH_REDIS_URL (else TEST_DATABASE_URL / TEST_REDIS_URL),
 // BENCH_BASELINE_DIR (another built checkout, run as "modelgate baseline": before/after),
 // BENCH_BASELINE_NODE_ARGS (node flags for the baseline only, after the others),
-// BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16).
-// Output: tables on stdout, ending with issue 7's budget read off the run (lib/budget.mjs);
+// BENCH_NODE_ARGS (node flags for every modelgate, after those of `npm start`, e.g. --max-semi-space-size=16),
+// BENCH_PEER_CACHE (where --peer installs its peers; else ~/.cache/modelgate-bench), BENCH_VERBOSE.
+// Output: tables on stdout, ending with the budget read off the run (lib/budget.mjs);
 // everything as JSON in bench/results/<time>.json.
 import { execFileSync } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
@@ -47,6 +50,7 @@ import {
   stop,
 } from './lib/processes.mjs';
 import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startPortkey } from './lib/peers.mjs';
 import { printTable, median } from './lib/report.mjs';
 import { budgetLines, printBudget } from './lib/budget.mjs';
 
@@ -70,6 +74,7 @@ const log = (text) => process.stderr.write(`${text}\n`);
 const SCENARIOS = [
   { name: 'chat', body: 'chat', path: '/v1/chat/completions', connections: 50 },
   { name: 'stream', body: 'stream', path: '/v1/chat/completions', connections: 50 },
+  { name: 'stream 22 events', body: 'stream-tokens', path: '/v1/chat/completions', connections: 50 },
   // The same stream in Anthropic's Messages format (translated from the chat stream): only modelgate serves it.
   { name: 'messages stream', body: 'messagesStream', path: '/v1/messages', connections: 50, modelgateOnly: true },
   // The same answer through OpenAI's Responses API (its own events passed through, with the caller's model): only modelgate serves it.
@@ -83,6 +88,9 @@ const ONLY = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.leng
 const selected = (name) => ONLY === undefined || ONLY.some((prefix) => name.startsWith(prefix));
 /** `--targets=bare,modelgate`: some targets only (direct always runs: it is the reference). */
 const TARGETS = argv.find((arg) => arg.startsWith('--targets='))?.slice('--targets='.length).split(',');
+/** `--peer=portkey`: peer gateways, installed from npm on first use (lib/peers.mjs). */
+const PEERS = argv.find((arg) => arg.startsWith('--peer='))?.slice('--peer='.length).split(',') ?? [];
+for (const peer of PEERS) if (peer !== 'portkey') throw new Error(`--peer=${peer}: the peers are: portkey`);
 const wanted = (name) => name === 'direct' || TARGETS === undefined || TARGETS.some((prefix) => name.startsWith(prefix));
 
 /** `wrk --version` prints its version and exits 1. */
@@ -124,7 +132,7 @@ function machineFacts() {
  * cores were with other work (a busy server core means the figures are noisy).
  */
 async function measure(target, upstream, scenario, bodies) {
-  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey };
+  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers };
   await wrk(bench, { ...load, seconds: WARMUP });
   resetPeakRss(target.pid);
   const groups = { server: target.pid, upstream: upstream.pid };
@@ -175,7 +183,7 @@ async function throughput(allTargets, upstream, bodies) {
     const targets = allTargets.filter((target) => !target.skips?.includes(scenario.name) && (!scenario.modelgateOnly || servesFormats(target)));
     // Until the JIT has settled, CPU per request keeps falling: every target gets a long warm-up first.
     for (const target of targets) {
-      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, seconds: INITIAL_WARMUP });
+      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers, seconds: INITIAL_WARMUP });
     }
     const samples = new Map(targets.map((target) => [target.name, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -199,7 +207,7 @@ async function throughput(allTargets, upstream, bodies) {
 /** One connection, targets interleaved request by request (see probe.mjs). */
 async function latencyAtOneConnection(targets, bodies, dir) {
   const spec = {
-    targets: targets.map(({ name, base, apiKey }) => ({ name, base, apiKey })),
+    targets: targets.map(({ name, base, apiKey, headers }) => ({ name, base, apiKey, headers })),
     kinds: [
       { name: 'chat', path: '/v1/chat/completions', bodyFile: bodies.chat },
       { name: 'stream', path: '/v1/chat/completions', bodyFile: bodies.stream },
@@ -328,6 +336,10 @@ async function startTargets(upstream) {
     const minimal = await startMinimalGateway(root, bench, upstream.base);
     // Its log would keep a 1 MiB image whole (modelgate keeps a digest): not a reference there.
     targets.push({ name: 'minimal gateway', base: minimal.base, apiKey: minimal.apiKey, pid: minimal.pid, skips: ['image 1 MiB'], close: () => stop(minimal) });
+  }
+  if (PEERS.includes('portkey') && wanted('portkey')) {
+    const portkey = await startPortkey(upstream.base);
+    targets.push({ name: portkey.name, base: portkey.base, apiKey: portkey.apiKey, headers: portkey.headers, pid: portkey.pid, close: () => stop(portkey) });
   }
   const modelgates = [['modelgate', {}]];
   // Another checkout (built), measured side by side: what a change bought.

@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { painterGraph } from './helpers/agents.js';
 
 let gateway: TestGateway;
 let key: string;
@@ -47,17 +48,7 @@ test('embeddings and images: 400 model_mode_mismatch naming model', async () => 
 });
 
 test("an agent's image node: the same 400, naming the node's field", async () => {
-  const graph = {
-    version: 1,
-    name: 'Painter',
-    entry: 'input',
-    nodes: [
-      { id: 'input', type: 'input', next: 'paint' },
-      { id: 'paint', type: 'image', config: { model: 'claude-painter', prompt: 'Paint {{input}}' }, next: 'out' },
-      { id: 'out', type: 'output', config: { text: 'done' } },
-    ],
-  };
-  assert.equal((await gateway.admin('PUT', '/admin/v1/agents/painter', { graph })).status, 200);
+  assert.equal((await gateway.admin('PUT', '/admin/v1/agents/painter', { graph: painterGraph('claude-painter') })).status, 200);
   assert.equal((await gateway.admin('POST', '/admin/v1/agents/painter/publish', {})).status, 200);
   const { status, error } = await post('/v1/agents/painter/runs', { input: 'a cat' });
   assert.equal(status, 400);

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
+import { SERVE_NODE_FLAGS } from '../src/cli/node-flags.js';
 
 /**
  * The real CLI, as an operator runs it: `node bin/modelgate.js …` (dist/ is built by `npm test`
@@ -142,7 +143,7 @@ describe('npm start', () => {
     const line = stdout.split('\n').find((candidate) => candidate.startsWith('EXECARGV '));
     assert.ok(line !== undefined, `the gateway process did not start: ${stdout}`);
     const execArgv = JSON.parse(line.slice('EXECARGV '.length)) as string[];
-    for (const flag of ['--v8-pool-size=1', '--max-semi-space-size=8']) assert.ok(execArgv.includes(flag), `${flag} missing: ${line}`);
+    for (const flag of SERVE_NODE_FLAGS) assert.ok(execArgv.includes(flag), `${flag} missing: ${line}`);
   });
 });
 

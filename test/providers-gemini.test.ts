@@ -452,6 +452,23 @@ describe('Gemini adapter', () => {
       assert.ok(!events.some((event) => event.type === 'stream-failed'));
     });
 
+    test('usage is reported when a frame\'s counts change, once per change (cached tokens included)', async () => {
+      const id = 'resp-usage';
+      // Frames before the last carry the prompt's count only (as Gemini sends them), the last the whole.
+      const cached = { ...USAGE, cachedTokens: 4 };
+      const counts = [USAGE, USAGE, cached, cached, cached];
+      fake.reply('streamGenerateContent', {
+        frames: counts.map((usage, index) => textResponse(`piece ${index}`, { finishReason: index === counts.length - 1 ? 'STOP' : null, usage, id })),
+      });
+      const events = await collect(provider, ask('Hi'));
+      const usages = events.flatMap((event) => (event.type === 'usage-reported' ? [event.usage] : []));
+      assert.deepEqual(usages, [
+        { promptTokens: 11, completionTokens: 0, totalTokens: 11, cachedPromptTokens: null },
+        { promptTokens: 11, completionTokens: 0, totalTokens: 11, cachedPromptTokens: 4 },
+        { promptTokens: 11, completionTokens: 7, totalTokens: 18, cachedPromptTokens: 4 },
+      ]);
+    });
+
     test('a streamed function call → tool_calls delta and finish_reason tool_calls', async () => {
       fake.reply('streamGenerateContent', {
         frames: [candidateResponse([{ functionCall: { name: 'now', args: {} } }], { usage: USAGE })],

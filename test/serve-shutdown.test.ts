@@ -102,6 +102,8 @@ function gatewayEnv(dir: string, upstream: string): Record<string, string> {
     OPENAI_API_KEY: PROVIDER_KEY,
     OPENAI_BASE_URL: `${upstream}/v1`,
     NODE_OPTIONS: `--import ${FIXTURE}`,
+    // The faults and kills are aimed at the server process: no launcher in between (helpers/serve-process.ts).
+    MODELGATE_RELAUNCH: 'false',
     FAULT_SECRET: PROVIDER_KEY,
     PROBE_PID_DIR: dir,
   };

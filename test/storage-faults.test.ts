@@ -229,7 +229,8 @@ describe('PostgreSQL faults under traffic', { skip }, () => {
     { timeout: 120_000, skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false },
     async () => {
       const setup = await setUp();
-      const server = await startServeProcess({ ...setup.env, MODELGATE_WORKERS: '2', REDIS_URL: REDIS_URL! });
+      // The primary itself is spawned (no launcher in between), so its children are the workers.
+      const server = await startServeProcess({ ...setup.env, MODELGATE_WORKERS: '2', REDIS_URL: REDIS_URL!, MODELGATE_RELAUNCH: 'false' });
       try {
         const secret = await createChatKey(server);
         const client = new OpenAI({ apiKey: secret, baseURL: `${server.url}/v1`, maxRetries: 0 });

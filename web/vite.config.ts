@@ -14,6 +14,5 @@ export default defineConfig({
     // No inline scripts or data-URL modules: the Content-Security-Policy allows only files of the gateway.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
-    chunkSizeWarningLimit: 1200,
   },
 });

@@ -14,6 +14,13 @@ function imageDataUri() {
 export const BODIES = {
   chat: () => ({ stream: false, model: 'gpt-4o-mini', messages: MESSAGES }),
   stream: () => ({ stream: true, model: 'gpt-4o-mini', messages: MESSAGES }),
+  // Answered as providers stream tokens (fake-upstream.mjs); usage asked for, so every target gets the same frames.
+  'stream-tokens': () => ({
+    stream: true,
+    stream_options: { include_usage: true },
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Count to twenty, one word per event.' }],
+  }),
   messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
   // Not stored: the scenario measures the format, not a database write per request.
   responsesStream: () => ({ stream: true, model: 'gpt-4o-mini', input: MESSAGES, store: false }),

@@ -18,11 +18,11 @@ function run(command, args, env = {}) {
  * wrk with one thread (the load core), POSTing `bodyFile` for `seconds`; latency in µs.
  * wrk's "requests" counts completed responses, including non-2xx, which are reported apart.
  */
-export async function wrk(bench, { url, bodyFile, connections, seconds, apiKey }) {
+export async function wrk(bench, { url, bodyFile, connections, seconds, apiKey, headers = {} }) {
   const output = await run(
     'wrk',
     ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(bench, 'post.lua'), url],
-    { BENCH_BODY_FILE: bodyFile, BENCH_API_KEY: apiKey ?? '' },
+    { BENCH_BODY_FILE: bodyFile, BENCH_API_KEY: apiKey ?? '', BENCH_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n') },
   );
   const line = output.split('\n').find((candidate) => candidate.startsWith('BENCH_JSON '));
   if (line === undefined) throw new Error(`wrk printed no result:\n${output}`);

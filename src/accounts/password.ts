@@ -2,7 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 
 /**
  * Dashboard passwords are hashed with scrypt (node:crypto), a memory-hard KDF: N = 2^15,
- * r = 8, p = 1 takes 32 MiB and about 0.1 s per hash, so a stolen table costs an attacker
+ * r = 8, p = 1 takes 32 MiB and a noticeable fraction of a second per hash, so a stolen table costs an attacker
  * the same per guess. The stored form names its parameters, so they can be raised later
  * without breaking existing hashes: `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (base64url).
  */

@@ -8,6 +8,7 @@ import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
 import { mergeRenderings, type GatewayMetrics } from '../metrics/index.js';
+import { onLauncherGone } from './node-flags.js';
 import { watchRoutingConfig } from '../routing/index.js';
 
 /**
@@ -71,12 +72,13 @@ function reportStart(gateway: RunningGateway, flags: CommandLineSettings): strin
 async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
   const { secrets, storage } = gateway.context;
-  // Asked before the listening line: once that is out, a SIGTERM must find the shutdown handlers.
+  // Asked before the listening line: once that is out, a SIGTERM must find the shutdown handlers,
+  // which are in place before it is written (a signal sent on reading it may come at once).
   const hasAccounts = await gateway.context.accounts.users.exist();
   const report = reportStart(gateway, flags);
+  serveUntilStopped(config, gateway, flags);
   process.stdout.write(`modelgate listening on ${gateway.url} (${describe(config, storage.kind, secrets.adminTokenFile)})\n${report.join('\n')}\n`);
   process.stdout.write(firstAccountAdvice(hasAccounts));
-  serveUntilStopped(config, gateway, flags);
 }
 
 /** Serves until a signal stops the process; meanwhile the routing is reloaded on SIGHUP and when the config file changes (docs/routing.md). */
@@ -99,8 +101,8 @@ function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags
 async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
   scrapeEveryWorker(gateway.context.metrics);
-  process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
   serveUntilStopped(config, gateway, flags);
+  process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);
 }
 
 /** A worker's channel to its siblings for key changes, through the primary. */
@@ -298,6 +300,10 @@ function runUntilStopped(config: GatewayConfig, close: () => Promise<void>, repo
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  // Nothing else would stop a server whose launcher was killed: it stops as on SIGTERM.
+  onLauncherGone(() => {
+    if (!shuttingDown) shutdown('the process that started this one is gone');
+  });
   process.on('uncaughtException', fault);
   process.on('unhandledRejection', fault);
 }

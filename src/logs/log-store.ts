@@ -135,7 +135,7 @@ function payloadBytes(rows: readonly PackedRow[]): number {
 
 /**
  * A row's values in the order of ALL_COLUMNS, each read by its name: read in a loop over the
- * names, every read is a megamorphic lookup (5–18 % of the insert, microbenchmark).
+ * names, every read is a megamorphic lookup, a visible part of the insert.
  */
 function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
   return [
@@ -196,7 +196,7 @@ function insertText(rows: number, placeholder: (position: number) => string): st
  * SQLite batch insert through one prepared statement, run once per row in a transaction:
  * about half the time of building and compiling a many-row INSERT through the query builder
  * for every batch (SQLite writes run on the event loop). The values are spread as arguments:
- * better-sqlite3 reads an array argument's elements through V8's API, ~430 instructions each.
+ * better-sqlite3 reads an array argument's elements one by one through V8's API, which is slow.
  */
 function sqliteInsert(sqlite: SqliteDatabase.Database): BatchInsert {
   const statement = sqlite.prepare(insertText(1, () => '?'));
@@ -225,7 +225,7 @@ const PG_STATEMENT_ROWS = [100, 10, 1] as const;
 /**
  * PostgreSQL batch insert through named prepared statements, parsed once per connection:
  * building a many-row INSERT through the query builder for every batch cost about twice the
- * CPU per row (~15 against ~7 µs), and so did sending the same text unnamed each time. One
+ * CPU per row, and so did sending the same text unnamed each time. One
  * transaction per batch: the write sequence is handed out under the totals row's lock.
  */
 function pgInsert(pool: PgPool): BatchInsert {

@@ -11,7 +11,7 @@
  * is not searched (see MAY_MATCH in redaction.ts). Markers start with a character ordinary
  * prose seldom has (`-`, `_`, `.`, `:`, `=`, a capital) and look behind it for the rest:
  * an expression whose alternatives start with common letters is tried at nearly every
- * position, and searched five times slower (4 KB of prose, microbenchmark).
+ * position, and searched several times slower on prose.
  */
 export interface SecretFamily {
   family: string;

@@ -86,7 +86,7 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
     }
     const { value, text } = parsed;
     // As keys, the two names can only be written like this or with a \u escape. With the quote
-    // the search skips through base64 quickly: 'constructor' alone took 0.5 ms for 1.4 MB.
+    // the search skips through base64 quickly; 'constructor' alone stops at every `c` of it.
     const suspect = text.includes('"__proto__"') || text.includes('"constructor"') || text.includes('\\u');
     if (suspect && typeof value === 'object' && value !== null && isPoisoned(value)) {
       done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);

@@ -9,8 +9,8 @@ type Serialize = (data: unknown) => string;
 /**
  * Fastify's own schema compilers (ajv for validation, fast-json-stringify for responses),
  * made lazy: a route's validator or serializer is compiled on its first use, or by `warmUp`
- * in the background once the server listens. Compiling all of them up front took a quarter
- * of the start-up (~0.6 s of 2.4 s here). `warmUp` still compiles every one soon after
+ * in the background once the server listens. Compiling all of them up front was a large
+ * part of the start-up. `warmUp` still compiles every one soon after
  * start-up, so a broken schema shows in the process log then, not on a first request.
  */
 export class LazySchemaCompilers {

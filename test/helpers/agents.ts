@@ -68,14 +68,19 @@ export function simpleGraph(overrides: Record<string, unknown> = {}, model = 'vi
   };
 }
 
-/** input → an image node (the OpenAI fake's gpt-image-1) → output: a graph whose runs make one image. */
-export const PAINTER_GRAPH = {
-  version: 1,
-  name: 'Painter',
-  entry: 'input',
-  nodes: [
-    { id: 'input', type: 'input', next: 'paint' },
-    { id: 'paint', type: 'image', config: { model: 'gpt-image-1', prompt: 'A drawing of {{input}}' }, next: 'out' },
-    { id: 'out', type: 'output', config: { text: 'Here it is.' } },
-  ],
-};
+/** input → an image node of `model` → output: a graph whose runs make one image. */
+export function painterGraph(model: string) {
+  return {
+    version: 1,
+    name: 'Painter',
+    entry: 'input',
+    nodes: [
+      { id: 'input', type: 'input', next: 'paint' },
+      { id: 'paint', type: 'image', config: { model, prompt: 'A drawing of {{input}}' }, next: 'out' },
+      { id: 'out', type: 'output', config: { text: 'Here it is.' } },
+    ],
+  };
+}
+
+/** The painter graph on the OpenAI fake's gpt-image-1. */
+export const PAINTER_GRAPH = painterGraph('gpt-image-1');

@@ -17,9 +17,15 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node bin/modelgate.js serve` with `env` and resolves once it listens. */
-export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/modelgate.js', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `node <nodeArgs> bin/modelgate.js serve` with `env` and resolves once it listens.
+ * Without the node flags of `npm start` the process started is a launcher and the server its
+ * child (src/cli/node-flags.ts): signals that stop a process reach the server through it; a
+ * test that acts on the server process itself (kills it, plants a fault) sets
+ * MODELGATE_RELAUNCH=false, as a supervisor with node flags of its own does.
+ */
+export async function startServeProcess(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/modelgate.js', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,13 +1,17 @@
+import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router-dom';
-import { AgentEditorPage } from './pages/agents/AgentEditorPage.js';
 import { AgentsPage } from './pages/agents/AgentsPage.js';
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
-import { PlaygroundPage } from './pages/playground/PlaygroundPage.js';
 import { SignInPage } from './pages/SignInPage.js';
-import { UsagePage } from './pages/UsagePage.js';
 import { useSession } from './session.js';
+
+// The pages built on large libraries (the graph canvas, the charts) load when first opened,
+// so signing in and reading the log do not wait for them.
+const AgentEditorPage = lazy(() => import('./pages/agents/AgentEditorPage.js').then((page) => ({ default: page.AgentEditorPage })));
+const PlaygroundPage = lazy(() => import('./pages/playground/PlaygroundPage.js').then((page) => ({ default: page.PlaygroundPage })));
+const UsagePage = lazy(() => import('./pages/UsagePage.js').then((page) => ({ default: page.UsagePage })));
 
 /** The pages and who may see them; the gateway enforces the same roles on every call. */
 export function App() {
@@ -84,7 +88,9 @@ function Layout() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        <Suspense fallback={<p className="loading" role="status">Loading…</p>}>
+          <Outlet />
+        </Suspense>
       </main>
     </>
   );

@@ -33,7 +33,7 @@ export class AnthropicChatFrames implements ChatFrames {
     if (parsed.kind === 'malformed') throw malformedResponse(this.options.provider, `malformed ${message.event ?? 'unnamed'} stream event`);
     if (parsed.kind === 'unknown' || parsed.event.type === 'ping') return false;
     if (parsed.event.type === 'error') throw streamErrorEvent(this.options.provider, parsed.event);
-    for (const event of this.mapper.map(parsed.event)) events.push(event);
+    this.mapper.map(parsed.event, events);
     return parsed.event.type === 'message_stop';
   }
 
@@ -69,29 +69,30 @@ class StreamMapper {
 
   constructor(private readonly options: StreamMappingOptions) {}
 
-  *map(event: AnthropicStreamEvent): Generator<ChatStreamEvent> {
+  /** Pushes the chat events of one Anthropic event onto `events` (no generator per event: this runs for every token). */
+  map(event: AnthropicStreamEvent, events: ChatStreamEvent[]): void {
     switch (event.type) {
       case 'message_start':
         this.id = event.message.id;
         this.model = event.message.model;
         this.startUsage = event.message.usage;
-        yield this.chunk({ role: 'assistant', content: '' });
+        events.push(this.chunk({ role: 'assistant', content: '' }));
         return;
       case 'content_block_start':
-        yield* this.blockStarted(event.index, event.content_block);
+        this.blockStarted(event.index, event.content_block, events);
         return;
       case 'content_block_delta':
-        yield* this.blockDelta(event.index, event.delta);
+        this.blockDelta(event.index, event.delta, events);
         return;
       case 'content_block_stop':
-        yield* this.blockStopped(event.index);
+        this.blockStopped(event.index, events);
         return;
       case 'message_delta': {
-        yield this.chunk({}, finishReasonOf(event.delta.stop_reason, this.structuredBlockIndex !== null));
+        events.push(this.chunk({}, finishReasonOf(event.delta.stop_reason, this.structuredBlockIndex !== null)));
         const usage = tokenUsageOf(combineUsage(this.startUsage, event.usage));
         if (usage !== null) {
           this.usageReported = true;
-          yield { type: 'usage-reported', usage, chunk: { ...this.chunkFields(), choices: [], usage: openAiUsage(usage) } };
+          events.push({ type: 'usage-reported', usage, chunk: this.chunkOf([], openAiUsage(usage)) });
         }
         return;
       }
@@ -104,8 +105,8 @@ class StreamMapper {
     return this.usageReported ? null : tokenUsageOf(this.startUsage);
   }
 
-  private *blockStarted(index: number, block: { type: string; text?: string; id?: string; name?: string }): Generator<ChatStreamEvent> {
-    if (block.type === 'text' && block.text !== undefined && block.text.length > 0) yield this.chunk({ content: block.text });
+  private blockStarted(index: number, block: { type: string; text?: string; id?: string; name?: string }, events: ChatStreamEvent[]): void {
+    if (block.type === 'text' && block.text !== undefined && block.text.length > 0) events.push(this.chunk({ content: block.text }));
     if (block.type !== 'tool_use') return;
     this.blocksWithoutInput.add(index);
     if (block.name === this.options.structuredOutputTool) {
@@ -114,14 +115,14 @@ class StreamMapper {
     }
     const toolCallIndex = this.toolCallIndexes.size;
     this.toolCallIndexes.set(index, toolCallIndex);
-    yield this.chunk({ tool_calls: [{ index: toolCallIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
+    events.push(this.chunk({ tool_calls: [{ index: toolCallIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }));
   }
 
-  private *blockDelta(index: number, delta: { type: string; text?: string; partial_json?: string }): Generator<ChatStreamEvent> {
-    if (delta.type === 'text_delta' && delta.text !== undefined) yield this.chunk({ content: delta.text });
+  private blockDelta(index: number, delta: { type: string; text?: string; partial_json?: string }, events: ChatStreamEvent[]): void {
+    if (delta.type === 'text_delta' && delta.text !== undefined) events.push(this.chunk({ content: delta.text }));
     if (delta.type !== 'input_json_delta' || delta.partial_json === undefined || delta.partial_json.length === 0) return;
     this.blocksWithoutInput.delete(index);
-    yield* this.inputText(index, delta.partial_json);
+    this.inputText(index, delta.partial_json, events);
   }
 
   /**
@@ -129,25 +130,28 @@ class StreamMapper {
    * input_json_delta): its input is {}, as in the answer without streaming, and clients parse
    * the arguments they assembled, so "{}" is sent when the block ends.
    */
-  private *blockStopped(index: number): Generator<ChatStreamEvent> {
+  private blockStopped(index: number, events: ChatStreamEvent[]): void {
     if (!this.blocksWithoutInput.delete(index)) return;
-    yield* this.inputText(index, '{}');
+    this.inputText(index, '{}', events);
   }
 
-  private *inputText(index: number, json: string): Generator<ChatStreamEvent> {
+  private inputText(index: number, json: string, events: ChatStreamEvent[]): void {
     if (index === this.structuredBlockIndex) {
-      yield this.chunk({ content: json });
+      events.push(this.chunk({ content: json }));
       return;
     }
     const toolCallIndex = this.toolCallIndexes.get(index);
-    if (toolCallIndex !== undefined) yield this.chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: json } }] });
+    if (toolCallIndex !== undefined) events.push(this.chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: json } }] }));
   }
 
   private chunk(delta: JsonObject, finishReason: FinishReason | null = null): ChatStreamEvent {
-    return { type: 'chunk-received', chunk: { ...this.chunkFields(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] } };
+    return { type: 'chunk-received', chunk: this.chunkOf([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]) };
   }
 
-  private chunkFields(): JsonObject {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.options.created, model: this.model };
+  /** A `chat.completion.chunk`, written out (an object literal with a spread in it takes V8's slow path). */
+  private chunkOf(choices: JsonObject[], usage?: JsonObject): JsonObject {
+    const chunk: JsonObject = { id: this.id, object: 'chat.completion.chunk', created: this.options.created, model: this.model, choices };
+    if (usage !== undefined) chunk.usage = usage;
+    return chunk;
   }
 }

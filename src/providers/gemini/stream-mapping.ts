@@ -1,4 +1,4 @@
-import type { ChatStreamEvent, JsonObject } from '../types.js';
+import type { ChatStreamEvent, JsonObject, TokenUsage } from '../types.js';
 import { finishReasonOf } from './finish-reasons.js';
 import { answerText, completionId, openAiUsage, toolCallsOf, usageOf } from './response-mapping.js';
 import type { GenerateContentResponse } from './wire.js';
@@ -26,7 +26,7 @@ export class GeminiStreamMapper {
   private id: string | undefined;
   private readonly created = Math.floor(Date.now() / 1000);
   private readonly candidates = new Map<number, CandidateState>();
-  private lastUsage = '';
+  private lastUsage: TokenUsage | null = null;
   /** The usage of the frame being mapped, until it is reported. */
   private pendingUsage: UsageReported | null = null;
 
@@ -80,10 +80,10 @@ export class GeminiStreamMapper {
   /** The usage event of a frame whose usage changed; null when it did not. */
   private usageEvent(frame: GenerateContentResponse): UsageReported | null {
     const usage = usageOf(frame.usageMetadata);
-    const usageKey = JSON.stringify(usage);
-    if (usage === null || usageKey === this.lastUsage) return null;
-    this.lastUsage = usageKey;
-    const chunk = { ...this.chunkFields(), choices: [], usage: openAiUsage(usage, frame.usageMetadata) };
+    if (usage === null || (this.lastUsage !== null && sameUsage(usage, this.lastUsage))) return null;
+    this.lastUsage = usage;
+    const chunk = this.chunkOf([]);
+    chunk.usage = openAiUsage(usage, frame.usageMetadata);
     return { type: 'usage-reported', usage, chunk };
   }
 
@@ -93,10 +93,16 @@ export class GeminiStreamMapper {
   }
 
   private chunk(index: number, delta: JsonObject, finishReason: string | null): ChatStreamEvent {
-    return { type: 'chunk-received', chunk: { ...this.chunkFields(), choices: [{ index, delta, finish_reason: finishReason, logprobs: null }] } };
+    return { type: 'chunk-received', chunk: this.chunkOf([{ index, delta, finish_reason: finishReason, logprobs: null }]) };
   }
 
-  private chunkFields(): JsonObject {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.upstreamModel };
+  /** A `chat.completion.chunk`, written out (an object literal with a spread in it takes V8's slow path). */
+  private chunkOf(choices: JsonObject[]): JsonObject {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.upstreamModel, choices };
   }
+}
+
+/** Whether two counts of `usageOf` are the same (compared member by member: every frame carries one). */
+function sameUsage(a: TokenUsage, b: TokenUsage): boolean {
+  return a.promptTokens === b.promptTokens && a.completionTokens === b.completionTokens && a.totalTokens === b.totalTokens && a.cachedPromptTokens === b.cachedPromptTokens;
 }

@@ -118,8 +118,7 @@ export class OpenAICompatibleClient {
 
   /**
    * One string per endpoint URL, made once: a URL joined for every call was a new string
-   * whose hash the dispatcher's URL map computed again each time (~0.4 % of a chat request's
-   * instructions). The paths are the adapter's own constants.
+   * whose hash the dispatcher's URL map computed again each time. The paths are the adapter's own constants.
    */
   private urlOf(path: string): string {
     let url = this.urls.get(path);

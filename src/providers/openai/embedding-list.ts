@@ -6,8 +6,8 @@ import { parseJsonObject } from './wire.js';
  * Reads an OpenAI embeddings response (`{"object": "list", "data": [{"embedding": […]}, …],
  * "model", "usage"}`) without turning its float vectors into numbers. The adapter forwards
  * the provider's bytes and needs only the other members, how many embeddings there are and
- * the size of the first; JSON.parse is slow on numbers (~18 µs for 256 floats, ~100 µs for
- * 1,536).
+ * the size of the first; JSON.parse is slow on numbers, and a vector holds hundreds or
+ * thousands of them.
  *
  * Each `"embedding": [numbers]` whose list follows JSON's number grammar is replaced by a
  * string holding its element count, then JSON.parse reads the short text. That text is JSON

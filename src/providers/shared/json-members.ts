@@ -100,8 +100,8 @@ export function passThroughJson(call: PassThroughSource, set: JsonObject): Buffe
 
 /**
  * `{ ...body, ...set }`, built with Object.assign: in Node 20's V8 an object literal with two
- * spreads takes a slow path (with the serialisation after it, 2.5–2.7 against 1.0 µs for a
- * small chat body, microbenchmark). Object.assign sets members one by one, which for a
+ * spreads takes a slow path (with the serialisation after it, more than twice the time for a
+ * small chat body). Object.assign sets members one by one, which for a
  * member named `__proto__` would set the new object's prototype instead: such a body (the
  * routes' JSON parser refuses one, but bodies are also built elsewhere) takes the spread.
  */

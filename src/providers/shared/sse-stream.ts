@@ -23,8 +23,8 @@ type Headers = UpstreamResponse['headers'];
 /**
  * The most a stream may send without completing an event. A chat chunk is a few hundred
  * bytes and a streamed partial image a few MiB; a provider sending one endless event would
- * otherwise have the parser hold all of it (one 300 MB event took a process running the
- * gateway, the fake provider and the client past 1.7 GB of RSS; 174 MB with this bound).
+ * otherwise have the parser hold all of it, several times over while it is decoded and
+ * joined, until the process runs out of memory.
  */
 export const MAX_STREAM_EVENT_BYTES = 16 * 1024 * 1024;
 
