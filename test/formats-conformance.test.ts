@@ -99,9 +99,15 @@ for (const vendor of VENDORS) {
         assert.equal(fake.lastToolResultRef(), vendor.toolCallIds ? 'call_Wx7dQ2' : 'get_weather');
       });
 
-      test("a streamed tool call: the SDK's helper assembles it with the provider's id and whole arguments", async () => {
-        fake.answer({ kind: 'tool-call', id: 'call_Wx7dQ2', name: 'get_weather', arguments: { city: 'Paris' }, usage: usageFor(vendor) });
-        assertWeatherCall(vendor, format, await format.stream(model, 'Weather in Paris?', { tools: true }));
+      test("a streamed tool call after some text: the SDK's helper assembles both, the call with the provider's id and whole arguments", async () => {
+        const preface = 'Let me look that up.';
+        fake.answer({ kind: 'tool-call', id: 'call_Wx7dQ2', name: 'get_weather', arguments: { city: 'Paris' }, preface, usage: usageFor(vendor) });
+        const streamed = await format.stream(model, 'Weather in Paris?', { tools: true });
+        assertWeatherCall(vendor, format, streamed);
+        assert.equal(streamed.text, preface);
+        const whole = await format.create(model, 'Weather in Paris?', { tools: true });
+        assertWeatherCall(vendor, format, whole);
+        assert.equal(whole.text, preface);
       });
 
       test('a request the provider refused (4xx) is the format\'s 400 with its message', async () => {

@@ -14,7 +14,7 @@ import type { ScriptedUsage } from '../providers/conformance.js';
 /** What the fake answers a Responses request with: text in pieces (`incomplete`: cut, and why), or one function call. */
 export type ResponsesScript =
   | { kind: 'text'; deltas: string[]; usage: ScriptedUsage; incomplete?: 'max_output_tokens' | 'content_filter' }
-  | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage; callId?: string };
+  | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage; callId?: string; preface?: string };
 
 /** OpenAI answers with the dated snapshot of the model asked for. */
 const snapshotOf = (model: unknown) => `${String(model)}-2024-07-18`;
@@ -112,6 +112,9 @@ function outputOf(script: ResponsesScript, body: Record<string, unknown>, counte
       summary: [{ type: 'summary_text', text: '**Answering briefly**' }],
     });
   }
+  if (script.kind === 'function-call' && script.preface !== undefined) {
+    items.push({ id: `msg_fake${counter}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: script.preface }], role: 'assistant' });
+  }
   if (script.kind === 'function-call') {
     items.push({ id: `fc_fake${counter}`, type: 'function_call', status: 'completed', arguments: script.arguments, call_id: script.callId ?? `call_fake${counter}`, name: script.name });
   } else {
@@ -140,8 +143,8 @@ function streamResponse(response: ServerResponse, body: Record<string, unknown>,
       send('response.function_call_arguments.done', { arguments: item.arguments, item_id: item.id, output_index: index });
       send('response.output_item.done', { item, output_index: index });
     } else {
-      const deltas = script.kind === 'text' ? script.deltas : [];
-      const text = deltas.join('');
+      const text = (item.content as { text: string }[])[0]!.text;
+      const deltas = script.kind === 'text' ? script.deltas : [text];
       const where = { content_index: 0, item_id: item.id, output_index: index };
       send('response.output_item.added', { item: { ...item, status: 'in_progress', content: [] }, output_index: index });
       send('response.content_part.added', { ...where, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });

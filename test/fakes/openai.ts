@@ -24,8 +24,8 @@ export type OpenAIChatScript =
   | { kind: 'stream-paced'; deltas: string[]; intervalMs: number; usage: ScriptedUsage }
   /** An answer cut by the length limit or a content filter, whole or streamed. */
   | { kind: 'cut'; finishReason: 'length' | 'content_filter'; deltas: string[]; usage: ScriptedUsage }
-  /** One function call (`finish_reason: "tool_calls"`), whole or streamed with its arguments in pieces. */
-  | { kind: 'tool-call'; id: string; name: string; arguments: string; usage: ScriptedUsage }
+  /** One function call (`finish_reason: "tool_calls"`) after optional text, whole or streamed with its arguments in pieces. */
+  | { kind: 'tool-call'; id: string; name: string; arguments: string; preface?: string; usage: ScriptedUsage }
   /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
   | { kind: 'sequence'; scripts: OpenAIChatScript[] };
 
@@ -107,7 +107,7 @@ interface WireToolCall {
 function completionBody(model: unknown, text: string, usage: ScriptedUsage, finishReason = 'stop', toolCall?: WireToolCall) {
   const message = toolCall === undefined
     ? { role: 'assistant', content: text, refusal: null, annotations: [] }
-    : { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }], refusal: null, annotations: [] };
+    : { role: 'assistant', content: text.length > 0 ? text : null, tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }], refusal: null, annotations: [] };
   return {
     id: 'chatcmpl-fake123',
     object: 'chat.completion',
@@ -156,10 +156,11 @@ class ChunkWriter {
     this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
   }
 
-  /** A function call: its id and name first, then its arguments in two pieces, as OpenAI streams them. */
-  toolCall(call: WireToolCall): void {
+  /** A function call (after the text of `deltas`, if any was written): its id and name first, then its arguments in two pieces, as OpenAI streams them. */
+  toolCall(call: WireToolCall, afterText: boolean): void {
     const half = Math.ceil(call.arguments.length / 2);
-    this.write([{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }], refusal: null }, logprobs: null, finish_reason: null }]);
+    const opening = afterText ? {} : { role: 'assistant', content: null, refusal: null };
+    this.write([{ index: 0, delta: { ...opening, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, logprobs: null, finish_reason: null }]);
     for (const piece of [call.arguments.slice(0, half), call.arguments.slice(half)]) this.write([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]);
   }
 
@@ -216,9 +217,11 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       return;
     }
     case 'tool-call': {
-      if (!streamed) return sendJson(response, 200, completionBody(body.model, '', script.usage, 'tool_calls', script));
+      const preface = script.preface ?? '';
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, preface, script.usage, 'tool_calls', script));
       const writer = stream();
-      writer.toolCall(script);
+      if (preface.length > 0) writer.deltas([preface]);
+      writer.toolCall(script, preface.length > 0);
       writer.finish(script.usage, 'tool_calls');
       return;
     }

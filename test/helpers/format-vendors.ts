@@ -23,8 +23,8 @@ export interface NeutralUsage {
 export type VendorAnswer =
   /** Text in pieces; `length`: cut by the output limit; `filtered`: stopped by the vendor's content filter. */
   | { kind: 'text'; pieces: string[]; finish: 'stop' | 'length' | 'filtered'; usage: NeutralUsage }
-  /** One function call, with the id the vendor gives it. */
-  | { kind: 'tool-call'; id: string; name: string; arguments: Record<string, unknown>; usage: NeutralUsage };
+  /** One function call, with the id the vendor gives it, after the text of `preface` if any. */
+  | { kind: 'tool-call'; id: string; name: string; arguments: Record<string, unknown>; preface?: string; usage: NeutralUsage };
 
 export interface RunningVendor {
   gateway: TestGatewayOptions;
@@ -80,8 +80,9 @@ async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): 
         fake.scriptResponses({ kind: 'text', deltas: answer.pieces, usage, incomplete: length ? 'max_output_tokens' : 'content_filter' });
       } else {
         const args = JSON.stringify(answer.arguments);
-        fake.scriptChat({ kind: 'tool-call', id: answer.id, name: answer.name, arguments: args, usage });
-        fake.scriptResponses({ kind: 'function-call', callId: answer.id, name: answer.name, arguments: args, usage });
+        const preface = answer.preface === undefined ? {} : { preface: answer.preface };
+        fake.scriptChat({ kind: 'tool-call', id: answer.id, name: answer.name, arguments: args, usage, ...preface });
+        fake.scriptResponses({ kind: 'function-call', callId: answer.id, name: answer.name, arguments: args, usage, ...preface });
       }
     },
     fail(status, message) {
@@ -131,7 +132,8 @@ export const VENDORS: Vendor[] = [
           if (answer.kind === 'text') {
             fake.reply({ message: { content: [{ type: 'text', text: answer.pieces.join('') }], stop_reason: ANTHROPIC_STOP[answer.finish], usage } });
           } else {
-            fake.reply({ message: { content: [{ type: 'tool_use', id: answer.id, name: answer.name, input: answer.arguments }], stop_reason: 'tool_use', usage } });
+            const preface = answer.preface === undefined ? [] : [{ type: 'text' as const, text: answer.preface }];
+            fake.reply({ message: { content: [...preface, { type: 'tool_use', id: answer.id, name: answer.name, input: answer.arguments }], stop_reason: 'tool_use', usage } });
           }
         },
         fail: (status, message) => fake.reply({ error: ANTHROPIC_ERRORS[status], message }),
@@ -158,7 +160,10 @@ export const VENDORS: Vendor[] = [
           // Gemini counts thinking apart from the candidates, and the cached tokens within the prompt.
           const { input, output, cached, reasoning } = answer.usage;
           const usage = { promptTokens: input, completionTokens: output - reasoning, cachedTokens: cached, thoughtsTokens: reasoning };
-          const parts = answer.kind === 'text' ? [{ text: answer.pieces.join('') }] : [{ functionCall: { name: answer.name, args: answer.arguments } }];
+          const parts =
+            answer.kind === 'text'
+              ? [{ text: answer.pieces.join('') }]
+              : [...(answer.preface === undefined ? [] : [{ text: answer.preface }]), { functionCall: { name: answer.name, args: answer.arguments } }];
           fake.reply('chat', { response: candidateResponse(parts, { finishReason: answer.kind === 'text' ? GEMINI_FINISH[answer.finish] : 'STOP', usage }) });
         },
         fail: (status, message) => fake.reply('chat', { error: status, message }),
