@@ -193,7 +193,32 @@ describe('POST /admin/v1/playground/keys/{keyId}/v1/…', () => {
     assert.ok(openapi.body.paths['/v1/chat/completions'] !== undefined);
   });
 
-  test('lightweight VETTING shows every attempt (draft, verdict) in the playground only; a direct call does not', async () => {
+  test('the Responses and Messages APIs relay too, each answering in its own shape under the chosen key', async () => {
+    fake.scriptChat({ kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } });
+    const { id, secret: own } = await newKey();
+    const messaged = await send('POST', `/admin/v1/playground/keys/${id}/v1/messages`, asSession(admin), { model: 'gpt-4o-mini', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    assert.equal(messaged.status, 200, messaged.text);
+    assert.equal(messaged.body.type, 'message');
+    assert.deepEqual(messaged.body.content, [{ type: 'text', text: 'Hello from the fake.' }]);
+    assert.equal((await loggedRecord(gateway, messaged.headers.get('x-request-id')!)).key_id, id);
+    // A Messages error keeps Anthropic's shape on the relay as well.
+    const refused = await send('POST', `/admin/v1/playground/keys/${id}/v1/messages`, asSession(admin), { model: 'gpt-4o-mini', messages: [] });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.type, 'error');
+
+    const responded = await send('POST', `/admin/v1/playground/keys/${id}/v1/responses`, asSession(admin), { model: 'gpt-4o-mini', input: 'Hi' });
+    assert.equal(responded.status, 200, responded.text);
+    assert.equal(responded.body.object, 'response');
+    assert.equal((await loggedRecord(gateway, responded.headers.get('x-request-id')!)).key_id, id);
+    // Stored for the key the playground acted as: that key reads it back at /v1, another does not.
+    const stored = (key: string) => fetch(`${gateway.url}/v1/responses/${responded.body.id}`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal((await stored(own)).status, 200);
+    const relayed = await send('GET', `/admin/v1/playground/keys/${id}/v1/responses/${responded.body.id}`, asSession(admin));
+    assert.equal(relayed.body.id, responded.body.id);
+    assert.equal((await stored((await newKey()).secret)).status, 404);
+  });
+
+    test('lightweight VETTING shows every attempt (draft, verdict) in the playground only; a direct call does not', async () => {
     const script = () => fake.scriptChat(REJECTED_THEN_ACCEPTED.script());
     const { rejected, accepted } = REJECTED_THEN_ACCEPTED;
     const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What is 6 times 7?' }] };

@@ -1,8 +1,10 @@
 /**
  * The fault matrix of routing (docs/routing.md): an upstream that fails in each way a provider
- * fails, for each client surface (chat JSON and streams, embeddings, the Messages API's JSON and
- * streams), checking the retry chosen, what the client got, the log's
+ * fails, for each client surface (chat JSON and streams, embeddings, the Messages API's and the
+ * Responses API's JSON and streams), checking the retry chosen, what the client got, the log's
  * attempts, the cooldown, and that nothing was retried after the first byte reached the client.
+ * The Messages API's models here are OpenAI's, so their calls are translated to chat; the
+ * Responses API's go to each deployment's own `/v1/responses` (the native pass-through).
  *
  * Every model below has two deployments of one OpenAI-compatible provider: `a` (weighted so it
  * is always tried first) and `b` (another base URL and credential). A failure on `a` before the
@@ -21,6 +23,9 @@ const EMBEDDING = 'text-embedding-3-small';
 /** The Messages API's own models: each surface keeps its own cooldowns. */
 const MESSAGES = 'gpt-4.1-mini';
 const MESSAGES_STREAM = 'gpt-4.1-nano';
+/** The Responses API's own models, likewise. */
+const RESPONSES = 'gpt-5-mini';
+const RESPONSES_STREAM = 'gpt-5-nano';
 
 /** What the first attempt on `a` ends with, for each fault that strikes before the answer began. */
 const OUTCOME_BEFORE_ANSWER: Record<Fault, string> = {
@@ -66,7 +71,7 @@ async function setUp(): Promise<Setup> {
   const b = await startFaultyOpenAI('b');
   const gateway = await startTestGateway({
     env: { OPENAI_BASE_URL: a.url, OPENAI_API_KEY_B: 'sk-second-credential-b', MODELGATE_STREAM_IDLE_TIMEOUT_MS: '800' },
-    configFile: { routing: [CHAT, STREAM, EMBEDDING, MESSAGES, MESSAGES_STREAM].map((model) => routedModel(model, b)) },
+    configFile: { routing: [CHAT, STREAM, EMBEDDING, MESSAGES, MESSAGES_STREAM, RESPONSES, RESPONSES_STREAM].map((model) => routedModel(model, b)) },
   });
   const key = await gateway.createKey();
   const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 20_000 });
@@ -126,6 +131,29 @@ async function messagesStreamed(anthropic: Anthropic): Promise<Answered & { fail
     failure = error;
   }
   return { text, failure, headers: response.headers, requestId: response.headers.get('x-request-id')! };
+}
+
+/** A Responses API answer (OpenAI's own API on each deployment, passed through). */
+async function responded(client: OpenAI): Promise<Answered> {
+  const { data, response } = await client.responses.create({ model: RESPONSES, input: 'Hi' }).withResponse();
+  return { text: data.output_text, headers: response.headers, requestId: response.headers.get('x-request-id')! };
+}
+
+/** A Responses API stream read event by event; `events` are their types in order. */
+async function responsesStreamed(client: OpenAI): Promise<Answered & { failure: unknown; events: string[] }> {
+  const { data, response } = await client.responses.create({ model: RESPONSES_STREAM, input: 'Hi', stream: true }).withResponse();
+  let text = '';
+  let failure: unknown = null;
+  const events: string[] = [];
+  try {
+    for await (const event of data) {
+      events.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+  } catch (error) {
+    failure = error;
+  }
+  return { text, failure, events, headers: response.headers, requestId: response.headers.get('x-request-id')! };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the admin view's detail is read loosely; each field used is asserted
@@ -197,16 +225,35 @@ for (const fault of FAULTS) {
         assert.ok(answered.failure instanceof Anthropic.APIError, `the SDK raises the error event, not ${String(answered.failure)}`);
         await notRetried(setup, answered, MESSAGES_STREAM, 1);
       });
+
+      test('Responses API stream: the same, the failure as response.failed after response.created', async () => {
+        setup.a.fail(RESPONSES_STREAM, fault);
+        const answered = await responsesStreamed(setup.client);
+        assert.equal(answered.failure, null, `the events end in order, not with ${String(answered.failure)}`);
+        assert.deepEqual([answered.events[0], answered.events.at(-1)], ['response.created', 'response.failed']);
+        assert.equal(answered.text, '');
+        await notRetried(setup, answered, RESPONSES_STREAM, 1);
+      });
     } else {
       test('chat stream: failed before the first frame, so retried on the other deployment', () =>
         retriedOnB(setup, STREAM, fault, () => streamed(setup.client), 'served by b'));
 
       test('Messages API stream: failed before the first event, so retried on the other deployment', () =>
         retriedOnB(setup, MESSAGES_STREAM, fault, () => messagesStreamed(setup.anthropic), 'served by b'));
+
+      test('Responses API stream: failed before the first event, so retried on the other deployment', () =>
+        retriedOnB(setup, RESPONSES_STREAM, fault, () => responsesStreamed(setup.client), 'served by b'));
     }
 
     test('Messages API (JSON): retried on the other deployment, which then takes the traffic', () =>
       retriedOnB(setup, MESSAGES, fault, () => messaged(setup.anthropic), 'served by b'));
+
+    test('Responses API (JSON): retried on the other deployment, which then takes the traffic', async () => {
+      await retriedOnB(setup, RESPONSES, fault, () => responded(setup.client), 'served by b');
+      // OpenAI's models take the Responses API natively: every attempt went to /v1/responses.
+      const paths = [setup.a, setup.b].flatMap((upstream) => upstream.server.requests.filter((request) => request.json?.model === RESPONSES).map((request) => request.path));
+      assert.deepEqual(new Set(paths), new Set(['/v1/responses']));
+    });
   });
 }
 
@@ -218,7 +265,3 @@ async function notRetried(setup: Setup, answered: Answered, model: string, aRequ
   const attempts = await attemptsOf(setup.gateway, answered.requestId);
   assert.deepEqual(attempts.map(({ deployment, outcome }) => ({ deployment, outcome })), [{ deployment: 'a', outcome: 'ok' }]);
 }
-
-// The Responses API (POST /v1/responses) goes through the same model-call path; its rows of this
-// matrix are added with that surface.
-describe('fault matrix: Responses API', { todo: 'add the rows once POST /v1/responses is served' }, () => undefined);

@@ -2,10 +2,12 @@
  * An OpenAI-compatible upstream that fails on cue, for the routing fault matrix: each request
  * takes the next fault scripted for its model (then answers normally). Bodies and framing
  * follow OpenAI's API reference: `chat.completion` JSON, `chat.completion.chunk` SSE frames
- * ending with `data: [DONE]`, embeddings lists, and `{"error": {…}}` bodies.
+ * ending with `data: [DONE]`, the Responses API's `response` object and its `event: <type>`
+ * frames (response.created … response.completed, each with its sequence_number), embeddings
+ * lists, and `{"error": {…}}` bodies.
  */
 import type { ServerResponse } from 'node:http';
-import { holdResponse, startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
+import { holdResponse, startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.js';
 import { openaiErrorBody } from './openai.js';
 
 export type Fault =
@@ -73,18 +75,84 @@ function embeddings(model: string): string {
   });
 }
 
+/** A `response` object of the Responses API holding one message of `text` (none while in progress). */
+function responseObject(model: string, text: string, status: 'in_progress' | 'completed'): Record<string, unknown> {
+  const done = status === 'completed';
+  return {
+    id: 'resp_fault1',
+    object: 'response',
+    created_at: 1_700_000_000,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    max_output_tokens: null,
+    model,
+    output: done ? [messageItem(text, 'completed')] : [],
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: true,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage: done ? { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 } : null,
+    metadata: {},
+  };
+}
+
+function messageItem(text: string, status: 'in_progress' | 'completed'): Record<string, unknown> {
+  const content = status === 'completed' ? [{ type: 'output_text', annotations: [], text }] : [];
+  return { id: 'msg_fault1', type: 'message', status, role: 'assistant', content };
+}
+
+/** The Responses API's events for one message of `text`, each framed `event: <type>` / `data: {…, sequence_number}`. */
+function responseEvents(model: string, text: string): string[] {
+  const where = { item_id: 'msg_fault1', output_index: 0, content_index: 0 };
+  const events: [string, Record<string, unknown>][] = [
+    ['response.created', { response: responseObject(model, '', 'in_progress') }],
+    ['response.in_progress', { response: responseObject(model, '', 'in_progress') }],
+    ['response.output_item.added', { output_index: 0, item: messageItem('', 'in_progress') }],
+    ['response.content_part.added', { ...where, part: { type: 'output_text', annotations: [], text: '' } }],
+    ['response.output_text.delta', { ...where, delta: text }],
+    ['response.output_text.done', { ...where, text }],
+    ['response.content_part.done', { ...where, part: { type: 'output_text', annotations: [], text } }],
+    ['response.output_item.done', { output_index: 0, item: messageItem(text, 'completed') }],
+    ['response.completed', { response: responseObject(model, text, 'completed') }],
+  ];
+  return events.map(([type, members], sequence) => `event: ${type}\ndata: ${JSON.stringify({ type, ...members, sequence_number: sequence })}\n\n`);
+}
+
+interface Answer {
+  streaming: boolean;
+  model: string;
+  body: string;
+  /** A stream's first frame and the rest, each framed as sent. */
+  first: string;
+  rest: string[];
+}
+
+const dataFrame = (data: string) => `data: ${data}\n\n`;
+
 /** The answer's text: the upstream that gave it, so a test sees which deployment served. */
-function answerOf(request: RecordedRequest, name: string): { streaming: boolean; model: string; body: string; first: string; rest: string[] } {
+function answerOf(request: RecordedRequest, name: string): Answer {
   const model = String(request.json?.model);
   if (request.path.startsWith('/v1/embeddings')) return { streaming: false, model, body: embeddings(model), first: '', rest: [] };
   const text = `served by ${name}`;
   const streaming = request.json?.stream === true;
+  if (request.path.startsWith('/v1/responses')) {
+    const [first, ...rest] = responseEvents(model, text);
+    return { streaming, model, body: JSON.stringify(responseObject(model, text, 'completed')), first: first!, rest };
+  }
   return {
     streaming,
     model,
     body: completion(model, text),
-    first: chunk(model, { role: 'assistant', content: '' }, null),
-    rest: [chunk(model, { content: text }, null), chunk(model, {}, 'stop'), '[DONE]'],
+    first: dataFrame(chunk(model, { role: 'assistant', content: '' }, null)),
+    rest: [chunk(model, { content: text }, null), chunk(model, {}, 'stop'), '[DONE]'].map(dataFrame),
   };
 }
 
@@ -132,8 +200,7 @@ async function answer(request: RecordedRequest, response: ServerResponse, name: 
     case 'hang-mid-stream':
     case 'truncated':
       startAnswer(response, reply.streaming);
-      if (head !== undefined) response.write(head);
-      else writeSse(response, reply.first);
+      response.write(head ?? reply.first);
       // The first frame has time to reach the gateway's client before the cut.
       if (!(await holdResponse(response, fault === 'truncated' ? 150 : 60_000))) return;
       response.socket?.destroy();
@@ -146,7 +213,7 @@ async function answer(request: RecordedRequest, response: ServerResponse, name: 
       startAnswer(response, reply.streaming);
   }
   if (!reply.streaming) return void response.end(reply.body);
-  for (const frame of [reply.first, ...reply.rest]) writeSse(response, frame);
+  for (const frame of [reply.first, ...reply.rest]) response.write(frame);
   response.end();
 }
 
@@ -157,6 +224,7 @@ export async function startFaultyOpenAI(name: string): Promise<FaultyOpenAI> {
   const handle = (request: RecordedRequest, response: ServerResponse) => answer(request, response, name, scripts.get(String(request.json?.model))?.shift());
   server.on('POST /v1/chat/completions', handle);
   server.on('POST /v1/embeddings', handle);
+  server.on('POST /v1/responses', handle);
   return {
     url: `${server.url}/v1`,
     server,

@@ -11,10 +11,10 @@ import type { ServerResponse } from 'node:http';
 import type { RecordedRequest } from './fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 
-/** What the fake answers a Responses request with: text in pieces, or one function call. */
+/** What the fake answers a Responses request with: text in pieces (`incomplete`: cut, and why), or one function call. */
 export type ResponsesScript =
-  | { kind: 'text'; deltas: string[]; usage: ScriptedUsage }
-  | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage };
+  | { kind: 'text'; deltas: string[]; usage: ScriptedUsage; incomplete?: 'max_output_tokens' | 'content_filter' }
+  | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage; callId?: string; preface?: string };
 
 /** OpenAI answers with the dated snapshot of the model asked for. */
 const snapshotOf = (model: unknown) => `${String(model)}-2024-07-18`;
@@ -40,21 +40,30 @@ export class FakeResponses {
     const output = outputOf(script, body, this.counter);
     if (body.stream === true) return streamResponse(response, body, id, output, script);
     response.writeHead(200, { 'content-type': 'application/json', 'openai-processing-ms': '12', 'x-request-id': 'req_fake' });
-    response.end(JSON.stringify(responseObject(body, id, 'completed', output, wireUsage(script.usage))));
+    response.end(JSON.stringify(responseObject(body, id, statusOf(script), output, wireUsage(script.usage), incompleteReason(script))));
   }
+}
+
+/** `incomplete` when the answer was cut, and why. */
+function statusOf(script: ResponsesScript): 'completed' | 'incomplete' {
+  return script.kind === 'text' && script.incomplete !== undefined ? 'incomplete' : 'completed';
 }
 
 function wireUsage(usage: ScriptedUsage) {
   return {
     input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
     output_tokens: usage.completionTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.promptTokens + usage.completionTokens,
   };
 }
 
-function responseObject(body: Record<string, unknown>, id: string, status: string, output: unknown[], usage: unknown) {
+function incompleteReason(script: ResponsesScript): string | null {
+  return script.kind === 'text' ? (script.incomplete ?? null) : null;
+}
+
+function responseObject(body: Record<string, unknown>, id: string, status: string, output: unknown[], usage: unknown, incomplete: string | null = null) {
   return {
     id,
     object: 'response',
@@ -63,7 +72,7 @@ function responseObject(body: Record<string, unknown>, id: string, status: strin
     background: false,
     completed_at: status === 'completed' ? 1_788_205_739 : null,
     error: null,
-    incomplete_details: null,
+    incomplete_details: incomplete === null ? null : { reason: incomplete },
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: null,
@@ -103,8 +112,11 @@ function outputOf(script: ResponsesScript, body: Record<string, unknown>, counte
       summary: [{ type: 'summary_text', text: '**Answering briefly**' }],
     });
   }
+  if (script.kind === 'function-call' && script.preface !== undefined) {
+    items.push({ id: `msg_fake${counter}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: script.preface }], role: 'assistant' });
+  }
   if (script.kind === 'function-call') {
-    items.push({ id: `fc_fake${counter}`, type: 'function_call', status: 'completed', arguments: script.arguments, call_id: `call_fake${counter}`, name: script.name });
+    items.push({ id: `fc_fake${counter}`, type: 'function_call', status: 'completed', arguments: script.arguments, call_id: script.callId ?? `call_fake${counter}`, name: script.name });
   } else {
     items.push({ id: `msg_fake${counter}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text: script.deltas.join('') }], role: 'assistant' });
   }
@@ -131,8 +143,8 @@ function streamResponse(response: ServerResponse, body: Record<string, unknown>,
       send('response.function_call_arguments.done', { arguments: item.arguments, item_id: item.id, output_index: index });
       send('response.output_item.done', { item, output_index: index });
     } else {
-      const deltas = script.kind === 'text' ? script.deltas : [];
-      const text = deltas.join('');
+      const text = (item.content as { text: string }[])[0]!.text;
+      const deltas = script.kind === 'text' ? script.deltas : [text];
       const where = { content_index: 0, item_id: item.id, output_index: index };
       send('response.output_item.added', { item: { ...item, status: 'in_progress', content: [] }, output_index: index });
       send('response.content_part.added', { ...where, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
@@ -142,6 +154,7 @@ function streamResponse(response: ServerResponse, body: Record<string, unknown>,
       send('response.output_item.done', { item, output_index: index });
     }
   }
-  send('response.completed', { response: responseObject(body, id, 'completed', output, wireUsage(script.usage)) });
+  const status = statusOf(script);
+  send(`response.${status}`, { response: responseObject(body, id, status, output, wireUsage(script.usage), incompleteReason(script)) });
   response.end();
 }

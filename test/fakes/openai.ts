@@ -22,6 +22,10 @@ export type OpenAIChatScript =
   | { kind: 'quota-exhausted' }
   /** A stream whose deltas arrive `intervalMs` apart, as a model's tokens do (whole JSON when not streamed). */
   | { kind: 'stream-paced'; deltas: string[]; intervalMs: number; usage: ScriptedUsage }
+  /** An answer cut by the length limit or a content filter, whole or streamed. */
+  | { kind: 'cut'; finishReason: 'length' | 'content_filter'; deltas: string[]; usage: ScriptedUsage }
+  /** One function call (`finish_reason: "tool_calls"`) after optional text, whole or streamed with its arguments in pieces. */
+  | { kind: 'tool-call'; id: string; name: string; arguments: string; preface?: string; usage: ScriptedUsage }
   /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
   | { kind: 'sequence'; scripts: OpenAIChatScript[] };
 
@@ -89,19 +93,28 @@ function wireUsage(usage: ScriptedUsage) {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
-function completionBody(model: unknown, text: string, usage: ScriptedUsage) {
+interface WireToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+function completionBody(model: unknown, text: string, usage: ScriptedUsage, finishReason = 'stop', toolCall?: WireToolCall) {
+  const message = toolCall === undefined
+    ? { role: 'assistant', content: text, refusal: null, annotations: [] }
+    : { role: 'assistant', content: text.length > 0 ? text : null, tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }], refusal: null, annotations: [] };
   return {
     id: 'chatcmpl-fake123',
     object: 'chat.completion',
     created: 1_700_000_000,
     model: snapshotOf(model),
     choices: [
-      { index: 0, message: { role: 'assistant', content: text, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' },
+      { index: 0, message, logprobs: null, finish_reason: finishReason },
     ],
     usage: wireUsage(usage),
     service_tier: 'default',
@@ -143,8 +156,16 @@ class ChunkWriter {
     this.write([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]);
   }
 
-  finish(usage: ScriptedUsage): void {
-    this.write([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
+  /** A function call (after the text of `deltas`, if any was written): its id and name first, then its arguments in two pieces, as OpenAI streams them. */
+  toolCall(call: WireToolCall, afterText: boolean): void {
+    const half = Math.ceil(call.arguments.length / 2);
+    const opening = afterText ? {} : { role: 'assistant', content: null, refusal: null };
+    this.write([{ index: 0, delta: { ...opening, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, logprobs: null, finish_reason: null }]);
+    for (const piece of [call.arguments.slice(0, half), call.arguments.slice(half)]) this.write([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]);
+  }
+
+  finish(usage: ScriptedUsage, finishReason = 'stop'): void {
+    this.write([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]);
     if (this.includeUsage) this.write([], wireUsage(usage));
     writeSse(this.response, '[DONE]');
     this.response.end();
@@ -186,6 +207,22 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       const writer = stream();
       writer.deltas(deltas);
       writer.finish(script.usage);
+      return;
+    }
+    case 'cut': {
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, script.deltas.join(''), script.usage, script.finishReason));
+      const writer = stream();
+      writer.deltas(script.deltas);
+      writer.finish(script.usage, script.finishReason);
+      return;
+    }
+    case 'tool-call': {
+      const preface = script.preface ?? '';
+      if (!streamed) return sendJson(response, 200, completionBody(body.model, preface, script.usage, 'tool_calls', script));
+      const writer = stream();
+      if (preface.length > 0) writer.deltas([preface]);
+      writer.toolCall(script, preface.length > 0);
+      writer.finish(script.usage, 'tool_calls');
       return;
     }
     case 'completion':

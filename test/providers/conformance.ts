@@ -18,6 +18,10 @@ import { ROUTE_MODULES } from '../../src/server/routes/index.js';
 export interface ScriptedUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those read from the vendor's prompt cache (OpenAI fakes; 0 when unset). */
+  cachedTokens?: number;
+  /** Of completionTokens, those the model spent reasoning (OpenAI fakes; 0 when unset). */
+  reasoningTokens?: number;
 }
 
 /**

@@ -123,7 +123,7 @@ export function outputOfCompletion(completion: JsonObject): { output: JsonObject
   return { output, finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null };
 }
 
-/** The reasoning tokens a chat completion's usage reports (`completion_tokens_details.reasoning_tokens`), else 0. */
+/** The reasoning tokens a chat completion's (or a usage chunk's) usage reports (`completion_tokens_details.reasoning_tokens`), else 0. */
 export function reasoningTokensOf(completion: JsonObject): number {
   const usage = isRecord(completion.usage) ? completion.usage : {};
   const details = isRecord(usage.completion_tokens_details) ? usage.completion_tokens_details : {};

@@ -4,7 +4,7 @@ import { ChatStreamTranscript } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 import { eventFrame } from './frames.js';
 import { newResponsesId } from './ids.js';
-import { finishedResponse, functionCallItem, outputTextPart, responsesUsage, type FinishReason } from './response-encoder.js';
+import { finishedResponse, functionCallItem, outputTextPart, reasoningTokensOf, responsesUsage, type FinishReason } from './response-encoder.js';
 
 /**
  * The Responses stream encoder: the internal chat stream's events as the Responses API's own
@@ -72,6 +72,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** Function-call items by the chat stream's tool-call index, open until the stream ends. */
   private readonly calls = new Map<number, OpenFunctionCall>();
   private finishReason: FinishReason = null;
+  /** The reasoning tokens of the provider's last usage report (its chunk's `completion_tokens_details`). */
+  private reasoningTokens = 0;
 
   constructor(private readonly settings: ResponsesStreamSettings) {
     this.skeleton = settings.skeleton;
@@ -84,8 +86,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.opening() + this.framesOf(event);
   }
 
-  /** Usage is shown in the last event. */
-  usage(_event: UsageReported): string {
+  /** Usage is shown in the last event; the reasoning tokens are only in the provider's chunk. */
+  usage(event: UsageReported): string {
+    if (event.chunk !== undefined) this.reasoningTokens = reasoningTokensOf(event.chunk);
     return '';
   }
 
@@ -94,7 +97,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let frames = this.opening() + this.closeMessage();
     for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) frames += this.closeCall(call);
     this.calls.clear();
-    const response = finishedResponse(this.skeleton, this.output, usage === null ? null : responsesUsage(usage), this.finishReason);
+    const response = finishedResponse(this.skeleton, this.output, usage === null ? null : responsesUsage(usage, this.reasoningTokens), this.finishReason);
     await this.settings.keep(response);
     return frames + this.frame(response.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   }

@@ -14,6 +14,8 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, 
 
 export function toGenerateContentRequest(body: JsonObject): GenerateContentRequest {
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidBody('messages must be a non-empty array.', 'messages');
+  // The answer's mapping carries no log probabilities: asked for, they would be missing without a word.
+  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
   const { contents, system } = mapMessages(body.messages);
   if (contents.length === 0) throw invalidBody('messages must contain at least one user or assistant message.', 'messages');
   const request: GenerateContentRequest = { contents };

@@ -5,10 +5,12 @@ import { audioRoutes } from './audio.js';
 import { chatRoutes } from './chat.js';
 import { embeddingsRoutes } from './embeddings.js';
 import { imagesRoutes } from './images.js';
+import { messagesRoutes } from './messages.js';
+import { responsesRoutes } from './responses.js';
 import { vettingRoutes } from './vetting.js';
 
 /** The model endpoints the playground relays: every endpoint that makes model calls for one request. */
-const RELAYED: readonly RouteModule[] = [chatRoutes, vettingRoutes, embeddingsRoutes, imagesRoutes, audioRoutes];
+const RELAYED: readonly RouteModule[] = [chatRoutes, messagesRoutes, responsesRoutes, vettingRoutes, embeddingsRoutes, imagesRoutes, audioRoutes];
 
 /**
  * The playground: `POST /admin/v1/playground/keys/{keyId}/v1/…` is the model endpoint `/v1/…`
