@@ -723,6 +723,18 @@ describe('anthropic through the gateway (openai SDK)', () => {
     }
   });
 
+  test('hints with no Anthropic equivalent are left out and named in the log, streamed or not', async () => {
+    const asked = { model, messages: [{ role: 'user' as const, content: 'Hi' }], seed: 7, presence_penalty: 0.5, frequency_penalty: null, temperature: 0.2 };
+    const { response: plain } = await client.chat.completions.create(asked).withResponse();
+    assert.deepEqual(['seed', 'presence_penalty', 'temperature'].map((field) => field in fake.lastBody()), [false, false, true]);
+    const { data: stream, response: streamed } = await client.chat.completions.create({ ...asked, stream: true }).withResponse();
+    for await (const chunk of stream) assert.equal(chunk.object, 'chat.completion.chunk');
+    for (const response of [plain, streamed]) {
+      const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+      assert.deepEqual(record.detail.droppedFields, ['seed', 'presence_penalty']);
+    }
+  });
+
   test('tool calls: tools reach Anthropic with input_schema; tool_use comes back as tool_calls', async () => {
     fake.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: { city: 'Oslo' } }], stop_reason: 'tool_use' } });
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [weatherTool], tool_choice: 'required' });

@@ -204,7 +204,7 @@ describe('Responses API through the gateway (openai SDK)', () => {
       await sdk.client.responses.create({ model: CLAUDE, input: 'Hi', reasoning: { effort: 'low' }, truncation: 'auto' });
       assert.equal(anthropic.lastBody().reasoning, undefined);
       const record = await loggedRecord(gateway, sdk.lastRequestId());
-      assert.deepEqual(record.detail.extra.dropped_fields, ['reasoning', 'truncation']);
+      assert.deepEqual(record.detail.droppedFields, ['reasoning', 'truncation']);
     });
 
     test('a built-in tool has no equivalent here: a 400 naming it, nothing sent', async () => {

@@ -130,6 +130,12 @@ export type ChatStreamReader = StreamReader<ChatStreamEvent>;
 export type ChatStream = EventStream<ChatStreamEvent>;
 
 export interface ChatModelProvider {
+  /**
+   * The body's fields this provider has no equivalent for and leaves out, as the vendor's own
+   * SDKs treat them (hints such as `seed`): the request log names them, so nothing is lost in
+   * silence. Absent when the provider takes every field it is given.
+   */
+  hintsDropped?(body: JsonObject): string[];
   complete(call: ChatCall): Promise<ChatCompletionResult>;
   /**
    * Starts a stream and resolves once the provider's first frame arrived, so failures before

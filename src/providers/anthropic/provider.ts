@@ -1,10 +1,10 @@
 import { fromCallerInput } from '../shared/provider-json.js';
 import { startSseStream } from '../shared/sse-stream.js';
-import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Provider } from '../types.js';
+import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, JsonObject, Provider } from '../types.js';
 import { malformedResponse } from './errors.js';
 import { AnthropicHttp, type AnthropicProviderOptions } from './http.js';
 import { AnthropicMessages } from './messages.js';
-import { toAnthropicRequest } from './request-mapping.js';
+import { hintsDroppedOf, toAnthropicRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { AnthropicChatFrames } from './stream-mapping.js';
 import { parseResponse } from './wire.js';
@@ -23,6 +23,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
 
 class AnthropicChat implements ChatModelProvider {
   constructor(private readonly http: AnthropicHttp) {}
+
+  hintsDropped(body: JsonObject): string[] {
+    return hintsDroppedOf(body);
+  }
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
     const plan = this.plan(call, false);

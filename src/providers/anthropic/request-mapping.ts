@@ -19,6 +19,14 @@ export interface RequestPlan {
   structuredOutputTool: string | null;
 }
 
+/** Chat-completions fields the Messages API has no equivalent for, left out as hints (docs/providers-anthropic.md). */
+const HINT_FIELDS = ['seed', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'store', 'metadata'] as const;
+
+/** The hint fields `body` sets (null counts as not set): left out of the request, named in the log. */
+export function hintsDroppedOf(body: JsonObject): string[] {
+  return HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null);
+}
+
 /** Translates an OpenAI chat-completions body into an Anthropic Messages request. */
 export function toAnthropicRequest(model: string, body: JsonObject, stream: boolean): RequestPlan {
   refuseUnsupported(body);

@@ -3,7 +3,7 @@ import type { CheckedCall } from '../../calls/index.js';
 import type { ApiFormat, DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
-import { admit, bodyBytes, connectionGoneSignal, recordFailure, sendLoggedJson, servedHeaders } from './model-call.js';
+import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, recordFailure, sendLoggedJson, servedHeaders } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 /**
@@ -48,6 +48,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
     await admit(request, reply, context, estimate);
     call.reserved(estimate);
     if (answerNatively !== undefined) return await answerNatively();
+    recordDroppedFields(record, call.target.capability.hintsDropped?.(decoded.body) ?? []);
     const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
     if (decoded.stream) {
       const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);

@@ -13,7 +13,7 @@ import type { MessagesCall } from '../../providers/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat, transcriptCharactersOf, type NativeAnswer } from './format-call.js';
-import { admit, connectionGoneSignal, MODEL_ROUTE_SCHEMA, recordFailure, sendJsonText, sendLoggedJson } from './model-call.js';
+import { admit, connectionGoneSignal, MODEL_ROUTE_SCHEMA, recordDroppedFields, recordFailure, sendJsonText, sendLoggedJson } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 const Block = Type.Object({ type: Type.String({ description: 'text, image, document, tool_use, tool_result, …' }) }, { additionalProperties: true });
@@ -99,7 +99,7 @@ function messagesNatively(request: FastifyRequest, reply: FastifyReply, context:
     const native = call.through('messages');
     if (native === undefined) {
       refuseUntranslatable(decoded);
-      if (decoded.dropped.length > 0) request.record.logDetail = { droppedFields: decoded.dropped };
+      recordDroppedFields(request.record, decoded.dropped);
       return undefined;
     }
     return () => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));

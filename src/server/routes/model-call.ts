@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { CallRequest, Capability, CheckedCall } from '../../calls/index.js';
 import type { ModelMode } from '../../catalog/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
+import type { RequestRecord } from '../../logs/index.js';
 import type { Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
 import { stringifyProviderValue, type JsonObject } from '../../providers/index.js';
@@ -118,6 +119,16 @@ export function clientGoneSignal(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
   });
   return controller.signal;
+}
+
+/**
+ * Names in the request record's detail (`droppedFields`) the fields a translation left out as
+ * hints, so the log shows what the provider never saw.
+ */
+export function recordDroppedFields(record: RequestRecord, fields: readonly string[]): void {
+  if (fields.length === 0) return;
+  const earlier = (record.logDetail?.droppedFields as string[] | undefined) ?? [];
+  record.logDetail = { ...record.logDetail, droppedFields: [...earlier, ...fields] };
 }
 
 /** Keeps a failure's code and upstream detail in the request record, then rethrows it. */
