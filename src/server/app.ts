@@ -16,6 +16,7 @@ import { LazySchemaCompilers } from './lazy-schemas.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { clientErrorHandler, clientTimeoutsOf, frameworkError, MAX_PARAM_LENGTH } from './client-errors.js';
 import { StalledClientWatch } from './stalled-clients.js';
+import { collectPublicEndpoints, type PublicEndpoint } from './public-endpoints.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,6 +26,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Cuts off clients that stopped taking their responses. */
     stalledClients: StalledClientWatch;
+    /** The public API's endpoints, as the docs metadata lists them (every route registered counts). */
+    publicEndpoints: readonly PublicEndpoint[];
   }
 }
 
@@ -214,6 +217,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
   });
   app.get(OPENAPI_DOCUMENT_PATH, { schema: { hide: true } }, async () => app.swagger());
 
+  app.decorate('publicEndpoints', collectPublicEndpoints(app));
   for (const route of modules.routes) await route(app, context);
   return app;
 }

@@ -1,53 +1,12 @@
 import type { Static } from '@sinclair/typebox';
-import type { RouteOptions } from 'fastify';
 import type { Catalog, ModelMode, PublicModelEntry } from '../../catalog/index.js';
-import type { GatewayApp } from '../app.js';
 import { API_VERSION } from '../api-version.js';
-import { API_REFERENCE_PATH, OPENAPI_DOCUMENT_PATH } from '../docs-branding.js';
-import type { DocsMetadataResponseSchema, EndpointSchema, PlaygroundExampleSchema, QuickstartSchema } from './status-schemas.js';
+import type { PublicEndpoint } from '../public-endpoints.js';
+import type { DocsMetadataResponseSchema, PlaygroundExampleSchema, QuickstartSchema } from './status-schemas.js';
 
-type Endpoint = Static<typeof EndpointSchema>;
 type Quickstart = Static<typeof QuickstartSchema>;
 type PlaygroundExample = Static<typeof PlaygroundExampleSchema>;
 export type DocsMetadata = Static<typeof DocsMetadataResponseSchema>;
-
-/** The reference pages, served by the documentation plugin rather than a route module. */
-const REFERENCE_PAGES: readonly Endpoint[] = [
-  { method: 'GET', path: OPENAPI_DOCUMENT_PATH, auth: 'none', scope: null, description: 'OpenAPI 3.1 description of this API.' },
-  { method: 'GET', path: API_REFERENCE_PATH, auth: 'none', scope: null, description: `Interactive API reference rendered from ${OPENAPI_DOCUMENT_PATH}.` },
-];
-
-/**
- * The public API's endpoints, read from the route table as routes are added: every route the
- * OpenAPI document shows outside the admin API, with the scope it needs and its description.
- * Registered before the other route modules, so one list serves the metadata and the
- * OpenAPI document and a new route appears in both.
- */
-export function collectPublicEndpoints(app: GatewayApp): readonly Endpoint[] {
-  const endpoints: Endpoint[] = [...REFERENCE_PAGES];
-  app.addHook('onRoute', (route) => {
-    const endpoint = publicEndpointOf(route);
-    if (endpoint !== null) endpoints.push(endpoint);
-  });
-  return endpoints;
-}
-
-function publicEndpointOf(route: RouteOptions): Endpoint | null {
-  const schema = route.schema as { hide?: boolean; tags?: readonly string[]; description?: string; summary?: string } | undefined;
-  const methods = [route.method].flat().filter((method) => method !== 'HEAD');
-  if (schema === undefined || schema.hide === true || schema.tags?.includes('admin') === true || methods.length !== 1) return null;
-  const path = openApiPath(route);
-  if (path !== '/' && !path.startsWith('/v1/')) return null;
-  const scope = route.config?.scope ?? null;
-  return { method: methods[0]!, path, auth: scope === null ? 'none' : 'api_key', scope, description: [schema.summary, schema.description].filter((text) => text !== undefined).join('. ') };
-}
-
-/** The path as the OpenAPI document writes it: `{name}` parameters, a wildcard route under the name it documents. */
-function openApiPath(route: RouteOptions): string {
-  const transform = (route.config as { swaggerTransform?: unknown } | undefined)?.swaggerTransform;
-  const url = typeof transform === 'function' ? ((transform as (input: { schema: unknown; url: string }) => { url?: string })({ schema: route.schema, url: route.url }).url ?? route.url) : route.url;
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-}
 
 const PRICING_NOTES: readonly string[] = [
   'Prices are public list prices in USD: input_per_million, output_per_million and cached_input_per_million per 1M tokens, image_per_unit per generated image, audio_per_minute per minute of audio.',
@@ -198,7 +157,7 @@ function playgroundExamples(models: readonly PublicModelEntry[], chatModel: stri
 }
 
 /** The body of `GET /v1/docs/metadata` (docs/catalog.md) for a gateway reached at `baseUrl`. */
-export function buildDocsMetadata(catalog: Catalog, baseUrl: string, endpoints: readonly Endpoint[]): DocsMetadata {
+export function buildDocsMetadata(catalog: Catalog, baseUrl: string, endpoints: readonly PublicEndpoint[]): DocsMetadata {
   const models = catalog.list();
   return {
     version: API_VERSION,

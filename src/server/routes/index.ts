@@ -20,5 +20,5 @@ import { statusRoutes } from './status.js';
 import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
-/** Every route module of the gateway, in registration order: the status routes first, since they list the public routes registered after them. */
+/** Every route module of the gateway, in registration order. */
 export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];

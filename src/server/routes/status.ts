@@ -3,7 +3,7 @@ import type { RouteModule } from '../app.js';
 import { API_REFERENCE_PATH, OPENAPI_DOCUMENT_PATH } from '../docs-branding.js';
 import { publicBaseUrl } from '../public-url.js';
 import { DASHBOARD_PATH } from './dashboard.js';
-import { buildDocsMetadata, collectPublicEndpoints } from './docs-metadata.js';
+import { buildDocsMetadata } from './docs-metadata.js';
 import { DocsMetadataResponseSchema, ModelEntrySchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
 
 const METADATA_PATH = '/v1/docs/metadata';
@@ -14,7 +14,6 @@ const METADATA_PATH = '/v1/docs/metadata';
  */
 export const statusRoutes: RouteModule = (app, context) => {
   const { catalog, config } = context;
-  const endpoints = collectPublicEndpoints(app);
 
   app.get(
     '/',
@@ -85,6 +84,6 @@ export const statusRoutes: RouteModule = (app, context) => {
         response: { 200: DocsMetadataResponseSchema },
       },
     },
-    async (request) => buildDocsMetadata(catalog, publicBaseUrl(config, request), endpoints),
+    async (request) => buildDocsMetadata(catalog, publicBaseUrl(config, request), app.publicEndpoints),
   );
 };
