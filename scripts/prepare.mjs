@@ -25,5 +25,9 @@ if (!installed('typescript')) {
   );
   process.exit(0);
 }
+// `npx modelgate` in a checkout installs the checkout into npx's cache as a link, which runs
+// this script there: the bin it runs is the checkout's own, so a dist/ already built is used as
+// it is. Building again would replace dist/ under a gateway the checkout may be serving.
+if (process.env.npm_command === 'exec' && existsSync(new URL('../dist/cli/main.js', import.meta.url))) process.exit(0);
 const result = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', shell: process.platform === 'win32' });
 process.exit(result.status ?? 1);

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import { SERVE_NODE_FLAGS } from '../src/cli/node-flags.js';
  * before the tests run). Nothing here imports the gateway's modules.
  */
 const BIN = resolve('bin/modelgate.js');
+const BUILT_CLI = resolve('dist/cli/main.js');
 
 /** The environment of an operator who has set nothing: the CLI must find the admin token in the data dir. */
 function cleanEnvironment(): NodeJS.ProcessEnv {
@@ -152,10 +153,22 @@ describe('npx modelgate in a checkout', () => {
     // The package depends on itself (file:.), so npm links its bin into node_modules/.bin,
     // where npx looks first.
     assert.equal(realpathSync(resolve('node_modules/.bin/modelgate')), BIN);
-    const help = await new Promise<string>((done, failed) =>
-      execFile('npx', ['--no-install', 'modelgate', '--help'], { timeout: 30_000 }, (error, output) => (error === null ? done(output) : failed(error))),
-    );
-    assert.match(help, /^Usage: modelgate/m);
+    // npm 11 installs the checkout into npx's cache the first time (as a link), which runs
+    // `prepare` there: with an empty cache every time, that path is the one tested, and it
+    // must not build dist/ again under the gateways other tests are running from it.
+    const npxCache = mkdtempSync(join(tmpdir(), 'modelgate-npx-cache-'));
+    const builtAt = statSync(BUILT_CLI).mtimeMs;
+    try {
+      const help = await new Promise<string>((done, failed) =>
+        execFile('npx', ['--no-install', 'modelgate', '--help'], { timeout: 60_000, env: { ...process.env, npm_config_cache: npxCache } }, (error, output, errors) =>
+          error === null ? done(output) : failed(new Error(`${error.message}\n${errors}`)),
+        ),
+      );
+      assert.match(help, /^Usage: modelgate/m);
+      assert.equal(statSync(BUILT_CLI).mtimeMs, builtAt, 'dist/ was built again');
+    } finally {
+      rmSync(npxCache, { recursive: true, force: true });
+    }
   });
 });
 
