@@ -43,14 +43,9 @@ export async function shoot(page: Page, directory: string, name: string): Promis
 export async function signIn(page: Page, gatewayUrl: string, account: { email: string; password: string }): Promise<void> {
   await page.goto(`${gatewayUrl}/dashboard/`);
   const email = page.getByLabel('Email');
-  // On a loaded machine a fresh browser context's first page has once shown nothing for 30 s;
-  // load it once more, and say what the page showed if the form is still missing.
-  if (!(await email.waitFor({ timeout: 15_000 }).then(() => true, () => false))) {
-    await page.reload();
-    if (!(await email.waitFor({ timeout: 15_000 }).then(() => true, () => false))) {
-      const shown = await page.locator('body').innerText().catch(() => '(unreadable)');
-      throw new Error(`no sign-in form at ${page.url()}; the page shows: ${JSON.stringify(shown)}`);
-    }
+  if (!(await email.waitFor().then(() => true, () => false))) {
+    const shown = await page.locator('body').innerText().catch(() => '(unreadable)');
+    throw new Error(`no sign-in form at ${page.url()}; the page shows: ${JSON.stringify(shown)}`);
   }
   await email.fill(account.email);
   await page.getByLabel('Password').fill(account.password);
