@@ -8,6 +8,8 @@
 // chunk when asked for and [DONE], each its own write, TOKEN_GAP_MS (default 1) apart, so
 // each reaches the proxy as its own network chunk. With HOLD_STREAMS=1 streams send one frame
 // and then stay open (for the open-streams memory measurement) until the client goes away.
+// Under /overloaded/ every request gets OpenAI's 503 "overloaded" error: a deployment that is
+// down, for the fallback scenario.
 import { createServer } from 'node:http';
 
 const port = Number(process.env.PORT ?? 0);
@@ -67,10 +69,19 @@ const embedding = JSON.stringify({
   usage: { prompt_tokens: 8, total_tokens: 8 },
 });
 
+const overloaded = JSON.stringify({
+  error: { message: 'The server is overloaded or not ready yet.', type: 'server_error', param: null, code: null },
+});
+
 const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
+    if (req.url.startsWith('/overloaded/')) {
+      res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(overloaded) });
+      res.end(overloaded);
+      return;
+    }
     if (req.url === '/v1/embeddings') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(embedding) });
       res.end(embedding);

@@ -5,13 +5,14 @@
 // load at each of them and directly at the upstream. Load generators run on core 0, every
 // server on core 1. Only differences and ratios measured side by side in one run mean anything.
 //
-//   npm run bench                          # full run (≈ 15 min)
-//   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 5 min)
+//   npm run bench                          # full run (≈ 30 min)
+//   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 10 min)
 //   npm run bench -- --only=chat,latency   # some parts only (by prefix): chat, stream, stream 22 events, messages,
-//                                          #   responses, embeddings, image, latency, bad-input, open-streams
+//                                          #   responses, fallback, embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
+//   npm run bench -- --fastify             # also the Fastify proxy (fastify-proxy.mjs): the bare proxy inside the framework
 //   npm run bench -- --minimal             # also the minimal gateway (minimal-gateway.mjs): the required work alone
 //   npm run bench -- --peer=portkey        # also the Portkey gateway, installed from npm on first use (lib/peers.mjs)
 //   npm run bench -- --soak                # 10 minutes of moderate traffic, RSS over time
@@ -49,7 +50,7 @@ import {
   SERVER_CORE,
   stop,
 } from './lib/processes.mjs';
-import { startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
+import { startFlags, startMinimalGateway, startReferenceProxy, startModelgate, startUpstream } from './lib/targets.mjs';
 import { startPortkey } from './lib/peers.mjs';
 import { printTable, median } from './lib/report.mjs';
 import { budgetLines, printBudget } from './lib/budget.mjs';
@@ -79,6 +80,8 @@ const SCENARIOS = [
   { name: 'messages stream', body: 'messagesStream', path: '/v1/messages', connections: 50, modelgateOnly: true },
   // The same answer through OpenAI's Responses API (its own events passed through, with the caller's model): only modelgate serves it.
   { name: 'responses stream', body: 'responsesStream', path: '/v1/responses', connections: 50, modelgateOnly: true },
+  // The chat answer after a failed attempt: the model's one deployment answers 503, its fallback answers (only modelgate routes).
+  { name: 'fallback', body: 'fallback', path: '/v1/chat/completions', connections: 50, modelgateOnly: true },
   { name: 'embeddings', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
   { name: 'image 1 MiB', body: 'image', path: '/v1/chat/completions', connections: 10 },
 ];
@@ -322,6 +325,29 @@ async function soak(bodies, dir) {
   };
 }
 
+/**
+ * A config file routing gpt-4o (the fallback scenario's model) to one deployment that answers
+ * every request with a 503, with gpt-4o-mini as its fallback and no retry: every request makes
+ * the failed attempt and then the one that answers. The deployment never cools down (a billion
+ * failures a millisecond), so no request skips the failed attempt.
+ */
+function routingConfig(upstreamBase) {
+  const file = join(mkdtempSync(join(tmpdir(), 'modelgate-bench-routing-')), 'modelgate.yaml');
+  writeFileSync(
+    file,
+    [
+      'routing:',
+      '  - model: gpt-4o',
+      '    deployments:',
+      '      - { provider: openai, name: openai-down, baseUrl: "' + `${upstreamBase}/overloaded/v1` + '" }',
+      '    fallbacks: [gpt-4o-mini]',
+      '    cooldown: { failures: 1000000000, windowMs: 1 }',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
 async function startTargets(upstream) {
   const targets = [{ name: 'direct', base: upstream.base, pid: upstream.pid }];
   if (wanted('bare proxy')) {
@@ -331,6 +357,10 @@ async function startTargets(upstream) {
   if (flag('lean') && wanted('lean proxy')) {
     const lean = await startReferenceProxy(bench, upstream.base, [], { name: 'lean proxy', script: 'lean-proxy.mjs' });
     targets.push({ name: 'lean proxy', base: lean.base, pid: lean.pid, close: () => stop(lean) });
+  }
+  if (flag('fastify') && wanted('fastify proxy')) {
+    const fastify = await startReferenceProxy(bench, upstream.base, startFlags(root), { name: 'fastify proxy', script: 'fastify-proxy.mjs' });
+    targets.push({ name: 'fastify proxy', base: fastify.base, pid: fastify.pid, close: () => stop(fastify) });
   }
   if (flag('minimal') && wanted('minimal gateway')) {
     const minimal = await startMinimalGateway(root, bench, upstream.base);
@@ -360,8 +390,11 @@ async function startTargets(upstream) {
     } else log('--workers skipped: more than one worker needs REDIS_URL (set BENCH_REDIS_URL or TEST_REDIS_URL)');
   }
   const startup = {};
+  const routing = routingConfig(upstream.base);
   for (const [name, options] of modelgates.filter(([name]) => wanted(name))) {
-    const gateway = await startModelgate(options.root ?? root, upstream.base, { ...options, name });
+    // The routing entry of the fallback scenario; a baseline checkout may predate routing.
+    const env = options.root === undefined ? { MODELGATE_CONFIG: routing } : {};
+    const gateway = await startModelgate(options.root ?? root, upstream.base, { ...options, name, env });
     startup[name] = gateway.startupMs;
     // A key made on one worker reaches the others within the key cache's refresh interval.
     if ((options.workers ?? 1) > 1) await new Promise((resolve) => setTimeout(resolve, 2000));

@@ -24,6 +24,8 @@ export const BODIES = {
   messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
   // Not stored: the scenario measures the format, not a database write per request.
   responsesStream: () => ({ stream: true, model: 'gpt-4o-mini', input: MESSAGES, store: false }),
+  // A model whose only deployment is down (bench/run.mjs routes it): every request falls back to gpt-4o-mini.
+  fallback: () => ({ stream: false, model: 'gpt-4o', messages: MESSAGES }),
   embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
   image: () => ({
     stream: false,

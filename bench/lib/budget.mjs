@@ -6,11 +6,21 @@
 // move with the machine.
 
 /** Targets each line is read for, in column order. */
-const TARGETS = ['modelgate', 'minimal gateway'];
+const TARGETS = ['modelgate', 'minimal gateway', 'fastify proxy'];
 const BARE = 'bare proxy';
 
 /** CPU per request at most this many times the bare proxy's, by scenario name (before " c="). */
 const CPU_LIMITS = { chat: 1.3, embeddings: 1.3, 'stream 22 events': 1.5, 'image 1 MiB': 2 };
+/**
+ * The other surfaces, held to modelgate's own CPU per request in a scenario of the same run:
+ * a format's stream to the chat stream of the same answer, a fallback (a failed attempt, then
+ * the one that answers) to two chat requests.
+ */
+const SURFACE_LIMITS = [
+  { scenario: 'messages stream', reference: 'stream', times: 1 },
+  { scenario: 'responses stream', reference: 'stream', times: 1 },
+  { scenario: 'fallback', reference: 'chat', times: 2 },
+];
 /** Throughput at 50 connections at least this many times the Portkey gateway's. */
 const PEER_THROUGHPUT_LIMIT = 6;
 
@@ -54,6 +64,18 @@ export function budgetLines(results) {
     if (Object.keys(throughput).length > 0) {
       lines.push({ line: `throughput, ${scenario}`, limit: `≥ ${PEER_THROUGHPUT_LIMIT}× ${portkey.target}'s ${portkey.rps.toFixed(0)} req/s`, figures: throughput });
     }
+  }
+  const modelgateCpu = (name) => rows.find((row) => row.scenario.split(' c=')[0] === name && row.target === 'modelgate')?.cpu_us_per_request;
+  for (const { scenario, reference, times } of SURFACE_LIMITS) {
+    const cpu = modelgateCpu(scenario);
+    const referenceCpu = modelgateCpu(reference);
+    if (cpu === undefined || referenceCpu === undefined) continue;
+    const ratio = cpu / referenceCpu;
+    lines.push({
+      line: `CPU per request, ${scenario}`,
+      limit: `≤ ${times === 1 ? '' : `${times}× `}modelgate's ${reference} (${referenceCpu.toFixed(0)} µs)`,
+      figures: { modelgate: { text: `${cpu.toFixed(0)} µs (${ratio.toFixed(2)}×)`, met: ratio <= times } },
+    });
   }
   const latency = results.latency_one_connection;
   for (const spec of latency === undefined ? [] : LATENCY_LINES) {
