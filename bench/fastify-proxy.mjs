@@ -8,7 +8,8 @@ import { Pool } from 'undici';
 const pool = new Pool(process.env.UPSTREAM, { connections: 128, keepAliveTimeout: 60_000 });
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length']);
 
-const app = Fastify({ logger: false, keepAliveTimeout: 60_000 });
+// Bodies as large as modelgate takes by default (the image scenario sends 1.4 MB).
+const app = Fastify({ logger: false, keepAliveTimeout: 60_000, bodyLimit: 20 * 1024 * 1024 });
 // The body as its bytes, as a pass-through proxy needs it.
 app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 app.post('/*', async (request, reply) => {
