@@ -150,8 +150,7 @@ describe('npm start', () => {
 
 describe('npx modelgate in a checkout', () => {
   test("runs the checkout's own CLI, not a copy npx would build into its cache", async () => {
-    // The package depends on itself (file:.), so npm links its bin into node_modules/.bin,
-    // where npx looks first.
+    // The package depends on itself (file:.), so npm links its bin into node_modules/.bin.
     assert.equal(realpathSync(resolve('node_modules/.bin/modelgate')), BIN);
     // npm 11 installs the checkout into npx's cache the first time (as a link), which runs
     // `prepare` there: with an empty cache every time, that path is the one tested, and it
