@@ -331,8 +331,8 @@ async function soak(bodies, dir) {
  * the failed attempt and then the one that answers. The deployment never cools down (a billion
  * failures a millisecond), so no request skips the failed attempt.
  */
-function routingConfig(upstreamBase) {
-  const file = join(mkdtempSync(join(tmpdir(), 'modelgate-bench-routing-')), 'modelgate.yaml');
+function routingConfig(upstreamBase, dir) {
+  const file = join(dir, 'modelgate.yaml');
   writeFileSync(
     file,
     [
@@ -348,7 +348,7 @@ function routingConfig(upstreamBase) {
   return file;
 }
 
-async function startTargets(upstream) {
+async function startTargets(upstream, dir) {
   const targets = [{ name: 'direct', base: upstream.base, pid: upstream.pid }];
   if (wanted('bare proxy')) {
     const bare = await startReferenceProxy(bench, upstream.base);
@@ -390,7 +390,7 @@ async function startTargets(upstream) {
     } else log('--workers skipped: more than one worker needs REDIS_URL (set BENCH_REDIS_URL or TEST_REDIS_URL)');
   }
   const startup = {};
-  const routing = routingConfig(upstream.base);
+  const routing = routingConfig(upstream.base, dir);
   for (const [name, options] of modelgates.filter(([name]) => wanted(name))) {
     // The routing entry of the fallback scenario; a baseline checkout may predate routing.
     const env = options.root === undefined ? { MODELGATE_CONFIG: routing } : {};
@@ -482,7 +482,7 @@ async function main() {
   }
 
   const upstream = await startUpstream(bench);
-  const { targets, startup } = await startTargets(upstream);
+  const { targets, startup } = await startTargets(upstream, dir);
   const results = { machine, startup_ms: startup };
   results.rows = await throughput(targets, upstream, bodies);
   if (results.rows.length > 0) printTable(results.rows);
