@@ -373,7 +373,11 @@ const OPENAI_STREAM = [
 ];
 
 describe('Responses pass-through encoder', () => {
-  const received = (json: string): ResponseEventReceived => ({ type: 'response-event-received', event: JSON.parse(json) as JsonObject, json });
+  /** An event as the OpenAI provider hands it on: parsed only when it carries the response. */
+  const received = (json: string): ResponseEventReceived => {
+    const event = JSON.parse(json) as JsonObject;
+    return { type: 'response-event-received', eventType: String(event.type), event: 'response' in event ? event : null, json };
+  };
 
   test("a provider's own recorded stream goes on event for event, the caller's model in the lifecycle events", async () => {
     const kept: JsonObject[] = [];
@@ -401,6 +405,14 @@ describe('Responses pass-through encoder', () => {
     const text = OPENAI_STREAM.slice(0, 2).map((json) => encoder.encode(received(json))).join('') + encoder.encode(received(failed)) + (await encoder.end(null));
     assert.deepEqual(framesOf(text).map((frame) => frame.event), ['response.created', 'response.in_progress', 'response.failed']);
     assert.deepEqual(kept, []);
+  });
+
+  test('an event whose JSON has line breaks between its tokens goes on as one event, meaning the same', () => {
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: 'gpt-4o-mini', keep: async () => undefined });
+    const delta = '{"type":"response.output_text.delta",\r\n"item_id":"msg_rec","output_index":0,\n"content_index":0,"delta":"a\\nb","sequence_number":4}';
+    const frames = framesOf(encoder.encode(received(delta)));
+    assert.equal(frames.length, 1);
+    assert.deepEqual(frames[0]!.data, JSON.parse(delta));
   });
 
   test('a failure after the start ends with response.failed numbered after the last event', () => {

@@ -160,10 +160,16 @@ export interface ResponsesResult {
   usage: TokenUsage | null;
 }
 
-/** One event of a provider's own Responses stream, as it sent it: `event` the parsed object, `json` its text. */
+/**
+ * One event of a provider's own Responses stream, as it sent it: `json` its text, `eventType`
+ * its type. `event` is the parsed object for the events that carry the response (its
+ * lifecycle: created, in progress, completed, …); null for the others (items, deltas), which
+ * the gateway hands on unread.
+ */
 export interface ResponseEventReceived {
   type: 'response-event-received';
-  event: JsonObject;
+  eventType: string;
+  event: JsonObject | null;
   json: string;
 }
 

@@ -4,6 +4,19 @@ import type { StreamEncoder } from '../types.js';
 import { eventFrame } from './frames.js';
 
 const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const LINE_BREAK = /[\r\n]/;
+const LINE_BREAKS = /\r\n|[\r\n]/g;
+
+/** An event's `sequence_number`; -1 when there was no event or it has none. */
+function sequenceNumberOf(json: string | null): number {
+  if (json === null) return -1;
+  try {
+    const sequence = (JSON.parse(json) as { sequence_number?: unknown } | null)?.sequence_number;
+    return typeof sequence === 'number' ? sequence : -1;
+  } catch {
+    return -1;
+  }
+}
 
 export interface PassThroughSettings {
   /** The model the caller asked for: the lifecycle events show it. */
@@ -21,21 +34,21 @@ export interface PassThroughSettings {
  * the last response object the stream showed.
  */
 export class ResponsesPassThroughEncoder implements StreamEncoder<ResponseEventReceived> {
-  private lastSequence = -1;
+  /** The text of the last event sent: its sequence number is read only if a failure must follow it. */
+  private lastEventJson: string | null = null;
   private last: JsonObject | null = null;
   private held = '';
 
   constructor(private readonly settings: PassThroughSettings) {}
 
   encode(received: ResponseEventReceived): string {
-    const { event } = received;
-    const type = String(event.type);
-    if (typeof event.sequence_number === 'number') this.lastSequence = event.sequence_number;
-    const response = event.response;
+    const { event, eventType: type } = received;
+    this.lastEventJson = received.json;
+    const response = event?.response;
     if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-      // A line break in the text would end the event early: such text is written again.
-      const json = received.json.includes('\n') || received.json.includes('\r') ? JSON.stringify(event) : received.json;
-      return eventFrame(type, json);
+      // A line break would end the event early. JSON strings hold none unescaped, so each is
+      // whitespace between tokens, and a space means the same.
+      return eventFrame(type, LINE_BREAK.test(received.json) ? received.json.replace(LINE_BREAKS, ' ') : received.json);
     }
     this.last = { ...(response as JsonObject), model: this.settings.requestedModel };
     const frame = eventFrame(type, JSON.stringify({ ...event, response: this.last }));
@@ -61,8 +74,8 @@ export class ResponsesPassThroughEncoder implements StreamEncoder<ResponseEventR
       status: 'failed',
       error: { code: 'server_error', message: error.message },
     };
-    this.lastSequence += 1;
-    return eventFrame('response.failed', JSON.stringify({ type: 'response.failed', response: this.last, sequence_number: this.lastSequence }));
+    const sequence = sequenceNumberOf(this.lastEventJson) + 1;
+    return eventFrame('response.failed', JSON.stringify({ type: 'response.failed', response: this.last, sequence_number: sequence }));
   }
 
   transcript(_usage: TokenUsage | null, complete: boolean): JsonObject {

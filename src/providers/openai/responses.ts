@@ -29,18 +29,28 @@ export class OpenAIResponses implements ResponsesModelProvider {
 /** The events that end a Responses stream: the response in its final state. */
 const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
+/** The events that carry the response object: read for its usage and its model. */
+const RESPONSE_EVENTS = new Set([...FINAL_EVENTS, 'response.created', 'response.queued', 'response.in_progress']);
+
 function streamFailure(message: string, logDetail: Record<string, unknown>): GatewayError {
   return new GatewayError('provider_error', `${message} Try again later.`, { logDetail });
 }
 
 /**
  * The provider's Responses stream events, each handed on as it came. The stream is complete
- * with its final event; an `error` event fails it.
+ * with its final event; an `error` event fails it. An event its `event:` line names as one
+ * that carries no response (an item, a text or argument delta: most of a stream) is not
+ * parsed: nothing in the gateway reads it.
  */
 class ResponsesEvents implements StreamFrames<StreamEvent<ResponseEventReceived>> {
   constructor(private readonly provider: string) {}
 
   read(message: EventSourceMessage, events: StreamEvent<ResponseEventReceived>[]): boolean {
+    const named = message.event;
+    if (named !== undefined && named !== 'error' && !RESPONSE_EVENTS.has(named)) {
+      events.push({ type: 'response-event-received', eventType: named, event: null, json: message.data });
+      return false;
+    }
     const event = parseJson(message.data);
     if (!isRecord(event) || typeof event.type !== 'string') {
       throw streamFailure('The model provider sent a stream event the gateway could not read.', { provider: this.provider, frame: message.data.slice(0, 200) });
@@ -52,7 +62,7 @@ class ResponsesEvents implements StreamFrames<StreamEvent<ResponseEventReceived>
         ...errorKindOf({ error: event }),
       });
     }
-    events.push({ type: 'response-event-received', event, json: message.data });
+    events.push({ type: 'response-event-received', eventType: event.type, event, json: message.data });
     if (!FINAL_EVENTS.has(event.type)) return false;
     const usage = isRecord(event.response) ? usageFromWire(event.response.usage) : null;
     if (usage !== null) events.push({ type: 'usage-reported', usage });
