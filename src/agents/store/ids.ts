@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../crypto/index.js';
 
 type IdPrefix = 'agt' | 'conv' | 'run' | 'asset';
 
 /** Ids the gateway makes: a prefix and 128 random bits, hex. Never derived from caller input. */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBytes(16).toString('hex')}`;
+  return `${prefix}_${randomHex(16)}`;
 }
 
 /** Whether `id` has the shape of an id newId made: anything else names nothing and needs no lookup. */

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../crypto/index.js';
 
 /** The kinds of object the Responses format names: responses, message items, function-call items and other input items. */
 export type ResponsesIdPrefix = 'resp' | 'msg' | 'fc' | 'item';
 
 /** An id in the Responses API's style: a prefix and 192 random bits, hex. Never derived from caller input. */
 export function newResponsesId(prefix: ResponsesIdPrefix): string {
-  return `${prefix}_${randomBytes(24).toString('hex')}`;
+  return `${prefix}_${randomHex(24)}`;
 }
