@@ -10,6 +10,14 @@ export function eventFrame(type: string, data: JsonObject): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * A content_block_delta event, as eventFrame writes it: one per piece of the answer, most of a
+ * stream, so it is written without building and serialising its object.
+ */
+function deltaFrame(index: number, delta: 'text_delta' | 'input_json_delta', field: 'text' | 'partial_json', value: string): string {
+  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"${delta}","${field}":${JSON.stringify(value)}}}\n\n`;
+}
+
 interface ChunkDelta {
   content?: unknown;
   refusal?: unknown;
@@ -87,7 +95,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
 
   private text(text: string): string {
     const opened = this.open?.kind === 'text' ? '' : this.openBlock({ kind: 'text' }, { type: 'text', text: '' });
-    return opened + eventFrame('content_block_delta', { type: 'content_block_delta', index: this.blocks - 1, delta: { type: 'text_delta', text } });
+    return opened + deltaFrame(this.blocks - 1, 'text_delta', 'text', text);
   }
 
   private toolCall(call: NonNullable<ChunkDelta['tool_calls']>[number]): string {
@@ -99,7 +107,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
     }
     const pieces = call.function?.arguments;
     if (typeof pieces === 'string' && pieces.length > 0) {
-      frames += eventFrame('content_block_delta', { type: 'content_block_delta', index: this.blocks - 1, delta: { type: 'input_json_delta', partial_json: pieces } });
+      frames += deltaFrame(this.blocks - 1, 'input_json_delta', 'partial_json', pieces);
     }
     return frames;
   }
