@@ -4,7 +4,7 @@
 // alternating, in one run. It counts work, not time: cache misses, system calls and page
 // faults do not show, so it complements the CPU figures of `npm run bench`, never replaces them.
 //
-//   npm run bench:instructions -- stream          # chat, stream or embeddings (default chat)
+//   npm run bench:instructions -- stream          # any body of lib/bodies.mjs (default chat)
 //   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
 //   npm run bench:instructions -- chat --minimal --bare   # the minimal gateway and the bare proxy too
 //   npm run bench:instructions -- chat --pg-redis         # modelgate with PostgreSQL + Redis too
@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { writeBodies } from './lib/bodies.mjs';
+import { PATHS, writeBodies } from './lib/bodies.mjs';
 import { LOAD_CORE, killAll, pinSelf, stop } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
 import { startMinimalGateway, startModelgate, startReferenceProxy, startUpstream } from './lib/targets.mjs';
@@ -33,7 +33,6 @@ const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const args = process.argv.slice(2);
 const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
-const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', embeddings: '/v1/embeddings' };
 const rounds = Number(process.env.BENCH_INSTRUCTION_ROUNDS ?? 2);
 const warmRequests = Number(process.env.BENCH_WARM_REQUESTS ?? 20000);
 const countedRequests = Number(process.env.BENCH_COUNTED_REQUESTS ?? 10000);

@@ -1,8 +1,8 @@
 // CPU profile of modelgate under wrk load, covering the load window only: the profiler is
 // started over the inspector protocol after start-up and warm-up, and stopped when wrk ends.
 //
-//   npm run bench:profile -- chat            # or stream, messagesStream, responsesStream, embeddings, image,
-//                                            #   bad-input; default chat
+//   npm run bench:profile -- chat            # or any body of lib/bodies.mjs (stream, stream-tokens,
+//                                            #   messagesStream, responsesStream, …), bad-input; default chat
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench:profile -- image
 //   npm run bench:profile -- chat --no-build # profile the dist/ as it is
 //   npm run bench:profile -- chat --bare     # the bare proxy instead, for comparison
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'undici';
-import { writeBodies } from './lib/bodies.mjs';
+import { PATHS as BODY_PATHS, writeBodies } from './lib/bodies.mjs';
 import { printAllocations, printSummary, summarize, summarizeAllocations } from './lib/cpu-profile.mjs';
 import { nodeClient, wrk } from './lib/load.mjs';
 import { freePort, killAll, pinSelf } from './lib/processes.mjs';
@@ -28,15 +28,8 @@ const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const args = process.argv.slice(2);
 const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
-const PATHS = {
-  chat: '/v1/chat/completions',
-  stream: '/v1/chat/completions',
-  messagesStream: '/v1/messages',
-  responsesStream: '/v1/responses',
-  image: '/v1/chat/completions',
-  embeddings: '/v1/embeddings',
-  'bad-input': '/v1/chat/completions',
-};
+// Every body of the benchmark, and the bad-input burst beside chat traffic.
+const PATHS = { ...BODY_PATHS, 'bad-input': BODY_PATHS.chat };
 const seconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? (scenario === 'image' ? 10 : 50));
 

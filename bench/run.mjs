@@ -33,7 +33,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeBodies } from './lib/bodies.mjs';
+import { PATHS, writeBodies } from './lib/bodies.mjs';
 import { nodeClient, wrk } from './lib/load.mjs';
 import {
   coreBusySeconds,
@@ -73,18 +73,18 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
 const log = (text) => process.stderr.write(`${text}\n`);
 
 const SCENARIOS = [
-  { name: 'chat', body: 'chat', path: '/v1/chat/completions', connections: 50 },
-  { name: 'stream', body: 'stream', path: '/v1/chat/completions', connections: 50 },
-  { name: 'stream 22 events', body: 'stream-tokens', path: '/v1/chat/completions', connections: 50 },
+  { name: 'chat', body: 'chat', connections: 50 },
+  { name: 'stream', body: 'stream', connections: 50 },
+  { name: 'stream 22 events', body: 'stream-tokens', connections: 50 },
   // The same stream in Anthropic's Messages format (translated from the chat stream): only modelgate serves it.
-  { name: 'messages stream', body: 'messagesStream', path: '/v1/messages', connections: 50, modelgateOnly: true },
+  { name: 'messages stream', body: 'messagesStream', connections: 50, modelgateOnly: true },
   // The same answer through OpenAI's Responses API (its own events passed through, with the caller's model): only modelgate serves it.
-  { name: 'responses stream', body: 'responsesStream', path: '/v1/responses', connections: 50, modelgateOnly: true },
+  { name: 'responses stream', body: 'responsesStream', connections: 50, modelgateOnly: true },
   // The chat answer after a failed attempt: the model's one deployment answers 503, its fallback answers (only modelgate routes).
-  { name: 'fallback', body: 'fallback', path: '/v1/chat/completions', connections: 50, modelgateOnly: true },
-  { name: 'embeddings', body: 'embeddings', path: '/v1/embeddings', connections: 50 },
-  { name: 'image 1 MiB', body: 'image', path: '/v1/chat/completions', connections: 10 },
-];
+  { name: 'fallback', body: 'fallback', connections: 50, modelgateOnly: true },
+  { name: 'embeddings', body: 'embeddings', connections: 50 },
+  { name: 'image 1 MiB', body: 'image', connections: 10 },
+].map((scenario) => ({ ...scenario, path: PATHS[scenario.body] }));
 
 /** `--only=chat,latency`: throughput scenarios by name, and the sections latency, bad-input, open-streams. */
 const ONLY = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');

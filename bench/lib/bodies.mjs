@@ -11,6 +11,20 @@ function imageDataUri() {
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
+const CHAT = '/v1/chat/completions';
+
+/** The endpoint each body is sent to. */
+export const PATHS = {
+  chat: CHAT,
+  stream: CHAT,
+  'stream-tokens': CHAT,
+  messagesStream: '/v1/messages',
+  responsesStream: '/v1/responses',
+  fallback: CHAT,
+  embeddings: '/v1/embeddings',
+  image: CHAT,
+};
+
 export const BODIES = {
   chat: () => ({ stream: false, model: 'gpt-4o-mini', messages: MESSAGES }),
   stream: () => ({ stream: true, model: 'gpt-4o-mini', messages: MESSAGES }),
