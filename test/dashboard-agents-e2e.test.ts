@@ -268,6 +268,52 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     assert.deepEqual(problems.filter((problem) => !/^console: .*status of 404/.test(problem)), []);
   });
 
+  test('leaving with unsaved changes asks first; an untouched or saved graph leaves at once', async () => {
+    const page = await newPage();
+    await signIn(page, gateway.url, ADMIN);
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    const leaveDialog = page.getByRole('alertdialog', { name: 'Leave without saving?' });
+    await page.goto(`${gateway.url}/dashboard/agents/notes`);
+    await status(page).getByText('Valid.').waitFor();
+    // The starter graph of an agent not saved yet: nothing to lose.
+    await nav.getByRole('link', { name: 'Request log' }).click();
+    await page.waitForURL('**/dashboard/logs');
+
+    await page.goto(`${gateway.url}/dashboard/agents/notes`);
+    await status(page).getByText('Valid.').waitFor();
+    await palette(page, 'llm').click();
+    await canvasNode(page, 'llm').waitFor();
+    await nav.getByRole('link', { name: 'Request log' }).click();
+    await leaveDialog.waitFor();
+    await leaveDialog.getByRole('button', { name: 'Stay' }).click();
+    await leaveDialog.waitFor({ state: 'detached' });
+    assert.match(page.url(), /\/dashboard\/agents\/notes$/);
+    await canvasNode(page, 'llm').waitFor();
+
+    // Reloading asks through the browser's own prompt; dismissed, the edit is still there.
+    const prompted = page.waitForEvent('dialog');
+    const reload = page.reload().catch(() => undefined);
+    const prompt = await prompted;
+    assert.equal(prompt.type(), 'beforeunload');
+    await prompt.dismiss();
+    await reload;
+    await canvasNode(page, 'llm').waitFor();
+
+    await nav.getByRole('link', { name: 'Request log' }).click();
+    await leaveDialog.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL('**/dashboard/logs');
+
+    // Saved, the draft leaves without a question.
+    await page.goto(`${gateway.url}/dashboard/agents/notes`);
+    await status(page).getByText('Valid.').waitFor();
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await status(page).getByText('Saved as draft 1.').waitFor();
+    await nav.getByRole('link', { name: 'Request log' }).click();
+    await page.waitForURL('**/dashboard/logs');
+    await page.context().close();
+    assert.deepEqual(problems.filter((problem) => !/^console: .*status of 404/.test(problem)), []);
+  });
+
   test('a test turn shows the images an image node made', async () => {
     const page = await newPage();
     await signIn(page, gateway.url, ADMIN);

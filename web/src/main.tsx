@@ -1,16 +1,28 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router-dom';
+import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { App } from './App.js';
 import { SessionProvider } from './session.js';
 import './styles.css';
 
+// A data router (one catch-all route; App has the routes) so a page can hold navigation
+// while it has unsaved work (useBlocker).
+const router = createBrowserRouter(
+  [
+    {
+      path: '*',
+      element: (
+        <SessionProvider>
+          <App />
+        </SessionProvider>
+      ),
+    },
+  ],
+  { basename: '/dashboard' },
+);
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <BrowserRouter basename="/dashboard">
-      <SessionProvider>
-        <App />
-      </SessionProvider>
-    </BrowserRouter>
+    <RouterProvider router={router} />
   </StrictMode>,
 );

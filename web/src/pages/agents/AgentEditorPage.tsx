@@ -4,6 +4,7 @@ import { Link, useParams, useSearchParams } from 'react-router-dom';
 import type { AgentDetailView, AgentGraphSchema, GraphIssue, PublicModelEntry } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
+import { LeaveGuard } from '../../components/LeaveGuard.js';
 import { Canvas, PALETTE_MIME } from './Canvas.js';
 import { ConversationsPanel } from './ConversationsPanel.js';
 import {
@@ -131,7 +132,11 @@ export function AgentEditorPage() {
     for (const issue of issues ?? []) if (issue.node !== null) counts.set(issue.node, (counts.get(issue.node) ?? 0) + 1);
     return counts;
   }, [issues]);
-  const unsaved = savedText !== JSON.stringify(current);
+  const currentText = JSON.stringify(current);
+  const unsaved = savedText !== currentText;
+  // What leaving would lose: changes to the saved draft, or to the starter graph of an agent not saved yet.
+  const starterText = useMemo(() => JSON.stringify(starterGraph(slug)), [slug]);
+  const edited = !loading && currentText !== (savedText ?? starterText);
   const selectedNode = selected.size === 1 ? current.nodes.find((node) => selected.has(node.id)) : undefined;
 
   const change = graph.set;
@@ -207,6 +212,7 @@ export function AgentEditorPage() {
 
   return (
     <section className="agent-editor" aria-labelledby="editor-title">
+      <LeaveGuard when={edited} description={`${slug} has changes that are not saved as a draft. Leave, and they are lost.`} />
       <div className="page-head">
         <h1 id="editor-title">
           <Link to="/agents">Agents</Link> / {slug}
