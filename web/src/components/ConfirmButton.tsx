@@ -1,5 +1,6 @@
 import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import { useState, type ReactNode } from 'react';
+import { ConfirmDialogBody } from './ConfirmDialogBody.js';
 
 /** A button whose action runs only after the user confirms it in a dialog. */
 export function ConfirmButton({
@@ -26,36 +27,27 @@ export function ConfirmButton({
           {label}
         </button>
       </AlertDialog.Trigger>
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className="overlay" />
-        <AlertDialog.Content className="dialog">
-          <AlertDialog.Title>{title}</AlertDialog.Title>
-          <AlertDialog.Description asChild>
-            <div>{description}</div>
-          </AlertDialog.Description>
-          <div className="dialog-actions">
-            <AlertDialog.Cancel asChild>
-              <button type="button" className="secondary">
-                Cancel
-              </button>
-            </AlertDialog.Cancel>
-            <button
-              type="button"
-              className={danger ? 'danger' : ''}
-              disabled={busy}
-              onClick={() => {
-                setBusy(true);
-                void onConfirm().finally(() => {
-                  setBusy(false);
-                  setOpen(false);
-                });
-              }}
-            >
-              {confirmLabel}
-            </button>
-          </div>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
+      <ConfirmDialogBody
+        title={title}
+        description={description}
+        cancelLabel="Cancel"
+        action={
+          <button
+            type="button"
+            className={danger ? 'danger' : ''}
+            disabled={busy}
+            onClick={() => {
+              setBusy(true);
+              void onConfirm().finally(() => {
+                setBusy(false);
+                setOpen(false);
+              });
+            }}
+          >
+            {confirmLabel}
+          </button>
+        }
+      />
     </AlertDialog.Root>
   );
 }

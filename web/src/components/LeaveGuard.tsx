@@ -1,6 +1,7 @@
 import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import { useEffect } from 'react';
 import { useBlocker } from 'react-router-dom';
+import { ConfirmDialogBody } from './ConfirmDialogBody.js';
 
 /**
  * Asks before a page with unsaved work is left: the browser's own prompt when the tab is
@@ -18,23 +19,16 @@ export function LeaveGuard({ when, description }: { when: boolean; description: 
 
   return (
     <AlertDialog.Root open={blocker.state === 'blocked'} onOpenChange={(open) => !open && blocker.reset?.()}>
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className="overlay" />
-        <AlertDialog.Content className="dialog">
-          <AlertDialog.Title>Leave without saving?</AlertDialog.Title>
-          <AlertDialog.Description>{description}</AlertDialog.Description>
-          <div className="dialog-actions">
-            <AlertDialog.Cancel asChild>
-              <button type="button" className="secondary">
-                Stay
-              </button>
-            </AlertDialog.Cancel>
-            <button type="button" className="danger" onClick={() => blocker.proceed?.()}>
-              Leave
-            </button>
-          </div>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
+      <ConfirmDialogBody
+        title="Leave without saving?"
+        description={description}
+        cancelLabel="Stay"
+        action={
+          <button type="button" className="danger" onClick={() => blocker.proceed?.()}>
+            Leave
+          </button>
+        }
+      />
     </AlertDialog.Root>
   );
 }
