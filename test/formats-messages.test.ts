@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../src/errors/index.js';
 import { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refuseUntranslatable, type MessagesBody } from '../src/formats/index.js';
-import type { ChunkReceived, JsonObject, MessagesEventReceived, TokenUsage } from '../src/providers/index.js';
+import type { ChunkReceived, JsonObject, MessagesEventReceived, TokenUsage } from '../src/model-api/index.js';
 import { streamFramesOf, messageBody } from './fakes/anthropic.js';
 
 /*

@@ -12,7 +12,7 @@ import {
   ResponsesStreamEncoder,
 } from '../src/formats/responses/index.js';
 import type { StreamEncoder } from '../src/formats/index.js';
-import type { ChatStreamEvent, JsonObject, ResponseEventReceived, StreamEvent, TokenUsage } from '../src/providers/index.js';
+import type { ChatStreamEvent, JsonObject, ResponseEventReceived, StreamEvent, TokenUsage } from '../src/model-api/index.js';
 import { GatewayError } from '../src/errors/index.js';
 
 /*

@@ -19,7 +19,7 @@ import { openAIFailure } from '../src/providers/openai/client.js';
 import { openAIFileParts } from '../src/providers/openai/file-parts.js';
 import { usageFromWire } from '../src/providers/openai/wire.js';
 import type { ChatFrames } from '../src/providers/shared/sse-stream.js';
-import type { ChatStreamEvent, JsonObject } from '../src/providers/types.js';
+import type { ChatStreamEvent, JsonObject } from '../src/model-api/index.js';
 
 /*
  * Each adapter's request, response and stream mapping as pure functions over recorded vendor

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { GatewayError } from '../src/errors/index.js';
 import { createAnthropicProvider, DEFAULT_MAX_TOKENS } from '../src/providers/anthropic/index.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from '../src/providers/shared/upstream-http.js';
-import type { ChatCall, ChatModelProvider, ChatStreamEvent, JsonObject } from '../src/providers/types.js';
+import type { ChatCall, ChatModelProvider, ChatStreamEvent, JsonObject } from '../src/model-api/index.js';
 import {
   FAKE_ANTHROPIC_KEY,
   OVERLOADED_FRAME,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { GatewayError } from '../src/errors/index.js';
 import { createGeminiProvider } from '../src/providers/gemini/index.js';
 import { createUpstreamDispatcher } from '../src/providers/shared/upstream-http.js';
-import type { ChatCall, ChatStreamEvent, JsonObject, Provider } from '../src/providers/types.js';
+import type { ChatCall, ChatStreamEvent, JsonObject, Provider } from '../src/model-api/index.js';
 import {
   blockedPromptResponse,
   candidateResponse,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../src/errors/index.js';
 import { MAX_STREAM_EVENT_BYTES, startSseStream, type ChatFrames } from '../src/providers/shared/sse-stream.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from '../src/providers/shared/upstream-http.js';
-import type { ChatStream, ChatStreamEvent } from '../src/providers/types.js';
+import type { ChatStream, ChatStreamEvent } from '../src/model-api/index.js';
 import { eventsOf, readChatStream } from './helpers/chat-streams.js';
 
 /*

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../src/errors/index.js';
 import { startSseStream, type ChatFrames } from '../src/providers/shared/sse-stream.js';
 import { createUpstreamDispatcher, readBodyText, sendUpstream, sendUpstreamBuffered, type UpstreamHttpOptions, type UpstreamRequest } from '../src/providers/shared/upstream-http.js';
-import type { ChatStreamEvent } from '../src/providers/types.js';
+import type { ChatStreamEvent } from '../src/model-api/index.js';
 import { eventsOf } from './helpers/chat-streams.js';
 
 /*

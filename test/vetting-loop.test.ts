@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../src/errors/index.js';
-import type { JsonObject } from '../src/providers/index.js';
+import type { JsonObject } from '../src/model-api/index.js';
 import { AnswerKeyGuard, runChatOnly, runVettingLoop, VERDICT_RESPONSE_FORMAT, type VettingLoopInput } from '../src/vetting/index.js';
 import { LOCAL_CHECK_REASON } from '../src/vetting/prompts.js';
 import { completion, promptText, scriptedChatProvider, usage, verdict, type ScriptedAnswer, type ScriptedChatProvider } from './helpers/vetting-provider.js';

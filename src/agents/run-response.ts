@@ -1,5 +1,5 @@
 import { microToUsd } from '../limits/index.js';
-import type { TokenUsage } from '../providers/index.js';
+import type { TokenUsage } from '../model-api/index.js';
 import type { InputAsset } from './media/agent-media.js';
 import type { NodeUsage, RunResult, StepValues, TraceStep } from './runtime/types.js';
 import type { SafeValue } from './values.js';

@@ -3,7 +3,7 @@ import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
 import type { Admission, Limiter, UsageEstimate } from '../limits/index.js';
 import type { AttemptRecord, MediaSummary, RequestRecord } from '../logs/index.js';
-import type { Provider } from '../providers/index.js';
+import type { Provider } from '../model-api/index.js';
 import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import { inspectMessages } from './input-policy.js';
 

@@ -1,5 +1,5 @@
 import { microToUsd, type ActualUsage, type UsageEstimate } from '../limits/index.js';
-import type { TokenUsage } from '../providers/index.js';
+import type { TokenUsage } from '../model-api/index.js';
 
 /**
  * What a call's reservation is settled with: the usage and cost it reported, or — when the

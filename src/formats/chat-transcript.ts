@@ -1,4 +1,4 @@
-import type { JsonObject, TokenUsage } from '../providers/index.js';
+import type { JsonObject, TokenUsage } from '../model-api/index.js';
 
 /**
  * What the request log keeps of a stream of the internal chat call, whatever format the

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../providers/index.js';
+import type { JsonObject } from '../model-api/index.js';
 
 /** OpenAI-shaped bodies (chat, embeddings, images, speech) as the gateway takes and answers them. */
 

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors/index.js';
-import type { ChatCompletionResult, ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../providers/index.js';
+import type { ChatCompletionResult, ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../model-api/index.js';
 
 /**
  * The contract every public API format (chat completions, Messages, Responses) implements

@@ -1,5 +1,5 @@
 import { tokenPricesFor, type ModelPricing } from '../catalog/index.js';
-import type { TokenUsage } from '../providers/index.js';
+import type { TokenUsage } from '../model-api/index.js';
 
 export interface CostInput {
   /** The catalog pricing of the resolved model; null when it has none (inferred models too). */

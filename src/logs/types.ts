@@ -1,5 +1,5 @@
 import type { ModelMode } from '../catalog/index.js';
-import type { TokenUsage } from '../providers/index.js';
+import type { TokenUsage } from '../model-api/index.js';
 import type { Admission } from '../limits/index.js';
 import type { ErrorCode } from '../errors/index.js';
 

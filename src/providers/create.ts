@@ -3,7 +3,7 @@ import type { ProviderRateLimits } from './shared/provider-rate-limits.js';
 import type { ProviderRequestIds } from './shared/provider-request-ids.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
-import type { Provider } from './types.js';
+import type { Provider } from '../model-api/index.js';
 import { createCompatibleProvider, VENDOR_PROVIDERS } from './vendors.js';
 import type { UpstreamTracing } from '../telemetry/index.js';
 

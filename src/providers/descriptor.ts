@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { UpstreamHttpOptions } from './shared/upstream-http.js';
-import type { Provider } from './types.js';
+import type { Provider } from '../model-api/index.js';
 
 /** The config-file settings of a vendor's provider (`providers.<name>`): its key and its base URL. */
 export function vendorSettingsSchema(defaultBaseUrl: string) {

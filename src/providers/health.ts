@@ -1,5 +1,5 @@
 import { providerAnswered, providerFaultOf, type ProviderFault } from './shared/upstream-errors.js';
-import type { Provider } from './types.js';
+import type { Provider } from '../model-api/index.js';
 
 /** How often one provider's fault is written to the process log at most, and how long it must be unreachable first. */
 export const FAULT_NOTICE_INTERVAL_MS = 60_000;

@@ -1,4 +1,3 @@
-export type * from './types.js';
 export { ProviderRegistry } from './registry.js';
 export type { MissingCredential, ProviderSummary } from './registry.js';
 export { ProviderHealth, FAULT_NOTICE_INTERVAL_MS } from './health.js';

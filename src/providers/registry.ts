@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/index.js';
 import { watchProvider, type ProviderHealth, type ProviderHealthView } from './health.js';
 import { ProviderRequestIds } from './shared/provider-request-ids.js';
-import type { Provider } from './types.js';
+import type { Provider } from '../model-api/index.js';
 
 /** How to give a provider that has no credential one: the environment variable and its config-file twin. */
 export interface MissingCredential {

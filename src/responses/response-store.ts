@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { JsonObject } from '../providers/index.js';
+import type { JsonObject } from '../model-api/index.js';
 import type { Database } from '../storage/index.js';
 
 /** A response kept for retrieval and for continuing its conversation. */

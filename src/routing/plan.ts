@@ -1,7 +1,8 @@
 import type { ModelMode, ResolvedModel } from '../catalog/index.js';
 import { ConfigError, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
 import { addKnownSecrets } from '../logs/index.js';
-import type { Provider, ProviderVariants } from '../providers/index.js';
+import type { ProviderVariants } from '../providers/index.js';
+import type { Provider } from '../model-api/index.js';
 import type { CooldownPolicy } from './cooldowns.js';
 
 /** One way to reach a model: a provider (perhaps with its own credential or base URL) and the id sent to it. */

@@ -1,6 +1,6 @@
 import type { ProjectKeyring } from '../crypto/index.js';
 import { invalidBody } from '../errors/index.js';
-import type { JsonObject, TokenUsage } from '../providers/index.js';
+import type { JsonObject, TokenUsage } from '../model-api/index.js';
 import { AnswerKeyGuard } from './answer-key.js';
 import { draftingPrompt, fullVerificationPrompt, reviewMaterial, type ProtectedItem, type QuestionContext } from './prompts.js';
 import { attemptsAllowed, openField } from './request-fields.js';

@@ -1,5 +1,5 @@
 import type { ProjectKeyring } from '../crypto/index.js';
-import type { JsonObject } from '../providers/index.js';
+import type { JsonObject } from '../model-api/index.js';
 import { contentText, lightweightVerificationPrompt, reviewMaterial } from './prompts.js';
 import { attemptsAllowed, openField } from './request-fields.js';
 import type { ChatMessageInput, LightweightVettingRequest } from './request-schema.js';

@@ -1,5 +1,5 @@
 import { isGatewayError } from '../errors/index.js';
-import type { ChatCompletionResult, JsonObject, TokenUsage } from '../providers/index.js';
+import type { ChatCompletionResult, JsonObject, TokenUsage } from '../model-api/index.js';
 import type { AnswerKeyGuard } from './answer-key.js';
 import { LOCAL_CHECK_REASON, feedbackMessage } from './prompts.js';
 import type { Attempt, ChatCaller, LoopOutcome, LoopTally, StopReason } from './types.js';

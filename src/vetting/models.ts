@@ -1,5 +1,5 @@
 import type { CheckedCall } from '../calls/index.js';
-import type { CallContext } from '../providers/index.js';
+import type { CallContext } from '../model-api/index.js';
 import type { ChatCaller } from './types.js';
 
 /**

@@ -2,7 +2,7 @@
  * Default prompts and the text the loop builds around them. Operators override the defaults
  * in config (vetting.chatSystemPrompt, vetting.verificationSystemPrompt); callers per request.
  */
-import type { JsonObject } from '../providers/index.js';
+import type { JsonObject } from '../model-api/index.js';
 
 export const DEFAULT_TUTOR_PROMPT = [
   'You are a patient, encouraging tutor. Help the student reach the answer on their own:',

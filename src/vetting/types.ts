@@ -1,4 +1,4 @@
-import type { ChatCompletionResult, JsonObject, TokenUsage } from '../providers/index.js';
+import type { ChatCompletionResult, JsonObject, TokenUsage } from '../model-api/index.js';
 
 /** Why the VETTING loop stopped (docs/vetting.md). */
 export type StopReason =

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../providers/index.js';
+import type { TokenUsage } from '../model-api/index.js';
 
 export function emptyUsage(): TokenUsage {
   return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedPromptTokens: null };

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../providers/index.js';
+import type { JsonObject } from '../model-api/index.js';
 import type { Verdict } from './types.js';
 
 /** The verdict's fields: all required, and no others (readVerdict refuses an object with more). */

@@ -1,4 +1,4 @@
-import type { ChatStream, ChatStreamEvent } from '../../src/providers/index.js';
+import type { ChatStream, ChatStreamEvent } from '../../src/model-api/index.js';
 
 /**
  * Reads a provider's chat stream the way the route does, taking every batch. `events` fills

@@ -1,4 +1,4 @@
-import type { ChatCall, ImageCall, JsonObject, Provider, TokenUsage } from '../../src/providers/index.js';
+import type { ChatCall, ImageCall, JsonObject, Provider, TokenUsage } from '../../src/model-api/index.js';
 import type { GeneratedImage, HttpCallRequest, HttpCallResponse, HttpCaller, RunMedia, StoredMedia } from '../../src/agents/runtime/types.js';
 
 /** A 1x1 PNG. */

@@ -1,4 +1,4 @@
-import type { ChatCall, ChatCompletionResult, Provider, TokenUsage } from '../../src/providers/index.js';
+import type { ChatCall, ChatCompletionResult, Provider, TokenUsage } from '../../src/model-api/index.js';
 import type { OpenAIChatScript } from '../fakes/openai.js';
 
 /** One scripted answer: a completion, or an error to throw. */

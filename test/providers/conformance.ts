@@ -85,7 +85,7 @@ export type ConformanceCase =
   | 'stream-error-event'
   | Capability;
 
-/** The capabilities besides chat a provider may offer (src/providers/types.ts). */
+/** The capabilities besides chat a provider may offer (src/model-api/types.ts). */
 export const CAPABILITIES = ['embeddings', 'images', 'speech', 'transcription'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { HistoryMessage, RunMedia, TurnImage } from './types.js';
 
 /** Prior media materialised into one model request, at most (docs/agents.md, "Media"). */

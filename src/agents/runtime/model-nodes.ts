@@ -3,7 +3,7 @@ import type { ModelPricing } from '../../catalog/index.js';
 import { GatewayError, withArticle } from '../../errors/index.js';
 import { estimateImages, estimateTokens, type UsageEstimate } from '../../limits/index.js';
 import { computeCost } from '../../logs/index.js';
-import type { JsonObject, TokenUsage } from '../../providers/index.js';
+import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
 import { renderTemplate, type Template } from '../templates/template.js';
 import { emptyObject, isPlainObject, parseSafeJson, type SafeObject } from '../values.js';

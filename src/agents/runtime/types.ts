@@ -1,7 +1,7 @@
 import type { ModelCalls } from '../../calls/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import type { CallMeter } from '../../limits/index.js';
-import type { TokenUsage } from '../../providers/index.js';
+import type { TokenUsage } from '../../model-api/index.js';
 import type { SafeValue } from '../values.js';
 
 /** The run budgets of config.agents. */

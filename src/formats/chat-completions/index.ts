@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import { showRequestedModel, upstreamBody } from '../openai-bodies.js';
 import type { ApiFormat, DecodedCall } from '../types.js';
 import { encodeChatError } from './errors.js';

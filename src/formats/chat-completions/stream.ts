@@ -1,6 +1,7 @@
 import type { GatewayError } from '../../errors/index.js';
 import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/index.js';
-import { providerJsonText, type ChunkReceived, type JsonObject, type TokenUsage, type UsageReported } from '../../providers/index.js';
+import { providerJsonText } from '../../providers/index.js';
+import type { ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../../model-api/index.js';
 import { ChatStreamTranscript, chatUsageOf } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 

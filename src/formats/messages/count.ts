@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { MessagesBody } from './request.js';
 
 /** Tokens counted for each image or document: about what Anthropic counts for an image of a megapixel. */

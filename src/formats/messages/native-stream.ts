@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/index.js';
-import type { JsonObject, MessagesEventReceived, TokenUsage, UsageReported } from '../../providers/index.js';
+import type { JsonObject, MessagesEventReceived, TokenUsage, UsageReported } from '../../model-api/index.js';
 import { chatUsageOf, TextRoom } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 import { errorFrame } from './errors.js';

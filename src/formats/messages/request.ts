@@ -1,5 +1,5 @@
 import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { DecodedCall } from '../types.js';
 
 /** The fields of a Messages API request the gateway reads; the schema in the route checks their types. */

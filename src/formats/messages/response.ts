@@ -1,4 +1,4 @@
-import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../providers/index.js';
+import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
 
 /** Anthropic's stop reasons for the internal call's finish reasons. */
 export function stopReasonOf(finishReason: unknown): string {

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/index.js';
-import type { ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../../providers/index.js';
+import type { ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../../model-api/index.js';
 import { ChatStreamTranscript } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 import { errorFrame } from './errors.js';

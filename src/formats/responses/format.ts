@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import { encodeChatError } from '../chat-completions/errors.js';
 import type { ApiFormat, DecodedCall } from '../types.js';
 import { newResponsesId } from './ids.js';

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/index.js';
-import type { JsonObject, ResponseEventReceived, TokenUsage, UsageReported } from '../../providers/index.js';
+import type { JsonObject, ResponseEventReceived, TokenUsage, UsageReported } from '../../model-api/index.js';
 import type { StreamEncoder } from '../types.js';
 import { eventFrame } from './frames.js';
 

@@ -1,5 +1,5 @@
 import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import { newResponsesId } from './ids.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { JsonObject, TokenUsage } from '../../providers/index.js';
+import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 import { newResponsesId } from './ids.js';
 
 /**

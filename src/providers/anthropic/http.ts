@@ -1,6 +1,6 @@
 import type { GatewayError } from '../../errors/index.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
-import type { CallContext } from '../types.js';
+import type { CallContext } from '../../model-api/index.js';
 import { upstreamError } from './errors.js';
 import { ANTHROPIC_VERSION } from './wire.js';
 

@@ -3,7 +3,7 @@ import type { GatewayError } from '../../errors/index.js';
 import { patchJsonObject } from '../shared/json-members.js';
 import { startSseStream, type StreamFrames } from '../shared/sse-stream.js';
 import type { UpstreamRequest } from '../shared/upstream-http.js';
-import type { EventStream, JsonObject, MessagesCall, MessagesProvider, MessagesResult, MessagesStreamEvent } from '../types.js';
+import type { EventStream, JsonObject, MessagesCall, MessagesProvider, MessagesResult, MessagesStreamEvent } from '../../model-api/index.js';
 import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
 import type { AnthropicHttp } from './http.js';
 import { combineUsage, tokenUsageOf } from './response-mapping.js';

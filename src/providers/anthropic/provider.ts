@@ -1,6 +1,6 @@
 import { fromCallerInput } from '../shared/provider-json.js';
 import { startSseStream } from '../shared/sse-stream.js';
-import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, JsonObject, Provider } from '../types.js';
+import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, JsonObject, Provider } from '../../model-api/index.js';
 import { malformedResponse } from './errors.js';
 import { AnthropicHttp, type AnthropicProviderOptions } from './http.js';
 import { AnthropicMessages } from './messages.js';

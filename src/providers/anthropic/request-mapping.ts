@@ -1,5 +1,5 @@
 import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../model-api/index.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { textBlocks, userBlocks } from './content-parts.js';
 import type { AnthropicMessage, AnthropicRequest, AnthropicRequestBlock, AnthropicTool, AnthropicToolChoice } from './wire.js';

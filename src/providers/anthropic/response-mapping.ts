@@ -1,6 +1,6 @@
 import { stringifyProviderValue } from '../shared/provider-json.js';
 import { tokenCount } from '../shared/token-count.js';
-import type { ChatCompletionResult, JsonObject, TokenUsage } from '../types.js';
+import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
 import type { AnthropicResponse, AnthropicUsage } from './wire.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';

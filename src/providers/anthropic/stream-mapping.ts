@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { GatewayError } from '../../errors/index.js';
 import type { ChatFrames } from '../shared/sse-stream.js';
-import type { ChatStreamEvent, JsonObject } from '../types.js';
+import type { ChatStreamEvent, JsonObject } from '../../model-api/index.js';
 import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
 import { combineUsage, finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
 import { parseStreamEvent, type AnthropicStreamEvent, type AnthropicUsage } from './wire.js';

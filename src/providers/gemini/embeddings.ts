@@ -1,6 +1,6 @@
 import { invalidBody } from '../../errors/index.js';
 import { float32Base64 } from '../shared/embedding-encoding.js';
-import type { EmbeddingResult, JsonObject } from '../types.js';
+import type { EmbeddingResult, JsonObject } from '../../model-api/index.js';
 import { modelResourceName } from './endpoints.js';
 import { usageOf } from './response-mapping.js';
 import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse } from './wire.js';

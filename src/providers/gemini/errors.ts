@@ -1,6 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { GatewayError } from '../../errors/index.js';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../model-api/index.js';
 import { ERROR_BODY_LIMIT_BYTES, readBodyText, type UpstreamResponse } from '../shared/upstream-http.js';
 import { mapUpstreamFailure, retryAfterOf } from '../shared/upstream-errors.js';
 import { ErrorBodySchema, type GeminiErrorBody } from './wire.js';

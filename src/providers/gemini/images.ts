@@ -1,5 +1,5 @@
 import { invalidBody } from '../../errors/index.js';
-import type { ImageResult, JsonObject } from '../types.js';
+import type { ImageResult, JsonObject } from '../../model-api/index.js';
 import type { PredictRequest, PredictResponse } from './wire.js';
 
 /*

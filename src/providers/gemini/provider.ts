@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors/index.js';
 import { fromCallerInput } from '../shared/provider-json.js';
 import { startSseStream, type ChatFrames } from '../shared/sse-stream.js';
 import { isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
-import type { CallContext, ChatCall, Provider } from '../types.js';
+import type { CallContext, ChatCall, Provider } from '../../model-api/index.js';
 import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
 import { methodUrl, type GeminiMethod } from './endpoints.js';
 import { failureOfErrorBody, failureOfResponse, geminiFailure, inCallerTerms, parseErrorBody } from './errors.js';

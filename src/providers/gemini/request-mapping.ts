@@ -1,5 +1,5 @@
 import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../model-api/index.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { textParts, userParts } from './content-parts.js';
 import { toGeminiSchema } from './json-schema.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { stringifyProviderValue } from '../shared/provider-json.js';
 import { tokenCount } from '../shared/token-count.js';
-import type { JsonObject, TokenUsage } from '../types.js';
+import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 import { finishReasonOf } from './finish-reasons.js';
 import type { GeminiCandidate, GeminiResponsePart, GeminiUsageMetadata, GenerateContentResponse } from './wire.js';
 

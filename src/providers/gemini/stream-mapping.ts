@@ -1,4 +1,4 @@
-import type { ChatStreamEvent, JsonObject, TokenUsage } from '../types.js';
+import type { ChatStreamEvent, JsonObject, TokenUsage } from '../../model-api/index.js';
 import { finishReasonOf } from './finish-reasons.js';
 import { answerText, completionId, openAiUsage, toolCallsOf, usageOf } from './response-mapping.js';
 import type { GenerateContentResponse } from './wire.js';

@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
 import type { ChatFrames } from '../shared/sse-stream.js';
-import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../types.js';
+import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, ChatStreamEvent, JsonObject } from '../../model-api/index.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { openAIFileParts } from './file-parts.js';
 import { errorKindOf, errorMessageOf, isObjectList, parseJson, usageFromWire } from './wire.js';

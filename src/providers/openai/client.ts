@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, rateLimitRetryAfterOf } from '../shared/upstream-errors.js';
 import { startSseStream, type StreamFrames } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
-import type { CallContext, EventStream, JsonObject, StreamEvent } from '../types.js';
+import type { CallContext, EventStream, JsonObject, StreamEvent } from '../../model-api/index.js';
 import { errorKindOf, errorMessageOf, errorParamOf, parseJson, parseJsonObjectWithList } from './wire.js';
 
 /** How to reach one OpenAI-compatible provider (OpenAI itself or an operator-declared one). */

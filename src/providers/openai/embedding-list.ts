@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EmbeddingVectors, JsonObject } from '../types.js';
+import type { EmbeddingVectors, JsonObject } from '../../model-api/index.js';
 import { parseJsonObject } from './wire.js';
 
 /**

@@ -1,7 +1,7 @@
 import { float32Base64 } from '../shared/embedding-encoding.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
-import type { EmbeddingCall, EmbeddingProvider, EmbeddingResult, JsonObject } from '../types.js';
+import type { EmbeddingCall, EmbeddingProvider, EmbeddingResult, JsonObject } from '../../model-api/index.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { readEmbeddingList } from './embedding-list.js';
 import { usageFromWire } from './wire.js';

@@ -1,5 +1,5 @@
 import { isRecord } from '../shared/message-content.js';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../model-api/index.js';
 
 /*
  * The gateway takes file parts as `{type: "file" | "input_file", file: {filename, mime_type,

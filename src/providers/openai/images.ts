@@ -1,4 +1,4 @@
-import type { ImageCall, ImageProvider, ImageResult } from '../types.js';
+import type { ImageCall, ImageProvider, ImageResult } from '../../model-api/index.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { usageFromWire } from './wire.js';
 

@@ -1,5 +1,5 @@
 import { vendorSettingsSchema, type ProviderDescriptor } from '../descriptor.js';
-import type { Provider } from '../types.js';
+import type { Provider } from '../../model-api/index.js';
 import { OpenAICompatibleChat } from './chat.js';
 import { OpenAICompatibleClient, type OpenAICompatibleConfig } from './client.js';
 import { OpenAICompatibleEmbeddings } from './embeddings.js';

@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
 import type { StreamFrames } from '../shared/sse-stream.js';
-import type { ResponseEventReceived, ResponsesCall, ResponsesModelProvider, ResponsesResult, ResponsesStream, StreamEvent } from '../types.js';
+import type { ResponseEventReceived, ResponsesCall, ResponsesModelProvider, ResponsesResult, ResponsesStream, StreamEvent } from '../../model-api/index.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { errorKindOf, errorMessageOf, parseJson, usageFromWire } from './wire.js';
 

@@ -1,5 +1,5 @@
 import { DEFAULT_SPEECH_FORMAT, SPEECH_CONTENT_TYPES } from '../shared/speech-formats.js';
-import type { SpeechCall, SpeechProvider, SpeechResult } from '../types.js';
+import type { SpeechCall, SpeechProvider, SpeechResult } from '../../model-api/index.js';
 import type { OpenAICompatibleClient } from './client.js';
 
 /** `POST /audio/speech`: the audio bytes, with the content type of the format asked for. */

@@ -1,7 +1,7 @@
 import { FormData } from 'undici';
 import { audioSeconds } from '../shared/audio-duration.js';
 import { isRecord } from '../shared/message-content.js';
-import type { TranscriptionCall, TranscriptionProvider, TranscriptionResult } from '../types.js';
+import type { TranscriptionCall, TranscriptionProvider, TranscriptionResult } from '../../model-api/index.js';
 import type { OpenAICompatibleClient } from './client.js';
 import { parseJson, usageFromWire } from './wire.js';
 

@@ -1,6 +1,6 @@
 import { isRecord } from '../shared/message-content.js';
 import { tokenCount } from '../shared/token-count.js';
-import type { JsonObject, TokenUsage } from '../types.js';
+import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 
 /**
  * The OpenAI wire format as far as the adapter reads it. Lenient on purpose: compatible

@@ -1,5 +1,5 @@
 import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA as COMMA_BYTE, endOfString, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipWhitespace } from '../../json/index.js';
-import type { JsonObject, PassThroughSource } from '../types.js';
+import type { JsonObject, PassThroughSource } from '../../model-api/index.js';
 
 /**
  * Rewrites the top-level members of a JSON object's bytes without parsing or serialising

@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
-import type { ChatStreamEvent, EventStream, StreamEvent, StreamReader } from '../types.js';
+import type { ChatStreamEvent, EventStream, StreamEvent, StreamReader } from '../../model-api/index.js';
 import { whenAborted } from './abort-listeners.js';
 import {
   answerTimeout,

@@ -2,7 +2,8 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import { MAX_AUDIO_SECONDS, SPEECH_CONTENT_TYPES, type JsonObject } from '../../providers/index.js';
+import { MAX_AUDIO_SECONDS, SPEECH_CONTENT_TYPES } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import { formatBytes } from '../error-mapping.js';
 import {

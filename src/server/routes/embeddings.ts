@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
 import { estimateTokens } from '../../limits/index.js';
-import { patchJsonObject, type EmbeddingResult, type JsonObject } from '../../providers/index.js';
+import { patchJsonObject } from '../../providers/index.js';
+import type { EmbeddingResult, JsonObject } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import {
   admitCall,

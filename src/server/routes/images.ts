@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { estimateImages } from '../../limits/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import {
   admitCall,

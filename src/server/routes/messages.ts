@@ -9,7 +9,7 @@ import {
   type MessagesBody,
   type MessagesDecodedCall,
 } from '../../formats/index.js';
-import type { MessagesCall } from '../../providers/index.js';
+import type { MessagesCall } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat, transcriptCharactersOf, type NativeAnswer } from './format-call.js';

@@ -7,7 +7,8 @@ import { GatewayError, invalidBody } from '../../errors/index.js';
 import type { RequestRecord } from '../../logs/index.js';
 import type { Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
-import { stringifyProviderValue, type JsonObject } from '../../providers/index.js';
+import { stringifyProviderValue } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { GatewayContext } from '../context.js';
 
 /**

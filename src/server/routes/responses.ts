@@ -11,7 +11,7 @@ import {
   type ResponsesDecodedCall,
   type ResponsesTurn,
 } from '../../formats/index.js';
-import type { JsonObject } from '../../providers/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { StoredResponse } from '../../responses/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import type { StreamEncoder } from '../../formats/index.js';
 import type { RequestRecord } from '../../logs/index.js';
-import type { EventStream, StreamEvent, StreamFailed, StreamReader, UsageReported } from '../../providers/index.js';
+import type { EventStream, StreamEvent, StreamFailed, StreamReader, UsageReported } from '../../model-api/index.js';
 
 export interface StreamRelayOptions {
   requestId: string;

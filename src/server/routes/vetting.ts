@@ -26,7 +26,7 @@ import {
   type StopReason,
   type VettingLoopInput,
 } from '../../vetting/index.js';
-import type { TokenUsage } from '../../providers/index.js';
+import type { TokenUsage } from '../../model-api/index.js';
 import { computeCombinedCost, type CostInput, type RequestRecord } from '../../logs/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import type { RouteModule } from '../app.js';
