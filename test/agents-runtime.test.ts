@@ -5,7 +5,7 @@ import type { CompiledGraph } from '../src/agents/graph/types.js';
 import { executeGraph, RunProgress } from '../src/agents/runtime/execute.js';
 import type { HistoryMessage, RunLimits, RuntimeDependencies, Turn } from '../src/agents/runtime/types.js';
 import { ProviderRegistry } from '../src/providers/index.js';
-import { callMeter, InMemoryLimiter, type CallMeter } from '../src/limits/index.js';
+import { heldTo, InMemoryLimiter, type Limiter } from '../src/limits/index.js';
 import type { Principal } from '../src/keys/index.js';
 import { ModelCalls } from '../src/calls/index.js';
 import { GatewayError } from '../src/errors/index.js';
@@ -38,7 +38,13 @@ function keyWithCaps(limits: { dailyTokens?: number; monthlyCostUsd?: number }):
   };
 }
 
-function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; acceptsRemoteImageUrls?: boolean; http?: RecordingHttp; meter?: CallMeter } = {}): Harness {
+/** Whose caps a harness's runs count against, and the limiter that keeps them. */
+interface Meter {
+  limiter: Limiter;
+  principal: Principal;
+}
+
+function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; acceptsRemoteImageUrls?: boolean; http?: RecordingHttp; meter?: Meter } = {}): Harness {
   const provider = new ScriptedProvider(script, { acceptsRemoteImageUrls: options.acceptsRemoteImageUrls ?? true });
   const media = new MemoryMedia();
   const http = options.http ?? new RecordingHttp();
@@ -49,11 +55,11 @@ function harness(script?: ChatScript, options: { limits?: Partial<RunLimits>; ac
     http,
     dependencies: {
       catalog,
-      calls: new ModelCalls(catalog, new ProviderRegistry([provider]), new InMemoryLimiter()),
+      call: new ModelCalls(catalog, new ProviderRegistry([provider]), options.meter?.limiter ?? new InMemoryLimiter()).begin({ requestId: 'req_test', endpoint: '/v1/agents/test/runs', platform: null, startedAt: Date.now() }),
+      principal: options.meter?.principal ?? ANONYMOUS,
       limits: { ...LIMITS, ...options.limits },
       media,
       http,
-      meter: options.meter ?? callMeter(new InMemoryLimiter(), ANONYMOUS),
       requestId: 'req_test',
     },
   };
@@ -348,7 +354,7 @@ describe('agent runtime: model calls against the key caps', () => {
 
   test('each call reserves before it is made: a run stops at the call that no longer fits the daily cap', async () => {
     // Each call reserves its prompt plus the default reply budget (1,024) and settles at 1,500.
-    const h = harness(undefined, { meter: callMeter(new InMemoryLimiter(), keyWithCaps({ dailyTokens: 3000 })) });
+    const h = harness(undefined, { meter: { limiter: new InMemoryLimiter(), principal: keyWithCaps({ dailyTokens: 3000 }) } });
     h.provider.usage = { promptTokens: 100, completionTokens: 1400, totalTokens: 1500, cachedPromptTokens: null };
     const progress = new RunProgress();
     await assert.rejects(executeGraph(threeCalls(), text('hello'), [], h.dependencies, progress), rejectsWith('daily_token_cap_exceeded'));
@@ -365,7 +371,7 @@ describe('agent runtime: model calls against the key caps', () => {
     const h = harness(async () => {
       await held;
       return 'ok';
-    }, { meter: callMeter(limiter, principal) });
+    }, { meter: { limiter, principal } });
     const graph = compile({
       version: 1, name: 'one call', entry: 'input',
       nodes: [{ id: 'input', type: 'input', next: 'a' }, { id: 'a', type: 'llm', config: { model: 'vision-chat' }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{a.content}}' } }],
@@ -387,7 +393,7 @@ describe('agent runtime: model calls against the key caps', () => {
     release();
     assert.deepEqual((await Promise.all(runs)).sort(), ['monthly_cost_cap_exceeded', 'monthly_cost_cap_exceeded', 'ok', 'ok', 'ok']);
     // Settled at the real cost (15 tokens ≈ $0.00002 each), the cap has room again.
-    const after = await callMeter(limiter, principal).reserve({ tokens: 0, costUsd: 0.0049 });
+    const after = await limiter.admit(heldTo(principal, 'caps'), { tokens: 0, costUsd: 0.0049 });
     await after.settle({ tokens: 0, costUsd: 0 });
   });
 
@@ -396,7 +402,7 @@ describe('agent runtime: model calls against the key caps', () => {
     const principal = keyWithCaps({ dailyTokens: 1100, monthlyCostUsd: 0.05 });
     const failing = harness(() => {
       throw new GatewayError('provider_error', 'The model provider failed. Try again later.');
-    }, { meter: callMeter(limiter, principal) });
+    }, { meter: { limiter, principal } });
     const oneCall = compile({
       version: 1, name: 'one call', entry: 'input',
       nodes: [{ id: 'input', type: 'input', next: 'a' }, { id: 'a', type: 'llm', config: { model: 'vision-chat' }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{a.content}}' } }],
@@ -406,7 +412,7 @@ describe('agent runtime: model calls against the key caps', () => {
     }
     // image-gen costs $0.04 an image: the $0.05 cap admits one draw at its price, a second with
     // the $0.01 left, and no third.
-    const images = harness(undefined, { meter: callMeter(limiter, principal) });
+    const images = harness(undefined, { meter: { limiter, principal } });
     const draw = compile({
       version: 1, name: 'draw', entry: 'input',
       nodes: [{ id: 'input', type: 'input', next: 'img' }, { id: 'img', type: 'image', config: { model: 'image-gen', prompt: 'a cat', n: 1 }, next: 'out' }, { id: 'out', type: 'output', config: { text: '{{img.url}}' } }],

@@ -227,23 +227,26 @@ describe('limits over HTTP', () => {
 
   test('a cancelled stream settles its reservation with the usage reported after the client left', async () => {
     /** A streaming route like chat's: its pump reports usage only after the client went away. */
-    const lateUsageStream: RouteModule = (app, context) => {
+    const lateUsageStream: RouteModule = (app) => {
       app.post('/test/late-usage-stream', { config: { scope: 'model:request' }, schema: { hide: true } }, async (request, reply) => {
-        const { record } = request;
-        record.mode = 'chat';
-        record.requestedModel = record.resolvedModel = 'gpt-4o';
-        record.streaming = true;
-        record.admission = await context.limits.admit(request.principal, { tokens: 100, costUsd: null });
-        reply.headers(record.admission.headers);
+        const { call } = request;
+        call.describe({ mode: 'chat', payload: {}, streaming: true });
+        const checked = call.check({ mode: 'chat', model: 'gpt-4o', capability: 'chat' });
+        const admission = await call.reserve(request.principal, { tokens: 100, costUsd: null });
+        reply.headers(admission.headers);
+        // The provider began answering; its usage comes with its last frame.
+        await checked.invoke(async () => ({}));
         const output = new PassThrough();
         const clientGone = once(reply.raw, 'close');
-        record.pendingWork = (async () => {
-          output.write('data: {"first":true}\n\n');
-          await clientGone;
-          await new Promise((resolve) => setTimeout(resolve, 20)); // the provider's last frame comes a little later
-          record.usage = { promptTokens: 3, completionTokens: 4, totalTokens: 7, cachedPromptTokens: null };
-          output.destroy();
-        })();
+        call.pending(
+          (async () => {
+            output.write('data: {"first":true}\n\n');
+            await clientGone;
+            await new Promise((resolve) => setTimeout(resolve, 20)); // the provider's last frame comes a little later
+            call.used({ promptTokens: 3, completionTokens: 4, totalTokens: 7, cachedPromptTokens: null });
+            output.destroy();
+          })(),
+        );
         return reply.header('content-type', 'text/event-stream').send(output);
       });
     };

@@ -365,13 +365,17 @@ describe('payload retention off', () => {
   });
 });
 
-describe('a cost the route computed itself', () => {
-  test('an agent-style run that spans several models logs the cost the route summed', async () => {
+describe('a request that calls several models', () => {
+  test('is logged with the sum of its calls, each priced by its own model, and each call listed', async () => {
     const multiModelRun: RouteModule = (app) => {
       app.post('/test/multi-model-run', { config: { scope: 'agents:execute' }, schema: { hide: true } }, async (request) => {
-        request.record.mode = 'agent';
-        request.record.usage = { promptTokens: 30, completionTokens: 20, totalTokens: 50, cachedPromptTokens: null };
-        request.record.costMicroUsd = 1234;
+        const { call } = request;
+        call.describe({ mode: 'agent', payload: {} });
+        await call.reserve(request.principal, { tokens: 0, costUsd: null });
+        for (const [model, promptTokens, completionTokens] of [['gpt-4o', 1000, 100], ['gpt-4o-mini', 2000, 300]] as const) {
+          const checked = call.subcall({ mode: 'chat', model, capability: 'chat', purpose: `node:${model}` });
+          await checked.invoke(async () => ({ usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedPromptTokens: null } }));
+        }
         return { ok: true };
       });
     };
@@ -381,8 +385,18 @@ describe('a cost the route computed itself', () => {
       const result = await post(gateway, '/test/multi-model-run', { authorization: `Bearer ${key}` }, {});
       assert.equal(result.status, 200);
       const record = await loggedRecord(gateway, result.requestId);
-      assert.equal(record.cost_usd, 0.001234);
+      // gpt-4o: 1000 × $2.50 + 100 × $10 per million; gpt-4o-mini: 2000 × $0.15 + 300 × $0.60 per million.
+      assert.equal(record.cost_usd, 0.0025 + 0.001 + 0.0003 + 0.00018);
+      assert.equal(record.usage.total_tokens, 3400);
       assert.equal(record.mode, 'agent');
+      const calls = (record.detail as { calls: { model: string; purpose: string; cost_micro_usd?: number; costMicroUsd: number }[] }).calls;
+      assert.deepEqual(
+        calls.map((entry) => [entry.purpose, entry.model, entry.costMicroUsd]),
+        [
+          ['node:gpt-4o', 'gpt-4o', 3500],
+          ['node:gpt-4o-mini', 'gpt-4o-mini', 480],
+        ],
+      );
     } finally {
       await gateway.close();
     }

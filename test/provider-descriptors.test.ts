@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema, ENVIRONMENT_SETTINGS, configuredCredentials, loadConfig, type GatewaySecrets } from '../src/config/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../src/catalog/index.js';
-import { createProviders, missingCredentials, ProviderRequestIds, VENDOR_PROVIDERS } from '../src/providers/index.js';
+import { createProviders, missingCredentials, VENDOR_PROVIDERS } from '../src/providers/index.js';
 
 /**
  * A vendor is one folder in src/providers/ and one line in src/providers/vendors.ts
@@ -108,7 +108,7 @@ test("each listed vendor's key is redacted by value, and named when missing", ()
 
 test('start-up builds every listed vendor (and its routing variants), and the shipped catalog names only listed ones', () => {
   const config = configWithKeys();
-  const { providers, variants } = createProviders(config, new ProviderRequestIds());
+  const { providers, variants } = createProviders(config);
   assert.deepEqual(providers.map((provider) => provider.name), VENDOR_PROVIDERS.map((vendor) => vendor.name));
   for (const vendor of VENDOR_PROVIDERS) {
     assert.equal(variants(vendor.name, { apiKey: 'other-key', baseUrl: 'http://127.0.0.1:9' })?.name, vendor.name);

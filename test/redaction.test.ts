@@ -3,7 +3,6 @@ import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addKnownSecrets, redactText, redactValue, toLogRow, type RequestRecord } from '../src/logs/index.js';
-import { newRecord } from '../src/server/request-record-hook.js';
 
 const OUR_KEY = `sk-mg-${'A1b2C3d4'.repeat(5)}`;
 // Fake values with vendor key shapes, assembled at run time so the source holds no key-shaped string.
@@ -169,7 +168,30 @@ describe('redaction', () => {
 });
 
 function record(overrides: Partial<RequestRecord>): RequestRecord {
-  return { ...newRecord('req_1', '/v1/chat/completions', null), ...overrides };
+  return {
+    requestId: 'req_1',
+    startedAt: Date.now(),
+    endpoint: '/v1/chat/completions',
+    platform: null,
+    mode: null,
+    requestedModel: null,
+    resolvedModel: null,
+    provider: null,
+    streaming: false,
+    usage: null,
+    imageCount: null,
+    audioSeconds: null,
+    media: null,
+    requestPayload: null,
+    responsePayload: null,
+    logDetail: null,
+    errorCode: null,
+    droppedFields: [],
+    upstreamLatencyMs: null,
+    agent: null,
+    extra: null,
+    ...overrides,
+  };
 }
 
 const FINISHED = { caller: { keyId: 'key_1', projectId: 'default', fingerprint: 'key_1…abcd' }, status: 200, latencyMs: 12, cost: { microUsd: 5, startingPrice: false } };

@@ -5,10 +5,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../src/errors/index.js';
+import { GatewayError, type UpstreamFacts } from '../src/errors/index.js';
 import { failureClassOf, MemoryCooldowns, type Deployment } from '../src/routing/index.js';
 import { DeploymentBook } from '../src/routing/deployment-book.js';
-import { ProviderRateLimits } from '../src/providers/index.js';
+import { rateLimitShareOf } from '../src/providers/shared/provider-rate-limits.js';
 import { rateLimitRetryAfterOf } from '../src/providers/shared/upstream-errors.js';
 
 function deployment(name: string, options: Partial<Deployment> = {}): Deployment {
@@ -115,25 +115,27 @@ describe('cooldowns', () => {
 });
 
 describe('failure classes', () => {
-  const provider = (code: ConstructorParameters<typeof GatewayError>[0], logDetail: Record<string, unknown>) => new GatewayError(code, 'x', { logDetail });
+  type Upstream = Omit<UpstreamFacts, 'provider'>;
+  const provider = (code: ConstructorParameters<typeof GatewayError>[0], upstream: Upstream | null, logDetail: Record<string, unknown> = {}) =>
+    new GatewayError(code, 'x', { logDetail, ...(upstream === null ? {} : { upstream: { provider: 'openai', ...upstream } }) });
 
   test('each failure a provider call ends with, classified', () => {
     const cases: [unknown, string | null][] = [
-      [provider('provider_rate_limited', { upstreamStatus: 429 }), 'rate_limit'],
-      [provider('provider_error', { upstreamStatus: 503 }), 'server_error'],
-      [provider('provider_error', { reason: 'stream ended without [DONE]' }), 'server_error'],
-      [provider('provider_timeout', {}), 'timeout'],
-      [provider('provider_error', { fault: 'unreachable', reason: 'ECONNRESET' }), 'connection'],
-      [provider('invalid_body', { upstreamStatus: 400, upstreamCode: 'context_length_exceeded' }), 'context_window_exceeded'],
-      [provider('invalid_body', { upstreamStatus: 400, upstreamMessage: 'prompt is too long: 210000 tokens > 200000 maximum' }), 'context_window_exceeded'],
-      [provider('invalid_body', { upstreamStatus: 400, upstreamCode: 'content_policy_violation' }), 'content_policy'],
-      [provider('invalid_body', { upstreamStatus: 400, upstreamMessage: 'temperature must be at most 2' }), null],
-      [provider('provider_error', { upstreamStatus: 401, fault: 'credential_refused' }), null],
-      [provider('provider_error', { upstreamStatus: 404 }), null],
-      [provider('provider_error', { reason: 'aborted' }), null],
+      [provider('provider_rate_limited', { status: 429 }), 'rate_limit'],
+      [provider('provider_error', { status: 503 }), 'server_error'],
+      [provider('provider_error', null, { reason: 'stream ended without [DONE]' }), 'server_error'],
+      [provider('provider_timeout', null), 'timeout'],
+      [provider('provider_error', { fault: 'unreachable' }, { reason: 'ECONNRESET' }), 'connection'],
+      [provider('invalid_body', { status: 400, errorCode: 'context_length_exceeded' }), 'context_window_exceeded'],
+      [provider('invalid_body', { status: 400, message: 'prompt is too long: 210000 tokens > 200000 maximum' }), 'context_window_exceeded'],
+      [provider('invalid_body', { status: 400, errorCode: 'content_policy_violation' }), 'content_policy'],
+      [provider('invalid_body', { status: 400, message: 'temperature must be at most 2' }), null],
+      [provider('provider_error', { status: 401, fault: 'credential_refused' }), null],
+      [provider('provider_error', { status: 404 }), null],
+      [provider('provider_error', null, { reason: 'aborted' }), null],
       [new Error('a bug'), null],
     ];
-    for (const [error, expected] of cases) assert.equal(failureClassOf(error), expected, JSON.stringify((error as GatewayError).logDetail ?? String(error)));
+    for (const [error, expected] of cases) assert.equal(failureClassOf(error), expected, JSON.stringify(error instanceof GatewayError ? error.detail() : String(error)));
   });
 });
 
@@ -146,14 +148,10 @@ describe('provider headers', () => {
     assert.equal(rateLimitRetryAfterOf({}), undefined);
   });
 
-  test('the remaining rate limit is noted for watched requests only', () => {
-    const notes = new ProviderRateLimits();
-    const headers = { 'x-ratelimit-remaining-requests': '50', 'x-ratelimit-limit-requests': '200' };
-    notes.note('req_1', headers);
-    assert.equal(notes.take('req_1'), null);
-    notes.watch('req_2');
-    notes.note('req_2', { 'anthropic-ratelimit-requests-remaining': '10', 'anthropic-ratelimit-requests-limit': '40' });
-    assert.equal(notes.take('req_2'), 0.25);
-    assert.equal(notes.take('req_2'), null, 'taken once');
+  test('the share of the rate limit left is read from OpenAI\'s and Anthropic\'s headers', () => {
+    assert.equal(rateLimitShareOf({ 'x-ratelimit-remaining-requests': '50', 'x-ratelimit-limit-requests': '200' }), 0.25);
+    assert.equal(rateLimitShareOf({ 'anthropic-ratelimit-requests-remaining': '10', 'anthropic-ratelimit-requests-limit': '40' }), 0.25);
+    assert.equal(rateLimitShareOf({ 'x-ratelimit-remaining-requests': '5' }), undefined, 'no limit, no share');
+    assert.equal(rateLimitShareOf({ 'x-ratelimit-remaining-requests': '500', 'x-ratelimit-limit-requests': '200' }), 1, 'bounded');
   });
 });

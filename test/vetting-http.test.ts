@@ -1,14 +1,10 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { ModelCalls } from '../src/calls/index.js';
 import { Keyring } from '../src/crypto/index.js';
 import { GatewayError } from '../src/errors/index.js';
-import { ProviderRegistry } from '../src/providers/index.js';
 import type { ChatCall } from '../src/model-api/index.js';
-import type { RouteModule } from '../src/server/app.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
-import { vettingRoutes } from '../src/server/routes/vetting.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
 import { completion, promptText, scriptedChatProvider, usage, verdict, type ScriptedAnswer } from './helpers/vetting-provider.js';
@@ -34,12 +30,9 @@ const drafter = scriptedChatProvider('scripted-draft', (call, index) => scripts.
 const verifier = scriptedChatProvider('scripted-verify', (call, index) => scripts.verify(call, index));
 
 /** The gateway's own vetting routes, with the scripted providers in place of the configured ones. */
-const scriptedVettingRoutes: RouteModule = (app, context) =>
-  vettingRoutes(app, { ...context, calls: new ModelCalls(context.catalog, new ProviderRegistry([drafter, verifier]), context.limits) });
-
 const CONFIG = {
-  // Declared so that start-up takes the models they serve; the vetting route is handed the
-  // scripted providers of these names instead, and nothing is sent to this address.
+  // Declared so that start-up takes the models they serve; the gateway is given the scripted
+  // providers of these names in their place, and nothing is sent to this address.
   providers: { compatible: [drafter.name, verifier.name].map((name) => ({ name, baseUrl: 'http://127.0.0.1:9/v1' })) },
   catalog: {
     models: [
@@ -62,7 +55,8 @@ before(async () => {
   gateway = await startTestGateway({
     env: { MODELGATE_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64') },
     configFile: CONFIG,
-    routes: [...ROUTE_MODULES.filter((route) => route !== vettingRoutes), scriptedVettingRoutes, tap.routes],
+    routes: [...ROUTE_MODULES, tap.routes],
+    providers: [drafter, verifier],
   });
   secret = await gateway.createKey({ scopes: ['model:request'] });
   client = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
@@ -163,7 +157,14 @@ describe('POST /v1/chat/vetting', () => {
     assert.equal(logged.messages[0].content, 'You are a geography tutor.');
     assert.equal(logged.messages[1].content, 'What is the capital of France? enc::not-a-secret');
     assert.equal((record.responsePayload as Loose).vetting_info.stopReason, 'VERIFICATION_PASSED');
-    assert.equal(record.admission !== null, true, 'the limiter admitted the request before the provider calls');
+    assert.deepEqual(
+      record.calls?.map((call) => [call.purpose, call.model, call.costMicroUsd]),
+      [
+        ['draft', 'tutor-text', 40 + 48],
+        ['verification', 'checker', 900 + 450],
+      ],
+      'each side is listed with its own model and cost',
+    );
   });
 
   test('without a model it drafts with vetting.defaultModel', async () => {
@@ -464,7 +465,7 @@ describe('VETTING configuration', () => {
   test('a configured default model that is not a chat model stops start-up, naming the setting', async () => {
     for (const setting of ['verificationModel', 'defaultModel']) {
       await assert.rejects(
-        startTestGateway({ configFile: { ...CONFIG, vetting: { [setting]: 'embedder' } }, routes: [scriptedVettingRoutes] }),
+        startTestGateway({ configFile: { ...CONFIG, vetting: { [setting]: 'embedder' } }, providers: [drafter, verifier], routes: [] }),
         new RegExp(`vetting\\.${setting}`),
       );
     }

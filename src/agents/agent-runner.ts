@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ModelCalls } from '../calls/index.js';
+import type { RequestCall } from '../calls/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { GatewayConfig } from '../config/index.js';
 import { GatewayError, isGatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
-import type { CallMeter } from '../limits/index.js';
 import type { Database } from '../storage/index.js';
 import { ownerOf } from './access.js';
 import { describeIssues, validateGraph, type GraphEnvironment } from './graph/validate.js';
@@ -20,7 +19,7 @@ import { assertTurnImagesAccepted } from './runtime/preflight.js';
 import type { HttpCaller } from './runtime/types.js';
 import type { AgentRow } from './store/agent-store.js';
 import { AssetRecords } from './store/asset-records.js';
-import { ConversationStore, type ConversationRow } from './store/conversation-store.js';
+import type { ConversationRow, ConversationStore } from './store/conversation-store.js';
 import { newId } from './store/ids.js';
 import { RunStore } from './store/run-store.js';
 import { parseSafeJson } from './values.js';
@@ -32,8 +31,8 @@ const LEASE_MARGIN_MS = 60_000;
 
 export interface AgentRunnerDependencies {
   db: Kysely<Database>;
+  conversations: ConversationStore;
   catalog: Catalog;
-  calls: ModelCalls;
   config: GatewayConfig['agents'];
   mediaStore: MediaStore;
   http: HttpCaller;
@@ -56,8 +55,8 @@ export interface RunTurnRequest {
   requestId: string;
   assetUrl: AssetUrl;
   signal: AbortSignal;
-  /** Meters the run's model calls against the caller's key caps. */
-  meter: CallMeter;
+  /** The request's call through the model-call path: the run's model calls are its sub-calls, metered against the caller's key caps. */
+  call: Pick<RequestCall, 'subcall' | 'metered'>;
 }
 
 /** What a run used and made, filled in as it goes: the route logs and meters it even after a failure. */
@@ -87,7 +86,7 @@ export class AgentRunner {
   readonly environment: GraphEnvironment;
 
   constructor(private readonly dependencies: AgentRunnerDependencies) {
-    this.conversations = new ConversationStore(dependencies.db);
+    this.conversations = dependencies.conversations;
     this.runs = new RunStore(dependencies.db);
     this.assets = new AssetRecords(dependencies.db);
     this.environment = {
@@ -144,11 +143,11 @@ export class AgentRunner {
 
       const result = await executeGraph(graph, { text: input.text, images: archived.images }, history, {
         catalog: this.dependencies.catalog,
-        calls: this.dependencies.calls,
+        call: request.call,
+        principal,
         limits: this.dependencies.config,
         media,
         http: this.dependencies.http,
-        meter: request.meter,
         requestId: request.requestId,
         signal: request.signal,
         recordValues: target.test,

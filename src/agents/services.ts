@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { ModelCalls } from '../calls/index.js';
 import type { Catalog } from '../catalog/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
 import type { Database } from '../storage/index.js';
@@ -20,8 +19,6 @@ export interface AgentServiceParts {
   config: GatewayConfig;
   db: Kysely<Database>;
   catalog: Catalog;
-  /** The model-call path the runs' llm and image nodes call models through. */
-  calls: ModelCalls;
   logger: Logger;
 }
 
@@ -74,13 +71,14 @@ export function createAgentServices(parts: AgentServiceParts): AgentServices {
   });
   const mediaStore = createMediaStore(config);
   const agents = new AgentStore(parts.db);
-  const runner = new AgentRunner({ db: parts.db, catalog: parts.catalog, calls: parts.calls, config: config.agents, mediaStore, http, httpAllowlist: allowlist });
+  const conversations = new ConversationStore(parts.db);
+  const runner = new AgentRunner({ db: parts.db, conversations, catalog: parts.catalog, config: config.agents, mediaStore, http, httpAllowlist: allowlist });
   return {
     agents,
     authoring: new AgentAuthoring(agents, runner.environment),
     runner,
     assets: new AssetRecords(parts.db),
-    conversations: new ConversationStore(parts.db),
+    conversations,
     mediaStore,
     close: () => http.close(),
   };

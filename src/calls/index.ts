@@ -1,5 +1,11 @@
-export { ModelCalls, CheckedCall } from './model-calls.js';
-export type { Capability, CallRequest, CallTarget, ProviderCall } from './model-calls.js';
-export { settlementOf } from './settlement.js';
+export { ModelCalls } from './model-calls.js';
+export type { CallRequest } from './model-calls.js';
+export { CheckedCall } from './checked-call.js';
+export type { Capability, CallTarget, ProviderCall, UpstreamAttempt } from './checked-call.js';
+export { RequestCall } from './request-call.js';
+export type { Answer, FinishedRequestObserver, RequestEnd, RequestFacts, RequestStart } from './request-call.js';
+export { addUsages } from './finish.js';
 export { checkImageUrl, inspectMessages, parseDataUri } from './input-policy.js';
 export type { ContentRules, DataUri } from './input-policy.js';
+export { finishedRequestObserver } from './observers.js';
+export type { ObserverParts } from './observers.js';

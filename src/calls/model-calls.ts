@@ -1,14 +1,13 @@
 import type { Catalog, ModelMode, ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
-import type { Admission, Limiter, UsageEstimate } from '../limits/index.js';
-import type { AttemptRecord, MediaSummary, RequestRecord } from '../logs/index.js';
+import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../limits/index.js';
+import type { MediaSummary } from '../logs/index.js';
 import type { Provider } from '../model-api/index.js';
-import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
+import type { Router, RouteTarget } from '../routing/index.js';
+import { CheckedCall, type CallLedger, type Capability, type ServedListener } from './checked-call.js';
 import { inspectMessages } from './input-policy.js';
-
-/** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
+import { RequestCall, type FinishedRequestObserver, type RequestStart } from './request-call.js';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
 export interface CallRequest<C extends Capability> {
@@ -27,121 +26,25 @@ export interface CallRequest<C extends Capability> {
   allowedFor?: Principal;
   /** Chat messages, checked by the input policy against the model before anything is reserved. */
   messages?: readonly unknown[];
-  /** The request's log record: filled with the model, the provider and the media when given. */
-  record?: RequestRecord;
+  /** What the call is for, when a request makes several (`draft`, `verification`, `node:<id>`): the record lists each. */
+  purpose?: string;
   /** Told which model served the call (a fallback's id after a fallback) and after how many attempts, failed calls too. */
-  onServed?: (model: string, attempts: number) => void;
+  onServed?: ServedListener;
 }
 
-/** The model and provider capability a call resolved to. */
-export interface CallTarget<C extends Capability> {
-  resolved: ResolvedModel;
-  provider: Provider;
-  capability: NonNullable<Provider[C]>;
-}
-
-/** What one attempt of a call sends besides the caller's body: the upstream model, and the attempt's deadline when routing sets one. */
-export interface UpstreamAttempt {
-  upstreamModel: string;
-  timeoutMs?: number | undefined;
-}
-
-/** A provider call as made by `CheckedCall.invoke`: the capability, and the attempt's fields to add to the call. */
-export type ProviderCall<C extends Capability, R> = (capability: NonNullable<Provider[C]>, attempt: UpstreamAttempt) => Promise<R>;
-
-/** What a checked call needs to be routed: the router, the model's plan, and the checks a fallback model must pass. */
-interface Routing {
-  router: Router;
-  plan: RoutePlan;
-  /** Whether a fallback model takes the call's input (its modalities). */
-  accepts(target: RouteTarget): boolean;
+/** Where a checked call's facts go in its request's record as it is checked. */
+export interface CheckedFacts {
+  requested(model: string): void;
+  resolved(resolved: ResolvedModel): void;
+  media(media: MediaSummary | null): void;
 }
 
 /**
- * A call that passed resolution, the allow-list and the input policy. Only through it can a
- * provider be called, so no path reaches a provider with input the policy has not seen.
- */
-export class CheckedCall<C extends Capability> {
-  constructor(
-    readonly target: CallTarget<C>,
-    /** The media the messages carry, for the request log (null: none, or no messages). */
-    readonly media: MediaSummary | null,
-    private readonly request: Pick<CallRequest<C>, 'capability' | 'record' | 'onServed'>,
-    private readonly routing?: Routing,
-    /** The reserved estimate's tokens, counted against a routed deployment's tpm (shared with `through`'s calls). */
-    private readonly estimate = { tokens: 0 },
-  ) {}
-
-  /** Notes the reserved estimate (ModelCalls.admit, or a route that reserves itself). */
-  reserved(estimate: UsageEstimate): void {
-    this.estimate.tokens = estimate.tokens;
-  }
-
-  /**
-   * The same checked call through another capability of its provider (a public format the
-   * provider speaks natively), or undefined when the provider has none.
-   */
-  through<K extends Capability>(capability: K): CheckedCall<K> | undefined {
-    const own = this.target.provider[capability];
-    if (own === undefined) return undefined;
-    const target = { resolved: this.target.resolved, provider: this.target.provider, capability: own as NonNullable<Provider[K]> };
-    // Routed, it goes only to the deployments and fallbacks whose provider has that capability too.
-    return new CheckedCall(target, this.media, { ...this.request, capability }, this.routing, this.estimate);
-  }
-
-  /**
-   * Makes the provider call, timing it to its first answer (a stream's first frame) for the
-   * request log. The one place a model call reaches a provider: a routed model's deployments,
-   * retries and fallbacks happen here, before the first byte (docs/routing.md). `signal` is
-   * the caller's: once it aborts, nothing more is tried.
-   */
-  async invoke<R>(call: ProviderCall<C, R>, signal?: AbortSignal): Promise<R> {
-    const { record, onServed } = this.request;
-    if (this.routing === undefined) {
-      const started = performance.now();
-      try {
-        const result = await call(this.target.capability, { upstreamModel: this.target.resolved.model.upstreamId });
-        if (record !== undefined) record.upstreamLatencyMs = performance.now() - started;
-        return result;
-      } finally {
-        onServed?.(this.target.resolved.id, 1);
-      }
-    }
-    // A request that calls its model several times (VETTING's drafts) lists every attempt of every call.
-    const attempts: AttemptRecord[] = record === undefined ? [] : (record.attempts ??= []);
-    const before = attempts.length;
-    const { router, plan, accepts } = this.routing;
-    const capability = this.request.capability;
-    try {
-      const served = await router.run(
-        plan,
-        {
-          attempt: (_target, deployment, timeoutMs) => call(deployment.provider[capability] as NonNullable<Provider[C]>, { upstreamModel: deployment.upstreamId, timeoutMs }),
-          usable: (deployment) => deployment.provider[capability] !== undefined,
-          accepts: (fallback) => fallback.deployments.some((deployment) => deployment.provider[capability] !== undefined) && accepts(fallback),
-          signal,
-          requestId: record?.requestId,
-          tokens: this.estimate.tokens,
-        },
-        attempts,
-      );
-      if (record !== undefined) {
-        record.resolvedModel = served.target.resolved.id;
-        record.provider = served.deployment.providerName;
-        record.upstreamLatencyMs = attempts.at(-1)?.latencyMs ?? null;
-      }
-      return served.result;
-    } finally {
-      onServed?.(attempts.at(-1)?.model ?? this.target.resolved.id, attempts.length - before);
-    }
-  }
-}
-
-/**
- * The one model-call path: resolve → allow-list → input policy → reserve → provider call.
- * Every endpoint that calls a model (chat, embeddings, images, audio, VETTING, agents' llm
- * and image nodes) goes through it, so a rule added to one step holds for all of them.
- * Usage and cost are settled with `settlementOf` (settlement.ts). Built once at start-up.
+ * The one model-call path: resolve → allow-list → input policy → reserve → route and invoke
+ * → settle → cost → the finished record. Every endpoint that calls a model (chat, Messages,
+ * Responses, embeddings, images, audio, VETTING, agents' llm and image nodes) goes through
+ * it, so a rule added to one step holds for all of them: a request begins a RequestCall,
+ * which owns its record until the response ended. Built once at start-up.
  */
 export class ModelCalls {
   constructor(
@@ -149,19 +52,34 @@ export class ModelCalls {
     private readonly providers: { get(name: string): Provider },
     private readonly limiter: Limiter,
     private readonly router?: Router,
-  ) {}
+    observer?: FinishedRequestObserver,
+  ) {
+    if (observer !== undefined) this.observers.push(observer);
+  }
 
-  /** Resolves, checks the allow-list, finds the capability and applies the input policy. Throws the GatewayError; nothing is reserved. */
-  check<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
-    const { record } = request;
+  private readonly observers: FinishedRequestObserver[] = [];
+
+  /** Tells `observer` of every request finished from now on. */
+  observe(observer: FinishedRequestObserver): void {
+    this.observers.push(observer);
+  }
+
+  /** The call of one request: it keeps the request's record as the request goes, and finishes it when the response ended. */
+  begin(start: RequestStart): RequestCall {
+    return new RequestCall(start, this, this.observers);
+  }
+
+  /**
+   * Resolves, checks the allow-list, finds the capability and applies the input policy.
+   * Throws the GatewayError; nothing is reserved. A call outside a request (a start-up check)
+   * has no ledger and no facts.
+   */
+  check<C extends Capability>(request: CallRequest<C>, ledger?: CallLedger, facts?: CheckedFacts): CheckedCall<C> {
     const param = request.param ?? 'model';
-    if (record !== undefined) record.requestedModel = request.model;
+    facts?.requested(request.model);
     const resolved = this.catalog.resolve(request.model, { mode: request.mode, param, providerHint: request.providerHint });
     if (request.allowedFor !== undefined) allowed(request.allowedFor, resolved, param);
-    if (record !== undefined) {
-      record.resolvedModel = resolved.id;
-      record.provider = resolved.model.provider;
-    }
+    facts?.resolved(resolved);
     const plan = this.router?.planFor(resolved.id);
     // A routed model is served by its deployments (their capabilities checked when the plan was made).
     const provider = plan?.primary.deployments[0]?.provider ?? this.providers.get(resolved.model.provider);
@@ -173,43 +91,41 @@ export class ModelCalls {
         { param },
       );
     }
-    const acceptsRemoteImageUrls = plan === undefined ? provider.acceptsRemoteImageUrls : plan.primary.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls);
-    const inspect = (target: { model: ResolvedModel['model'] }, remoteUrls: boolean) =>
-      request.messages === undefined ? null : inspectMessages(request.messages, { acceptsRemoteImageUrls: remoteUrls, inputModalities: target.model.entry.input_modalities });
-    const media = inspect(resolved, acceptsRemoteImageUrls);
-    if (record !== undefined && request.messages !== undefined) record.media = media;
     const target = { resolved, provider, capability: capability as NonNullable<Provider[C]> };
-    if (plan === undefined) return new CheckedCall(target, media, request);
-    // A fallback was chosen by the operator: the caller's allow-list does not apply to it, its input rules do.
-    const accepts = (fallback: RouteTarget) => {
-      try {
-        inspect(fallback.resolved, fallback.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
-        return true;
-      } catch {
-        return false;
-      }
+    const inspected = (messages: readonly unknown[] | undefined): CheckedCall<C> => {
+      const inspect = (model: ResolvedModel['model'], remoteUrls: boolean) =>
+        messages === undefined ? null : inspectMessages(messages, { acceptsRemoteImageUrls: remoteUrls, inputModalities: model.entry.input_modalities });
+      const media = inspect(resolved.model, plan === undefined ? provider.acceptsRemoteImageUrls : plan.primary.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
+      if (messages !== undefined) facts?.media(media);
+      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected };
+      if (plan === undefined) return new CheckedCall(target, media, request.capability, ledger, options);
+      // A fallback was chosen by the operator: the caller's allow-list does not apply to it, its input rules do.
+      const accepts = (fallback: RouteTarget) => {
+        try {
+          inspect(fallback.resolved.model, fallback.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      return new CheckedCall(target, media, request.capability, ledger, { ...options, routing: { router: this.router!, plan, accepts } });
     };
-    return new CheckedCall(target, media, request, { router: this.router!, plan, accepts });
+    return inspected(request.messages);
   }
 
-  /** Reserves the estimate against the principal's limits (a 429 when nothing is left); kept in the record when given. */
-  async reserve(principal: Principal, estimate: UsageEstimate, record?: RequestRecord): Promise<Admission> {
-    const admission = await this.limiter.admit(principal, estimate);
-    if (record !== undefined) record.admission = admission;
-    return admission;
+  /** Reserves the estimate against the principal's limits (a 429 when nothing is left). */
+  reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
+    return this.limiter.admit(principal, estimate);
   }
 
-  /** The steps of a request that makes one model call: check, then reserve its estimate (made from the checked call). */
-  async admit<C extends Capability>(
-    principal: Principal,
-    request: CallRequest<C>,
-    estimateOf: (call: CheckedCall<C>) => UsageEstimate,
-  ): Promise<{ call: CheckedCall<C>; admission: Admission }> {
-    const call = this.check(request);
-    const estimate = estimateOf(call);
-    const admission = await this.reserve(principal, estimate, request.record);
-    call.reserved(estimate);
-    return { call, admission };
+  /**
+   * Reserves one model call of a request already counted against the per-minute limit (an
+   * agent's node) against the key's daily token and monthly cost caps only: calls known only
+   * as the request runs each reserve before they are made, so neither a long run nor
+   * concurrent runs overshoot a cap.
+   */
+  reserveCaps(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
+    return this.limiter.admit(heldTo(principal, 'caps'), estimate);
   }
 }
 

@@ -95,6 +95,33 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   internal_error: { status: 500, type: 'api_error', retryable: true },
 };
 
+/**
+ * A failure the operator must hear of, because no caller can cure it: the provider refused the
+ * gateway's own credential or account, or could not be reached at all.
+ */
+export type ProviderFault = 'credential_refused' | 'unreachable';
+
+/**
+ * What a provider said about a call of it that failed, carried on the error (as the vendors'
+ * SDKs keep status and request id on theirs): for the request log, the admin API, provider
+ * health and routing; never sent to the caller.
+ */
+export interface UpstreamFacts {
+  /** The provider's name in the gateway. */
+  readonly provider: string;
+  /** The provider's HTTP status, when it answered with one. */
+  readonly status?: number;
+  /** Set when the operator must hear of the failure (provider health). */
+  readonly fault?: ProviderFault;
+  /** The provider's own error message and type, as its error body gave them. */
+  readonly message?: string | null;
+  readonly errorType?: string;
+  /** The provider's machine-readable error code (OpenAI's `code`). */
+  readonly errorCode?: string;
+  /** The vendor's own id of the call (what its support asks for). */
+  readonly requestId?: string;
+}
+
 export interface GatewayErrorOptions {
   /** The request field at fault, as OpenAI's `param`. */
   param?: string | null;
@@ -106,6 +133,8 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
   /** Detail kept for the log and the admin API only, never sent to the caller. */
   logDetail?: Record<string, unknown>;
+  /** What the provider said, when a provider call failed. */
+  upstream?: UpstreamFacts;
   cause?: unknown;
 }
 
@@ -119,6 +148,7 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   readonly headers: Record<string, string> | undefined;
   readonly logDetail: Record<string, unknown> | undefined;
+  readonly upstream: UpstreamFacts | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -132,6 +162,28 @@ export class GatewayError extends Error {
     this.retryable = options.retryable ?? errorClass.retryable;
     this.headers = options.headers;
     this.logDetail = options.logDetail;
+    this.upstream = options.upstream;
+  }
+
+  /**
+   * What the request log and the admin API keep of the failure: its detail, and the
+   * provider's facts under the names the log has always used; null when there is none.
+   */
+  detail(): Record<string, unknown> | null {
+    const upstream = this.upstream;
+    const facts =
+      upstream === undefined
+        ? {}
+        : {
+            provider: upstream.provider,
+            ...(upstream.status === undefined ? {} : { upstreamStatus: upstream.status }),
+            ...(upstream.message === undefined ? {} : { upstreamMessage: upstream.message }),
+            ...(upstream.errorType === undefined ? {} : { upstreamType: upstream.errorType }),
+            ...(upstream.errorCode === undefined ? {} : { upstreamCode: upstream.errorCode }),
+            ...(upstream.fault === undefined ? {} : { fault: upstream.fault }),
+          };
+    if (this.logDetail === undefined && upstream === undefined) return null;
+    return { ...this.logDetail, ...facts };
   }
 
   /** The OpenAI-shaped error body of docs/errors.md. */

@@ -7,5 +7,4 @@ export type { LimiterSettings } from './create-limiter.js';
 export { rateLimitHeaders, dayWindow, monthWindow } from './windows.js';
 export { usdToMicro, microToUsd, MICRO_PER_USD } from './micro-usd.js';
 export { ASSUMED_REPLY_TOKENS, estimateTokens, estimateImages } from './estimate.js';
-export { callMeter, type CallMeter } from './call-meter.js';
 export { heldTo } from './limited-principal.js';

@@ -126,6 +126,8 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     ...cacheWritesOf(usage),
     ...(record.extra === null ? {} : { extra: record.extra }),
     ...(record.attempts === undefined ? {} : { attempts: record.attempts }),
+    ...(record.calls === undefined ? {} : { calls: record.calls }),
+    ...(record.droppedFields.length === 0 ? {} : { droppedFields: record.droppedFields }),
   };
   return {
     request_id: record.requestId,

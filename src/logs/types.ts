@@ -1,6 +1,5 @@
 import type { ModelMode } from '../catalog/index.js';
 import type { TokenUsage } from '../model-api/index.js';
-import type { Admission } from '../limits/index.js';
 import type { ErrorCode } from '../errors/index.js';
 
 /** The error code a record keeps: a code of docs/errors.md, or `client_closed` (status 499: the client went away first). */
@@ -31,55 +30,66 @@ export interface MediaSummary {
   assetIds?: string[];
 }
 
+/** The mode a record is logged under: a catalog mode, or the kind of request that makes no single model call. */
+export type RecordMode = ModelMode | 'vetting' | 'agent' | 'utility' | 'tool';
+
 /**
- * What the gateway knows about one request, filled in by the route as it goes and written
- * to the request log when the response has ended (streams included).
+ * One model call a request made, as the log keeps it when a request makes several (VETTING's
+ * drafts and verifications, an agent's nodes): the model that served it, its usage and cost.
  */
-export interface RequestRecord {
-  requestId: string;
-  startedAt: number;
-  endpoint: string;
-  platform: string | null;
-  mode: ModelMode | 'vetting' | 'agent' | 'utility' | null;
-  requestedModel: string | null;
-  resolvedModel: string | null;
-  provider: string | null;
-  streaming: boolean;
+export interface ModelCallRecord {
+  /** What the call was for: `draft`, `verification`, `node:<id>`; null for a request's one call. */
+  purpose: string | null;
+  model: string;
+  provider: string;
   usage: TokenUsage | null;
   imageCount: number | null;
-  audioSeconds: number | null;
-  media: MediaSummary | null;
+  /** Integer micro-USD; null when it could not be priced. */
+  costMicroUsd: number | null;
+  /** `ok` once the provider began answering, else the error code it failed with. */
+  outcome: 'ok' | ErrorCode;
+}
+
+/**
+ * What the gateway knows about one request once its response has ended (streams included):
+ * one plain value, made by the model-call path (src/calls) and handed to the request log.
+ */
+export interface RequestRecord {
+  readonly requestId: string;
+  readonly startedAt: number;
+  readonly endpoint: string;
+  readonly platform: string | null;
+  readonly mode: RecordMode | null;
+  readonly requestedModel: string | null;
+  readonly resolvedModel: string | null;
+  readonly provider: string | null;
+  readonly streaming: boolean;
+  readonly usage: TokenUsage | null;
+  readonly imageCount: number | null;
+  readonly audioSeconds: number | null;
+  readonly media: MediaSummary | null;
   /** The request body as the route saw it, before redaction. */
-  requestPayload: unknown;
-  responsePayload: unknown;
+  readonly requestPayload: unknown;
+  readonly responsePayload: unknown;
   /**
    * responsePayload as the JSON the caller was sent, when the route serialised it already:
    * the log keeps that text instead of serialising the payload again (unless redaction changed it).
    */
-  responsePayloadJson?: string;
-  /** Upstream details (status of a credential rejection, …) for the admin API only. */
-  logDetail: Record<string, unknown> | null;
-  errorCode: LoggedErrorCode | null;
+  readonly responsePayloadJson?: string;
+  /** Upstream and failure details (the provider's status of a credential rejection, …) for the admin API only. */
+  readonly logDetail: Record<string, unknown> | null;
+  readonly errorCode: LoggedErrorCode | null;
   /** Every try of the provider call when the model is routed (docs/routing.md); absent otherwise. */
-  attempts?: AttemptRecord[];
-  upstreamLatencyMs: number | null;
-  /** Set when the limiter admitted the request; settled when the response ends. */
-  admission: Admission | null;
+  readonly attempts?: readonly AttemptRecord[];
+  /** The request's model calls, when it made more than one. */
+  readonly calls?: readonly ModelCallRecord[];
+  /** Fields of the request the gateway left out as hints the target does not take (decisions §9), by path. */
+  readonly droppedFields: readonly string[];
+  readonly upstreamLatencyMs: number | null;
   /** The slug of the agent a run belongs to, for the log's list; null for every other request. */
-  agent: string | null;
+  readonly agent: string | null;
   /** Whether this is an agent test run (authoring), run id, agent version, … */
-  extra: Record<string, unknown> | null;
-  /**
-   * Cost already computed by the route, integer micro-USD (an agent run spans several models:
-   * the sum of its nodes). When set, the log uses it instead of pricing `resolvedModel`.
-   */
-  costMicroUsd?: number | null;
-  /**
-   * Work that keeps updating this record after the reply was handed to Fastify (a stream
-   * pump). When the client goes away mid-response, the log waits for it (bounded by the
-   * upstream timeouts) so usage and payload reported late are still written and settled.
-   */
-  pendingWork?: Promise<unknown>;
+  readonly extra: Record<string, unknown> | null;
 }
 
 /** Which records a caller may see: the admin token sees every project; a project-scoped caller only its own. */

@@ -40,10 +40,24 @@ export interface PassThroughSource {
   sourceJson?: Buffer | undefined;
 }
 
+/**
+ * What a provider said about one call besides its answer, written by its adapter as the
+ * response arrives (an error response too). One per attempt, made by the model-call path,
+ * which reads it once the attempt ended: no table keyed by request ids.
+ */
+export interface UpstreamNotes {
+  /** The vendor's own id of the call (OpenAI's `x-request-id`, Anthropic's `request-id`, Gemini's `responseId`). */
+  providerRequestId?: string;
+  /** Share of the provider's request rate limit left after the call (0…1), when its response headers said. */
+  rateLimitShare?: number;
+}
+
 export interface CallContext {
   /** Aborts the upstream call: client disconnect, run budget or shutdown. */
   signal: AbortSignal;
   requestId: string;
+  /** Where the adapter notes what the provider said besides its answer (absent: nobody reads it). */
+  notes?: UpstreamNotes | undefined;
   /**
    * Longest wait, from the call's start, for the answer to begin (a whole JSON answer, a
    * stream's first event), when shorter than upstream.timeoutMs: a routed attempt's deadline.

@@ -1,6 +1,4 @@
 import type { GatewayConfig } from '../config/index.js';
-import type { ProviderRateLimits } from './shared/provider-rate-limits.js';
-import type { ProviderRequestIds } from './shared/provider-request-ids.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
 import type { Provider } from '../model-api/index.js';
@@ -29,20 +27,13 @@ function withSettings(settings: { apiKey?: string | undefined; baseUrl: string }
 /**
  * Builds every provider the config declares, and the means to build variants of them. All of
  * them share ONE pooled keep-alive dispatcher, so connections to each upstream origin are
- * reused across requests. `rateLimits` notes the providers' remaining rate limits for
- * routing; `tracing`, set when traces are exported, makes each call a span.
+ * reused across requests. `tracing`, set when traces are exported, makes each call a span.
  */
-export function createProviders(
-  config: GatewayConfig,
-  providerRequestIds: ProviderRequestIds,
-  options: { rateLimits?: ProviderRateLimits; tracing?: UpstreamTracing } = {},
-): { providers: Provider[]; variants: ProviderVariants } {
+export function createProviders(config: GatewayConfig, options: { tracing?: UpstreamTracing } = {}): { providers: Provider[]; variants: ProviderVariants } {
   const http: UpstreamHttpOptions = {
     dispatcher: createUpstreamDispatcher(config.upstream),
     timeoutMs: config.upstream.timeoutMs,
     streamIdleTimeoutMs: config.upstream.streamIdleTimeoutMs,
-    providerRequestIds,
-    ...(options.rateLimits === undefined ? {} : { providerRateLimits: options.rateLimits }),
     ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
   };
   const builders = new Map<string, (overrides: ProviderOverrides) => Provider>([

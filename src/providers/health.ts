@@ -1,4 +1,5 @@
-import { providerAnswered, providerFaultOf, type ProviderFault } from './shared/upstream-errors.js';
+import type { ProviderFault } from '../errors/index.js';
+import { providerAnswered, providerFaultOf } from './shared/upstream-errors.js';
 import type { Provider } from '../model-api/index.js';
 
 /** How often one provider's fault is written to the process log at most, and how long it must be unreachable first. */

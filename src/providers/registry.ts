@@ -1,6 +1,5 @@
 import { GatewayError } from '../errors/index.js';
 import { watchProvider, type ProviderHealth, type ProviderHealthView } from './health.js';
-import { ProviderRequestIds } from './shared/provider-request-ids.js';
 import type { Provider } from '../model-api/index.js';
 
 /** How to give a provider that has no credential one: the environment variable and its config-file twin. */
@@ -34,15 +33,7 @@ export class ProviderRegistry {
   private readonly missingCredentials: ReadonlyMap<string, MissingCredential>;
   private readonly health: ProviderHealth | undefined;
 
-  /**
-   * @param requestIds where the providers' adapters note the vendors' ids of their calls (the
-   *   same object their HTTP options were given); the request log takes them from here.
-   */
-  constructor(
-    providers: Iterable<Provider>,
-    readonly requestIds: ProviderRequestIds = new ProviderRequestIds(),
-    options: ProviderRegistryOptions = {},
-  ) {
+  constructor(providers: Iterable<Provider>, options: ProviderRegistryOptions = {}) {
     this.missingCredentials = options.missingCredentials ?? new Map();
     this.health = options.health;
     for (const provider of providers) {

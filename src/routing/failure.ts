@@ -14,28 +14,28 @@ function textOf(value: unknown): string {
 /**
  * The failure class of a provider call's error (docs/routing.md), or null for an error no
  * other try cures: the caller's own mistake, a refused service credential, a model the
- * provider does not serve, a call the client cancelled. Read from the error's code and its
- * log detail, which every adapter fills the same way.
+ * provider does not serve, a call the client cancelled. Read from the error's code and the
+ * provider's facts it carries, which every adapter fills the same way.
  */
 export function failureClassOf(error: unknown): FailureClass | null {
   if (!(error instanceof GatewayError)) return null;
-  const detail = error.logDetail ?? {};
+  const upstream = error.upstream;
   switch (error.code) {
     case 'provider_rate_limited':
       return 'rate_limit';
     case 'provider_timeout':
       return 'timeout';
     case 'provider_error': {
-      if (detail.fault === 'unreachable') return 'connection';
-      if (detail.fault === 'credential_refused' || detail.reason === 'aborted') return null;
-      const status = detail.upstreamStatus;
+      if (upstream?.fault === 'unreachable') return 'connection';
+      if (upstream?.fault === 'credential_refused' || error.logDetail?.reason === 'aborted') return null;
+      const status = upstream?.status;
       // No status: the answer could not be read (cut off before its first frame, malformed, too large).
-      if (typeof status !== 'number') return 'server_error';
+      if (status === undefined) return 'server_error';
       return status >= 500 ? 'server_error' : null;
     }
     case 'invalid_body':
     case 'request_too_large': {
-      const said = `${textOf(detail.upstreamCode)} ${textOf(detail.upstreamType)} ${textOf(detail.upstreamMessage)}`;
+      const said = `${textOf(upstream?.errorCode)} ${textOf(upstream?.errorType)} ${textOf(upstream?.message)}`;
       if (CONTEXT_WINDOW.test(said)) return 'context_window_exceeded';
       if (CONTENT_POLICY.test(said)) return 'content_policy';
       return null;

@@ -1,5 +1,5 @@
 export { Router } from './router.js';
-export type { RateLimitNotes, RoutedCall, RoutingObserver, Served } from './router.js';
+export type { RoutedCall, RoutingObserver, Served } from './router.js';
 export { compilePlans } from './plan.js';
 export type { Deployment, PlanSources, RoutePlan, RouteTarget } from './plan.js';
 export { MemoryCooldowns } from './cooldowns.js';

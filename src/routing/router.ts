@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FailureClass } from '../config/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { AttemptRecord } from '../logs/index.js';
+import type { UpstreamNotes } from '../model-api/index.js';
 import type { Cooldowns } from './cooldowns.js';
 import { DeploymentBook } from './deployment-book.js';
 import { failureClassOf, isRetryable, retryAfterMsOf } from './failure.js';
@@ -15,23 +16,16 @@ export interface RoutingObserver {
   cooledDown(model: string, deployment: string): void;
 }
 
-/** Where the providers' remaining rate limits are noted for a request (ProviderRateLimits). */
-export interface RateLimitNotes {
-  watch(requestId: string): void;
-  take(requestId: string): number | null;
-}
-
 /** One routed provider call, as the model-call path hands it over. */
 export interface RoutedCall<R> {
-  /** One try on a deployment; `timeoutMs` is its deadline for the answer to begin. */
-  attempt(target: RouteTarget, deployment: Deployment, timeoutMs: number | undefined): Promise<R>;
+  /** One try on a deployment; `timeoutMs` is its deadline for the answer to begin, `notes` where the adapter writes what the provider said. */
+  attempt(target: RouteTarget, deployment: Deployment, timeoutMs: number | undefined, notes: UpstreamNotes): Promise<R>;
   /** Whether a deployment's provider serves the call (a public format's native capability may be on some only). */
   usable(deployment: Deployment): boolean;
   /** Whether a fallback model can take the request (a usable deployment, its input modalities). */
   accepts(target: RouteTarget): boolean;
   /** The caller's: once it aborts, nothing more is tried. */
   signal: AbortSignal | undefined;
-  requestId: string | undefined;
   /** The request's estimated tokens, counted against a deployment's tpm. */
   tokens: number;
 }
@@ -69,7 +63,6 @@ export class Router {
   constructor(
     private readonly cooldowns: Cooldowns,
     private readonly observer: RoutingObserver,
-    private readonly rateLimits?: RateLimitNotes,
     private readonly book = new DeploymentBook(),
     private readonly random: () => number = Math.random,
   ) {}
@@ -170,8 +163,7 @@ export class Router {
     this.book.started(deployment, call.tokens);
     const remainingMs = progress.deadline === Number.POSITIVE_INFINITY ? undefined : Math.max(1, progress.deadline - Date.now());
     const timeoutMs = plan.firstByteMs === undefined ? remainingMs : Math.min(plan.firstByteMs, remainingMs ?? plan.firstByteMs);
-    const { requestId } = call;
-    if (requestId !== undefined) this.rateLimits?.watch(requestId);
+    const notes: UpstreamNotes = {};
     const started = performance.now();
     const record = (outcome: AttemptRecord['outcome']): number => {
       const latencyMs = Math.round(performance.now() - started);
@@ -180,13 +172,12 @@ export class Router {
       return latencyMs;
     };
     try {
-      const value = await call.attempt(target, deployment, timeoutMs);
+      const value = await call.attempt(target, deployment, timeoutMs, notes);
       const latencyMs = record('ok');
-      this.book.answered(deployment, latencyMs, requestId === undefined ? null : (this.rateLimits?.take(requestId) ?? null));
+      this.book.answered(deployment, latencyMs, notes.rateLimitShare ?? null);
       this.cooldowns.succeeded(deployment.key);
       return { value };
     } catch (error) {
-      if (requestId !== undefined) this.rateLimits?.take(requestId);
       record(error instanceof GatewayError ? error.code : 'internal_error');
       progress.lastError = error;
       progress.lastClass = call.signal?.aborted === true ? null : failureClassOf(error);

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
-import { ConversationStore } from '../agents/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
 import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob, SIZE_CAP_DEFAULTS, SizeCapJob, type RetentionStore } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
@@ -17,6 +16,8 @@ export interface Accounting {
   readonly metrics: GatewayMetrics;
   /** Stored responses of the Responses API, deleted with the request log's retention. */
   readonly responses: ResponseStore;
+  /** Deletes other rows with the request log's retention (what callers and models wrote is kept as long as payloads are). */
+  readonly retain: (rows: RetentionStore, name: string) => void;
 }
 
 /**
@@ -51,8 +52,6 @@ export async function startAccounting(
     onShutdown(() => retention.stop());
   };
   retain(store, 'request log rows');
-  // Conversation history holds what callers and models wrote, as payloads do: kept as long.
-  retain(new ConversationStore(storage.db), 'agent conversation messages');
   const responses = new ResponseStore(storage.db);
   retain(responses, 'stored responses');
 
@@ -61,5 +60,5 @@ export async function startAccounting(
   onShutdown(() => sizeCap.stop());
 
   metrics.watch({ logQueueDepth: () => writer.depth, logQueueBytes: () => writer.queuedBytes, logStore: () => sizeCap.latest, limiter: () => limits.state() });
-  return { logs: { store, writer, refusals, sizeCap }, limits, metrics, responses };
+  return { logs: { store, writer, refusals, sizeCap }, limits, metrics, responses, retain };
 }

@@ -12,6 +12,8 @@ import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/in
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { ResponseStore } from '../responses/index.js';
 import type { Tracing } from '../telemetry/index.js';
+import type { Keyring } from '../crypto/index.js';
+import type { VettingService } from '../vetting/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -32,10 +34,14 @@ export interface GatewayContext {
     readonly authenticator: Authenticator;
   };
   readonly limits: Limiter;
+  /** The enc:: keyring (the gateway's encryption key and its previous ones), for the utilities and VETTING. */
+  readonly keyring: Keyring;
   /** The one model-call path every model endpoint, VETTING and agents go through. */
   readonly calls: ModelCalls;
   /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
   readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
+  /** VETTING's draft → verify → redraft loop, over the model-call path. */
+  readonly vetting: VettingService;
   /** Agents: their store, authoring, the runner, and the media of runs. */
   readonly agents: AgentServices;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */

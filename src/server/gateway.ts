@@ -5,8 +5,9 @@ import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
+import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
+import type { Provider } from '../model-api/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets, redactText } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
@@ -16,7 +17,9 @@ import { registerTraceHook } from './trace-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
-import { ModelCalls } from '../calls/index.js';
+import { finishedRequestObserver, ModelCalls } from '../calls/index.js';
+import { Keyring } from '../crypto/index.js';
+import { VettingService } from '../vetting/index.js';
 import { createAgentServices } from '../agents/index.js';
 import { createProcessLogger } from './process-logger.js';
 import { PRODUCT_VERSION } from './api-version.js';
@@ -45,6 +48,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Channels of the process that runs the gateway (a `serve --workers` worker's to its siblings), beside the deployment's own. */
   keyChannels?: readonly KeyChangeChannel[];
+  /** Providers built by the caller, in place of the configured ones of the same names (in-process providers of tests and benchmarks). */
+  providers?: readonly Provider[];
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -128,17 +133,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     // Registered before the request log's tasks, so it runs after them: the spans they end are exported.
     if (tracing !== undefined) shutdownTasks.push(() => tracing.shutdown());
     const accounting = await startAccounting(config, storage, logger, (task) => shutdownTasks.push(task));
-    const providerRequestIds = new ProviderRequestIds();
-    const providerRateLimits = new ProviderRateLimits();
-    const created = createProviders(config, providerRequestIds, { rateLimits: providerRateLimits, ...(tracing === undefined ? {} : { tracing }) });
-    const providers = new ProviderRegistry(created.providers, providerRequestIds, {
-      missingCredentials: missingCredentials(config),
-      health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
-    });
+    const created = createProviders(config, tracing === undefined ? {} : { tracing });
+    const given = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
+    const providers = new ProviderRegistry(
+      created.providers.map((provider) => given.get(provider.name) ?? provider),
+      { missingCredentials: missingCredentials(config), health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)) },
+    );
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
     const cooldowns = await createCooldowns({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
     shutdownTasks.push(() => cooldowns.close());
-    const router = new Router(cooldowns, accounting.metrics.routing, providerRateLimits);
+    const router = new Router(cooldowns, accounting.metrics.routing);
     const variants: ProviderVariants = (name, overrides) => {
       const variant = created.variants(name, overrides);
       return variant === undefined ? undefined : providers.watched(variant);
@@ -146,9 +150,14 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const planSources = { catalog, providers, variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router);
-    const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
+    const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
+    const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
+    const vetting = new VettingService(config.vetting, catalog, keyring);
+    const agents = createAgentServices({ config, db: storage.db, catalog, logger });
     shutdownTasks.push(() => agents.close());
+    // Conversation history holds what callers and models wrote, as payloads do: kept as long.
+    accounting.retain(agents.conversations, 'agent conversation messages');
     const context: GatewayContext = {
       config,
       secrets,
@@ -165,6 +174,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       ...accounting,
       tracing,
       calls,
+      keyring,
+      vetting,
       applyRouting,
       agents,
       accounts: new Accounts(storage.db),

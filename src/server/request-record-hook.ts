@@ -1,12 +1,13 @@
-import type { RequestRecord } from '../logs/index.js';
+import type { RequestCall } from '../calls/index.js';
 import type { GatewayApp } from './app.js';
+import type { GatewayContext } from './context.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
 import { isPlaygroundRoute, PLAYGROUND_PLATFORM, publicEndpointOf } from './playground-relay.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request-log record of a scoped route; routes fill it in as they go. */
-    record: RequestRecord;
+    /** The model-call path's call of a keyed request: the one writer of its request-log record. */
+    call: RequestCall;
   }
 }
 
@@ -18,41 +19,20 @@ function platformOf(header: string | string[] | undefined): string | null {
   return cleaned.length > 0 ? cleaned : null;
 }
 
-export function newRecord(requestId: string, endpoint: string, platform: string | null): RequestRecord {
-  return {
-    requestId,
-    startedAt: Date.now(),
-    endpoint,
-    platform,
-    mode: null,
-    requestedModel: null,
-    resolvedModel: null,
-    provider: null,
-    streaming: false,
-    usage: null,
-    imageCount: null,
-    audioSeconds: null,
-    media: null,
-    requestPayload: null,
-    responsePayload: null,
-    logDetail: null,
-    errorCode: null,
-    upstreamLatencyMs: null,
-    admission: null,
-    agent: null,
-    extra: null,
-  };
-}
-
-/** Gives every keyed request a record before anything else runs (auth failures are logged too). */
-export function registerRequestRecordHook(app: GatewayApp): void {
-  app.decorateRequest('record', null as never);
+/** Begins every keyed request's call before anything else runs (auth failures are logged too). */
+export function registerRequestRecordHook(app: GatewayApp, context: GatewayContext): void {
+  app.decorateRequest('call', null as never);
   addKeyedRouteHook(app, ({ url }) => {
     // A playground call is logged as a call of the endpoint it relays, from the dashboard.
     const endpoint = publicEndpointOf(url);
     const relayed = isPlaygroundRoute(url);
     return (request, _reply, done) => {
-      request.record = newRecord(request.id, endpoint, relayed ? PLAYGROUND_PLATFORM : platformOf(request.headers['x-platform-id']));
+      request.call = context.calls.begin({
+        requestId: request.id,
+        endpoint,
+        platform: relayed ? PLAYGROUND_PLATFORM : platformOf(request.headers['x-platform-id']),
+        startedAt: Date.now(),
+      });
       done();
     };
   });

@@ -10,7 +10,7 @@ export function registerTraceHook(app: GatewayApp, context: GatewayContext): voi
   const { tracing } = context;
   if (tracing === undefined) return;
   addKeyedRouteHook(app, () => (request, _reply, done) => {
-    tracing.startRequest(request.record, request.method, request.headers);
+    tracing.startRequest(request.call, request.method, request.headers);
     done();
   });
 }

@@ -15,8 +15,8 @@ import {
   ATTR_SERVICE_VERSION,
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
-import type { RequestRecord } from '../logs/index.js';
-import type { Tracing, TracingSettings, UpstreamAttempt, UpstreamCall } from './types.js';
+import type { FinishedRequest, RequestRecord } from '../logs/index.js';
+import type { TracedRequest, Tracing, TracingSettings, UpstreamAttempt, UpstreamCall } from './types.js';
 
 /**
  * The GenAI attributes (OpenTelemetry semantic conventions for generative AI, "development"
@@ -66,7 +66,7 @@ interface RequestTrace {
   span: Span;
   /** The request span as parent of its attempts. */
   context: Context;
-  record: RequestRecord;
+  request: TracedRequest;
   attempts: number;
   served: ServedAttempt | null;
 }
@@ -88,17 +88,19 @@ export class OtlpTracing implements Tracing {
     this.tracer = this.provider.getTracer('modelgate', settings.serviceVersion);
   }
 
-  startRequest(record: RequestRecord, method: string, headers: IncomingHttpHeaders): void {
+  startRequest(request: TracedRequest, method: string, headers: IncomingHttpHeaders): void {
     const parent = this.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
     const span = this.tracer.startSpan(
-      `${method} ${record.endpoint}`,
-      { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: record.endpoint, [MODELGATE_REQUEST_ID]: record.requestId } },
+      `${method} ${request.endpoint}`,
+      { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: request.endpoint, [MODELGATE_REQUEST_ID]: request.requestId } },
       parent,
     );
-    this.requests.set(record.requestId, { span, context: trace.setSpan(parent, span), record, attempts: 0, served: null });
+    this.requests.set(request.requestId, { span, context: trace.setSpan(parent, span), request, attempts: 0, served: null });
   }
 
-  endRequest(record: RequestRecord, status: number, costMicroUsd: number | null): void {
+  endRequest(finished: FinishedRequest): void {
+    const { record, status } = finished;
+    const costMicroUsd = finished.cost.microUsd;
     const traced = this.requests.get(record.requestId);
     if (traced === undefined) return;
     this.requests.delete(record.requestId);
@@ -126,9 +128,9 @@ export class OtlpTracing implements Tracing {
 
   startAttempt(call: UpstreamCall): UpstreamAttempt {
     const traced = call.requestId === undefined ? undefined : this.requests.get(call.requestId);
-    const record = traced?.record;
-    const operation = record === undefined ? null : operationOf(record.mode);
-    const model = record?.resolvedModel ?? null;
+    const request = traced?.request;
+    const operation = request === undefined ? null : operationOf(request.mode);
+    const model = request?.resolvedModel ?? null;
     const { hostname, port, protocol, origin, pathname } = new URL(call.url);
     const span = this.tracer.startSpan(
       operation === null ? `${call.method} ${call.provider}` : `${operation} ${model ?? call.provider}`,
@@ -143,7 +145,7 @@ export class OtlpTracing implements Tracing {
           [ATTR_URL_FULL]: `${origin}${pathname}`,
           ...(operation !== null ? { [GEN_AI_OPERATION_NAME]: operation } : {}),
           ...(model !== null ? { [GEN_AI_REQUEST_MODEL]: model } : {}),
-          ...(traced !== undefined ? { [MODELGATE_ATTEMPT]: (traced.attempts += 1), [MODELGATE_REQUEST_ID]: traced.record.requestId } : {}),
+          ...(traced !== undefined ? { [MODELGATE_ATTEMPT]: (traced.attempts += 1), [MODELGATE_REQUEST_ID]: traced.request.requestId } : {}),
         },
       },
       traced?.context ?? ROOT_CONTEXT,
@@ -164,13 +166,12 @@ export class OtlpTracing implements Tracing {
           span.setStatus({ code: SpanStatusCode.ERROR, message: type });
         }
         // The attempt that served the request gets its tokens when the request ends.
-        const live = traced !== undefined && this.requests.get(traced.record.requestId) === traced;
+        const live = traced !== undefined && this.requests.get(traced.request.requestId) === traced;
         if (!failed && live) {
           traced.served?.span.end(traced.served.endTime);
           traced.served = { span, endTime: hrTime() };
           return;
         }
-        if (!failed && record !== undefined) setUsage(span, record);
         span.end();
       },
     };

@@ -1,5 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestRecord } from '../logs/index.js';
+import type { FinishedRequest, RecordMode } from '../logs/index.js';
+
+/** A gateway request in flight, as its span reads it (its mode and model become known as it goes). */
+export interface TracedRequest {
+  readonly requestId: string;
+  readonly endpoint: string;
+  readonly mode: RecordMode | null;
+  readonly resolvedModel: string | null;
+}
 
 /** One call to a provider as the tracing sees it. */
 export interface UpstreamCall {
@@ -31,9 +39,9 @@ export interface UpstreamTracing {
  */
 export interface Tracing extends UpstreamTracing {
   /** Starts the span of a gateway request, the child of the client's `traceparent` when it sent one. */
-  startRequest(record: RequestRecord, method: string, headers: IncomingHttpHeaders): void;
-  /** Ends it with what the request record says once the response ended (`costMicroUsd` null: unpriced). */
-  endRequest(record: RequestRecord, status: number, costMicroUsd: number | null): void;
+  startRequest(request: TracedRequest, method: string, headers: IncomingHttpHeaders): void;
+  /** Ends it with what the finished record says once the response ended. */
+  endRequest(finished: FinishedRequest): void;
   /** Exports what is still buffered, then stops. */
   shutdown(): Promise<void>;
 }

@@ -15,3 +15,5 @@ export type { LightweightVettingRequest, FullVettingRequest } from './request-sc
 export type * from './types.js';
 export { LightweightVettingResponse, FullVettingResponse } from './response-schema.js';
 export type { LightweightVettingReply, FullVettingReply } from './response-schema.js';
+export { VettingService } from './service.js';
+export type { VettingAnswer, VettingRun } from './service.js';

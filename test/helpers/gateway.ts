@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Provider } from '../../src/model-api/index.js';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
@@ -28,6 +29,8 @@ export interface TestGatewayOptions {
   routes?: readonly RouteModule[];
   /** The process logger (tests that read what it writes); silent by default. */
   logger?: Logger;
+  /** In-process providers in place of the configured ones of the same names. */
+  providers?: readonly Provider[];
 }
 
 export interface TestGateway {
@@ -76,6 +79,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     env,
     ...(options.routes !== undefined ? { routes: options.routes } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.providers !== undefined ? { providers: options.providers } : {}),
   });
   const url = gateway.url;
   return {

@@ -1,9 +1,7 @@
-import { settlementOf, type Capability, type CheckedCall, type ProviderCall } from '../../calls/index.js';
-import type { ModelPricing } from '../../catalog/index.js';
+import type { Capability, CheckedCall, ProviderCall } from '../../calls/index.js';
 import { GatewayError, withArticle } from '../../errors/index.js';
 import { estimateImages, estimateTokens, type UsageEstimate } from '../../limits/index.js';
-import { computeCost } from '../../logs/index.js';
-import type { JsonObject, TokenUsage } from '../../model-api/index.js';
+import type { JsonObject } from '../../model-api/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
 import { renderTemplate, type Template } from '../templates/template.js';
 import { emptyObject, isPlainObject, parseSafeJson, type SafeObject } from '../values.js';
@@ -40,25 +38,22 @@ function callFailure(context: ModelNodeContext, error: unknown): unknown {
  */
 async function meteredCall<C extends Capability, T>(
   context: ModelNodeContext,
+  node: { id: string; type: NodeUsage['type'] },
   call: CheckedCall<C>,
   estimate: UsageEstimate,
   providerCall: ProviderCall<C, T>,
-  usageOf: (result: T) => NodeUsage,
+  imagesOf: (result: T) => number | null,
 ): Promise<T> {
-  context.budget.modelCallStarted();
-  const reservation = await context.dependencies.meter.reserve(estimate);
-  let result: T;
+  const { dependencies, budget } = context;
+  budget.modelCallStarted();
+  const record = (usage: Omit<NodeUsage, 'node' | 'type' | 'model'>) => context.recordUsage({ node: node.id, type: node.type, model: call.target.resolved.id, ...usage });
   try {
-    result = await call.invoke(providerCall, context.budget.signal);
+    const metered = await dependencies.call.metered(dependencies.principal, call, estimate, providerCall, budget.signal);
+    record({ usage: metered.usage, images: imagesOf(metered.result), costMicroUsd: metered.costMicroUsd });
+    return metered.result;
   } catch (error) {
-    // A call cut off by the deadline or the client may have done work nobody measured.
-    await reservation.settle(settlementOf(reservation.reserved, { usage: null, costMicroUsd: null }, context.budget.signal.aborted));
     throw callFailure(context, error);
   }
-  const used = usageOf(result);
-  context.recordUsage(used);
-  await reservation.settle(settlementOf(reservation.reserved, { usage: used.usage, costMicroUsd: used.costMicroUsd }, true));
-  return result;
 }
 
 /** Bytes of a request's text, for its token estimate (images are priced per image, not per base64 byte). */
@@ -132,8 +127,8 @@ export interface LlmNodeResult {
 export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Promise<LlmNodeResult> {
   const { dependencies, budget, turn } = context;
   // The agent's author chose the model: the caller's allowedModels do not apply (docs/agents.md).
-  const request = { mode: 'chat', model: node.model, capability: 'chat', param: 'config.model' } as const;
-  const abilities = abilitiesOf(dependencies.calls.check(request));
+  const checked = dependencies.call.subcall({ mode: 'chat', model: node.model, capability: 'chat', param: 'config.model', purpose: `node:${node.id}` });
+  const abilities = abilitiesOf(checked);
   const messages: JsonObject[] = [];
   const system = node.system === null ? null : rendered(context, node.system);
   if (system !== null) messages.push({ role: 'system', content: system });
@@ -141,7 +136,7 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
   const text = node.user === null ? turn.text : rendered(context, node.user);
   const withMedia = node.user === null || node.includeInputMedia;
   messages.push(userMessage(text, withMedia ? turnImageParts(turn.images, abilities) : []));
-  const call = dependencies.calls.check({ ...request, messages });
+  const call = checked.withMessages(messages);
 
   const body: JsonObject = { messages };
   if (node.temperature !== null) body.temperature = node.temperature;
@@ -149,14 +144,13 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
   if (node.outputs.length > 0) {
     body.response_format = { type: 'json_schema', json_schema: { name: `${node.id}_outputs`, strict: true, schema: outputSchema(node.outputs) } };
   }
-  const { resolved } = call.target;
-  const { pricing } = resolved.model.entry;
   const result = await meteredCall(
     context,
+    { id: node.id, type: 'llm' },
     call,
-    estimateTokens(pricing, promptTextBytes(messages), node.maxTokens),
+    estimateTokens(call.pricing, promptTextBytes(messages), node.maxTokens),
     (chat, attempt) => chat.complete({ ...attempt, body, signal: budget.signal, requestId: dependencies.requestId }),
-    (answer) => nodeUsage(node.id, 'llm', resolved.id, pricing, answer.usage, null),
+    () => null,
   );
   const content = completionText(result.completion);
   budget.checkValue(node.id, content);
@@ -166,18 +160,17 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
 
 export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<{ prompt: string; images: GeneratedImage[] }> {
   const { dependencies, budget } = context;
-  const call = dependencies.calls.check({ mode: 'image_generation', model: node.model, capability: 'images', param: 'config.model' });
-  const { resolved } = call.target;
+  const call = dependencies.call.subcall({ mode: 'image_generation', model: node.model, capability: 'images', param: 'config.model', purpose: `node:${node.id}` });
   const prompt = rendered(context, node.prompt);
   const body: JsonObject = { prompt, n: node.n, response_format: 'b64_json' };
   if (node.size !== null) body.size = node.size;
-  const { pricing } = resolved.model.entry;
   const result = await meteredCall(
     context,
+    { id: node.id, type: 'image' },
     call,
-    estimateImages(pricing, prompt, node.n),
+    estimateImages(call.pricing, prompt, node.n),
     (images, attempt) => images.generate({ ...attempt, body, signal: budget.signal, requestId: dependencies.requestId }),
-    (answer) => nodeUsage(node.id, 'image', resolved.id, pricing, answer.usage, answer.imageCount),
+    (answer) => answer.imageCount,
   );
   const data = Array.isArray(result.response.data) ? result.response.data : [];
   const generated: GeneratedImage[] = [];
@@ -190,16 +183,4 @@ export async function runImageNode(node: ImageNode, context: ModelNodeContext): 
     throw new GatewayError('provider_error', `The image model of the agent's node "${node.id}" returned no image.`, { logDetail: { node: node.id } });
   }
   return { prompt, images: generated };
-}
-
-function nodeUsage(
-  node: string,
-  type: 'llm' | 'image',
-  model: string,
-  pricing: ModelPricing | null,
-  usage: TokenUsage | null,
-  images: number | null,
-): NodeUsage {
-  const cost = computeCost({ pricing, usage, imageCount: images, audioSeconds: null, succeeded: true });
-  return { node, type, model, usage, images, costMicroUsd: cost.microUsd };
 }

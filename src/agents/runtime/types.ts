@@ -1,6 +1,6 @@
-import type { ModelCalls } from '../../calls/index.js';
+import type { RequestCall } from '../../calls/index.js';
 import type { Catalog } from '../../catalog/index.js';
-import type { CallMeter } from '../../limits/index.js';
+import type { Principal } from '../../keys/index.js';
 import type { TokenUsage } from '../../model-api/index.js';
 import type { SafeValue } from '../values.js';
 
@@ -72,13 +72,16 @@ export interface HttpCaller {
 
 export interface RuntimeDependencies {
   catalog: Pick<Catalog, 'resolve'>;
-  /** The model-call path: every llm and image call is checked (model, input policy) and made through it. */
-  calls: Pick<ModelCalls, 'check'>;
+  /**
+   * The run's request through the model-call path: every llm and image call is checked (model,
+   * input policy), reserved against the caller's key caps and made through it, priced in its record.
+   */
+  call: Pick<RequestCall, 'subcall' | 'metered'>;
+  /** Whose caps the run's model calls count against. */
+  principal: Principal;
   limits: RunLimits;
   media: RunMedia;
   http: HttpCaller;
-  /** Reserves each model call against the caller's key caps before it is made. */
-  meter: CallMeter;
   requestId: string;
   /** Aborts the run (client gone, shutdown); the run's own timeout is added by the runtime. */
   signal?: AbortSignal;

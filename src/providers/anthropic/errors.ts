@@ -31,7 +31,7 @@ export function streamErrorEvent(provider: string, body: AnthropicErrorBody): Ga
       ? 'The model provider is overloaded and stopped the answer. Try again later.'
       : 'The model provider stopped the answer with an error. Try again later.';
   return new GatewayError('provider_error', message, {
-    logDetail: { provider, upstreamErrorType: body.error.type, upstreamMessage: body.error.message },
+    upstream: { provider, errorType: body.error.type, message: body.error.message },
   });
 }
 

@@ -30,7 +30,7 @@ export class AnthropicHttp {
 
   request(path: string, headers: Record<string, string>, body: string | Buffer, call: CallContext): UpstreamRequest {
     // Anthropic names its id for the call in `request-id`; it documents no header for a client's own id, so none is sent.
-    return { url: `${this.baseUrl}${path}`, headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider: this.provider, ids: { requestId: call.requestId, providerHeader: 'request-id' } };
+    return { url: `${this.baseUrl}${path}`, headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider: this.provider, requestId: call.requestId, notes: call.notes, providerIdHeader: 'request-id' };
   }
 
   /** POSTs the request; an error status becomes the mapped GatewayError. */

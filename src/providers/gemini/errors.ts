@@ -52,11 +52,12 @@ export function geminiFailure(options: { provider: string; status: number; body:
     upstreamMessage,
     retryAfterSeconds: retryAfterOf(options.retryAfterHeader) ?? retryDelaySeconds(error),
   });
-  if (accountProblem !== null && mapped.logDetail !== undefined) {
-    // Keep the real status in the log, as for any other upstream failure.
-    Object.assign(mapped.logDetail, { upstreamStatus: options.status, upstreamReason: accountProblem });
-  }
-  return mapped;
+  if (accountProblem === null) return mapped;
+  // Keep the real status in the log, as for any other upstream failure.
+  return new GatewayError(mapped.code, mapped.message, {
+    retryable: mapped.retryable,
+    upstream: { ...mapped.upstream!, status: options.status, errorType: accountProblem },
+  });
 }
 
 /** Reads the error body of a non-2xx response and maps it. */
@@ -85,7 +86,7 @@ const PENALTY_FIELDS = ['presence_penalty', 'frequency_penalty'] as const;
  */
 export function inCallerTerms(error: GatewayError, body: JsonObject): GatewayError {
   if (error.code !== 'invalid_body') return error;
-  const upstreamMessage = error.logDetail?.upstreamMessage;
+  const upstreamMessage = error.upstream?.message;
   if (typeof upstreamMessage !== 'string' || !/penalty is not enabled/i.test(upstreamMessage)) return error;
   const sent = PENALTY_FIELDS.filter((field) => typeof body[field] === 'number' && body[field] !== 0);
   if (sent.length === 0) return error;
@@ -93,6 +94,6 @@ export function inCallerTerms(error: GatewayError, body: JsonObject): GatewayErr
   const pronoun = sent.length > 1 ? 'them' : 'it';
   return new GatewayError('invalid_body', `This model does not support ${fields}: remove ${pronoun} from the request (or send 0).`, {
     param: sent[0],
-    ...(error.logDetail !== undefined ? { logDetail: error.logDetail } : {}),
+    ...(error.upstream !== undefined ? { upstream: error.upstream } : {}),
   });
 }

@@ -45,7 +45,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   /** One method call of the model (the key in a header); `build` maps the caller's body. */
   function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): UpstreamRequest {
     const body = fromCallerInput(() => JSON.stringify(build()));
-    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider, ids: { requestId: call.requestId } };
+    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider, requestId: call.requestId, notes: call.notes };
   }
 
   /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
@@ -72,7 +72,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
    * gateway sends none.
    */
   function noteResponseId(call: ChatCall, response: GenerateContentResponse): void {
-    if (response.responseId !== undefined && response.responseId.length > 0) options.http.providerRequestIds?.note(call.requestId, response.responseId.slice(0, 200));
+    if (call.notes !== undefined && response.responseId !== undefined && response.responseId.length > 0) call.notes.providerRequestId = response.responseId.slice(0, 200);
   }
 
   /** One stream frame: a GenerateContentResponse, or an error Gemini sent inside the HTTP 200. */

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, type UpstreamFacts } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
 import type { ChatFrames } from '../shared/sse-stream.js';
@@ -30,8 +30,8 @@ export class OpenAICompatibleChat implements ChatModelProvider {
 }
 
 /** A failure the frames show: the call's error before the first event, the stream's last event after it. */
-function streamFailure(message: string, logDetail: Record<string, unknown>): GatewayError {
-  return new GatewayError('provider_error', `${message} Try again later.`, { logDetail });
+function streamFailure(message: string, logDetail: Record<string, unknown>, upstream?: UpstreamFacts): GatewayError {
+  return new GatewayError('provider_error', `${message} Try again later.`, { logDetail, ...(upstream === undefined ? {} : { upstream }) });
 }
 
 /**
@@ -47,10 +47,12 @@ export class ChatCompletionChunks implements ChatFrames {
     if (!isRecord(parsed)) throw this.unreadable(message.data);
     const frame = parsed;
     if (message.event === 'error' || (frame.error !== undefined && frame.error !== null)) {
-      throw streamFailure('The model provider reported an error during the stream.', {
+      const { upstreamType, upstreamCode } = errorKindOf(frame);
+      throw streamFailure('The model provider reported an error during the stream.', {}, {
         provider: this.provider,
-        upstreamMessage: errorMessageOf(frame),
-        ...errorKindOf(frame),
+        message: errorMessageOf(frame),
+        ...(upstreamType === undefined ? {} : { errorType: upstreamType }),
+        ...(upstreamCode === undefined ? {} : { errorCode: upstreamCode }),
       });
     }
     // A chunk's choices are what every client reads: a list of objects, or absent (a usage-only frame of some servers).

@@ -69,7 +69,8 @@ export class OpenAICompatibleClient {
     const value = read(response.body.toString('utf8'));
     if (value === undefined) {
       throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', {
-        logDetail: { provider: this.name, reason: `response body is not ${expected}`, upstreamStatus: response.status },
+        logDetail: { reason: `response body is not ${expected}` },
+        upstream: { provider: this.name, status: response.status },
       });
     }
     return { value, bytes: response.body };
@@ -112,7 +113,9 @@ export class OpenAICompatibleClient {
       signal: call.signal,
       timeoutMs: call.timeoutMs,
       provider: this.name,
-      ids: { requestId: call.requestId, providerHeader: 'x-request-id' },
+      requestId: call.requestId,
+      notes: call.notes,
+      providerIdHeader: 'x-request-id',
     };
   }
 
@@ -134,16 +137,15 @@ export class OpenAICompatibleClient {
 export function openAIFailure(provider: string, status: number, headers: BufferedUpstreamResponse['headers'], text: string): GatewayError {
   const body = parseJson(text);
   const kind = errorKindOf(body);
-  const error = mapUpstreamFailure({
+  return mapUpstreamFailure({
     provider,
     status,
     upstreamMessage: errorMessageOf(body),
+    ...kind,
     retryAfterSeconds: rateLimitRetryAfterOf(headers),
     // The call's body went upstream field for field: on the model endpoints the provider's param names the caller's field.
     callerParam: errorParamOf(body),
     // OpenAI says "out of credit / over the spend limit" with a 429 of this type: not a rate limit.
-    accountRefused: status === 429 && (kind?.type === 'insufficient_quota' || kind?.code === 'insufficient_quota'),
+    accountRefused: status === 429 && (kind.upstreamType === 'insufficient_quota' || kind.upstreamCode === 'insufficient_quota'),
   });
-  if (kind !== null && error.logDetail !== undefined) Object.assign(error.logDetail, { upstreamType: kind.type, upstreamCode: kind.code });
-  return error;
 }

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, type UpstreamFacts } from '../../errors/index.js';
 import { passThroughJson } from '../shared/json-members.js';
 import { isRecord } from '../shared/message-content.js';
 import type { StreamFrames } from '../shared/sse-stream.js';
@@ -32,8 +32,8 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
 /** The events that carry the response object: read for its usage and its model. */
 const RESPONSE_EVENTS = new Set([...FINAL_EVENTS, 'response.created', 'response.queued', 'response.in_progress']);
 
-function streamFailure(message: string, logDetail: Record<string, unknown>): GatewayError {
-  return new GatewayError('provider_error', `${message} Try again later.`, { logDetail });
+function streamFailure(message: string, logDetail: Record<string, unknown>, upstream?: UpstreamFacts): GatewayError {
+  return new GatewayError('provider_error', `${message} Try again later.`, { logDetail, ...(upstream === undefined ? {} : { upstream }) });
 }
 
 /**
@@ -56,10 +56,12 @@ class ResponsesEvents implements StreamFrames<StreamEvent<ResponseEventReceived>
       throw streamFailure('The model provider sent a stream event the gateway could not read.', { provider: this.provider, frame: message.data.slice(0, 200) });
     }
     if (event.type === 'error') {
-      throw streamFailure('The model provider reported an error during the stream.', {
+      const { upstreamType, upstreamCode } = errorKindOf({ error: event });
+      throw streamFailure('The model provider reported an error during the stream.', {}, {
         provider: this.provider,
-        upstreamMessage: errorMessageOf({ error: event }),
-        ...errorKindOf({ error: event }),
+        message: errorMessageOf({ error: event }),
+        ...(upstreamType === undefined ? {} : { errorType: upstreamType }),
+        ...(upstreamCode === undefined ? {} : { errorCode: upstreamCode }),
       });
     }
     events.push({ type: 'response-event-received', eventType: event.type, event, json: message.data });

@@ -63,9 +63,12 @@ export function errorParamOf(body: unknown): string | null {
 }
 
 /** `error.type` / `error.code` of an error body, kept for the log. */
-export function errorKindOf(body: unknown): { type: unknown; code: unknown } | null {
+export function errorKindOf(body: unknown): { upstreamType?: string; upstreamCode?: string } {
   const error = (body as WireErrorBody | null)?.error;
-  return typeof error === 'object' && error !== null ? { type: error.type ?? null, code: error.code ?? null } : null;
+  if (typeof error !== 'object' || error === null) return {};
+  const type: unknown = error.type;
+  const code: unknown = error.code;
+  return { ...(typeof type === 'string' ? { upstreamType: type } : {}), ...(typeof code === 'string' ? { upstreamCode: code } : {}) };
 }
 
 export function parseJson(text: string): unknown {

@@ -11,34 +11,14 @@ function numberOf(value: string | string[] | undefined): number | undefined {
 }
 
 /**
- * What share of its request rate limit a provider said was left, on the calls of the requests
- * that asked (routing prefers the deployment with the most left). Only watched requests are
- * noted: a call nobody routes costs one map lookup.
+ * What share of its request rate limit a provider said was left (0…1), from a response's
+ * headers; undefined when they say nothing. Routing prefers the deployment with the most left.
  */
-export class ProviderRateLimits {
-  private readonly watched = new Map<string, number | null>();
-
-  /** Notes the budget of the next call made for `requestId`. */
-  watch(requestId: string): void {
-    this.watched.set(requestId, null);
+export function rateLimitShareOf(headers: Record<string, string | string[] | undefined>): number | undefined {
+  for (const [remainingName, limitName] of BUDGET_HEADERS) {
+    const remaining = numberOf(headers[remainingName]);
+    const limit = numberOf(headers[limitName]);
+    if (remaining !== undefined && limit !== undefined && limit > 0) return Math.min(1, Math.max(0, remaining / limit));
   }
-
-  note(requestId: string, headers: Record<string, string | string[] | undefined>): void {
-    if (!this.watched.has(requestId)) return;
-    for (const [remainingName, limitName] of BUDGET_HEADERS) {
-      const remaining = numberOf(headers[remainingName]);
-      const limit = numberOf(headers[limitName]);
-      if (remaining !== undefined && limit !== undefined && limit > 0) {
-        this.watched.set(requestId, Math.min(1, Math.max(0, remaining / limit)));
-        return;
-      }
-    }
-  }
-
-  /** The share left that the call reported (0…1), or null when it said nothing; stops watching. */
-  take(requestId: string): number | null {
-    const share = this.watched.get(requestId) ?? null;
-    this.watched.delete(requestId);
-    return share;
-  }
+  return undefined;
 }

@@ -153,7 +153,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
     this.status = statusCode;
     this.headers = headers;
-    noteProviderRequestId(this.http, this.request, headers);
+    noteProviderRequestId(this.request, headers);
     if (!isAnswerStatus(statusCode)) return; // the error body is read within what remains of timeoutMs
     this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
     this.answering = true;
@@ -281,7 +281,8 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
       return;
     }
     this.options.frames.beforeFailure?.(this.pending);
-    this.pending.push({ type: 'stream-failed', message: failure.message, ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}) });
+    const detail = failure.detail();
+    this.pending.push({ type: 'stream-failed', message: failure.message, ...(detail !== null ? { logDetail: detail } : {}) });
     this.deliver();
   }
 
@@ -313,6 +314,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
     // "Could not be reached" would be wrong once frames arrived.
     return new GatewayError('provider_error', 'The connection to the model provider failed during the stream. Try again later.', {
       ...(failure.logDetail !== undefined ? { logDetail: failure.logDetail } : {}),
+      ...(failure.upstream !== undefined ? { upstream: failure.upstream } : {}),
     });
   }
 }

@@ -1,22 +1,14 @@
-import { GatewayError } from '../../errors/index.js';
+import { GatewayError, type ProviderFault } from '../../errors/index.js';
 import { redactText } from '../../redaction/index.js';
 
-/**
- * A failure the operator must hear of, because no caller can cure it: the provider refused the
- * gateway's own credential or account, or could not be reached at all.
- */
-export type ProviderFault = 'credential_refused' | 'unreachable';
-
-/** The fault a provider call's error stands for, if any (kept in its log detail as `fault`). */
+/** The fault a provider call's error stands for, if any. */
 export function providerFaultOf(error: unknown): ProviderFault | undefined {
-  if (!(error instanceof GatewayError)) return undefined;
-  const fault = error.logDetail?.fault;
-  return fault === 'credential_refused' || fault === 'unreachable' ? fault : undefined;
+  return error instanceof GatewayError ? error.upstream?.fault : undefined;
 }
 
 /** Whether the provider answered over HTTP (with an error status): it is reachable. */
 export function providerAnswered(error: unknown): boolean {
-  return error instanceof GatewayError && typeof error.logDetail?.upstreamStatus === 'number';
+  return error instanceof GatewayError && error.upstream?.status !== undefined;
 }
 
 export interface UpstreamFailure {
@@ -24,6 +16,9 @@ export interface UpstreamFailure {
   status: number;
   /** The provider's own error message, already extracted from its error body format. */
   upstreamMessage: string | null;
+  /** The provider's error type and code, when its error body names them. */
+  upstreamType?: string;
+  upstreamCode?: string;
   /** Seconds from the provider's Retry-After, when sent. */
   retryAfterSeconds?: number;
   /**
@@ -48,17 +43,23 @@ function clean(message: string): string {
  * Maps an upstream HTTP error status to the gateway's error family. A rejection of the gateway's own
  * credential (401/403) or of its account (402 Payment Required, or `accountRefused`: out of
  * credit, billing not set up) is provider-neutral for the caller, who cannot fix it: the
- * status and message are kept only in logDetail, which only the admin API shows. A 404 is a
+ * status and message are kept only in the error's upstream facts, which only the admin API shows. A 404 is a
  * provider_error too: the provider does not know the model or path the gateway called.
  */
 export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
-  const logDetail = { provider: failure.provider, upstreamStatus: failure.status, upstreamMessage: failure.upstreamMessage };
+  const upstream = {
+    provider: failure.provider,
+    status: failure.status,
+    message: failure.upstreamMessage,
+    ...(failure.upstreamType === undefined ? {} : { errorType: failure.upstreamType }),
+    ...(failure.upstreamCode === undefined ? {} : { errorCode: failure.upstreamCode }),
+  };
   const { status } = failure;
   if (status === 401 || status === 402 || status === 403 || failure.accountRefused === true) {
     // The fault is what reaches the operator (process log, metric, `modelgate status`): see providers/health.ts.
     // Sending it again meets the same refusal until the operator fixes the credential or account.
     return new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
-      logDetail: { ...logDetail, fault: 'credential_refused' satisfies ProviderFault },
+      upstream: { ...upstream, fault: 'credential_refused' },
       retryable: false,
     });
   }
@@ -69,28 +70,28 @@ export function mapUpstreamFailure(failure: UpstreamFailure): GatewayError {
     return new GatewayError(
       'provider_error',
       'The model provider does not serve this model at the address the gateway calls. Use a model listed by GET /v1/models; if it is listed, the gateway operator must check the provider settings.',
-      { logDetail, retryable: false },
+      { upstream, retryable: false },
     );
   }
   if (status === 408 || status === 504) {
-    return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', { logDetail });
+    return new GatewayError('provider_timeout', 'The model provider did not answer in time. Try again later.', { upstream });
   }
   if (status === 429) {
     // Not the key's own per-minute limit (rate_limit_exceeded): the caller can tell them apart.
     return new GatewayError('provider_rate_limited', 'The model provider is rate limiting requests for this model. Retry after the Retry-After seconds.', {
-      logDetail,
+      upstream,
       retryAfterSeconds: failure.retryAfterSeconds ?? 1,
     });
   }
   if (status === 413) {
-    return new GatewayError('request_too_large', 'The model provider rejected the request as too large. Send less content.', { logDetail });
+    return new GatewayError('request_too_large', 'The model provider rejected the request as too large. Send less content.', { upstream });
   }
   if (status >= 400 && status < 500) {
     const detail = failure.upstreamMessage !== null ? `: ${clean(failure.upstreamMessage)}` : '.';
     const param = typeof failure.callerParam === 'string' ? clean(failure.callerParam) : null;
-    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { logDetail, param });
+    return new GatewayError('invalid_body', `The model provider rejected the request${detail}`, { upstream, param });
   }
-  return new GatewayError('provider_error', 'The model provider failed to answer. Try again later.', { logDetail });
+  return new GatewayError('provider_error', 'The model provider failed to answer. Try again later.', { upstream });
 }
 
 export function retryAfterOf(header: string | string[] | undefined): number | undefined {

@@ -1,9 +1,8 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
-import type { ProviderFault } from './upstream-errors.js';
 import { GatewayError } from '../../errors/index.js';
 import { whenAborted } from './abort-listeners.js';
-import type { ProviderRateLimits } from './provider-rate-limits.js';
-import type { ProviderRequestIds } from './provider-request-ids.js';
+import type { UpstreamNotes } from '../../model-api/index.js';
+import { rateLimitShareOf } from './provider-rate-limits.js';
 import type { UpstreamAttempt, UpstreamTracing } from '../../telemetry/index.js';
 
 /** Shared settings of every adapter's HTTP calls, injected (tests and the benchmark swap them). */
@@ -17,10 +16,6 @@ export interface UpstreamHttpOptions {
   timeoutMs: number;
   /** Longest gap between two stream events (comment lines do not count); then the stream fails. */
   streamIdleTimeoutMs: number;
-  /** Where the providers' own request ids go, for the request log. */
-  providerRequestIds?: ProviderRequestIds;
-  /** Where the providers' remaining request budgets go, for routing. */
-  providerRateLimits?: ProviderRateLimits;
   /** Set when traces are exported: each call is a span of its own, its `traceparent` sent along. */
   tracing?: UpstreamTracing;
 }
@@ -45,18 +40,23 @@ export interface UpstreamRequest {
   provider: string;
   /** The call's own deadline for its answer to begin, when shorter than `timeoutMs` (CallContext.timeoutMs). */
   timeoutMs?: number | undefined;
-  /** The gateway's request id the call is made for, and the vendor's response header that names its own id for the call (when it has one). */
-  ids?: { requestId: string; providerHeader?: string };
+  /** The gateway's request id the call is made for (its trace span names it). */
+  requestId?: string;
+  /** Where the call's provider request id and rate limit are noted, and the vendor's response header that names its own id for the call (when it has one). */
+  notes?: UpstreamNotes | undefined;
+  providerIdHeader?: string;
 }
 
 /** Notes the provider's id of a call, and its remaining rate limit, from its response headers (success or error alike). */
-export function noteProviderRequestId(http: UpstreamHttpOptions, request: UpstreamRequest, headers: Record<string, string | string[] | undefined>): void {
-  if (request.ids === undefined) return;
-  http.providerRateLimits?.note(request.ids.requestId, headers);
-  if (request.ids.providerHeader === undefined || http.providerRequestIds === undefined) return;
-  const value = headers[request.ids.providerHeader];
+export function noteProviderRequestId(request: UpstreamRequest, headers: Record<string, string | string[] | undefined>): void {
+  const { notes } = request;
+  if (notes === undefined) return;
+  const share = rateLimitShareOf(headers);
+  if (share !== undefined) notes.rateLimitShare = share;
+  if (request.providerIdHeader === undefined) return;
+  const value = headers[request.providerIdHeader];
   const id = Array.isArray(value) ? value[0] : value;
-  if (id !== undefined && id.length > 0) http.providerRequestIds.note(request.ids.requestId, id.slice(0, 200));
+  if (id !== undefined && id.length > 0) notes.providerRequestId = id.slice(0, 200);
 }
 
 export interface UpstreamResponse {
@@ -142,7 +142,7 @@ export async function sendUpstream(http: UpstreamHttpOptions, request: UpstreamR
       http.dispatcher.request({ ...dispatchOptionsOf(http, request, attempt), signal: controller.signal }),
       expired,
     ]);
-    noteProviderRequestId(http, request, response.headers);
+    noteProviderRequestId(request, response.headers);
     response.body.once('close', finish);
     if (attempt !== undefined) {
       response.body.once('error', (error) => attempt.end(response.statusCode, error));
@@ -217,7 +217,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
     this.status = statusCode;
     this.headers = headers;
     this.latencyMs = performance.now() - this.started;
-    noteProviderRequestId(this.http, this.request, headers);
+    noteProviderRequestId(this.request, headers);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -267,7 +267,7 @@ export function dispatchUpstream(http: UpstreamHttpOptions, request: UpstreamReq
 function startAttempt(http: UpstreamHttpOptions, request: UpstreamRequest): UpstreamAttempt | undefined {
   if (http.tracing === undefined) return undefined;
   const method = request.method ?? 'POST';
-  return http.tracing.startAttempt({ requestId: request.ids?.requestId, provider: request.provider, url: request.url, method, headers: request.headers });
+  return http.tracing.startAttempt({ requestId: request.requestId, provider: request.provider, url: request.url, method, headers: request.headers });
 }
 
 /** Passes every event on to the call's handler, and ends the attempt's span with the response. */
@@ -336,7 +336,8 @@ export function transportError(error: unknown, provider: string, signal?: AbortS
   }
   const code = (error as { code?: string }).code;
   return new GatewayError('provider_error', 'The model provider could not be reached. Try again later.', {
-    logDetail: { provider, reason: code ?? (error as Error).name ?? 'unknown', fault: 'unreachable' satisfies ProviderFault },
+    logDetail: { reason: code ?? (error as Error).name ?? 'unknown' },
+    upstream: { provider, fault: 'unreachable' },
   });
 }
 

@@ -4,7 +4,6 @@ import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
-import { newRecord } from '../request-record-hook.js';
 import { AgentRunResponse, RunInputFields } from './agent-schemas.js';
 import { runAgentTurn } from './agent-run-handler.js';
 import { listOf, Nullable } from './schema-helpers.js';
@@ -229,7 +228,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
         // The test is the key's request: the request log and the limits attribute it to the key.
         request.principal = principal;
-        request.record = newRecord(request.id, request.routeOptions.url ?? request.url, null);
+        request.call = context.calls.begin({ requestId: request.id, endpoint: request.routeOptions.url ?? request.url, platform: null, startedAt: Date.now() });
         return runAgentTurn(request, reply, context, services, {
           target: { agent, graph: draft.graph, version: null, draftVersion: draft.version, test: true },
           principal,

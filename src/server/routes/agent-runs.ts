@@ -75,9 +75,8 @@ export const agentRunsRoutes: RouteModule = (app, context) => {
       },
     },
     async (request, reply) => {
-      const { record } = request;
-      record.mode = 'agent';
-      record.extra = { asset_id: request.params.asset_id };
+      request.call.describe({ mode: 'agent', payload: null });
+      request.call.note({ asset_id: request.params.asset_id });
       const asset = await services.assets.get(request.params.asset_id);
       const data = asset !== undefined && asset.owner === ownerOf(request.principal) && asset.storage_key !== null ? await services.mediaStore.get(asset.storage_key) : null;
       // The same answer for an unknown asset, another key's asset and a URL that was never stored.

@@ -11,7 +11,6 @@ import {
   connectionGoneSignal,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
-  recordFailure,
   refuseStreaming,
   sendBytes,
 } from './model-call.js';
@@ -134,7 +133,7 @@ function durationOf(fields: Record<string, string | string[]>): number | null {
   return null;
 }
 
-export const audioRoutes: RouteModule = async (app, context) => {
+export const audioRoutes: RouteModule = async (app) => {
   app.post(
     '/v1/audio/speech',
     {
@@ -149,26 +148,17 @@ export const audioRoutes: RouteModule = async (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as SpeechBody;
-      const { record } = request;
-      record.mode = 'audio_speech';
-      record.requestPayload = body;
-      try {
-        // OpenAI's SSE format would come back whole, labelled as audio: the answer here is audio bytes.
-        if (body.stream_format === 'sse') throw invalidBody('/v1/audio/speech answers with audio bytes, not events; remove stream_format or set it to "audio".', 'stream_format');
-        const call = await admitCall(request, reply, context, { mode: 'audio_speech', model: body.model, capability: 'speech' }, () => ({
-          tokens: Math.ceil(body.input.length / 4),
-          costUsd: null,
-        }));
-        const signal = connectionGoneSignal(reply);
-        const result = await call.invoke(
-          (speech, attempt) => speech.speak({ ...attempt, body: upstreamBody(body), signal, requestId: request.id }),
-          signal,
-        );
-        record.responsePayload = { contentType: result.contentType, bytes: result.audio.length };
-        return sendBytes(reply, result.contentType, result.audio);
-      } catch (error) {
-        return recordFailure(request, error);
-      }
+      request.call.describe({ mode: 'audio_speech', payload: body });
+      // OpenAI's SSE format would come back whole, labelled as audio: the answer here is audio bytes.
+      if (body.stream_format === 'sse') throw invalidBody('/v1/audio/speech answers with audio bytes, not events; remove stream_format or set it to "audio".', 'stream_format');
+      const call = await admitCall(request, reply, { mode: 'audio_speech', model: body.model, capability: 'speech' }, () => ({
+        tokens: Math.ceil(body.input.length / 4),
+        costUsd: null,
+      }));
+      const signal = connectionGoneSignal(reply);
+      const result = await call.invoke((speech, attempt) => speech.speak({ ...attempt, body: upstreamBody(body), signal, requestId: request.id }), signal);
+      request.call.answered({ payload: { contentType: result.contentType, bytes: result.audio.length } });
+      return sendBytes(reply, result.contentType, result.audio);
     },
   );
 
@@ -194,35 +184,30 @@ export const audioRoutes: RouteModule = async (app, context) => {
         validatorCompiler: () => () => true,
       },
       async (request, reply) => {
-        const { record } = request;
-        record.mode = 'audio_transcription';
-        try {
-          const { file, fields } = await readForm(request);
-          record.requestPayload = { ...fields, file: file === null ? null : { filename: file.filename, contentType: file.contentType, bytes: file.data.length } };
-          refuseStreaming(single(fields, 'stream'), '/v1/audio/transcriptions');
-          const model = single(fields, 'model');
-          if (model === undefined || model.length === 0) throw invalidBody('model is required: a transcription model from GET /v1/models.', 'model');
-          if (file === null || file.data.length === 0) throw invalidBody('file is required: the audio to transcribe, as a multipart file field named "file".', 'file');
-          record.media = { images: 0, files: 1, mimeTypes: [file.contentType], bytes: file.data.length };
-          const suppliedSeconds = durationOf(fields);
-          record.audioSeconds = suppliedSeconds;
+        const { call: requestCall } = request;
+        requestCall.describe({ mode: 'audio_transcription', payload: null });
+        const { file, fields } = await readForm(request);
+        requestCall.logRequestAs({ ...fields, file: file === null ? null : { filename: file.filename, contentType: file.contentType, bytes: file.data.length } });
+        refuseStreaming(single(fields, 'stream'), '/v1/audio/transcriptions');
+        const model = single(fields, 'model');
+        if (model === undefined || model.length === 0) throw invalidBody('model is required: a transcription model from GET /v1/models.', 'model');
+        if (file === null || file.data.length === 0) throw invalidBody('file is required: the audio to transcribe, as a multipart file field named "file".', 'file');
+        requestCall.carried({ images: 0, files: 1, mimeTypes: [file.contentType], bytes: file.data.length });
+        const suppliedSeconds = durationOf(fields);
+        requestCall.audioLasted(suppliedSeconds);
 
-          const call = await admitCall(request, reply, context, { mode: 'audio_transcription', model, capability: 'transcription' }, ({ target }) => {
-            const perMinute = target.resolved.model.entry.pricing?.audio_per_minute ?? null;
-            return { tokens: 0, costUsd: perMinute !== null && suppliedSeconds !== null ? (perMinute * suppliedSeconds) / 60 : null };
-          });
-          const signal = connectionGoneSignal(reply);
-          const result = await call.invoke(
-            (transcription, attempt) => transcription.transcribe({ ...attempt, file, fields: upstreamFields(fields), signal, requestId: request.id }),
-            signal,
-          );
-          record.usage = result.usage;
-          record.audioSeconds = suppliedSeconds ?? result.durationSeconds;
-          record.responsePayload = result.body.toString('utf8');
-          return sendBytes(reply, result.contentType, result.body);
-        } catch (error) {
-          return recordFailure(request, error);
-        }
+        const call = await admitCall(request, reply, { mode: 'audio_transcription', model, capability: 'transcription' }, ({ target }) => {
+          const perMinute = target.resolved.model.entry.pricing?.audio_per_minute ?? null;
+          return { tokens: 0, costUsd: perMinute !== null && suppliedSeconds !== null ? (perMinute * suppliedSeconds) / 60 : null };
+        });
+        const signal = connectionGoneSignal(reply);
+        const result = await call.invoke(
+          (transcription, attempt) => transcription.transcribe({ ...attempt, file, fields: upstreamFields(fields), signal, requestId: request.id }),
+          signal,
+        );
+        requestCall.audioLasted(suppliedSeconds ?? result.durationSeconds);
+        requestCall.answered({ payload: result.body.toString('utf8') });
+        return sendBytes(reply, result.contentType, result.body);
       },
     );
   });

@@ -76,8 +76,7 @@ export const chatRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as ChatCompletionBody;
-      request.record.mode = 'chat';
-      request.record.requestPayload = body;
+      request.call.describe({ mode: 'chat', payload: body });
       return answerInFormat(request, reply, context, chatCompletionsFormat, body);
     },
   );

@@ -11,7 +11,6 @@ import {
   defaultModelOf,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
-  recordFailure,
   sendBytes,
   sendJsonText,
 } from './model-call.js';
@@ -60,30 +59,24 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as EmbeddingsBody;
-      request.record.mode = 'embedding';
-      request.record.requestPayload = body;
-      try {
-        checkInput(body.input);
-        const model = body.model ?? defaultModelOf(context, 'embedding');
-        const call = await admitCall(request, reply, context, { mode: 'embedding', model, capability: 'embeddings' }, ({ target }) =>
-          estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0),
-        );
-        const signal = connectionGoneSignal(reply);
-        const result = await call.invoke(
-          (embeddings, attempt) => embeddings.embed({ ...attempt, body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id }),
-          signal,
-        );
-        request.record.usage = result.usage;
-        const providerModel = result.response.model;
-        showRequestedModel(result.response, model);
-        request.record.responsePayload = logSummary(result);
-        if (result.responseJson === undefined) return sendJsonText(reply, result.response);
-        // The provider's bytes as they came; `model` is rewritten only when it names another id.
-        const unchanged = providerModel === undefined || providerModel === model;
-        return sendBytes(reply, 'application/json', unchanged ? result.responseJson : patchJsonObject(result.responseJson, { model }, []));
-      } catch (error) {
-        return recordFailure(request, error);
-      }
+      request.call.describe({ mode: 'embedding', payload: body });
+      checkInput(body.input);
+      const model = body.model ?? defaultModelOf(context, 'embedding');
+      const call = await admitCall(request, reply, { mode: 'embedding', model, capability: 'embeddings' }, ({ target }) =>
+        estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0),
+      );
+      const signal = connectionGoneSignal(reply);
+      const result = await call.invoke(
+        (embeddings, attempt) => embeddings.embed({ ...attempt, body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id }),
+        signal,
+      );
+      const providerModel = result.response.model;
+      showRequestedModel(result.response, model);
+      request.call.answered({ payload: logSummary(result) });
+      if (result.responseJson === undefined) return sendJsonText(reply, result.response);
+      // The provider's bytes as they came; `model` is rewritten only when it names another id.
+      const unchanged = providerModel === undefined || providerModel === model;
+      return sendBytes(reply, 'application/json', unchanged ? result.responseJson : patchJsonObject(result.responseJson, { model }, []));
     },
   );
 };

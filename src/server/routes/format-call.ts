@@ -3,7 +3,7 @@ import type { CheckedCall } from '../../calls/index.js';
 import type { ApiFormat, DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
-import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, recordFailure, sendLoggedJson, servedHeaders } from './model-call.js';
+import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 /**
@@ -27,40 +27,34 @@ export async function answerInFormat<B, D extends DecodedCall>(
   body: B,
   native?: NativeAnswer<D>,
 ): Promise<FastifyReply> {
-  const { record } = request;
-  try {
-    const decoded = format.decodeRequest(body, request.jsonBytes);
-    record.streaming = decoded.stream;
-    const call = context.calls.check({
-      mode: 'chat',
-      model: decoded.model,
-      capability: 'chat',
-      providerHint: decoded.providerHint,
-      messages: decoded.body.messages as unknown[],
-      allowedFor: request.principal,
-      record,
-      onServed: servedHeaders(reply),
-    });
-    const answerNatively = native?.(call, decoded);
-    // Media is priced by the provider per image or page, not per base64 byte.
-    const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
-    const estimate = estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
-    await admit(request, reply, context, estimate);
-    call.reserved(estimate);
-    if (answerNatively !== undefined) return await answerNatively();
-    recordDroppedFields(record, call.target.capability.hintsDropped?.(decoded.body) ?? []);
-    const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
-    if (decoded.stream) {
-      const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);
-      const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context) });
-      return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: providerCall.signal, record });
-    }
-    const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
-    record.usage = result.usage;
-    return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
-  } catch (error) {
-    return recordFailure(request, error);
+  const { call: requestCall } = request;
+  const decoded = format.decodeRequest(body, request.jsonBytes);
+  requestCall.streams(decoded.stream);
+  const call = requestCall.check({
+    mode: 'chat',
+    model: decoded.model,
+    capability: 'chat',
+    providerHint: decoded.providerHint,
+    messages: decoded.body.messages as unknown[],
+    allowedFor: request.principal,
+    onServed: servedHeaders(reply),
+  });
+  const answerNatively = native?.(call, decoded);
+  // Media is priced by the provider per image or page, not per base64 byte.
+  const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
+  const estimate = estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
+  await admit(request, reply, estimate);
+  call.reserved(estimate);
+  if (answerNatively !== undefined) return answerNatively();
+  recordDroppedFields(request, reply, call.target.capability.hintsDropped?.(decoded.body) ?? []);
+  const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
+  if (decoded.stream) {
+    const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);
+    const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context) });
+    return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: providerCall.signal, call: requestCall });
   }
+  const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
+  return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
 }
 
 /** Characters of streamed answer text the request log's transcript keeps: none when it keeps no payloads. */

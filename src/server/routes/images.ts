@@ -8,7 +8,6 @@ import {
   defaultModelOf,
   ERROR_RESPONSES,
   MODEL_ROUTE_SCHEMA,
-  recordFailure,
   refuseStreaming,
   sendJsonText,
 } from './model-call.js';
@@ -52,29 +51,18 @@ export const imagesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as ImageBody;
-      const { record } = request;
-      record.mode = 'image_generation';
-      record.requestPayload = body;
-      try {
-        refuseStreaming(body.stream, '/v1/images/generations');
-        const model = body.model ?? defaultModelOf(context, 'image_generation');
-        const call = await admitCall(request, reply, context, { mode: 'image_generation', model, capability: 'images' }, ({ target }) =>
-          estimateImages(target.resolved.model.entry.pricing, body.prompt, body.n ?? 1),
-        );
-        const signal = connectionGoneSignal(reply);
-        const result = await call.invoke(
-          (images, attempt) => images.generate({ ...attempt, body: upstreamBody(body), signal, requestId: request.id }),
-          signal,
-        );
-        record.usage = result.usage;
-        record.imageCount = result.imageCount;
-        showRequestedModel(result.response, model);
-        // The log's redaction makes each image a reference (type, bytes, SHA-256).
-        record.responsePayload = result.response;
-        return sendJsonText(reply, result.response);
-      } catch (error) {
-        return recordFailure(request, error);
-      }
+      request.call.describe({ mode: 'image_generation', payload: body });
+      refuseStreaming(body.stream, '/v1/images/generations');
+      const model = body.model ?? defaultModelOf(context, 'image_generation');
+      const call = await admitCall(request, reply, { mode: 'image_generation', model, capability: 'images' }, ({ target }) =>
+        estimateImages(target.resolved.model.entry.pricing, body.prompt, body.n ?? 1),
+      );
+      const signal = connectionGoneSignal(reply);
+      const result = await call.invoke((images, attempt) => images.generate({ ...attempt, body: upstreamBody(body), signal, requestId: request.id }), signal);
+      showRequestedModel(result.response, model);
+      // The log's redaction makes each image a reference (type, bytes, SHA-256).
+      request.call.answered({ payload: result.response });
+      return sendJsonText(reply, result.response);
     },
   );
 };

@@ -13,7 +13,7 @@ import type { MessagesCall } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat, transcriptCharactersOf, type NativeAnswer } from './format-call.js';
-import { admit, connectionGoneSignal, MODEL_ROUTE_SCHEMA, recordDroppedFields, recordFailure, sendJsonText, sendLoggedJson } from './model-call.js';
+import { admit, connectionGoneSignal, MODEL_ROUTE_SCHEMA, recordDroppedFields, sendJsonText, sendLoggedJson } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 const Block = Type.Object({ type: Type.String({ description: 'text, image, document, tool_use, tool_result, …' }) }, { additionalProperties: true });
@@ -99,7 +99,7 @@ function messagesNatively(request: FastifyRequest, reply: FastifyReply, context:
     const native = call.through('messages');
     if (native === undefined) {
       refuseUntranslatable(decoded);
-      recordDroppedFields(request.record, decoded.dropped);
+      recordDroppedFields(request, reply, decoded.dropped);
       return undefined;
     }
     return () => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));
@@ -114,14 +114,12 @@ async function answerNatively(
   decoded: MessagesDecodedCall,
   call: Omit<MessagesCall, 'upstreamModel'>,
 ): Promise<FastifyReply> {
-  const { record } = request;
   if (decoded.stream) {
     const stream = await native.invoke((messages, attempt) => messages.stream({ ...call, ...attempt }), call.signal);
     const encoder = new NativeMessagesStreamEncoder(decoded.model, { transcriptCharacters: transcriptCharactersOf(context) });
-    return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: call.signal, record });
+    return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: call.signal, call: request.call });
   }
   const result = await native.invoke((messages, attempt) => messages.create({ ...call, ...attempt }), call.signal);
-  record.usage = result.usage;
   result.message.model = decoded.model;
   return sendLoggedJson(request, reply, result.message);
 }
@@ -144,8 +142,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       const body = request.body as MessagesBody;
       reply.header('request-id', request.id);
-      request.record.mode = 'chat';
-      request.record.requestPayload = body;
+      request.call.describe({ mode: 'chat', payload: body });
       return answerInFormat(request, reply, context, messagesFormat, body, messagesNatively(request, reply, context, body));
     },
   );
@@ -165,23 +162,17 @@ export const messagesRoutes: RouteModule = (app, context) => {
     async (request, reply) => {
       const body = request.body as MessagesBody;
       reply.header('request-id', request.id);
-      const { record } = request;
-      record.mode = 'chat';
-      record.requestPayload = body;
-      try {
-        const decoded = messagesFormat.decodeRequest(body, undefined);
-        const call = context.calls.check({ mode: 'chat', model: body.model, capability: 'chat', messages: decoded.body.messages as unknown[], allowedFor: request.principal, record });
-        // Counting calls no model: it counts against the key's requests per minute only.
-        await admit(request, reply, context, { tokens: 0, costUsd: 0 });
-        const native = call.through('messages');
-        const inputTokens =
-          native === undefined
-            ? estimateInputTokens(body)
-            : await native.invoke((messages, attempt) => messages.countTokens({ ...nativeCallOf(request, reply, body), ...attempt }));
-        return sendJsonText(reply, { input_tokens: inputTokens });
-      } catch (error) {
-        return recordFailure(request, error);
-      }
+      request.call.describe({ mode: 'chat', payload: body });
+      const decoded = messagesFormat.decodeRequest(body, undefined);
+      const call = request.call.check({ mode: 'chat', model: body.model, capability: 'chat', messages: decoded.body.messages as unknown[], allowedFor: request.principal });
+      // Counting calls no model: it counts against the key's requests per minute only.
+      await admit(request, reply, { tokens: 0, costUsd: 0 });
+      const native = call.through('messages');
+      const inputTokens =
+        native === undefined
+          ? estimateInputTokens(body)
+          : await native.invoke((messages, attempt) => messages.countTokens({ ...nativeCallOf(request, reply, body), ...attempt }));
+      return sendJsonText(reply, { input_tokens: inputTokens });
     },
   );
 };

@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox';
 import type { CallRequest, Capability, CheckedCall } from '../../calls/index.js';
 import type { ModelMode } from '../../catalog/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import type { RequestRecord } from '../../logs/index.js';
 import type { Principal } from '../../keys/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
 import { stringifyProviderValue } from '../../providers/index.js';
@@ -41,18 +40,17 @@ export const ERROR_RESPONSES = { '4xx': ErrorResponse, '5xx': ErrorResponse } as
 
 /**
  * Admits a request that makes one model call, through the model-call path: resolve,
- * allow-list, input policy, reserve; the request record is filled as it goes, and the
- * reply carries the rate-limit headers, and once the provider call ended, the model that
- * served it and the number of attempts (`x-modelgate-model`, `x-modelgate-attempts`).
+ * allow-list, input policy, reserve; the reply carries the rate-limit headers, and once the
+ * provider call ended, the model that served it and the number of attempts
+ * (`x-modelgate-model`, `x-modelgate-attempts`).
  */
 export async function admitCall<C extends Capability>(
   request: FastifyRequest,
   reply: FastifyReply,
-  context: GatewayContext,
-  call: Omit<CallRequest<C>, 'allowedFor' | 'record' | 'onServed'>,
+  call: Omit<CallRequest<C>, 'allowedFor' | 'onServed'>,
   estimateOf: (call: CheckedCall<C>) => UsageEstimate,
 ): Promise<CheckedCall<C>> {
-  const admitted = await context.calls.admit(request.principal, { ...call, allowedFor: request.principal, record: request.record, onServed: servedHeaders(reply) }, estimateOf);
+  const admitted = await request.call.admit(request.principal, { ...call, allowedFor: request.principal, onServed: servedHeaders(reply) }, estimateOf);
   reply.headers(admitted.admission.headers);
   return admitted.call;
 }
@@ -69,14 +67,8 @@ export function servedHeaders(reply: FastifyReply): (model: string, attempts: nu
  * request that calls no model itself (a utility, an agent run whose calls reserve their own),
  * and sets the rate-limit headers.
  */
-export async function admit(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  context: GatewayContext,
-  estimate: UsageEstimate,
-  principal: Principal = request.principal,
-): Promise<void> {
-  const admission = await context.calls.reserve(principal, estimate, request.record);
+export async function admit(request: FastifyRequest, reply: FastifyReply, estimate: UsageEstimate, principal: Principal = request.principal): Promise<void> {
+  const admission = await request.call.reserve(principal, estimate);
   reply.headers(admission.headers);
 }
 
@@ -123,25 +115,13 @@ export function clientGoneSignal(reply: FastifyReply): AbortSignal {
 }
 
 /**
- * Names in the request record's detail (`droppedFields`) the fields a translation left out as
- * hints, so the log shows what the provider never saw.
+ * Names the fields a translation left out as hints (decisions §9): in the request record and
+ * in the `x-modelgate-dropped` header, so the caller and the operator see what the provider never saw.
  */
-export function recordDroppedFields(record: RequestRecord, fields: readonly string[]): void {
+export function recordDroppedFields(request: FastifyRequest, reply: FastifyReply, fields: readonly string[]): void {
   if (fields.length === 0) return;
-  const earlier = (record.logDetail?.droppedFields as string[] | undefined) ?? [];
-  record.logDetail = { ...record.logDetail, droppedFields: [...earlier, ...fields] };
-}
-
-/** Keeps a failure's code and upstream detail in the request record, then rethrows it. */
-export function recordFailure(request: FastifyRequest, error: unknown): never {
-  const { record } = request;
-  if (error instanceof GatewayError) {
-    record.errorCode = error.code;
-    record.logDetail = error.logDetail ?? null;
-  } else {
-    record.errorCode = 'internal_error';
-  }
-  throw error;
+  request.call.droppedFields(fields);
+  reply.header('x-modelgate-dropped', request.call.droppedSoFar.join(','));
 }
 
 /**
@@ -178,8 +158,7 @@ export function sendJsonText(reply: FastifyReply, json: JsonObject): FastifyRepl
  */
 export function sendLoggedJson(request: FastifyRequest, reply: FastifyReply, json: JsonObject): FastifyReply {
   const text = stringifyProviderValue(json, 'response');
-  request.record.responsePayload = json;
-  request.record.responsePayloadJson = text;
+  request.call.answered({ payload: json, json: text });
   return reply.type('application/json').send(text);
 }
 

@@ -16,7 +16,7 @@ import type { StoredResponse } from '../../responses/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat } from './format-call.js';
-import { connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, recordDroppedFields, recordFailure, sendJsonText, sendLoggedJson } from './model-call.js';
+import { connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, recordDroppedFields, sendJsonText, sendLoggedJson } from './model-call.js';
 import { Nullable } from './schema-helpers.js';
 import { sendEventStream } from './stream-relay.js';
 
@@ -117,16 +117,10 @@ export const responsesRoutes: RouteModule = (app, context) => {
     },
     async (request, reply) => {
       const body = request.body as ResponsesBody;
-      request.record.mode = 'chat';
-      request.record.requestPayload = body;
-      let previous: StoredResponse | null;
-      try {
-        // A background response would be finished (and stored) after this request ended, out of the gateway's sight.
-        if (body.background === true) throw invalidBody('Background responses are not served here: leave background out and the answer comes in this request (stream: true for events).', 'background');
-        previous = typeof body.previous_response_id === 'string' ? await storedResponse(context, request, body.previous_response_id, 'previous_response_id') : null;
-      } catch (error) {
-        return recordFailure(request, error);
-      }
+      request.call.describe({ mode: 'chat', payload: body });
+      // A background response would be finished (and stored) after this request ended, out of the gateway's sight.
+      if (body.background === true) throw invalidBody('Background responses are not served here: leave background out and the answer comes in this request (stream: true for events).', 'background');
+      const previous = typeof body.previous_response_id === 'string' ? await storedResponse(context, request, body.previous_response_id, 'previous_response_id') : null;
       const keeper = keeperOf(context, request, body, previous);
       const turn: ResponsesTurn = { body, history: historyOf(previous), keep: keeper(false) };
       return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
@@ -134,7 +128,7 @@ export const responsesRoutes: RouteModule = (app, context) => {
         if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
         // Translated: the hints only OpenAI acts on were left out; the log says which.
-        recordDroppedFields(request.record, decoded.dropped);
+        recordDroppedFields(request, reply, decoded.dropped);
         return undefined;
       });
     },
@@ -239,10 +233,9 @@ async function nativeAnswer(
   if (decoded.stream) {
     const stream = await call.invoke((responses, attempt) => responses.stream({ ...providerCall, ...attempt }), signal);
     const encoder = new ResponsesPassThroughEncoder({ requestedModel: body.model, keep: options.keep });
-    return sendEventStream(reply, stream, encoder, { requestId: request.id, signal, record: request.record });
+    return sendEventStream(reply, stream, encoder, { requestId: request.id, signal, call: request.call });
   }
   const result = await call.invoke((responses, attempt) => responses.create({ ...providerCall, ...attempt }), signal);
-  request.record.usage = result.usage;
   const response = { ...result.response, model: body.model };
   await options.keep(response);
   return sendLoggedJson(request, reply, response);

@@ -2,14 +2,15 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../../errors/index.js';
 import type { StreamEncoder } from '../../formats/index.js';
-import type { RequestRecord } from '../../logs/index.js';
-import type { EventStream, StreamEvent, StreamFailed, StreamReader, UsageReported } from '../../model-api/index.js';
+import type { RequestCall } from '../../calls/index.js';
+import type { EventStream, StreamEvent, StreamFailed, StreamReader, TokenUsage, UsageReported } from '../../model-api/index.js';
 
 export interface StreamRelayOptions {
   requestId: string;
   /** Fires when the client went away. */
   signal: AbortSignal;
-  record: RequestRecord;
+  /** The request's call: told the stream's usage, its transcript and how it ended. */
+  call: RequestCall;
 }
 
 /**
@@ -40,13 +41,15 @@ export function sendEventStream<D extends { type: string }>(
   headers['x-accel-buffering'] = 'no';
   reply.raw.writeHead(200, headers);
   // The request log waits for the relay when the client goes away, so late usage still counts.
-  options.record.pendingWork = new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished)));
+  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
   return reply;
 }
 
 /** Writes the frames of the events it is handed to the client, and ends the response and the record's stream part. */
 class StreamRelay<D extends { type: string }> implements StreamReader<StreamEvent<D>> {
   private failure: StreamFailed | null = null;
+  /** The last usage the provider reported (its running total). */
+  private usage: TokenUsage | null = null;
 
   constructor(
     private readonly stream: EventStream<StreamEvent<D>>,
@@ -57,12 +60,12 @@ class StreamRelay<D extends { type: string }> implements StreamReader<StreamEven
   ) {}
 
   onEvents(events: readonly StreamEvent<D>[]): boolean {
-    const { record } = this.options;
     if (this.gone() || this.failure !== null) return true;
     let frames = '';
     for (const event of events) {
       if (isUsage(event)) {
-        record.usage = event.usage;
+        this.usage = event.usage;
+        this.options.call.used(event.usage);
         frames += this.encoder.usage(event);
       } else if (isFailure(event)) {
         this.failure = event;
@@ -81,18 +84,16 @@ class StreamRelay<D extends { type: string }> implements StreamReader<StreamEven
   }
 
   onEnd(): void {
-    const { record } = this.options;
+    const { call } = this.options;
     const aborted = this.options.signal.aborted;
-    record.responsePayload = this.encoder.transcript(record.usage, this.failure === null && !aborted);
+    call.answered({ payload: this.encoder.transcript(this.usage, this.failure === null && !aborted) });
     if (this.gone()) {
-      if (aborted) record.errorCode = 'client_closed';
       this.output.destroy();
     } else if (this.failure !== null) {
-      record.errorCode = 'provider_error';
-      record.logDetail = this.failure.logDetail ?? null;
+      call.streamFailed(this.failure.logDetail);
       this.output.end(this.encoder.fail(new GatewayError('provider_error', this.failure.message), this.options.requestId));
     } else {
-      const frames = this.encoder.end(record.usage);
+      const frames = this.encoder.end(this.usage);
       if (typeof frames !== 'string') {
         // The format keeps its answer before the caller sees the end (a stored response).
         void frames.then((last) => this.output.end(last), () => this.output.destroy()).finally(this.finished);

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Keyring } from '../../crypto/index.js';
 import { projectOf } from '../../keys/index.js';
 import { heldTo } from '../../limits/index.js';
-import type { RequestRecord } from '../../logs/index.js';
+import type { RequestCall } from '../../calls/index.js';
 import type { RouteModule } from '../app.js';
 import { noStore } from './admin-scope.js';
 import { admit, MODEL_ROUTE_SCHEMA } from './model-call.js';
@@ -26,10 +25,9 @@ const UTILITY_SCHEMA = { tags: ['utilities'], security: MODEL_ROUTE_SCHEMA.secur
 const REDACTED = '[redacted: encryption utility payload]';
 
 /** Logs the call as a utility call whose one request field and one response field are redacted. */
-function recordRedacted(record: RequestRecord, requestField: string, responseField: string): void {
-  record.mode = 'utility';
-  record.requestPayload = { [requestField]: REDACTED };
-  record.responsePayload = { [responseField]: REDACTED };
+function recordRedacted(call: RequestCall, requestField: string, responseField: string): void {
+  call.describe({ mode: 'utility', payload: { [requestField]: REDACTED } });
+  call.answered({ payload: { [responseField]: REDACTED } });
 }
 
 /**
@@ -40,7 +38,7 @@ const NO_USAGE = { tokens: 0, costUsd: null };
 
 /** POST /v1/utils/encrypt and /v1/utils/decrypt (scope utils:crypto). */
 export const utilsRoutes: RouteModule = (app, context) => {
-  const keyring = new Keyring(context.secrets.encryptionKey, context.secrets.previousEncryptionKeys);
+  const { keyring } = context;
 
   app.post(
     '/v1/utils/encrypt',
@@ -56,8 +54,8 @@ export const utilsRoutes: RouteModule = (app, context) => {
       },
     },
     async (request, reply) => {
-      recordRedacted(request.record, 'text', 'encryptedText');
-      await admit(request, reply, context, NO_USAGE, heldTo(request.principal, 'per-minute'));
+      recordRedacted(request.call, 'text', 'encryptedText');
+      await admit(request, reply, NO_USAGE, heldTo(request.principal, 'per-minute'));
       return { encryptedText: keyring.encrypt(request.body.text, projectOf(request.principal)) };
     },
   );
@@ -76,8 +74,8 @@ export const utilsRoutes: RouteModule = (app, context) => {
       },
     },
     async (request, reply) => {
-      recordRedacted(request.record, 'encryptedText', 'text');
-      await admit(request, reply, context, NO_USAGE, heldTo(request.principal, 'per-minute'));
+      recordRedacted(request.call, 'encryptedText', 'text');
+      await admit(request, reply, NO_USAGE, heldTo(request.principal, 'per-minute'));
       return { text: keyring.decrypt(request.body.encryptedText, 'encryptedText', projectOf(request.principal)) };
     },
   );

@@ -1,0 +1,319 @@
+import type { ResolvedModel } from '../catalog/index.js';
+import { GatewayError } from '../errors/index.js';
+import type { Principal } from '../keys/index.js';
+import type { Admission, UsageEstimate } from '../limits/index.js';
+import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode } from '../logs/index.js';
+import type { TokenUsage } from '../model-api/index.js';
+import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
+import { costOfEntries, finishedRequest, settlementOfEntries } from './finish.js';
+import type { CallRequest, ModelCalls } from './model-calls.js';
+
+/** Where a request starts: what the HTTP layer knows before its body is read. */
+export interface RequestStart {
+  requestId: string;
+  /** The public endpoint (a playground relay's is the endpoint it relays). */
+  endpoint: string;
+  /** The caller's X-Platform-ID, cleaned. */
+  platform: string | null;
+  startedAt: number;
+}
+
+/** How the response of a request ended, as the HTTP layer saw it. */
+export interface RequestEnd {
+  /** The status sent; null when the client went away before the response ended (logged 499). */
+  status: number | null;
+  caller: Caller;
+  /** Why the gateway cut the connection, when it did (a client that took nothing). */
+  cutOff?: string;
+}
+
+/** Told of every finished request (metrics, traces), before the HTTP layer hands it to the log. */
+export interface FinishedRequestObserver {
+  finished(request: FinishedRequest): void;
+  /** Settling a request's reservation with the limiter failed (its counters then keep the estimate). */
+  settlementFailed?(error: unknown): void;
+}
+
+/** What a route says about its request once it knows: the mode it is logged under and the body as it is logged. */
+export interface RequestFacts {
+  mode: RecordMode;
+  payload: unknown;
+  streaming?: boolean;
+  /** The agent a run belongs to. */
+  agent?: string;
+}
+
+/** An answer the caller was sent, as the log keeps it. */
+export interface Answer {
+  payload: unknown;
+  /** The payload as the JSON text sent, when the route serialised it already. */
+  json?: string;
+}
+
+/** Failure facts as the record keeps them. */
+interface Failure {
+  code: LoggedErrorCode;
+  detail: Record<string, unknown> | null;
+}
+
+/**
+ * One request's call through the model-call path, from the moment the request arrived until
+ * its response ended. It is the only writer of the request's record: routes tell it what the
+ * request is, the checks and provider calls report to it as they happen (CheckedCall), and
+ * `finish` settles the reservation, prices every model call and makes the record, one
+ * frozen value, that the HTTP layer hands to the request log.
+ */
+export class RequestCall implements CallLedger {
+  readonly requestId: string;
+  readonly startedAt: number;
+  readonly endpoint: string;
+  private readonly platform: string | null;
+  private recordMode: RecordMode | null = null;
+  private requestPayload: unknown = null;
+  private answer: Answer | null = null;
+  private streaming = false;
+  private agentSlug: string | null = null;
+  private extraFacts: Record<string, unknown> | null = null;
+  private requestedModel: string | null = null;
+  private resolved: ResolvedModel | null = null;
+  private mediaSummary: MediaSummary | null = null;
+  private audio: number | null = null;
+  private readonly dropped: string[] = [];
+  private failure: Failure | null = null;
+  private readonly entries: CallEntry[] = [];
+  readonly attempts: AttemptRecord[] = [];
+  private admission: Admission | null = null;
+  private work: Promise<unknown> | undefined;
+  private finished: FinishedRequest | null = null;
+
+  constructor(
+    start: RequestStart,
+    private readonly calls: ModelCalls,
+    private readonly observers: readonly FinishedRequestObserver[],
+  ) {
+    this.requestId = start.requestId;
+    this.startedAt = start.startedAt;
+    this.endpoint = start.endpoint;
+    this.platform = start.platform;
+  }
+
+  /** The mode the request is logged under (null until its route said). */
+  get mode(): RecordMode | null {
+    return this.recordMode;
+  }
+
+  /** The catalog id the request's model resolved to, once checked. */
+  get resolvedModel(): string | null {
+    return this.resolved?.id ?? null;
+  }
+
+  /** Whether the route said what the request is (a request refused before its handler ran has not). */
+  get described(): boolean {
+    return this.recordMode !== null;
+  }
+
+  /** The route says what the request is: the mode it is logged under and its body. */
+  describe(facts: RequestFacts): void {
+    this.recordMode = facts.mode;
+    this.requestPayload = facts.payload;
+    if (facts.streaming !== undefined) this.streaming = facts.streaming;
+    if (facts.agent !== undefined) this.agentSlug = facts.agent;
+  }
+
+  /** A body refused before any route read it (its schema): logged as received, with the model it named, so an operator sees what the client sent. */
+  refusedBody(body: unknown): void {
+    if (this.requestPayload !== null || body === undefined) return;
+    this.requestPayload = body;
+    const model = (body as { model?: unknown } | null)?.model;
+    if (typeof model === 'string' && this.requestedModel === null) this.requestedModel = model;
+  }
+
+  /** The body as the log keeps it, when it differs from what was received (VETTING's answer keys encrypted, an agent's media as asset ids). */
+  logRequestAs(payload: unknown): void {
+    this.requestPayload = payload;
+  }
+
+  streams(streaming: boolean): void {
+    this.streaming = streaming;
+  }
+
+  /** Facts beyond the record's columns (an agent run's id, VETTING's stop reason), kept in its detail. */
+  note(extra: Record<string, unknown>): void {
+    this.extraFacts = this.extraFacts === null ? extra : { ...this.extraFacts, ...extra };
+  }
+
+  /** Media the request carried, when the route knows it better than the input policy (a transcription's file, an agent's assets). */
+  carried(media: MediaSummary | null): void {
+    this.mediaSummary = media;
+  }
+
+  /** Seconds of audio the request is priced by (a transcription's, supplied or reported). */
+  audioLasted(seconds: number | null): void {
+    this.audio = seconds;
+  }
+
+  /** Fields the gateway left out as hints the target does not take (decisions §9), by path. */
+  droppedFields(fields: readonly string[]): void {
+    for (const field of fields) this.dropped.push(field);
+  }
+
+  /** The dropped fields so far (for the `x-modelgate-dropped` header). */
+  get droppedSoFar(): readonly string[] {
+    return this.dropped;
+  }
+
+  /** Checks the request's model call: resolve, allow-list, input policy; the record names its model and media. */
+  check<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
+    return this.calls.check(request, this, {
+      requested: (model) => (this.requestedModel = model),
+      resolved: (resolved) => (this.resolved = resolved),
+      media: (media) => (this.mediaSummary = media),
+    });
+  }
+
+  /** Checks another model call of the request (VETTING's verification, an agent's node): it is priced and listed in the record, which names the request's own model. */
+  subcall<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
+    return this.calls.check(request, this);
+  }
+
+  /** Reserves the request's estimate against the principal's limits, once (a 429 when nothing is left); settled when the request finishes. */
+  async reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
+    const admission = await this.calls.reserve(principal, estimate);
+    this.admission = admission;
+    return admission;
+  }
+
+  /** The steps of a request that makes one model call: check, then reserve its estimate (made from the checked call). */
+  async admit<C extends Capability>(principal: Principal, request: CallRequest<C>, estimateOf: (call: CheckedCall<C>) => UsageEstimate): Promise<{ call: CheckedCall<C>; admission: Admission }> {
+    const call = this.check(request);
+    const estimate = estimateOf(call);
+    const admission = await this.reserve(principal, estimate);
+    call.reserved(estimate);
+    return { call, admission };
+  }
+
+  /**
+   * A model call known only as the request runs (an agent's node): its estimate is reserved
+   * against the caps before it is made, and settled with what it used as soon as it ended.
+   * Resolves with the result and the call's usage and cost.
+   */
+  async metered<C extends Capability, R>(
+    principal: Principal,
+    call: CheckedCall<C>,
+    estimate: UsageEstimate,
+    providerCall: ProviderCall<C, R>,
+    signal: AbortSignal,
+  ): Promise<{ result: R; usage: TokenUsage | null; costMicroUsd: number | null }> {
+    const reservation = await this.calls.reserveCaps(principal, estimate);
+    call.reserved(estimate);
+    let entry: CallEntry | undefined;
+    const own = () => (entry === undefined ? [] : [entry]);
+    let result: R;
+    try {
+      result = await call.invoke(providerCall, signal, { metered: (made) => (entry = made) });
+    } catch (error) {
+      // A call cut off by the deadline or the client may have done work nobody measured.
+      await reservation.settle(settlementOfEntries(reservation.reserved, own(), signal.aborted));
+      throw error;
+    }
+    await reservation.settle(settlementOfEntries(reservation.reserved, own(), true));
+    return { result, usage: entry?.usage ?? null, costMicroUsd: costOfEntries(own()) };
+  }
+
+  /** CallLedger: a provider call begins. */
+  started(purpose: string | null): CallEntry {
+    const entry: CallEntry = {
+      purpose,
+      resolved: null,
+      providerName: null,
+      usage: null,
+      imageCount: null,
+      latencyMs: null,
+      answered: false,
+      failure: null,
+      metered: false,
+      providerRequestIds: [],
+    };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /** Usage reported after the call began (a stream's running total): the request's last model call used it. */
+  used(usage: TokenUsage): void {
+    const entry = this.entries.at(-1);
+    if (entry !== undefined) entry.usage = usage;
+  }
+
+  /** The caller's answer, as the log keeps it. */
+  answered(answer: Answer): void {
+    this.answer = answer;
+  }
+
+  /** The request failed: its code and the detail for the admin API (the provider's facts included). The first failure is the one kept. */
+  failed(error: unknown, options: { message?: boolean } = {}): void {
+    if (this.failure !== null) return;
+    const gatewayError = error instanceof GatewayError ? error : null;
+    const detail = gatewayError?.detail() ?? null;
+    this.failure = {
+      code: gatewayError?.code ?? 'internal_error',
+      detail: options.message === true && gatewayError !== null ? { ...detail, error_message: gatewayError.message } : detail,
+    };
+  }
+
+  /** A stream the provider ended with a failure after it began: the client got the format's error frame. */
+  streamFailed(detail: Record<string, unknown> | undefined): void {
+    if (this.failure === null) this.failure = { code: 'provider_error', detail: detail ?? null };
+  }
+
+  /** Work that still writes to this call after the reply was handed on (a stream relay): an aborted request is finished once it is done. */
+  pending(work: Promise<unknown>): void {
+    this.work = work;
+  }
+
+  get pendingWork(): Promise<unknown> | undefined {
+    return this.work;
+  }
+
+  /**
+   * The request's response ended: the reservation is settled with what its model calls used,
+   * each is priced by the model that served it, and the record is made, once. Observers
+   * (metrics, traces) are told; the HTTP layer hands the result to the request log.
+   */
+  finish(end: RequestEnd): FinishedRequest {
+    if (this.finished !== null) return this.finished;
+    if (end.status === null) {
+      // 499 is the client's doing, whatever was recorded after its upstream call was cancelled for it.
+      this.failure = { code: 'client_closed', detail: end.cutOff === undefined ? (this.failure?.detail ?? null) : { ...this.failure?.detail, reason: end.cutOff } };
+    }
+    const finished = finishedRequest(
+      {
+        requestId: this.requestId,
+        startedAt: this.startedAt,
+        endpoint: this.endpoint,
+        platform: this.platform,
+        mode: this.recordMode,
+        requestedModel: this.requestedModel,
+        resolved: this.resolved,
+        streaming: this.streaming,
+        audioSeconds: this.audio,
+        media: this.mediaSummary,
+        requestPayload: this.requestPayload,
+        answer: this.answer,
+        failure: this.failure,
+        attempts: this.attempts,
+        entries: this.entries,
+        dropped: this.dropped,
+        agent: this.agentSlug,
+        extra: this.extraFacts,
+        admission: this.admission,
+      },
+      end,
+      (error) => {
+        for (const observer of this.observers) observer.settlementFailed?.(error);
+      },
+    );
+    this.finished = finished;
+    for (const observer of this.observers) observer.finished(finished);
+    return finished;
+  }
+}
