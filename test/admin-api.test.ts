@@ -103,7 +103,7 @@ describe('keys', () => {
 
   test('list and show never return the secret or its hash', async () => {
     const key = await createKey({ name: 'hidden', scopes: ['model:request'] });
-    const [row] = await gateway.gateway.context.storage.db.selectFrom('api_keys').select('secret_hash').where('id', '=', key.id).execute();
+    const [row] = await gateway.gateway.storage.db.selectFrom('api_keys').select('secret_hash').where('id', '=', key.id).execute();
     const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
     const list = await send('GET', '/admin/v1/keys', headers);
     const show = await send('GET', `/admin/v1/keys/${key.id}`, headers);

@@ -293,7 +293,7 @@ describe('authentication over HTTP', () => {
   });
 
   test('the admin token is not a model key', async () => {
-    await assertRejected(gateway, { authorization: `Bearer ${gateway.gateway.context.secrets.adminToken}` }, 401, 'authentication_error', 'invalid_api_key');
+    await assertRejected(gateway, { authorization: `Bearer ${gateway.gateway.secrets.adminToken}` }, 401, 'authentication_error', 'invalid_api_key');
   });
 
   test('with MODELGATE_REQUIRE_KEYS=false a keyless call is anonymous but a wrong key is still rejected', async () => {

@@ -13,7 +13,7 @@ interface MigrationRecord {
 }
 
 async function appliedMigrations(gateway: TestGateway): Promise<MigrationRecord[]> {
-  const { rows } = await sql<MigrationRecord>`select name, timestamp from kysely_migration order by name`.execute(gateway.gateway.context.storage.db);
+  const { rows } = await sql<MigrationRecord>`select name, timestamp from kysely_migration order by name`.execute(gateway.gateway.storage.db);
   return rows.map((row) => ({ name: row.name, timestamp: String(row.timestamp) }));
 }
 
@@ -55,7 +55,7 @@ for (const backend of STORAGE_BACKENDS) {
         assert.equal((await first.admin('POST', `/admin/v1/keys/${paused.id}/pause`)).status, 200);
 
         // Running the migrator again on an up-to-date database changes nothing.
-        await migrateToLatest(first.gateway.context.storage.db as Kysely<unknown>, first.gateway.context.storage.kind);
+        await migrateToLatest(first.gateway.storage.db as Kysely<unknown>, first.gateway.storage.kind);
         assert.deepEqual(await appliedMigrations(first), migrations);
       } finally {
         await first.close();

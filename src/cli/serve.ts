@@ -71,7 +71,7 @@ function reportStart(gateway: RunningGateway, flags: CommandLineSettings): strin
 
 async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
   const gateway = await startGateway(config);
-  const { secrets, storage } = gateway.context;
+  const { secrets, storage } = gateway;
   // Asked before the listening line: once that is out, a SIGTERM must find the shutdown handlers,
   // which are in place before it is written (a signal sent on reading it may come at once).
   const hasAccounts = await gateway.context.accounts.users.exist();

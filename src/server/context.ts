@@ -1,14 +1,15 @@
 import type { Logger } from 'pino';
 import type { Accounts } from '../accounts/index.js';
-import type { GatewayConfig, GatewaySecrets, RoutingEntry } from '../config/index.js';
-import type { Storage } from '../storage/index.js';
-import type { Authenticator, KeyCache, KeyPropagation, KeyStore } from '../keys/index.js';
+import type { FastifyRequest } from 'fastify';
+import type { GatewayConfig, RoutingEntry } from '../config/index.js';
+import type { StorageKind } from '../storage/index.js';
+import type { Authenticator, KeyCache, KeyPage, KeyPageQuery, KeyPropagation, KeyStore, ProjectStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
 import type { AgentServices } from '../agents/index.js';
-import type { LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
+import type { KeySpendView, LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { ResponseStore } from '../responses/index.js';
 import type { Tracing } from '../telemetry/index.js';
@@ -21,8 +22,10 @@ import type { VettingService } from '../vetting/index.js';
  */
 export interface GatewayContext {
   readonly config: GatewayConfig;
-  readonly secrets: GatewaySecrets;
-  readonly storage: Storage;
+  /** The database as the health checks see it: its kind, and whether it answers a round trip in time. */
+  readonly database: { readonly kind: StorageKind; answers(withinMs: number): Promise<boolean> };
+  /** The admin API's one authorisation (the admin token or a signed-in dashboard session), for the admin scopes' onRequest. */
+  readonly adminAuthentication: (request: FastifyRequest) => Promise<void>;
   readonly logger: Logger;
   readonly catalog: Catalog;
   readonly providers: ProviderRegistry;
@@ -32,6 +35,9 @@ export interface GatewayContext {
     /** Where a change made through this instance is applied and announced to the others. */
     readonly propagation: KeyPropagation;
     readonly authenticator: Authenticator;
+    readonly projects: ProjectStore;
+    /** A page of keys, for the admin API's key list. */
+    readonly page: (query: KeyPageQuery) => Promise<KeyPage>;
   };
   readonly limits: Limiter;
   /** The enc:: keyring (the gateway's encryption key and its previous ones), for the utilities and VETTING. */
@@ -45,7 +51,14 @@ export interface GatewayContext {
   /** Agents: their store, authoring, the runner, and the media of runs. */
   readonly agents: AgentServices;
   /** The request log: the store (queries) and the background writer (records are pushed, never awaited). */
-  readonly logs: { readonly store: LogStore; readonly writer: LogWriter; readonly refusals: RefusalSummary; readonly sizeCap: SizeCapJob };
+  readonly logs: {
+    readonly store: LogStore;
+    readonly writer: LogWriter;
+    readonly refusals: RefusalSummary;
+    readonly sizeCap: SizeCapJob;
+    /** What keys spent today and this month (their caps' windows), from the log. */
+    readonly spendOf: (keyIds: readonly string[]) => Promise<KeySpendView[]>;
+  };
   readonly metrics: GatewayMetrics;
   /** Stored responses of the Responses API (`store`, `previous_response_id`, GET and DELETE). */
   readonly responses: ResponseStore;

@@ -1,17 +1,18 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type RoutingEntry } from '../config/index.js';
-import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
+import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
+import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
-import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
+import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
-import { addKnownSecrets, redactText } from '../logs/index.js';
+import { addKnownSecrets, redactText, spendOfKeys } from '../logs/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
+import { adminAuthHook } from './admin-auth.js';
 import { registerRequestRecordHook } from './request-record-hook.js';
 import { registerTraceHook } from './trace-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
@@ -32,6 +33,9 @@ const IDLE_SWEEP_MS = 50;
 export interface RunningGateway {
   readonly app: GatewayApp;
   readonly context: GatewayContext;
+  /** The storage and secrets it runs on, for the start-up report and tests (routes get services, not these). */
+  readonly storage: Storage;
+  readonly secrets: GatewaySecrets;
   /** Base URL it listens on, e.g. http://127.0.0.1:8080 */
   readonly url: string;
   /** Graceful shutdown: stop accepting, finish in-flight requests, flush pending writes. */
@@ -158,10 +162,11 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => agents.close());
     // Conversation history holds what callers and models wrote, as payloads do: kept as long.
     accounting.retain(agents.conversations, 'agent conversation messages');
+    const accounts = new Accounts(storage.db);
     const context: GatewayContext = {
       config,
-      secrets,
-      storage,
+      database: { kind: storage.kind, answers: (withinMs) => storageAnswers(storage, withinMs) },
+      adminAuthentication: adminAuthHook(secrets.adminToken, accounts),
       logger,
       catalog,
       providers,
@@ -170,15 +175,20 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         cache: keyCache,
         propagation: keyPropagation,
         authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
+        projects: new ProjectStore(storage.db),
+        page: (query) => pageOfKeys(storage.db, query),
       },
-      ...accounting,
+      logs: { ...accounting.logs, spendOf: (keyIds) => spendOfKeys(storage.db, keyIds) },
+      limits: accounting.limits,
+      metrics: accounting.metrics,
+      responses: accounting.responses,
       tracing,
       calls,
       keyring,
       vetting,
       applyRouting,
       agents,
-      accounts: new Accounts(storage.db),
+      accounts,
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {
@@ -213,7 +223,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       })();
       return closing;
     };
-    return { app, context, url, close };
+    return { app, context, storage, secrets, url, close };
   } catch (error) {
     for (const task of shutdownTasks.reverse()) await task().catch(() => undefined);
     await storage.close();

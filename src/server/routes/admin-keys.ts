@@ -1,12 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidBody } from '../../errors/index.js';
-import { MAX_SPEND_KEYS, spendOfKeys } from '../../logs/index.js';
+import { MAX_SPEND_KEYS } from '../../logs/index.js';
 import {
   encodeKeyCursor,
-  pageOfKeys,
   parseKeyCursor,
   PROJECT_ID_PATTERN,
-  ProjectStore,
   SCOPES,
   toKeyView,
   toProjectView,
@@ -129,7 +127,7 @@ const ACTIONS: readonly (readonly [KeyAction, string])[] = [
 
 export const adminKeysRoutes: RouteModule = async (app, context) => {
   const { store, propagation } = context.keys;
-  const projects = new ProjectStore(context.storage.db);
+  const { projects } = context.keys;
 
   /** Applies a changed row on this instance at once, announces it to the others and returns its view. */
   const applied = (row: KeyRow) => {
@@ -171,7 +169,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         if (limit === undefined && cursor === undefined && status === undefined && q === undefined) {
           return { object: 'list' as const, data: (await store.list(project)).map(toKeyView), has_more: false, next_cursor: null };
         }
-        const page = await pageOfKeys(context.storage.db, {
+        const page = await context.keys.page({
           projectId: project,
           status,
           search: q,
@@ -194,7 +192,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       async (request) => {
         const ids = [...new Set(request.query.ids.split(',').filter((id) => id.length > 0))];
         if (ids.length > MAX_SPEND_KEYS) throw invalidBody(`ids may name at most ${MAX_SPEND_KEYS} keys; ask for one page of keys at a time.`, 'ids');
-        return { object: 'list' as const, data: await spendOfKeys(context.storage.db, ids) };
+        return { object: 'list' as const, data: await context.logs.spendOf(ids) };
       },
     );
 

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
-import { adminAuthHook } from '../admin-auth.js';
 import type { GatewayApp } from '../app.js';
 import type { GatewayContext } from '../context.js';
 
@@ -24,7 +23,7 @@ export async function registerAdminRoutes(app: GatewayApp, context: GatewayConte
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('onRequest', adminAuthHook(context.secrets.adminToken, context.accounts));
+      admin.addHook('onRequest', context.adminAuthentication);
       admin.addHook('onRequest', noStore);
       routes(admin);
     },

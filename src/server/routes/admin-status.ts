@@ -1,6 +1,5 @@
 import cluster from 'node:cluster';
 import { describeRedis, describeStorage, workerCount } from '../../config/index.js';
-import { storageAnswers } from '../../storage/index.js';
 import { API_VERSION, PRODUCT_VERSION } from '../api-version.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
@@ -14,12 +13,12 @@ export const STORAGE_PROBE_MS = 2_000;
  * failing since when), workers and the request log's queue.
  */
 export const adminStatusRoutes: RouteModule = async (app, context) => {
-  const { config, storage, providers, limits, logs } = context;
+  const { config, database, providers, limits, logs } = context;
   const startedAt = new Date();
 
   await registerAdminRoutes(app, context, (admin) => {
     admin.get('/status', { schema: { ...ADMIN_SCHEMA, summary: 'Health of this instance: storage, Redis, providers, workers' } }, async () => {
-      const reachable = await storageAnswers(storage, STORAGE_PROBE_MS);
+      const reachable = await database.answers(STORAGE_PROBE_MS);
       const limiter = limits.state();
       const providerList = providers.summaries();
       const failing = providerList.some((provider) => provider.health.state === 'failing');
@@ -30,7 +29,7 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
         api_version: API_VERSION,
         started_at: startedAt.toISOString(),
         uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
-        storage: { kind: storage.kind, location: describeStorage(config), reachable },
+        storage: { kind: database.kind, location: describeStorage(config), reachable },
         redis: {
           configured: config.redisUrl !== undefined,
           location: describeRedis(config),

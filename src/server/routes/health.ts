@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { storageAnswers } from '../../storage/index.js';
 import type { RouteModule } from '../app.js';
 import { STORAGE_PROBE_MS } from './admin-status.js';
 
@@ -21,7 +20,7 @@ const ReadinessResponseSchema = Type.Object({
  * and Redis (when configured) for an answer and checks that a provider is configured.
  */
 export const healthRoutes: RouteModule = (app, context) => {
-  const { storage, limits, providers } = context;
+  const { database, limits, providers } = context;
 
   app.get(
     '/healthz',
@@ -47,10 +46,10 @@ export const healthRoutes: RouteModule = (app, context) => {
       },
     },
     async (_request, reply) => {
-      const [storageOk, redisOk] = await Promise.all([storageAnswers(storage, STORAGE_PROBE_MS), limits.sharedCountersAnswer()]);
+      const [storageOk, redisOk] = await Promise.all([database.answers(STORAGE_PROBE_MS), limits.sharedCountersAnswer()]);
       const providerOk = providers.summaries().some((provider) => provider.configured);
       const missing: string[] = [];
-      if (!storageOk) missing.push(`the database (${storage.kind}) did not answer within ${STORAGE_PROBE_MS} ms; check DATABASE_URL and that the database is up`);
+      if (!storageOk) missing.push(`the database (${database.kind}) did not answer within ${STORAGE_PROBE_MS} ms; check DATABASE_URL and that the database is up`);
       if (redisOk === false) missing.push(`Redis did not answer within limits.redisCommandTimeoutMs; check REDIS_URL and that Redis is up`);
       if (!providerOk) missing.push('no provider is configured; set a provider API key (docs/providers.md)');
       const ready = missing.length === 0;
