@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RequestLogRow } from './log-entry.js';
-import type { RefusedLogRow } from './log-store.js';
+import type { RefusedLogRow } from './log-insert.js';
 
 export interface LogWriterOptions {
   /** Rows waiting to be written; past it new rows are dropped (and counted). */
