@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { timerDelay } from '../config/index.js';
 import { extractSecret, fingerprintOf, hashSecret } from '../keys/index.js';
 import { settlementOf } from '../calls/index.js';
-import { computeCost, toLogRow, type Caller, type Cost, type RequestRecord } from '../logs/index.js';
+import { computeCost, type Caller, type Cost, type RequestRecord } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
 import type { GatewayContext } from './context.js';
@@ -43,7 +43,6 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
   const { config, catalog, metrics, logger } = context;
   const waiting = new Map<FastifyRequest, () => void>();
   const abortedWaitMs = timerDelay(config.upstream.timeoutMs + config.upstream.streamIdleTimeoutMs);
-  const entryOptions = { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes };
 
   // A request property rather than a WeakMap keyed by the request: a WeakMap entry made for
   // every request is an ephemeron the garbage collector must visit.
@@ -127,9 +126,9 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
       context.tracing?.endRequest(record, status, cost.microUsd);
       const caller = callerOf(request);
       const providerRequestIds = context.providers.requestIds.take(record.requestId);
-      const row = toLogRow({ record, caller, status, latencyMs, cost, providerRequestIds }, entryOptions);
-      if (status === UNAUTHORIZED && caller.keyId === null) context.logs.refusals.add(request.ip, row);
-      else context.logs.writer.push(row);
+      const finished = { record, caller, status, latencyMs, cost, providerRequestIds };
+      if (status === UNAUTHORIZED && caller.keyId === null) context.logs.refusals.add(request.ip, finished);
+      else context.logs.writer.push(finished);
     } catch (error) {
       logger.error({ err: error, requestId: request.id }, 'could not log a request');
     }
