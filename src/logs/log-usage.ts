@@ -27,15 +27,17 @@ function compareGroups(a: string | number | null, b: string | number | null): nu
 
 /** Requests, tokens and cost per group of the matching records. */
 export async function usageOf(db: Kysely<Database>, grouping: UsageGrouping, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
-  // Integer division gives the epoch day on both databases (bigint / integer truncates).
+  // Integer division gives the epoch day on both databases (bigint / integer truncates). Every
+  // group is an expression, not a bare column: SQLite would otherwise walk a whole (column, seq)
+  // index to group without sorting, rather than search the start-time index for a time range.
   const group: RawBuilder<string | number | null> =
     grouping === 'day'
       ? sql`(started_at / ${sql.lit(DAY_MS)})`
       : grouping === 'model'
         ? sql`coalesce(resolved_model, requested_model)`
         : grouping === 'key'
-          ? sql`key_id`
-          : sql`project_id`;
+          ? sql`coalesce(key_id, null)`
+          : sql`coalesce(project_id, null)`;
   const rows = await restrict(db.selectFrom('request_logs'), filter, access)
     .select([
       group.as('group_value'),
