@@ -38,6 +38,8 @@ const warmRequests = Number(process.env.BENCH_WARM_REQUESTS ?? 20000);
 const countedRequests = Number(process.env.BENCH_COUNTED_REQUESTS ?? 10000);
 const CONNECTIONS = 10;
 
+const count = (value) => Math.round(value).toLocaleString('en');
+
 /** Sends `count` requests over `pool`, `CONNECTIONS` at a time; every answer must be a 200. */
 async function send(pool, count, { path, body, apiKey }) {
   let sent = 0;
@@ -52,10 +54,18 @@ async function send(pool, count, { path, body, apiKey }) {
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
 }
 
-/** The instructions callgrind counted while the counters were on (its dump's `summary:` line). */
+/**
+ * The instructions callgrind counted while the counters were on (each dump's `summary:` line),
+ * per thread (--separate-threads: one file per thread, `-01` the main thread's, the event loop):
+ * { total, loop }.
+ */
 function countedInstructions(outputDir) {
-  const counts = readdirSync(outputDir).filter((file) => file.startsWith('callgrind.')).map((file) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(outputDir, file), 'utf8'))?.[1] ?? 0));
-  return Math.max(0, ...counts);
+  const counts = readdirSync(outputDir)
+    .filter((file) => file.startsWith('callgrind.'))
+    .map((file) => ({ file, count: Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(outputDir, file), 'utf8'))?.[1] ?? 0) }));
+  const total = counts.reduce((sum, { count }) => sum + count, 0);
+  const loop = counts.filter(({ file }) => file.endsWith('-01')).reduce((sum, { count }) => sum + count, 0);
+  return { total, loop };
 }
 
 // Under valgrind a server answers a few hundred requests a second, so a request log's 200 ms
@@ -79,7 +89,7 @@ const STARTERS = {
 /** One server started by `start` under callgrind: warmed, then its instructions for the counted requests. */
 async function measure(start, upstreamBase, body) {
   const outputDir = mkdtempSync(join(tmpdir(), 'modelgate-callgrind-'));
-  const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outputDir, 'callgrind.%p')}`];
+  const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${join(outputDir, 'callgrind.%p')}`];
   const server = await start(upstreamBase, launcher, outputDir);
   const pool = new Pool(server.base, { connections: CONNECTIONS });
   try {
@@ -88,7 +98,8 @@ async function measure(start, upstreamBase, body) {
     execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
     await send(pool, countedRequests, load);
     execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
-    return countedInstructions(outputDir) / countedRequests;
+    const { total, loop } = countedInstructions(outputDir);
+    return { total: total / countedRequests, loop: loop / countedRequests };
   } finally {
     await pool.close();
     await (server.close?.() ?? stop(server));
@@ -120,15 +131,19 @@ async function main() {
     for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
       const perRequest = await measure(target.start, upstream.base, body);
       results.get(target.name).push(perRequest);
-      process.stdout.write(`${scenario} / ${target.name} (round ${round}): ${Math.round(perRequest).toLocaleString('en')} instructions per request\n`);
+      process.stdout.write(`${scenario} / ${target.name} (round ${round}): ${count(perRequest.total)} instructions per request, ${count(perRequest.loop)} on the event loop\n`);
     }
   }
   upstream.child.kill('SIGTERM');
-  const current = median(results.get('modelgate'));
-  process.stdout.write(`\n${scenario}, ${countedRequests} requests counted after ${warmRequests}, ${rounds} rounds (median):\n`);
-  for (const [name, values] of results) {
-    const ratio = name === 'modelgate' ? '' : `  (modelgate ÷ ${name} ${(current / median(values)).toFixed(3)})`;
-    process.stdout.write(`  ${name.padEnd(28)} ${Math.round(median(values)).toLocaleString('en').padStart(12)} instructions per request, rounds ${values.map((value) => Math.round(value).toLocaleString('en')).join(' / ')}${ratio}\n`);
+  process.stdout.write(`\n${scenario}, ${countedRequests} requests counted after ${warmRequests}, ${rounds} rounds (median), every thread / the event loop (main thread) alone:\n`);
+  for (const part of ['total', 'loop']) {
+    const current = median(results.get('modelgate').map((value) => value[part]));
+    for (const [name, values] of results) {
+      const figure = median(values.map((value) => value[part]));
+      const ratio = name === 'modelgate' ? '' : `  (modelgate ÷ ${name} ${(current / figure).toFixed(3)})`;
+      const label = `${name}${part === 'loop' ? ', event loop' : ''}`;
+      process.stdout.write(`  ${label.padEnd(40)} ${count(figure).padStart(12)} instructions per request, rounds ${values.map((value) => count(value[part])).join(' / ')}${ratio}\n`);
+    }
   }
 }
 

@@ -2,11 +2,12 @@
 // benchmark's mixed load (chat, streamed chat, embeddings, a refused unknown key) through the
 // gateway's own row builder and store, then measures the database.
 //
-//   npm run build && node bench/log-footprint.mjs [--records 100000] [--database-url postgres://…] [--dist DIR] [--no-payloads]
+//   npm run build && node bench/log-footprint.mjs [--records 100000] [--database-url postgres://…] [--dist DIR] [--no-payloads] [--kind chat]
 //
 // --dist measures another build (the code before a change: its dist/ folder). SQLite: the
 // data dir's files after a WAL checkpoint. PostgreSQL (a fresh database made and dropped
-// here): pg_total_relation_size of request_logs, indexes and TOAST included.
+// here): pg_total_relation_size of request_logs, indexes and TOAST included. --kind chat writes
+// only the small chat (the budget's "stored bytes per small chat record"), not the mix.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     'database-url': { type: 'string' },
     dist: { type: 'string', default: 'dist' },
     'no-payloads': { type: 'boolean', default: false },
+    kind: { type: 'string', default: 'mixed' },
   },
 });
 const records = Number(values.records);
@@ -36,7 +38,7 @@ const COMPLETION = {
   choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?', refusal: null }, logprobs: null, finish_reason: 'stop' }],
   usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
 };
-const KINDS = [
+const ALL_KINDS = [
   { endpoint: '/v1/chat/completions', mode: 'chat', streaming: false, request: { stream: false, model: 'gpt-4o-mini', messages: MESSAGES }, response: COMPLETION, usage: USAGE, status: 200 },
   {
     endpoint: '/v1/chat/completions', mode: 'chat', streaming: true, request: { stream: true, model: 'gpt-4o-mini', messages: MESSAGES },
@@ -48,6 +50,8 @@ const KINDS = [
     usage: { promptTokens: 8, completionTokens: 0, totalTokens: 8, cachedPromptTokens: null }, status: 200,
   },
 ];
+if (values.kind !== 'mixed' && values.kind !== 'chat') throw new Error('--kind is mixed or chat');
+const KINDS = values.kind === 'chat' ? ALL_KINDS.slice(0, 1) : ALL_KINDS;
 
 let sequence = 0;
 function requestId(now) {
@@ -95,6 +99,7 @@ process.stdout.write(
     database: storage.kind,
     dist,
     payloads: !values['no-payloads'],
+    kind: values.kind,
     records,
     bytes,
     bytesPerRecord: Math.round(bytes / records),

@@ -157,6 +157,9 @@ async function measure(target, upstream, scenario, bodies) {
     p99_ms: result.p99_us / 1000,
     errors: result.errors + result.non2xx,
     cpu_us_per_request: perRequest(own.cpu * 1e6),
+    // The event loop's share: the main thread of each process, without the request log's
+    // writer thread, the libuv pool and V8's helpers.
+    loop_cpu_us_per_request: perRequest(own.loop * 1e6),
     // Part of it: system calls and page faults (each costs microseconds in a VM).
     system_us_per_request: perRequest(own.system * 1e6),
     minor_faults_per_request: perRequest(own.faults),

@@ -4,7 +4,7 @@ import { openStorage, type Database, type Storage } from '../src/storage/index.j
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { EXPORT_BATCH_BYTES } from '../src/logs/log-store.js';
+import { EXPORT_BATCH_BYTES } from '../src/logs/log-export.js';
 import { LogStore, RetentionJob, SizeCapJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import pino from 'pino';

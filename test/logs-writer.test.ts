@@ -1,12 +1,13 @@
 import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { LogWriter, type LogSink, type RefusedLogRow, type RequestLogRow } from '../src/logs/index.js';
+import { LogWriter, type FinishedRequest, type LogSink, type QueuedRequest, type RefusedLogRow, type RequestRecord } from '../src/logs/index.js';
 
 const silent = pino({ level: 'silent' });
 
-function row(id: number): RequestLogRow {
-  return { request_id: `r${id}`, started_at: id, endpoint: '/v1/chat/completions', status: 200, latency_ms: 1, streaming: 0 } as RequestLogRow;
+function row(id: number, payloads: Partial<Pick<RequestRecord, 'requestPayload' | 'responsePayload' | 'responsePayloadJson'>> = {}): FinishedRequest {
+  const record = { requestId: `r${id}`, startedAt: id, endpoint: '/v1/chat/completions', requestPayload: null, responsePayload: null, logDetail: null, media: null, ...payloads };
+  return { record: record as FinishedRequest['record'], caller: { keyId: null, projectId: null, fingerprint: null }, status: 200, latencyMs: 1, cost: { microUsd: null, startingPrice: false } };
 }
 
 /** A sink that records batches; `gate` holds writes until released, `failures` makes the next writes throw. */
@@ -37,7 +38,8 @@ class RecordingSink implements LogSink {
   /** Writes begun, failed ones included. */
   attempts = 0;
 
-  async insertBatch(rows: readonly RequestLogRow[]): Promise<RefusedLogRow[]> {
+  async insertBatch(records: readonly QueuedRequest[]): Promise<RefusedLogRow[]> {
+    const rows = records.map((queued) => ({ request_id: queued.record.requestId }));
     this.attempts += 1;
     this.markStarted();
     await this.gate;
@@ -165,7 +167,7 @@ describe('request log writer', () => {
   });
 
   test('the queue is bounded by bytes too: payloads are shed, oldest first and marked, before any record is dropped', async () => {
-    const stored: RequestLogRow[] = [];
+    const stored: QueuedRequest[] = [];
     let down = true;
     const sink: LogSink = {
       insertBatch: async (rows) => {
@@ -177,7 +179,7 @@ describe('request log writer', () => {
     const { counts, events } = counters();
     // Records of ~10 KB each while the database is down; the queue may hold 50 KB of text.
     const writer = new LogWriter(sink, { queueSize: 1000, batchSize: 1000, flushIntervalMs: 60_000, queueMaxBytes: 50_000 }, silent, events);
-    const big = (id: number): RequestLogRow => ({ ...row(id), request_payload: JSON.stringify({ text: 'x'.repeat(10_000) }), response_payload: '{"ok":true}' });
+    const big = (id: number) => row(id, { requestPayload: { text: 'x'.repeat(10_000) }, responsePayloadJson: '{"ok":true}' });
     for (let i = 0; i < 60; i += 1) {
       assert.equal(writer.push(big(i)), true, `record ${i} is kept`);
       assert.ok(writer.queuedBytes <= 50_000, `${writer.queuedBytes} queued after record ${i}`);
@@ -192,16 +194,20 @@ describe('request log writer', () => {
     down = false;
     await writer.close();
     assert.equal(stored.length, 200 - counts.dropped);
-    const keptPayloads = stored.filter((written) => written.request_payload !== null);
+    const keptPayloads = stored.filter((written) => written.record.requestPayload !== null);
     assert.ok(keptPayloads.length <= 4, 'at most what fits keeps its payloads');
     for (const written of stored) {
-      if (written.request_payload === null) {
-        assert.equal(written.payloads_omitted, 'queue_bytes');
-        assert.equal(written.response_payload, null);
+      if (written.record.requestPayload === null) {
+        assert.equal(written.payloadsOmitted, 'queue_bytes');
+        assert.equal(written.record.responsePayload, null);
+        assert.equal(written.record.responsePayloadJson, undefined);
+      } else {
+        assert.equal(written.payloadsOmitted, null);
+        assert.equal(written.record.responsePayloadJson, '{"ok":true}');
       }
     }
     // The oldest were shed first: what kept its payloads came last.
-    const firstKept = stored.findIndex((written) => written.request_payload !== null);
-    assert.ok(firstKept === -1 || stored.slice(firstKept).every((written) => written.request_payload !== null));
+    const firstKept = stored.findIndex((written) => written.record.requestPayload !== null);
+    assert.ok(firstKept === -1 || stored.slice(firstKept).every((written) => written.record.requestPayload !== null));
   });
 });

@@ -114,14 +114,33 @@ export function processTree(pid) {
   return tree;
 }
 
-/** CPU seconds (user + system), system seconds and minor page faults of one process (all its threads, dead ones included). */
+/** User + system seconds of one /proc stat file's fields. */
+function cpuSeconds(fields) {
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+function statFields(path) {
+  return readFileSync(path, 'utf8').split(') ')[1].split(' ');
+}
+
+/**
+ * CPU seconds (user + system), system seconds and minor page faults of one process (all its
+ * threads, dead ones included), and the CPU seconds of its main thread alone — the event
+ * loop's (/proc/<pid>/task/<pid>/stat: the main thread's id is the process's).
+ */
 function usageOf(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = statFields(`/proc/${pid}/stat`);
     const system = Number(fields[12]) / CLK_TCK;
-    return { cpu: Number(fields[11]) / CLK_TCK + system, system, faults: Number(fields[7]) };
+    let loop = 0;
+    try {
+      loop = cpuSeconds(statFields(`/proc/${pid}/task/${pid}/stat`));
+    } catch {
+      // the task ended meanwhile
+    }
+    return { cpu: cpuSeconds(fields), system, faults: Number(fields[7]), loop };
   } catch {
-    return { cpu: 0, system: 0, faults: 0 };
+    return { cpu: 0, system: 0, faults: 0, loop: 0 };
   }
 }
 
@@ -137,11 +156,14 @@ export function usageSnapshot(groups) {
   return snapshot;
 }
 
-/** What each group used between two snapshots: { cpu, system } seconds and minor page faults. */
+/**
+ * What each group used between two snapshots: { cpu, system, loop } seconds (loop: the main
+ * threads' alone) and minor page faults.
+ */
 export function usageBetween(before, after) {
   const used = {};
   for (const [name, pids] of Object.entries(after)) {
-    const total = { cpu: 0, system: 0, faults: 0 };
+    const total = { cpu: 0, system: 0, faults: 0, loop: 0 };
     for (const [pid, usage] of Object.entries(pids)) {
       const start = before[name]?.[pid];
       for (const key of Object.keys(total)) total[key] += usage[key] - (start?.[key] ?? 0);

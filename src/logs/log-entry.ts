@@ -12,7 +12,11 @@ export interface Caller {
   fingerprint: string | null;
 }
 
-/** A request whose response has ended, with what the gateway measured about it. */
+/**
+ * A request whose response has ended, with what the gateway measured about it: what the log
+ * writer takes. Plain data (no functions, no promises), so it can be handed to the writer's
+ * thread as it is.
+ */
 export interface FinishedRequest {
   record: RequestRecord;
   caller: Caller;
@@ -21,6 +25,19 @@ export interface FinishedRequest {
   cost: Cost;
   /** The providers' own ids of the request's calls, in call order. */
   providerRequestIds?: readonly string[] | undefined;
+}
+
+/**
+ * A finished request as the writer queues it and hands it to its thread: a copy of the
+ * record's fields the row is made of, the response payload as the JSON text the caller was
+ * sent when the route has it (a string crosses to the thread for the price of a copy; the
+ * parsed answer would be walked and rebuilt there), and what the queue counts it as.
+ */
+export interface QueuedRequest extends FinishedRequest {
+  /** Why the payloads were dropped before the record was written (the queue's byte bound), or null. */
+  payloadsOmitted: 'queue_bytes' | null;
+  /** Characters of payload, detail and media the record holds, as the queue's byte bound counts them. */
+  characters: number;
 }
 
 export interface LogEntryOptions {
@@ -49,12 +66,14 @@ function toJson(value: unknown): string {
 
 /**
  * A payload as stored: redacted, and bounded in size. `json` is the payload already
- * serialised (what the gateway sent): stored as it is when redaction changes nothing.
+ * serialised (what the gateway sent): read when the payload itself is not at hand, and
+ * stored as it is when redaction changes nothing.
  */
 function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: number, json?: string): string | null {
-  if (payload === null || payload === undefined) return null;
-  const redacted = redactValue(payload, { opaqueStrings });
-  const text = redacted === payload && json !== undefined ? json : toJson(redacted);
+  const value = payload ?? (json === undefined ? null : (JSON.parse(json) as unknown));
+  if (value === null || value === undefined) return null;
+  const redacted = redactValue(value, { opaqueStrings });
+  const text = redacted === value && json !== undefined ? json : toJson(redacted);
   // A UTF-16 code unit is at most 3 bytes of UTF-8: most payloads need no count.
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.byteLength(text);
@@ -113,11 +132,79 @@ function storedObject(value: Record<string, unknown> | null): string | null {
   return toJson(redactValue(value));
 }
 
+/** Members counted once an object or array is past this depth (the redaction stops there too). */
+const MAX_COUNTED_DEPTH = 32;
+
+/**
+ * About how many characters `value` takes as JSON: its strings' lengths and a few per other
+ * member. Counts without serialising; what the queue's byte bound reads.
+ */
+function approximateCharacters(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object') return 8;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (depth >= MAX_COUNTED_DEPTH) return 8;
+  let characters = 2;
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) characters += 1 + approximateCharacters(item, depth + 1);
+    return characters;
+  }
+  const members = value as Record<string, unknown>;
+  for (const name in members) characters += name.length + 4 + approximateCharacters(members[name], depth + 1);
+  return characters;
+}
+
+/** What a queued record counts toward the queue's byte bound: its payloads, detail and media. */
+function charactersOf(record: RequestRecord): number {
+  return (
+    approximateCharacters(record.requestPayload) +
+    (record.responsePayloadJson?.length ?? approximateCharacters(record.responsePayload)) +
+    (record.logDetail === null ? 0 : approximateCharacters(record.logDetail)) +
+    (record.media === null ? 0 : approximateCharacters(record.media))
+  );
+}
+
+/**
+ * The queued copy of a finished request (see QueuedRequest): the record is plain data already;
+ * `payloads` false: neither payload is kept (logs.payloads).
+ */
+export function queuedRequestOf(finished: FinishedRequest, payloads: boolean): QueuedRequest {
+  const { record } = finished;
+  const responsePayloadJson = payloads ? record.responsePayloadJson : undefined;
+  const { responsePayloadJson: _sent, ...rest } = record;
+  const queued: RequestRecord = {
+    ...rest,
+    requestPayload: payloads ? record.requestPayload : null,
+    responsePayload: payloads && responsePayloadJson === undefined ? record.responsePayload : null,
+    ...(responsePayloadJson === undefined ? {} : { responsePayloadJson }),
+  };
+  return {
+    record: queued,
+    caller: finished.caller,
+    status: finished.status,
+    latencyMs: finished.latencyMs,
+    cost: finished.cost,
+    providerRequestIds: finished.providerRequestIds,
+    payloadsOmitted: null,
+    characters: charactersOf(queued),
+  };
+}
+
+/** The queued request without its payloads, marked as shed by the queue's byte bound. */
+export function withoutPayloads(queued: QueuedRequest): QueuedRequest {
+  const { responsePayloadJson: shedJson, ...kept } = queued.record;
+  const record = { ...kept, requestPayload: null, responsePayload: null };
+  return shedJson === undefined && queued.record.requestPayload === null && queued.record.responsePayload === null
+    ? queued
+    : { ...queued, record, payloadsOmitted: 'queue_bytes', characters: charactersOf(record) };
+}
+
 /**
  * The row written for a finished request. Everything stored goes through the redaction here:
  * payloads, media summary and detail. No catalog data is copied: the row names the model.
+ * Runs on the writer's thread.
  */
-export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): RequestLogRow {
+export function toLogRow(finished: FinishedRequest & Partial<Pick<QueuedRequest, 'payloadsOmitted'>>, options: LogEntryOptions): RequestLogRow {
   const { record, caller, cost } = finished;
   const usage = record.usage;
   const opaque = isUtility(record);
@@ -160,6 +247,7 @@ export function toLogRow(finished: FinishedRequest, options: LogEntryOptions): R
     agent: record.agent,
     request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
     response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
+    payloads_omitted: finished.payloadsOmitted ?? null,
     detail: storedObject(detail),
   };
 }

@@ -1,6 +1,7 @@
 import { microToUsd } from '../limits/index.js';
 import { parseJsonColumn } from '../storage/index.js';
-import type { LogSummaryRow, StoredLogRow, UsageRow } from './log-store.js';
+import type { LogSummaryRow, StoredLogRow } from './log-rows.js';
+import type { UsageRow } from './log-usage.js';
 import type { UsageGrouping } from './types.js';
 
 /** The columns a view shows as they are stored (their types are the table's). */

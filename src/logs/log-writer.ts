@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { RequestLogRow } from './log-entry.js';
-import type { RefusedLogRow } from './log-store.js';
+import { queuedRequestOf, withoutPayloads, type FinishedRequest, type QueuedRequest } from './log-entry.js';
+import type { RefusedLogRow } from './log-insert.js';
 
 export interface LogWriterOptions {
   /** Rows waiting to be written; past it new rows are dropped (and counted). */
@@ -13,12 +13,16 @@ export interface LogWriterOptions {
    * queueSize). Past it, payloads are shed (oldest queued first) before any record is dropped.
    */
   queueMaxBytes?: number;
+  /** false: request and response payloads are not kept (config logs.payloads); default true. */
+  payloads?: boolean;
 }
 
-/** Where batches go: one transaction per batch. */
+/** Where batches go (the writer's thread): one transaction per batch. */
 export interface LogSink {
-  /** Resolves with the rows the database refused (left out for good); rejects when nothing was written. */
-  insertBatch(rows: readonly RequestLogRow[]): Promise<readonly RefusedLogRow[]>;
+  /** Resolves with the records the database refused (left out for good); rejects when nothing was written. */
+  insertBatch(records: readonly QueuedRequest[]): Promise<readonly RefusedLogRow[]>;
+  /** Releases what the sink holds (its thread, its connection), after the last batch. */
+  close?(): Promise<void>;
 }
 
 /** What the writer reports to metrics. */
@@ -34,24 +38,14 @@ const MAX_RETRY_DELAY_MS = 5_000;
 /** What a record takes in the queue beside its payload, detail and media text (its other fields), counted toward queueMaxBytes. */
 const RECORD_OVERHEAD_BYTES = 512;
 
-function queuedBytes(row: RequestLogRow): number {
-  return (
-    RECORD_OVERHEAD_BYTES +
-    (row.request_payload?.length ?? 0) +
-    (row.response_payload?.length ?? 0) +
-    (row.detail?.length ?? 0) +
-    (row.media?.length ?? 0)
-  );
+function queuedBytes(queued: QueuedRequest): number {
+  return RECORD_OVERHEAD_BYTES + queued.characters;
 }
 
-function hasPayloads(row: RequestLogRow): boolean {
-  return (row.request_payload ?? null) !== null || (row.response_payload ?? null) !== null;
+function hasPayloads({ record }: QueuedRequest): boolean {
+  return record.requestPayload !== null || record.responsePayload !== null || record.responsePayloadJson !== undefined;
 }
 
-/** The record without its payloads, marked as shed. */
-function shed(row: RequestLogRow): RequestLogRow {
-  return { ...row, request_payload: null, response_payload: null, payloads_omitted: 'queue_bytes' };
-}
 const DROP_WARNING_INTERVAL_MS = 10_000;
 /** Attempts of the final flush at shutdown before the remaining rows are given up (and logged). */
 const SHUTDOWN_ATTEMPTS = 3;
@@ -63,7 +57,7 @@ const SHUTDOWN_ATTEMPTS = 3;
  * `close` writes everything that is queued.
  */
 export class LogWriter {
-  private queue: RequestLogRow[] = [];
+  private queue: QueuedRequest[] = [];
   /** queuedBytes of every queued row. */
   private bytes = 0;
   /** Queued rows before this index have no payloads left to shed. */
@@ -93,17 +87,19 @@ export class LogWriter {
   }
 
   /**
-   * Queues a row; false when the queue is full and the row was dropped. Past the byte bound,
-   * payloads are shed first: the queued rows' from the oldest, then this row's.
+   * Queues a finished request's record; false when the queue is full and it was dropped.
+   * Takes a copy of the record's data (queuedRequestOf) and nothing else: redaction, the row
+   * and its compression are the thread's. Past the byte bound, payloads are shed first: the
+   * queued records' from the oldest, then this one's.
    */
-  push(row: RequestLogRow): boolean {
+  push(finished: FinishedRequest): boolean {
     if (this.queue.length >= this.options.queueSize) {
       this.dropped();
       return false;
     }
-    let queued = row;
+    let queued = queuedRequestOf(finished, this.options.payloads ?? true);
     if (!this.makeRoom(queuedBytes(queued)) && hasPayloads(queued)) {
-      queued = shed(queued);
+      queued = withoutPayloads(queued);
       this.events.payloadsShed(1);
     }
     const size = queuedBytes(queued);
@@ -134,17 +130,20 @@ export class LogWriter {
     }
   }
 
-  /** Stops the timer and writes every queued row; retries a failing database a few times. */
+  /**
+   * Stops the timer and writes every queued record; retries a failing database a few times.
+   * Then closes the sink (the writer's thread ends once its connection is closed).
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    for (let attempt = 1; attempt <= SHUTDOWN_ATTEMPTS; attempt += 1) {
+    for (let attempt = 1; attempt <= SHUTDOWN_ATTEMPTS && this.queue.length + (this.writing === undefined ? 0 : 1) > 0; attempt += 1) {
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.min((attempt - 1) * 500, MAX_RETRY_DELAY_MS)));
       await this.flush();
-      if (this.queue.length === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 500, MAX_RETRY_DELAY_MS)));
     }
-    this.logger.error({ lost: this.queue.length }, 'request log rows could not be written before shutdown');
+    if (this.queue.length > 0) this.logger.error({ lost: this.queue.length }, 'request log rows could not be written before shutdown');
+    await this.sink.close?.();
   }
 
   private schedule(delayMs: number): void {
@@ -173,7 +172,7 @@ export class LogWriter {
     return this.writing;
   }
 
-  private async write(batch: RequestLogRow[]): Promise<void> {
+  private async write(batch: QueuedRequest[]): Promise<void> {
     const startedAt = performance.now();
     try {
       const refused = await this.sink.insertBatch(batch);
@@ -204,7 +203,7 @@ export class LogWriter {
   }
 
   /** Puts a failed batch back in front, dropping the oldest rows that no longer fit. */
-  private requeue(batch: RequestLogRow[]): void {
+  private requeue(batch: QueuedRequest[]): void {
     const room = Math.max(0, this.options.queueSize - this.queue.length);
     const kept = batch.slice(batch.length - Math.min(room, batch.length));
     if (kept.length < batch.length) this.dropped(batch.length - kept.length);
@@ -224,7 +223,7 @@ export class LogWriter {
     while (this.bytes + size > limit && this.shedFrom < this.queue.length) {
       const row = this.queue[this.shedFrom]!;
       if (hasPayloads(row)) {
-        const kept = shed(row);
+        const kept = withoutPayloads(row);
         this.bytes += queuedBytes(kept) - queuedBytes(row);
         this.queue[this.shedFrom] = kept;
         shedCount += 1;

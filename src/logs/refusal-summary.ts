@@ -1,4 +1,4 @@
-import type { RequestLogRow } from './log-entry.js';
+import type { FinishedRequest } from './log-entry.js';
 
 export interface RefusalSummaryOptions {
   /** Length of one summary interval; 0 writes every refusal as its own record. */
@@ -16,7 +16,7 @@ interface AddressRefusals {
   /** Start time of the first of them. */
   firstAt: number;
   /** The latest of them, without payloads: the summary record is written from it. */
-  latest: RequestLogRow | null;
+  latest: FinishedRequest | null;
 }
 
 /**
@@ -32,7 +32,7 @@ export class RefusalSummary {
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly write: (row: RequestLogRow) => void,
+    private readonly write: (finished: FinishedRequest) => void,
     private readonly options: RefusalSummaryOptions,
   ) {
     if (options.intervalMs > 0) {
@@ -42,21 +42,22 @@ export class RefusalSummary {
   }
 
   /** Takes the record of a refused unauthenticated request from `address`. */
-  add(address: string, row: RequestLogRow): void {
+  add(address: string, finished: FinishedRequest): void {
     if (this.options.intervalMs === 0) {
-      this.write(row);
+      this.write(finished);
       return;
     }
     const tracked = this.addresses.has(address) || this.addresses.size < this.options.maxAddresses ? address : OTHER_ADDRESSES;
     const refusals = this.addresses.get(tracked);
     if (refusals === undefined) {
       this.addresses.set(tracked, { count: 0, firstAt: 0, latest: null });
-      this.write(row);
+      this.write(finished);
       return;
     }
-    if (refusals.count === 0) refusals.firstAt = row.started_at;
+    if (refusals.count === 0) refusals.firstAt = finished.record.startedAt;
     refusals.count += 1;
-    refusals.latest = { ...row, request_payload: null, response_payload: null };
+    const { responsePayloadJson: _notKept, ...record } = finished.record;
+    refusals.latest = { ...finished, record: { ...record, requestPayload: null, responsePayload: null } };
   }
 
   /** Writes the summary record of every address refused more than once in this interval, and starts a new one. */
@@ -64,15 +65,15 @@ export class RefusalSummary {
     const ended = this.addresses;
     this.addresses = new Map();
     for (const [address, refusals] of ended) {
-      if (refusals.latest === null) continue;
-      const detail: unknown = refusals.latest.detail === null || refusals.latest.detail === undefined ? {} : JSON.parse(refusals.latest.detail);
+      const latest = refusals.latest;
+      if (latest === null) continue;
       const summary = {
         refused_requests: refusals.count,
         client_address: address,
         first_at: new Date(refusals.firstAt).toISOString(),
-        last_at: new Date(refusals.latest.started_at).toISOString(),
+        last_at: new Date(latest.record.startedAt).toISOString(),
       };
-      this.write({ ...refusals.latest, detail: JSON.stringify({ ...(detail as object), unauthenticated_refusals: summary }) });
+      this.write({ ...latest, record: { ...latest.record, logDetail: { ...latest.record.logDetail, unauthenticated_refusals: summary } } });
     }
   }
 

@@ -116,6 +116,9 @@ export class GatewayMetrics {
     new Counter('modelgate_log_write_failures_total', 'Request log batches whose write failed (they are retried).'),
   );
   private readonly logRowsWritten = this.registry.register(new Counter('modelgate_log_records_written_total', 'Request log records written.'));
+  private readonly logThreadRestarts = this.registry.register(
+    new Counter('modelgate_log_writer_restarts_total', "Times the request log's writer thread stopped without answering and was replaced (its batch was written again)."),
+  );
   private readonly logBatchDuration = this.registry.register(
     new Histogram('modelgate_log_batch_write_seconds', 'Time to write one batch of request log records.', [], WRITE_BUCKETS),
   );
@@ -217,6 +220,7 @@ export class GatewayMetrics {
       this.logBatchDuration.observe({}, seconds);
     },
     batchFailed: () => this.logBatchFailures.inc(),
+    threadRestarted: () => this.logThreadRestarts.inc(),
   };
 
   /** This process's metrics; `labels` go on every sample. */

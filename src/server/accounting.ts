@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/index.js';
 import { createLimiter, type Limiter } from '../limits/index.js';
-import { LogStore, LogWriter, RefusalSummary, RETENTION_DEFAULTS, RetentionJob, SIZE_CAP_DEFAULTS, SizeCapJob, type RetentionStore } from '../logs/index.js';
+import { LogStore, LogWriter, LogWriterThread, RefusalSummary, RETENTION_DEFAULTS, RetentionJob, SIZE_CAP_DEFAULTS, SizeCapJob, type RetentionStore } from '../logs/index.js';
 import { GatewayMetrics } from '../metrics/index.js';
 import { ResponseStore } from '../responses/index.js';
 import type { Storage } from '../storage/index.js';
@@ -33,9 +33,10 @@ export async function startAccounting(
 ): Promise<Accounting> {
   const metrics = new GatewayMetrics();
   const store = new LogStore(storage);
-  const writer = new LogWriter(store, config.logs, logger, metrics.logWriter);
+  const entries = { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes };
+  const writer = new LogWriter(new LogWriterThread({ storage: storage.location, entries }, logger, metrics.logWriter), config.logs, logger, metrics.logWriter);
   onShutdown(() => writer.close());
-  const refusals = new RefusalSummary((row) => writer.push(row), { intervalMs: config.logs.unauthenticatedSummaryMs, maxAddresses: REFUSAL_ADDRESSES });
+  const refusals = new RefusalSummary((finished) => writer.push(finished), { intervalMs: config.logs.unauthenticatedSummaryMs, maxAddresses: REFUSAL_ADDRESSES });
   // Registered after the writer's close, so it runs before it: the summaries are written too.
   onShutdown(async () => refusals.close());
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { timerDelay } from '../config/index.js';
 import { extractSecret, fingerprintOf, hashSecret } from '../keys/index.js';
-import { toLogRow, type Caller, type FinishedRequest } from '../logs/index.js';
+import type { Caller, FinishedRequest } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
 import { addKeyedRouteHook } from './keyed-routes.js';
 import type { GatewayContext } from './context.js';
@@ -38,7 +38,6 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
   const { config, metrics, logger } = context;
   const waiting = new Map<FastifyRequest, () => void>();
   const abortedWaitMs = timerDelay(config.upstream.timeoutMs + config.upstream.streamIdleTimeoutMs);
-  const entryOptions = { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes };
 
   // A request property rather than a WeakMap keyed by the request: a WeakMap entry made for
   // every request is an ephemeron the garbage collector must visit.
@@ -66,9 +65,8 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
 
   /** The finished record to the request log (a refusal of an unknown key to the per-address summary). */
   const handOver = (request: FastifyRequest, finished: FinishedRequest) => {
-    const row = toLogRow(finished, entryOptions);
-    if (finished.status === UNAUTHORIZED && finished.caller.keyId === null) context.logs.refusals.add(request.ip, row);
-    else context.logs.writer.push(row);
+    if (finished.status === UNAUTHORIZED && finished.caller.keyId === null) context.logs.refusals.add(request.ip, finished);
+    else context.logs.writer.push(finished);
   };
 
   /** Finishes the call; `sentStatus` is null when the client went away before the response ended. */

@@ -16,6 +16,8 @@ export interface Storage {
   readonly sqlite?: SqliteDatabase.Database;
   /** The PostgreSQL pool behind `db` (PostgreSQL only), for the same write. */
   readonly pg?: PgPool;
+  /** Where it is, as plain data: what another thread opens its own connection with (the request log's writer). */
+  readonly location: StorageLocation;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,12 @@ export interface StorageOptions {
   statementTimeoutMs?: number;
   /** Told of every PostgreSQL connection that failed (default: nothing); the query that used it fails or is retried. */
   onConnectionError?: (error: Error) => void;
+  /** false: the schema is taken as it is (a second connection of a process that migrated already); default true. */
+  migrate?: boolean;
 }
+
+/** The settings that say which database to open. */
+export type StorageLocation = Pick<StorageOptions, 'databaseUrl' | 'dataDir' | 'sqliteFile' | 'statementTimeoutMs'>;
 
 /** The statement timeout when none is given: the default of database.statementTimeoutMs. */
 const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
@@ -77,12 +84,18 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const kind: StorageKind = sqlite === undefined ? 'postgres' : 'sqlite';
   const db = new Kysely<Database>({ dialect });
   try {
-    await migrateToLatest(db as Kysely<unknown>, kind);
+    if (options.migrate !== false) await migrateToLatest(db as Kysely<unknown>, kind);
   } catch (error) {
     await db.destroy();
     throw error;
   }
-  return { kind, db, ...(sqlite !== undefined ? { sqlite } : {}), ...(pg !== undefined ? { pg } : {}), close: () => db.destroy() };
+  const location: StorageLocation = {
+    databaseUrl: options.databaseUrl,
+    dataDir: options.dataDir,
+    ...(options.sqliteFile === undefined ? {} : { sqliteFile: options.sqliteFile }),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+  };
+  return { kind, db, ...(sqlite !== undefined ? { sqlite } : {}), ...(pg !== undefined ? { pg } : {}), location, close: () => db.destroy() };
 }
 
 /** Parses a JSON text column written by this code. */

@@ -1,5 +1,5 @@
 export { openStorage, parseJsonColumn } from './database.js';
-export type { Storage, StorageKind, StorageOptions } from './database.js';
+export type { Storage, StorageKind, StorageLocation, StorageOptions } from './database.js';
 export { isStorageUnavailable, breaksConnection, whenStorageAnswers } from './faults.js';
 export { storageAnswers } from './probe.js';
 export type * from './schema.js';

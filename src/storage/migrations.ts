@@ -298,6 +298,16 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('agent_conversations_agent_owner').on('agent_conversations').columns(['agent_id', 'owner', 'test', 'updated_at', 'id']).execute();
       },
     },
+    '0030-logs-drop-start-time-filter-indexes': {
+      async up(db: Kysely<unknown>) {
+        // The list filters by key and by project through 0016's (column, seq) indexes; the
+        // (column, started_at) ones were kept only for rows written before the sequence, which
+        // those indexes page as well, and cost every insert two index entries. The start-time
+        // index stays: retention, usage's time range and the limiter's seeds read by start time.
+        await db.schema.dropIndex('request_logs_key_started_at').ifExists().execute();
+        await db.schema.dropIndex('request_logs_project_started_at').ifExists().execute();
+      },
+    },
   };
 }
 

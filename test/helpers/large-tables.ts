@@ -186,5 +186,30 @@ export function describeLargeTables(kind: 'sqlite' | 'postgres'): void {
         }
       }
     });
+
+    test('usage over a time range or a key, and the limiter seeds, read an index, not the whole table', async () => {
+      const store = new LogStore({ db: recording, ...(storage.sqlite !== undefined ? { sqlite: storage.sqlite } : { pg: storage.pg! }) });
+      const filters: [LogFilter, string][] = [
+        [{ since: START + 200_000_000, until: START + 300_000_000 }, 'started_at'],
+        [{ keyId: 'key_42' }, 'key_id'],
+        [{ keyId: 'key_7', since: START + 100_000_000 }, 'key_id'],
+      ];
+      for (const [filter, column] of filters) {
+        for (const grouping of ['day', 'model', 'key', 'project'] as const) {
+          recorded.length = 0;
+          await store.usage(grouping, filter, { projectId: null });
+          const plan = await planOf(storage, recorded[0]!);
+          const what = `usage by ${grouping} ${JSON.stringify(filter)}`;
+          assertIndexedPage(storage, 'request_logs', plan, what);
+          assertSearchesColumn(storage, plan, column, what);
+        }
+      }
+      recorded.length = 0;
+      // A month after every row: the seeds read none of them.
+      await store.limitSeeds(Date.UTC(2023, 11, 5));
+      const seeds = await planOf(storage, recorded[0]!);
+      assertIndexedPage(storage, 'request_logs', seeds, 'limit seeds');
+      assertSearchesColumn(storage, seeds, 'started_at', 'limit seeds');
+    });
   });
 }

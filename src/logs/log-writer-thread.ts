@@ -1,0 +1,196 @@
+import { MessageChannel, Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { QueuedRequest } from './log-entry.js';
+import type { RefusedLogRow } from './log-insert.js';
+import type { LogSink } from './log-writer.js';
+import type { LogThreadData, LogThreadReply, LogThreadRequest } from './log-thread-messages.js';
+
+export interface LogThreadOptions extends LogThreadData {
+  /** The thread's heap limits (default: Node's for a worker). */
+  resourceLimits?: ResourceLimits;
+  /** The thread's script (default: the request log's own, log-writer-worker): another answers the same messages. */
+  entry?: URL;
+}
+
+/** What the thread reports to metrics. */
+export interface LogThreadEvents {
+  threadRestarted(): void;
+}
+
+/** The thread ended (crashed, ran out of memory, was terminated) before it answered. */
+class ThreadStopped extends Error {}
+
+/** How long a closing thread may take to close its connection before it is terminated. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** A started writer: where batches are posted, and how it ends. */
+interface Thread {
+  readonly port: Worker | MessagePort;
+  /** Called once when it ended without being closed: the reason, and the error it stopped on. */
+  onStop(listener: (reason: string, error: Error | undefined) => void): void;
+  terminate(): void;
+}
+
+function workerThread(worker: Worker): Thread {
+  let crash: Error | undefined;
+  worker.on('error', (error) => (crash = error));
+  return {
+    port: worker,
+    onStop: (listener) => worker.once('exit', (code) => listener(crash?.message ?? `exit code ${code}`, crash)),
+    terminate: () => void worker.terminate(),
+  };
+}
+
+/**
+ * The writer's thread: the built entry on a worker thread. Run from the TypeScript source (the
+ * tests, under tsx), where a worker would load every module through tsx again (seconds per
+ * gateway), the same entry serves a message channel on this thread instead, so the records
+ * still cross a structured clone; test/logs-writer-thread.test.ts runs a real thread (`entry`).
+ */
+async function startThread({ resourceLimits, entry, ...data }: LogThreadOptions): Promise<Thread> {
+  const options = { workerData: data, ...(resourceLimits === undefined ? {} : { resourceLimits }) };
+  if (entry !== undefined) return workerThread(new Worker(entry, options));
+  if (!import.meta.url.endsWith('.ts')) return workerThread(new Worker(new URL('./log-writer-worker.js', import.meta.url), options));
+  const { serveLogWrites } = await import('./log-writer-worker.js');
+  const { port1, port2 } = new MessageChannel();
+  serveLogWrites(port2, data);
+  return { port: port1, onStop: (listener) => port1.once('close', () => listener('its channel closed', undefined)), terminate: () => port1.close() };
+}
+
+/** The failure the thread reported for a batch, as an error the writer logs and retries. */
+function writeFailure(reply: Extract<LogThreadReply, { type: 'failed' }>): Error {
+  return Object.assign(new Error(reply.message), reply.code === undefined ? {} : { code: reply.code });
+}
+
+/**
+ * The record itself when a structured clone can copy it; otherwise (a payload holding a
+ * function or a class instance with private state) a copy through JSON, which keeps what the
+ * row would have kept: the stored payload is its JSON anyway.
+ */
+function cloneable(record: QueuedRequest): QueuedRequest {
+  try {
+    structuredClone(record);
+    return record;
+  } catch {
+    return JSON.parse(JSON.stringify(record, (_name, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))) as QueuedRequest;
+  }
+}
+
+interface PendingWrite {
+  resolve(refused: RefusedLogRow[]): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The request log's sink on a worker thread, as pino's transports are: the event loop hands
+ * over batches of queued records (structured clones: plain data and strings) and the thread
+ * turns them into rows (redaction, payload compression) and writes them through a database
+ * connection of its own. The thread is started with the first batch.
+ *
+ * A thread that stops without answering (an uncaught error, out of memory) is reported and
+ * replaced: its batch is written again by a new thread (a record the old one committed is
+ * kept once: the insert leaves out ids already stored). A batch that stops the new thread too
+ * is written one record at a time, and only a record that stops a thread on its own is left
+ * out (returned as refused, with its request id).
+ */
+export class LogWriterThread implements LogSink {
+  private worker: Promise<Thread> | undefined;
+  private readonly pending = new Map<number, PendingWrite>();
+  private nextId = 1;
+  /** Set by close: a batch written after it (a request that ended during shutdown) has its thread closed again. */
+  private closed = false;
+
+  constructor(
+    private readonly options: LogThreadOptions,
+    private readonly logger: Logger,
+    private readonly events: LogThreadEvents,
+  ) {}
+
+  async insertBatch(records: readonly QueuedRequest[]): Promise<RefusedLogRow[]> {
+    try {
+      return await this.insertOnThread(records);
+    } finally {
+      if (this.closed && this.pending.size === 0) await this.close();
+    }
+  }
+
+  private async insertOnThread(records: readonly QueuedRequest[]): Promise<RefusedLogRow[]> {
+    for (let attempt = 1; attempt <= 2; attempt += 1) {
+      try {
+        return await this.write(records);
+      } catch (error) {
+        if (!(error instanceof ThreadStopped)) throw error;
+        if (attempt === 2 && records.length === 1) {
+          return [{ requestId: records[0]!.record.requestId, reason: `writing it stopped the writer's thread twice: ${error.message}` }];
+        }
+      }
+    }
+    const refused: RefusedLogRow[] = [];
+    for (const record of records) refused.push(...(await this.insertOnThread([record])));
+    return refused;
+  }
+
+  /** Ends the thread once it has closed its connection (after the writer's last batch). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const starting = this.worker;
+    if (starting === undefined) return;
+    this.worker = undefined;
+    const thread = await starting;
+    const ended = new Promise((resolve) => (thread.port instanceof Worker ? thread.port.once('exit', resolve) : thread.port.once('close', resolve)));
+    thread.port.ref();
+    thread.port.postMessage({ type: 'close' } satisfies LogThreadRequest);
+    const timer = setTimeout(() => thread.terminate(), CLOSE_TIMEOUT_MS);
+    await ended;
+    clearTimeout(timer);
+  }
+
+  private async write(records: readonly QueuedRequest[]): Promise<RefusedLogRow[]> {
+    const worker = (await this.thread()).port;
+    const id = this.nextId++;
+    return new Promise<RefusedLogRow[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // Held while a batch is out, so a shutdown waiting for it is not cut short by an empty loop.
+      worker.ref();
+      try {
+        worker.postMessage({ type: 'write', id, records } satisfies LogThreadRequest);
+      } catch {
+        worker.postMessage({ type: 'write', id, records: records.map(cloneable) } satisfies LogThreadRequest);
+      }
+    });
+  }
+
+  private thread(): Promise<Thread> {
+    if (this.worker !== undefined) return this.worker;
+    const starting = startThread(this.options).then((thread) => {
+      thread.port.unref();
+      thread.port.on('message', (reply: LogThreadReply) => this.answered(thread.port, reply));
+      thread.onStop((reason, error) => {
+        if (this.worker !== starting) return; // closed
+        this.worker = undefined;
+        this.events.threadRestarted();
+        this.logger.error({ err: error, reason, batches: this.pending.size }, "the request log's writer thread stopped; a new one writes its batch again");
+        const stopped = new ThreadStopped(reason);
+        const pending = [...this.pending.values()];
+        this.pending.clear();
+        for (const write of pending) write.reject(stopped);
+      });
+      return thread;
+    });
+    this.worker = starting;
+    return starting;
+  }
+
+  private answered(worker: Worker | MessagePort, reply: LogThreadReply): void {
+    if (reply.type === 'connection-failed') {
+      this.logger.warn({ reason: reply.message }, "a database connection of the request log's writer failed; its write fails and is retried");
+      return;
+    }
+    const write = this.pending.get(reply.id);
+    if (write === undefined) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) worker.unref();
+    if (reply.type === 'written') write.resolve(reply.refused);
+    else write.reject(writeFailure(reply));
+  }
+}
