@@ -40,7 +40,8 @@ export interface RequestRecord {
   startedAt: number;
   endpoint: string;
   platform: string | null;
-  mode: ModelMode | 'vetting' | 'agent' | 'utility' | null;
+  /** `tool`: one MCP tool call at /mcp (docs/mcp.md). */
+  mode: ModelMode | 'vetting' | 'agent' | 'utility' | 'tool' | null;
   requestedModel: string | null;
   resolvedModel: string | null;
   provider: string | null;

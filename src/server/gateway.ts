@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type RoutingEntry } from '../config/index.js';
 import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
-import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
+import { Authenticator, KeyCache, KeyPropagation, KeyStore, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
@@ -22,6 +22,7 @@ import { createProcessLogger } from './process-logger.js';
 import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
+import { McpGateway } from '../mcp/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -149,6 +150,23 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const calls = new ModelCalls(catalog, providers, accounting.limits, router);
     const agents = createAgentServices({ config, db: storage.db, catalog, calls, logger });
     shutdownTasks.push(() => agents.close());
+    const projects = new ProjectStore(storage.db);
+    const mcp = new McpGateway({
+      settings: config.mcp,
+      env: options.env ?? process.env,
+      log: logger,
+      sinks: {
+        writer: accounting.logs.writer,
+        entryOptions: { payloads: config.logs.payloads, maxPayloadBytes: config.logs.maxPayloadBytes },
+        metrics: accounting.metrics.mcp,
+        tracing,
+      },
+      limits: accounting.limits,
+      projectAllowedTools: (projectId) => projects.allowedToolsOf(projectId),
+      projectListRefreshMs: config.keys.cacheRefreshMs,
+      product: { name: 'modelgate', version: PRODUCT_VERSION },
+    });
+    shutdownTasks.push(() => mcp.close());
     const context: GatewayContext = {
       config,
       secrets,
@@ -167,6 +185,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       calls,
       applyRouting,
       agents,
+      mcp,
       accounts: new Accounts(storage.db),
       onShutdown: (task) => shutdownTasks.push(task),
     };

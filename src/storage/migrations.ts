@@ -292,6 +292,13 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('stored_responses_created_at').on('stored_responses').column('created_at').execute();
       },
     },
+    '0031-mcp-allowed-tools': {
+      async up(db: Kysely<unknown>) {
+        // allowedTools of keys and projects (docs/mcp.md): null = every tool of every MCP server.
+        await db.schema.alterTable('api_keys').addColumn('allowed_tools', 'text').execute();
+        await db.schema.alterTable('projects').addColumn('allowed_tools', 'text').execute();
+      },
+    },
     '0024-editor-agent-conversation-list': {
       async up(db: Kysely<unknown>) {
         // The dashboard's list of a key's conversations with an agent, newest first.

@@ -11,6 +11,9 @@ const ReadinessResponseSchema = Type.Object({
     storage: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
     redis: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('not_configured')]),
     providers: Type.Union([Type.Literal('ok'), Type.Literal('none_configured')]),
+    mcp_servers: Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('connecting'), Type.Literal('unavailable')]), {
+      description: 'each MCP server by name (docs/mcp.md); one that is unavailable does not make the instance not ready: /mcp names it to callers',
+    }),
   }),
   missing: Type.Array(Type.String(), { description: 'what keeps the instance from serving, and what to check; empty when ready' }),
 });
@@ -21,7 +24,7 @@ const ReadinessResponseSchema = Type.Object({
  * and Redis (when configured) for an answer and checks that a provider is configured.
  */
 export const healthRoutes: RouteModule = (app, context) => {
-  const { storage, limits, providers } = context;
+  const { storage, limits, providers, mcp } = context;
 
   app.get(
     '/healthz',
@@ -60,6 +63,7 @@ export const healthRoutes: RouteModule = (app, context) => {
           storage: storageOk ? ('ok' as const) : ('unreachable' as const),
           redis: redisOk === null ? ('not_configured' as const) : redisOk ? ('ok' as const) : ('unreachable' as const),
           providers: providerOk ? ('ok' as const) : ('none_configured' as const),
+          mcp_servers: Object.fromEntries(mcp.summaries().map(({ name, health }) => [name, health.state === 'ready' ? ('ok' as const) : health.state])),
         },
         missing,
       });

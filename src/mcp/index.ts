@@ -1,0 +1,6 @@
+export { McpGateway } from './service.js';
+export type { McpGatewayOptions, McpHttpRequest } from './service.js';
+export type { ServerSummary } from './server-set.js';
+export type { ServerHealth } from './upstream-server.js';
+export { ToolAccess, ALLOWED_TOOL_PATTERN, isAllowedToolEntry } from './tool-access.js';
+export { qualifiedName, splitQualifiedName, NAME_SEPARATOR } from './names.js';
