@@ -6,10 +6,10 @@ import type { McpServerConfig } from './schema.js';
  * only where they can be sent, and names that split `server__tool` one way only. The first
  * problem stops start-up, a reload or an admin change with a message naming the field.
  */
-export function checkMcpServers(servers: readonly McpServerConfig[], field = 'mcp.servers'): void {
+export function checkMcpServers(servers: readonly McpServerConfig[], fieldOf: (index: number) => string = (index) => `mcp.servers[${index}]`): void {
   const names = new Map<string, number>();
   for (const [index, server] of servers.entries()) {
-    const at = `${field}[${index}]`;
+    const at = fieldOf(index);
     const fail = (path: string, reason: string) => {
       throw new ConfigError(`invalid setting ${at}.${path}: ${reason}`);
     };
@@ -18,7 +18,7 @@ export function checkMcpServers(servers: readonly McpServerConfig[], field = 'mc
       fail('name', `"${server.name}" must not contain "__" nor start or end with "_" (tools are named <server>__<tool>)`);
     }
     const earlier = names.get(server.name);
-    if (earlier !== undefined) fail('name', `"${server.name}" is already the name of ${field}[${earlier}]; give each server its own name`);
+    if (earlier !== undefined) fail('name', `"${server.name}" is already the name of ${fieldOf(earlier)}; give each server its own name`);
     names.set(server.name, index);
     if ((server.url === undefined) === (server.command === undefined)) fail('url', 'give either url (Streamable HTTP) or command (stdio), not both or neither');
     if (server.url !== undefined) {

@@ -1,4 +1,5 @@
 export { McpGateway } from './service.js';
+export { McpServerStore } from './server-store.js';
 export type { McpGatewayOptions, McpHttpRequest } from './service.js';
 export type { ServerSummary } from './server-set.js';
 export type { ServerHealth } from './upstream-server.js';

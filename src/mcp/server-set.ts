@@ -1,5 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { checkMcpServers, type McpServerConfig } from '../config/index.js';
+import { ConfigError, checkMcpServers, type McpServerConfig } from '../config/index.js';
 import { addKnownSecrets } from '../redaction/index.js';
 import { resolveCredentials } from './credentials.js';
 import { UpstreamServer, type ListKind, type ServerHealth, type UpstreamServerOptions } from './upstream-server.js';
@@ -52,12 +52,13 @@ export class ServerSet {
   apply(configured: readonly McpServerConfig[], added: readonly McpServerConfig[] = []): void {
     const entries = [
       ...configured.map((config, index) => ({ config, field: `mcp.servers[${index}]`, source: 'config' as const })),
-      ...added.map((config) => ({ config, field: `MCP server "${config.name}" (admin API)`, source: 'admin' as const })),
+      ...added.map((config) => ({ config, field: `MCP server "${config.name}"`, source: 'admin' as const })),
     ];
     checkMcpServers(configured);
+    checkMcpServers(added, (index) => `MCP server "${added[index]!.name}"`);
     const taken = new Set(configured.map((server) => server.name));
     for (const { config, field } of entries.slice(configured.length)) {
-      if (taken.has(config.name)) throw new Error(`${field}: the config file declares a server of the same name; the config file's is served`);
+      if (taken.has(config.name)) throw new ConfigError(`invalid setting ${field}.name: the config file declares a server named "${config.name}" already`);
       taken.add(config.name);
     }
     const credentials = entries.map(({ config, field }) => resolveCredentials(config, field, this.options.env));

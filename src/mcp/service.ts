@@ -9,6 +9,7 @@ import { AddressPolicy, AddressPolicyError, type Resolver } from '../network/ind
 import { createGatewayServer, type GatewayServerParts, type RequestContext } from './gateway-server.js';
 import { ProjectToolLists } from './project-tool-lists.js';
 import { ServerSet, type ServerSummary } from './server-set.js';
+import type { McpServerStore } from './server-store.js';
 import type { ServerHealth } from './upstream-server.js';
 import { McpSessions } from './sessions.js';
 import { ToolAccess } from './tool-access.js';
@@ -30,6 +31,10 @@ export interface McpGatewayOptions {
   projectListRefreshMs: number;
   /** How the gateway names itself to MCP clients and servers. */
   product: { name: string; version: string };
+  /** Where servers added through the admin API are kept; none: only the config file's. */
+  store?: McpServerStore;
+  /** How often this instance re-reads the added servers (another instance's changes); default 10 s. */
+  storeRefreshMs?: number;
   /** How unavailable servers are tried again in the background (default 30 s). */
   probeIntervalMs?: number;
   /** Host name resolution of server URLs (tests). */
@@ -47,6 +52,7 @@ export interface McpHttpRequest {
 }
 
 const DEFAULT_PROBE_INTERVAL_MS = 30_000;
+const DEFAULT_STORE_REFRESH_MS = 10_000;
 
 /**
  * The MCP gateway (docs/mcp.md): the upstream servers, and `/mcp` sessions that serve their
@@ -59,6 +65,9 @@ export class McpGateway {
   private readonly projectLists: ProjectToolLists;
   private readonly parts: GatewayServerParts;
   private readonly closeFetch: () => Promise<void>;
+  private configured: readonly McpServerConfig[];
+  private added: readonly McpServerConfig[] = [];
+  private storeTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: McpGatewayOptions) {
     let policy: AddressPolicy;
@@ -91,12 +100,65 @@ export class McpGateway {
     };
     this.servers.onListChanged((server, kind) => this.tellSessions(server, kind));
     options.sinks.metrics.watchServers(() => this.servers.summaries().map(({ name, health }) => ({ name, up: health.state === 'ready' })));
-    this.servers.apply(options.settings.servers);
+    this.configured = options.settings.servers;
+    this.servers.apply(this.configured);
   }
 
-  /** Replaces the servers (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when one is invalid. */
+  /**
+   * Reads the servers added through the admin API and keeps re-reading them (changes made
+   * through other instances). One that no longer applies (its variable unset here) is logged
+   * and left out; the others are served.
+   */
+  async start(): Promise<void> {
+    const { store } = this.options;
+    if (store === undefined) return;
+    await this.refreshAdded(store);
+    this.storeTimer = setInterval(() => void this.refreshAdded(store).catch(() => undefined), this.options.storeRefreshMs ?? DEFAULT_STORE_REFRESH_MS);
+    this.storeTimer.unref();
+  }
+
+  /** Replaces the config file's servers (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when one is invalid. */
   applyServers(servers: readonly McpServerConfig[]): void {
-    this.servers.apply(servers);
+    this.servers.apply(servers, this.added);
+    this.configured = servers;
+  }
+
+  /** Adds (or replaces) a server through the admin API; throws a ConfigError saying what is wrong with it. */
+  async addServer(server: McpServerConfig): Promise<void> {
+    const store = this.storeOrFail();
+    const added = [...this.added.filter((other) => other.name !== server.name), server];
+    this.servers.apply(this.configured, added);
+    await store.put(server);
+    this.added = added;
+  }
+
+  /** Removes a server added through the admin API; false when there is none of this name. */
+  async removeServer(name: string): Promise<boolean> {
+    const removed = await this.storeOrFail().remove(name);
+    this.added = this.added.filter((server) => server.name !== name);
+    this.servers.apply(this.configured, this.added);
+    return removed;
+  }
+
+  private storeOrFail(): McpServerStore {
+    if (this.options.store === undefined) throw new Error('MCP servers cannot be added: no store');
+    return this.options.store;
+  }
+
+  private async refreshAdded(store: McpServerStore): Promise<void> {
+    const stored = await store.list();
+    if (JSON.stringify(stored) === JSON.stringify(this.added)) return;
+    const usable = stored.filter((server) => {
+      try {
+        this.servers.apply(this.configured, [...this.added.filter((other) => other.name !== server.name), server]);
+        return true;
+      } catch (error) {
+        this.options.log.warn({ mcpServer: server.name, reason: (error as Error).message }, `MCP server ${server.name} (admin API) is not served here: ${(error as Error).message}`);
+        return false;
+      }
+    });
+    this.servers.apply(this.configured, usable);
+    this.added = stored;
   }
 
   /** Every server with its transport and health, for /readyz, `modelgate status`, the admin API and metrics. */
@@ -153,6 +215,7 @@ export class McpGateway {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.storeTimer);
     await this.sessions.closeAll();
     await this.servers.close();
     await this.closeFetch();

@@ -22,7 +22,7 @@ import { createProcessLogger } from './process-logger.js';
 import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
-import { McpGateway } from '../mcp/index.js';
+import { McpGateway, McpServerStore } from '../mcp/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -165,8 +165,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       projectAllowedTools: (projectId) => projects.allowedToolsOf(projectId),
       projectListRefreshMs: config.keys.cacheRefreshMs,
       product: { name: 'modelgate', version: PRODUCT_VERSION },
+      store: new McpServerStore(storage.db),
     });
     shutdownTasks.push(() => mcp.close());
+    await whenStorageAnswers(() => mcp.start(), waiting);
     const context: GatewayContext = {
       config,
       secrets,

@@ -272,6 +272,15 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   dashboard_sign_in_failures: DashboardSignInFailuresTable;
   stored_responses: StoredResponsesTable;
+  mcp_servers: McpServersTable;
+}
+
+/** An MCP server added through the admin API; `definition` is its mcp.servers[] entry as JSON. */
+export interface McpServersTable {
+  name: string;
+  definition: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** Helper for columns whose select type differs from insert type. */

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { ConfigError, McpServerSchema } from '../../config/index.js';
+import { GatewayError, invalidBody } from '../../errors/index.js';
 import { redactText } from '../../logs/index.js';
 import type { ServerSummary } from '../../mcp/index.js';
 import type { RouteModule } from '../app.js';
@@ -45,6 +47,43 @@ export const adminMcpRoutes: RouteModule = async (app, context) => {
       '/mcp/servers',
       { schema: { ...ADMIN_SCHEMA, summary: 'MCP servers: how each is reached and whether it answers', response: { 200: listOf(ServerView) } } },
       async () => ({ object: 'list' as const, data: context.mcp.summaries().map(serverView) }),
+    );
+
+    admin.post(
+      '/mcp/servers',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Add (or replace) an MCP server: the shape of a config file\'s mcp.servers[] entry; credentials only as names of variables',
+          body: McpServerSchema,
+          response: { 201: ServerView },
+        },
+      },
+      async (request, reply) => {
+        try {
+          await context.mcp.addServer(request.body);
+        } catch (error) {
+          // "invalid setting MCP server "x".url: …" reads as a field of the body here.
+          if (error instanceof ConfigError) throw invalidBody(error.message.replace(/^invalid setting /, ''));
+          throw error;
+        }
+        request.log.info({ mcpServer: request.body.name }, 'admin: MCP server added');
+        reply.code(201);
+        return serverView(context.mcp.summaries().find((server) => server.name === request.body.name)!);
+      },
+    );
+
+    admin.delete(
+      '/mcp/servers/:name',
+      { schema: { ...ADMIN_SCHEMA, summary: 'Remove an MCP server added through the admin API', params: Type.Object({ name: Type.String({ maxLength: 64 }) }) } },
+      async (request, reply) => {
+        const { name } = request.params;
+        const server = context.mcp.summaries().find((candidate) => candidate.name === name);
+        if (server?.source === 'config') throw invalidBody(`The MCP server "${name}" is declared in the config file; remove it there.`);
+        if (!(await context.mcp.removeServer(name))) throw new GatewayError('not_found', `There is no MCP server "${name}" added through the admin API. GET /admin/v1/mcp/servers lists them.`);
+        request.log.info({ mcpServer: name }, 'admin: MCP server removed');
+        return reply.code(204).send();
+      },
     );
   });
 };
