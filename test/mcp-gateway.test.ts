@@ -203,3 +203,15 @@ test('/readyz and the admin API show each server\'s health; credentials never ap
   assert.match(metrics, /modelgate_mcp_server_up\{server="files"\} 1/);
   assert.match(metrics, /modelgate_mcp_tool_calls_total\{server="files",tool="echo",outcome="ok"\} \d+/);
 });
+
+test('the tool source of a model call: the key\'s tools narrowed to the servers asked for, each call counted', async () => {
+  const secret = await gateway.createKey({ scopes: ['mcp:use'], allowedTools: ['files__echo', 'local__*'] });
+  const principal = gateway.gateway.context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'mcp:use');
+  const source = await gateway.gateway.context.mcp.toolSource(await principal, { servers: ['files', 'everything'] });
+  const signal = new AbortController().signal;
+  const listed = await source.list(signal);
+  assert.deepEqual(listed.tools.map((tool) => tool.name), ['files__echo']);
+  assert.deepEqual(listed.unavailable, []);
+  assert.deepEqual((await source.call('files__echo', { text: 'from a model' }, signal)).content, [{ type: 'text', text: 'from a model' }]);
+  await assert.rejects(source.call('local__whoami', {}, signal), /Unknown tool "local__whoami"/);
+});

@@ -6,11 +6,12 @@ import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import { heldTo, type Limiter } from '../limits/index.js';
 import { AddressPolicy, AddressPolicyError, type Resolver } from '../network/index.js';
-import { createGatewayServer, type GatewayServerParts, type RequestContext } from './gateway-server.js';
+import { createGatewayServer, gatewayErrorOf, type GatewayServerParts, type RequestContext } from './gateway-server.js';
+import type { ToolResult, ToolSource } from './tool-loop.js';
+import { UpstreamFailure, type ServerHealth } from './upstream-server.js';
 import { ProjectToolLists } from './project-tool-lists.js';
 import { ServerSet, type ServerSummary } from './server-set.js';
 import type { McpServerStore } from './server-store.js';
-import type { ServerHealth } from './upstream-server.js';
 import { McpSessions } from './sessions.js';
 import { ToolAccess } from './tool-access.js';
 import { ToolCallLog, type ToolCallSinks } from './tool-call-log.js';
@@ -212,6 +213,33 @@ export class McpGateway {
     }
     const transport = this.sessions.open(principal, access, () => createGatewayServer(this.parts));
     return (raw, response) => transport.handleRequest(Object.assign(raw, { auth }), response, request.body);
+  }
+
+  /**
+   * The tools a model call's tool loop may use for this caller (tool-loop.ts): its allow-lists,
+   * narrowed to `servers` (a Responses `mcp` tool's server_label) and `allowedTools` of the
+   * request when given. Each call counts against the key's per-minute limit, like one at /mcp.
+   */
+  async toolSource(principal: Principal, narrowing: { servers?: readonly string[]; allowedTools?: readonly string[] } = {}): Promise<ToolSource> {
+    const projectList = principal.kind === 'key' ? await this.projectLists.of(principal.projectId) : null;
+    const requested = narrowing.servers === undefined ? null : narrowing.servers.map((server) => `${server}__*`);
+    const access = new ToolAccess(principal.kind === 'key' ? (principal.allowedTools ?? null) : null, projectList, requested, narrowing.allowedTools ?? null);
+    return {
+      list: async (signal) => {
+        const listed = await this.union.listTools(access, signal);
+        return { tools: listed.items.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })), unavailable: listed.unavailable };
+      },
+      call: async (name, args, signal) => {
+        await this.parts.admitToolCall(principal);
+        try {
+          const result: { content?: unknown; toolResult?: unknown } = await this.union.callTool(access, name, args, signal);
+          // A server of the protocol's first version may answer `toolResult` instead of `content`.
+          return Array.isArray(result.content) ? (result as ToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult ?? null) }] };
+        } catch (error) {
+          throw error instanceof UpstreamFailure ? gatewayErrorOf(error) : error;
+        }
+      },
+    };
   }
 
   async close(): Promise<void> {
