@@ -5,28 +5,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../src/config/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { startTestMcpServer } from './helpers/mcp-servers.js';
+import { connectMcpClient as connectTo, mcpError, startTestMcpServer } from './helpers/mcp-servers.js';
 
-async function connect(gateway: TestGateway, secret: string): Promise<Client> {
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
-  return client;
-}
+const connect = (gateway: TestGateway, secret: string) => connectTo(gateway.url, secret);
 
-async function mcpError(call: Promise<unknown>): Promise<McpError> {
-  try {
-    await call;
-  } catch (error) {
-    assert.ok(error instanceof McpError, `expected an McpError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {

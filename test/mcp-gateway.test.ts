@@ -1,11 +1,11 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { startTestMcpServer, type TestMcpServer } from './helpers/mcp-servers.js';
+import { connectMcpClient, mcpError, startTestMcpServer, type TestMcpServer } from './helpers/mcp-servers.js';
+
+const connect = (secret: string) => connectMcpClient(gateway.url, secret);
 
 const STDIO_SERVER = fileURLToPath(new URL('./fixtures/mcp/stdio-server.mjs', import.meta.url));
 const EVERYTHING = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -14,23 +14,6 @@ const STATIC_TOKEN = 'static-token-7f3a9c2e5b1d4068';
 let files: TestMcpServer;
 let gateway: TestGateway;
 
-/** An official SDK client connected to the gateway's /mcp with this key. */
-async function connect(secret: string): Promise<Client> {
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
-  return client;
-}
-
-/** The MCP error a call ends with. */
-async function mcpError(call: Promise<unknown>): Promise<McpError> {
-  try {
-    await call;
-  } catch (error) {
-    assert.ok(error instanceof McpError, `expected an McpError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
 
 before(async () => {
   files = await startTestMcpServer({ requireBearer: STATIC_TOKEN });
@@ -214,4 +197,29 @@ test('the tool source of a model call: the key\'s tools narrowed to the servers 
   assert.deepEqual(listed.unavailable, []);
   assert.deepEqual((await source.call('files__echo', { text: 'from a model' }, signal)).content, [{ type: 'text', text: 'from a model' }]);
   await assert.rejects(source.call('local__whoami', {}, signal), /Unknown tool "local__whoami"/);
+});
+
+test('prompts and resources are served the same way: named by server, within the allow-lists', async () => {
+  const whole = await connect(await gateway.createKey({ scopes: ['mcp:use'], allowedTools: ['everything__*'] }));
+  const prompts = await whole.listPrompts();
+  assert.ok(prompts.prompts.some((prompt) => prompt.name === 'everything__simple-prompt'));
+  assert.deepEqual(prompts._meta, { modelgate: { unavailable: [] } });
+  const prompt = await whole.getPrompt({ name: 'everything__simple-prompt' });
+  assert.ok(prompt.messages.length > 0);
+  const templates = await whole.listResourceTemplates();
+  assert.ok(templates.resourceTemplates.some((template) => template.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'));
+  const read = await whole.readResource({ uri: 'demo://resource/dynamic/text/7' });
+  assert.equal(read.contents[0]?.uri, 'demo://resource/dynamic/text/7');
+  await whole.close();
+
+  // One tool of the server: no prompt outside the list, no resources (they need server__*).
+  const narrow = await connect(await gateway.createKey({ scopes: ['mcp:use'], allowedTools: ['everything__echo'] }));
+  assert.deepEqual((await narrow.listPrompts()).prompts, []);
+  assert.deepEqual((await narrow.listResourceTemplates()).resourceTemplates, []);
+  assert.deepEqual((await narrow.listResources()).resources, []);
+  const hiddenPrompt = await mcpError(narrow.getPrompt({ name: 'everything__simple-prompt' }));
+  assert.match(hiddenPrompt.message, /Unknown prompt "everything__simple-prompt"/);
+  const hiddenResource = await mcpError(narrow.readResource({ uri: 'demo://resource/dynamic/text/7' }));
+  assert.match(hiddenResource.message, /Unknown resource "demo:\/\/resource\/dynamic\/text\/7"/);
+  await narrow.close();
 });

@@ -1,5 +1,8 @@
+import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -137,4 +140,22 @@ export async function startTestMcpServer(options: TestMcpServerOptions = {}): Pr
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** An official SDK client connected to a gateway's /mcp with this key. */
+export async function connectMcpClient(gatewayUrl: string, secret: string): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
+  return client;
+}
+
+/** The MCP error a call ends with (the assertion fails when it succeeds). */
+export async function mcpError(call: Promise<unknown>): Promise<McpError> {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(error instanceof McpError, `expected an McpError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('the call succeeded');
 }
