@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
@@ -191,4 +194,42 @@ test('a variable a server needs that is not set stops start-up naming the settin
     startTestGateway({ configFile: { mcp: { servers: [{ name: 'files', url: 'https://tools.example/mcp', headers: { 'X-Token': { env: 'UNSET_MCP_TOKEN' } } }] } } }),
     /invalid setting mcp\.servers\[0\]\.headers\.X-Token\.env: the environment variable UNSET_MCP_TOKEN is not set/,
   );
+});
+
+test('server-everything over Streamable HTTP (its own sessions) is an upstream like any; a bad reload keeps the servers in force', async () => {
+  const port = await closedPort();
+  const everything = spawn(process.execPath, [fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url)), 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    let stderr = '';
+    everything.stderr.setEncoding('utf8');
+    const listening = new Promise<void>((resolve, reject) => {
+      everything.stderr.on('data', (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes('listening on port')) resolve();
+      });
+      everything.once('exit', () => reject(new Error(`server-everything exited: ${stderr}`)));
+    });
+    await listening;
+    const gateway = await startTestGateway({ configFile: { mcp: { allowAddresses: ['127.0.0.1'], servers: [{ name: 'everything', url: `http://127.0.0.1:${port}/mcp` }] } } });
+    try {
+      const client = await connect(gateway, await gateway.createKey({ scopes: ['mcp:use'] }));
+      const listed = await client.listTools();
+      assert.ok(listed.tools.some((tool) => tool.name === 'everything__echo'));
+      const echoed = await client.callTool({ name: 'everything__echo', arguments: { message: 'over http' } });
+      assert.match(JSON.stringify(echoed.content), /over http/);
+
+      // A reload with a bad entry is refused whole: the server in force still answers.
+      assert.throws(() => gateway.gateway.context.mcp.applyServers([{ name: 'everything', url: `http://127.0.0.1:${port}/mcp`, env: {}, headers: {}, timeoutMs: 30000, tokenEnv: 'UNSET_RELOAD_TOKEN' }]), /UNSET_RELOAD_TOKEN is not set/);
+      assert.match(JSON.stringify((await client.callTool({ name: 'everything__echo', arguments: { message: 'still here' } })).content), /still here/);
+      await client.close();
+    } finally {
+      await gateway.close();
+    }
+  } finally {
+    everything.kill();
+    if (everything.exitCode === null) await once(everything, 'exit');
+  }
 });

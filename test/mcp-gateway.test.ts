@@ -182,6 +182,8 @@ test('/readyz and the admin API show each server\'s health; credentials never ap
   const names = servers.body.data.map((server: { name: string }) => server.name);
   assert.deepEqual(names, ['files', 'local', 'everything']);
   assert.doesNotMatch(JSON.stringify(servers.body), new RegExp(STATIC_TOKEN));
+  const status = await gateway.admin('GET', '/admin/v1/status');
+  assert.deepEqual(status.body.mcp_servers.map((server: { name: string }) => server.name), ['files', 'local', 'everything']);
   const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: 'Bearer mg-admin-test-token-0123456789abcdef' } })).text();
   assert.match(metrics, /modelgate_mcp_server_up\{server="files"\} 1/);
   assert.match(metrics, /modelgate_mcp_tool_calls_total\{server="files",tool="echo",outcome="ok"\} \d+/);
