@@ -87,6 +87,19 @@ describe('the MCP servers page in a browser', { skip: existsSync(CHROMIUM) ? fal
     await page.getByLabel('Group by').selectOption('model');
     await page.getByRole('rowheader', { name: 'files__echo' }).waitFor();
     await shoot(page, SCREENSHOTS, 'mcp-usage');
+    // A key for MCP tools, made in the keys dialog with its allowed tools.
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('mcp-agent');
+    await dialog.getByLabel(/mcp:use/).check();
+    await dialog.getByLabel('Allowed MCP tools').fill('files__echo, files__*');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await dialog.getByRole('button', { name: 'Copy secret' }).waitFor();
+    const made = (await gateway.admin('GET', '/admin/v1/keys')).body.data.find((key: { name: string }) => key.name === 'mcp-agent');
+    assert.deepEqual(made.scopes, ['model:request', 'mcp:use']);
+    assert.deepEqual(made.allowed_tools, ['files__echo', 'files__*']);
+
     // The one 400 is the refused entry above.
     assert.deepEqual(problems, ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
   });

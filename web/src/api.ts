@@ -115,6 +115,7 @@ export interface NewKeyInput {
   scopes: Scope[];
   limits?: KeyLimitsInput;
   allowed_models?: string[] | null;
+  allowed_tools?: string[] | null;
 }
 
 export interface KeyChangesInput {
