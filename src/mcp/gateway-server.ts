@@ -151,20 +151,20 @@ export function createGatewayServer(parts: GatewayServerParts): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const context = contextOf(extra);
     const { name } = request.params;
-    const parts_ = splitQualifiedName(name);
-    const known = parts_ === null ? undefined : parts.union.server(parts_.server);
-    const visible = known !== undefined && parts_ !== null && context.access.allows(parts_.server, name);
+    const named = splitQualifiedName(name);
+    const known = named === null ? undefined : parts.union.server(named.server);
+    const visible = known !== undefined && named !== null && context.access.allows(named.server, name);
     const recording = parts.log.begin({
       requestId: context.requestId,
       caller: callerOf(context.principal),
       platform: context.platform,
       // What a refused name says is kept for the operator; the metric labels stay bounded.
-      server: visible ? parts_!.server : 'unknown',
-      tool: parts_?.name ?? name,
+      server: visible ? named!.server : 'unknown',
+      tool: named?.name ?? name,
       qualifiedName: name,
       arguments: request.params.arguments,
       headers: context.headers,
-      toolLabel: visible && known!.listed(parts_!.name) ? parts_!.name : 'other',
+      toolLabel: () => (visible && known!.listed(named!.name) ? named!.name : 'other'),
     });
     try {
       await parts.admitToolCall(context.principal);

@@ -25,8 +25,8 @@ export interface ToolCallStart {
   arguments: unknown;
   /** The HTTP request's headers: its `traceparent` parents the call's span. */
   headers: IncomingHttpHeaders;
-  /** The metric label of the tool: its name when the server listed it, else `other`. */
-  toolLabel: string;
+  /** The metric label of the tool, asked when the call ended: its name when the server listed it, else `other`. */
+  toolLabel: () => string;
 }
 
 /** How a tool call ended: its result (a tool's own error included, `isError`), or the gateway's error. */
@@ -92,7 +92,7 @@ export class ToolCallLog {
           record.upstreamLatencyMs = latencyMs;
           if (ending.outcome === 'tool_error') record.logDetail = { tool_error: true };
         }
-        this.sinks.metrics.toolCallEnded(call.server, call.toolLabel, ending.outcome === 'failed' ? ending.code : ending.outcome, latencyMs / 1000);
+        this.sinks.metrics.toolCallEnded(call.server, call.toolLabel(), ending.outcome === 'failed' ? ending.code : ending.outcome, latencyMs / 1000);
         this.sinks.tracing?.endRequest(record, status, null);
         this.sinks.writer.push(toLogRow({ record, caller: call.caller, status, latencyMs, cost: { microUsd: null, startingPrice: false } }, this.sinks.entryOptions));
       },
