@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
-import { AddressPolicy } from '../src/agents/http/address-policy.js';
+import { AddressPolicy, type Resolver } from '../src/network/index.js';
 import { HostAllowlist } from '../src/agents/http/allowlist.js';
-import { HttpNodeClient, type Resolver } from '../src/agents/http/client.js';
+import { HttpNodeClient } from '../src/agents/http/client.js';
 import { GatewayError } from '../src/errors/index.js';
 
 /** Log lines the client writes (the details the caller never sees). */
@@ -30,7 +30,7 @@ function client(options: { allow?: string[]; allowAddresses?: string[]; resolver
   const { logger, lines } = capturingLogger();
   const http = new HttpNodeClient({
     allowlist: new HostAllowlist(options.allow ?? []),
-    policy: new AddressPolicy(options.allowAddresses ?? []),
+    policy: new AddressPolicy(options.allowAddresses ?? [], 'agents.httpAllowAddresses'),
     timeoutMs: options.timeoutMs ?? 5_000,
     maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
     logger,

@@ -4,7 +4,10 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startTestMcpServer } from './helpers/mcp-servers.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { FAKE_ANTHROPIC_KEY, startAnthropicConformanceFake } from './fakes/anthropic.js';
 import type { ConformanceFake } from './providers/conformance.js';
@@ -243,6 +246,36 @@ describe('OpenTelemetry traces', () => {
       assert.equal(openaiFake.server.requests[0]!.headers.traceparent, undefined);
     } finally {
       await openaiFake.close();
+    }
+  });
+
+  test('an MCP tool call is a span under the client\'s traceparent, named by its tool', async () => {
+    const receiver = await startOtlpReceiver();
+    const tools = await startTestMcpServer({ tools: ['echo'] });
+    try {
+      const gateway = await startTestGateway({
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+        configFile: { mcp: { allowAddresses: ['127.0.0.1'], servers: [{ name: 'files', url: tools.url }] } },
+      });
+      try {
+        const client = new Client({ name: 'traced', version: '1.0.0' });
+        const secret = await gateway.createKey({ scopes: ['mcp:use'] });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}`, traceparent: CLIENT_TRACEPARENT } } }));
+        await client.callTool({ name: 'files__echo', arguments: { text: 'traced' } });
+        await client.close();
+      } finally {
+        await gateway.close();
+      }
+      const span = receiver.spans.find((candidate) => attribute(candidate, 'gen_ai.tool.name') === 'files__echo');
+      assert.ok(span !== undefined, 'the tool call was exported');
+      assert.equal(span.traceId, CLIENT_TRACE_ID);
+      assert.equal(span.parentSpanId, CLIENT_SPAN_ID);
+      assert.equal(attribute(span, 'gen_ai.operation.name'), 'execute_tool');
+      assert.equal(attribute(span, 'gen_ai.provider.name'), 'files');
+      assert.equal(attribute(span, 'http.response.status_code'), 200);
+    } finally {
+      await tools.stop();
+      await receiver.close();
     }
   });
 });

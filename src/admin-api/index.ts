@@ -16,6 +16,30 @@ export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../age
 export type { AgentRunResponse, TestTraceStep } from '../agents/run-response.js';
 export type { GraphIssue } from '../agents/graph/types.js';
 
+/** `GET /admin/v1/mcp/servers`: one upstream MCP server, never a credential (docs/admin-api.md#mcp-servers). */
+export interface McpServerView {
+  name: string;
+  transport: 'http' | 'stdio';
+  source: 'config' | 'admin';
+  url: string | null;
+  command: string[] | null;
+  auth: 'none' | 'token' | 'oauth';
+  header_names: string[];
+  timeout_ms: number;
+  state: 'ready' | 'connecting' | 'unavailable';
+  since: string;
+  reason: string | null;
+}
+
+/** `POST /admin/v1/mcp/servers`: an mcp.servers[] entry (credentials as names of variables). */
+export interface NewMcpServerInput {
+  name: string;
+  url?: string;
+  command?: string[];
+  tokenEnv?: string;
+  timeoutMs?: number;
+}
+
 /** `GET /admin/v1/agents`: one agent. */
 export interface AgentView {
   slug: string;

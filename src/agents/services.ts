@@ -6,7 +6,7 @@ import { ConfigError, type GatewayConfig } from '../config/index.js';
 import type { Database } from '../storage/index.js';
 import { AgentRunner } from './agent-runner.js';
 import { AgentAuthoring } from './authoring.js';
-import { AddressPolicy, AddressPolicyError } from './http/address-policy.js';
+import { AddressPolicy, AddressPolicyError } from '../network/index.js';
 import { AllowlistError, HostAllowlist } from './http/allowlist.js';
 import { HttpNodeClient } from './http/client.js';
 import { FilesystemMediaStore, type MediaStore } from './media/media-store.js';
@@ -57,7 +57,7 @@ export function createAgentServices(parts: AgentServiceParts): AgentServices {
   let policy: AddressPolicy;
   try {
     allowlist = new HostAllowlist(config.agents.httpAllowlist);
-    policy = new AddressPolicy(config.agents.httpAllowAddresses);
+    policy = new AddressPolicy(config.agents.httpAllowAddresses, 'agents.httpAllowAddresses');
   } catch (error) {
     if (error instanceof AllowlistError || error instanceof AddressPolicyError) throw new ConfigError(`invalid setting ${error.message}`);
     throw error;

@@ -12,6 +12,7 @@ interface LimitOptions {
   dailyTokens?: number | Clear;
   monthlyCost?: number | Clear;
   models?: string[] | Clear;
+  tools?: string[] | Clear;
 }
 
 interface CreateOptions extends AdminOptions, LimitOptions {
@@ -36,13 +37,15 @@ function withLimitOptions(command: Command, use: 'create' | 'update'): Command {
       .option('--rpm <n>', 'requests per minute (default: no limit)', parseNewCountLimit)
       .option('--daily-tokens <n>', 'tokens per UTC day (default: no cap)', parseNewCountLimit)
       .option('--monthly-cost <usd>', 'USD per UTC calendar month (default: no cap)', parseNewUsdLimit)
-      .option('--models <ids>', 'comma-separated model ids or aliases the key may use (default: any model)', parseList);
+      .option('--models <ids>', 'comma-separated model ids or aliases the key may use (default: any model)', parseList)
+      .option('--tools <entries>', 'comma-separated MCP tools the key may use: server__tool or server__* (default: every tool)', parseList);
   }
   return command
     .option('--rpm <n>', `requests per minute (${CLEAR} = no limit)`, parseCountLimit)
     .option('--daily-tokens <n>', `tokens per UTC day (${CLEAR} = no cap)`, parseCountLimit)
     .option('--monthly-cost <usd>', `USD per UTC calendar month (${CLEAR} = no cap)`, parseUsdLimit)
-    .option('--models <ids>', `comma-separated model ids or aliases the key may use (${CLEAR} = any model)`, parseModels);
+    .option('--models <ids>', `comma-separated model ids or aliases the key may use (${CLEAR} = any model)`, parseModels)
+    .option('--tools <entries>', `comma-separated MCP tools the key may use: server__tool or server__* (${CLEAR} = every tool)`, parseModels);
 }
 
 /**
@@ -94,6 +97,7 @@ function keyFields(key: ApiKeyView): [string, string][] {
     ['daily tokens', orDash(key.limits.daily_tokens)],
     ['monthly cost USD', orDash(key.limits.monthly_cost_usd)],
     ['models', key.allowed_models === null ? 'any' : key.allowed_models.join(', ')],
+    ['tools', key.allowed_tools === null || key.allowed_tools === undefined ? 'any' : key.allowed_tools.join(', ')],
     ['created', key.created_at],
     ['updated', key.updated_at],
   ];
@@ -141,7 +145,7 @@ export function registerKeysCommand(program: Command): void {
     .command('create')
     .description('create a key; prints its secret once')
     .requiredOption('--name <name>', 'a name to recognise the key by')
-    .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute', parseScopes)
+    .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use', parseScopes)
     .option('--project <id>', 'project the key belongs to (default: default; created if new)');
   withAdminOptions(withLimitOptions(create, 'create')).action(async (options: CreateOptions) => {
       const client = AdminClient.fromOptions(options);
@@ -153,6 +157,7 @@ export function registerKeysCommand(program: Command): void {
         ...(options.project !== undefined ? { project: options.project } : {}),
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
+        ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
       });
       printCreated(key, options);
     });
@@ -200,9 +205,10 @@ export function registerKeysCommand(program: Command): void {
         ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
+        ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
       };
       if (Object.keys(changes).length === 0) {
-        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost or --models');
+        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models or --tools');
       }
       const client = AdminClient.fromOptions(options);
       if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);

@@ -81,11 +81,16 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
   process.stdout.write(firstAccountAdvice(hasAccounts));
 }
 
-/** Serves until a signal stops the process; meanwhile the routing is reloaded on SIGHUP and when the config file changes (docs/routing.md). */
+/** Serves until a signal stops the process; meanwhile the routing and the MCP servers are reloaded on SIGHUP and when the config file changes (docs/routing.md, docs/mcp.md). */
 function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags: CommandLineSettings): void {
   const stopWatching = watchRoutingConfig({
     file: loadedConfigFile({ flags }),
-    reload: () => gateway.context.applyRouting(loadConfig({ flags }).routing),
+    reload: () => {
+      const reloaded = loadConfig({ flags });
+      // Each part is checked whole before it changes: an invalid one keeps what is in force.
+      gateway.context.mcp.applyServers(reloaded.mcp.servers);
+      gateway.context.applyRouting(reloaded.routing);
+    },
     log: gateway.context.logger,
   });
   runUntilStopped(

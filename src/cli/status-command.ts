@@ -23,6 +23,8 @@ interface StatusView {
   }[];
   workers: { count: number; this_worker: number | null; pid: number };
   log_queue_depth: number;
+  /** Absent from a gateway older than the MCP gateway. */
+  mcp_servers?: { name: string; transport: 'http' | 'stdio'; state: 'ready' | 'connecting' | 'unavailable'; since: string; reason: string | null }[];
 }
 
 /** Exit code of a gateway that answers but is degraded (1 is any error, as for every command). */
@@ -55,6 +57,16 @@ function printStatus(url: string, status: StatusView): void {
   ]);
   printText('\n');
   printTable(['provider', 'state'], status.providers.map((provider) => [provider.name, providerState(provider)]));
+  const servers = status.mcp_servers ?? [];
+  if (servers.length === 0) return;
+  printText('\n');
+  printTable(
+    ['mcp server', 'state'],
+    servers.map((server) => [
+      server.name,
+      server.state === 'ready' ? 'ok' : server.state === 'connecting' ? 'connecting' : `UNAVAILABLE since ${server.since}: ${server.reason ?? '?'}`,
+    ]),
+  );
 }
 
 export function registerStatusCommand(program: Command): void {

@@ -34,6 +34,7 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   ]),
   { variables: ['MODELGATE_AGENT_HTTP_ALLOWLIST'], path: 'agents.httpAllowlist', kind: 'list' },
   { variables: ['MODELGATE_AGENT_HTTP_ALLOW_ADDRESSES'], path: 'agents.httpAllowAddresses', kind: 'list' },
+  { variables: ['MODELGATE_MCP_ALLOW_ADDRESSES'], path: 'mcp.allowAddresses', kind: 'list' },
   { variables: ['MODELGATE_LOG_PAYLOADS'], path: 'logs.payloads', kind: 'boolean' },
   { variables: ['MODELGATE_LOG_RETENTION_DAYS'], path: 'logs.retentionDays', kind: 'integer' },
   { variables: ['MODELGATE_LOG_MAX_SIZE_MB'], path: 'logs.maxSizeMb', kind: 'integer' },

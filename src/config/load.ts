@@ -7,11 +7,10 @@ import { SECRET_PREFIX } from '../keys/index.js';
 import { ConfigSchema, type GatewayConfig } from './schema.js';
 import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
 import { closestIds } from './closest-names.js';
+import { checkMcpServers } from './mcp-servers.js';
+import { ConfigError } from './config-error.js';
 
-/** Raised for any invalid setting; start-up prints its message (one line naming the field) and exits. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Settings given on the command line (they win over everything else). */
 export interface CommandLineSettings {
@@ -135,6 +134,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const config = withDefaults as GatewayConfig;
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   assertProviderNamesUnique(config);
+  checkMcpServers(config.mcp.servers);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.server.publicUrl !== undefined) config.server.publicUrl = config.server.publicUrl.replace(/\/+$/, '');
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {

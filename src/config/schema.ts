@@ -147,6 +147,37 @@ export const RoutingEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** An environment variable's name: where a value of the config comes from, so no secret is written in YAML. */
+const EnvName = (description: string) => Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description });
+
+/** A value read from the environment at start-up: `{ env: NAME }` (docs/mcp.md). */
+const FromEnvironment = Type.Object({ env: EnvName('the environment variable holding the value') }, { additionalProperties: false });
+
+/** One upstream MCP server (decisions §12, docs/mcp.md): Streamable HTTP `url` or a stdio `command`. */
+export const McpServerSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z0-9_-]+$', maxLength: 64, description: 'unique; its tools are exposed as <name>__<tool>' }),
+    url: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'Streamable HTTP endpoint of the server' })),
+    command: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'program and arguments of a stdio server' })),
+    env: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), FromEnvironment, { default: {}, description: 'environment of a stdio server, each value from a variable of the gateway' }),
+    headers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }), FromEnvironment, { default: {}, description: 'HTTP headers sent to the server, each value from an environment variable' }),
+    tokenEnv: Type.Optional(EnvName('environment variable holding a static bearer token')),
+    oauth: Type.Optional(
+      Type.Object(
+        {
+          tokenUrl: Type.String({ pattern: '^https?://[^\\s]+$', description: 'token endpoint of the authorization server' }),
+          clientIdEnv: EnvName('environment variable holding the client id'),
+          clientSecretEnv: EnvName('environment variable holding the client secret'),
+          scope: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false, description: 'OAuth 2.1 client credentials grant' },
+      ),
+    ),
+    timeoutMs: Milliseconds(30_000, 'longest wait for one answer of the server (connect, list, call)'),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigSchema = Type.Object(
   {
     server: Type.Object(
@@ -220,6 +251,18 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     routing: Type.Array(RoutingEntrySchema, { default: [], description: 'deployments, retries and fallbacks per model (docs/routing.md)' }),
+    mcp: Type.Object(
+      {
+        servers: Type.Array(McpServerSchema, { default: [], description: 'upstream MCP servers served at /mcp (docs/mcp.md)' }),
+        allowAddresses: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: 'CIDRs MCP server URLs may reach although they are private, loopback or link-local',
+        }),
+        sessionIdleMs: Milliseconds(30 * 60_000, 'an /mcp session unused this long is closed'),
+        maxSessions: PositiveInt(1000, 'open /mcp sessions per instance; the longest unused is closed first'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     keys: Type.Object(
       {
         cacheRefreshMs: Milliseconds(1000, 'how often an instance re-reads changed keys (pause/revoke propagation)'),
@@ -298,3 +341,4 @@ export type ModelMode = Static<typeof ModelModeSchema>;
 export type RoutingEntry = Static<typeof RoutingEntrySchema>;
 export type DeploymentConfig = Static<typeof DeploymentSchema>;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
+export type McpServerConfig = Static<typeof McpServerSchema>;

@@ -36,7 +36,11 @@ export type ErrorCode =
   | 'provider_not_configured'
   | 'shutting_down'
   | 'storage_unavailable'
-  | 'internal_error';
+  | 'internal_error'
+  | 'tool_not_found'
+  | 'mcp_session_not_found'
+  | 'mcp_server_unavailable'
+  | 'mcp_server_error';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -93,6 +97,11 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   shutting_down: { status: 503, type: 'api_error', retryable: true },
   storage_unavailable: { status: 503, type: 'api_error', retryable: true },
   internal_error: { status: 500, type: 'api_error', retryable: true },
+  // MCP (docs/mcp.md): an unknown tool and one the key may not use get the same answer.
+  tool_not_found: { status: 404, type: 'invalid_request_error', retryable: false },
+  mcp_session_not_found: { status: 404, type: 'invalid_request_error', retryable: false },
+  mcp_server_unavailable: { status: 502, type: 'api_error', retryable: true },
+  mcp_server_error: { status: 502, type: 'api_error', retryable: false },
 };
 
 /**

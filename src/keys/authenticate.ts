@@ -39,6 +39,7 @@ function toPrincipal(row: KeyRow): Principal & { kind: 'key' } {
       scopes: new Set(JSON.parse(row.scopes) as Scope[]),
       limits: { rpm: row.rpm_limit, dailyTokens: row.daily_token_cap, monthlyCostUsd: row.monthly_cost_cap_usd },
       allowedModels: row.allowed_models === null ? null : new Set(JSON.parse(row.allowed_models) as string[]),
+      allowedTools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
     };
     principalCache.set(row, principal);
   }

@@ -15,6 +15,7 @@ export interface NewKey {
   scopes: Scope[];
   limits: KeyLimits;
   allowedModels: string[] | null;
+  allowedTools?: string[] | null;
 }
 
 export interface KeyChanges {
@@ -22,6 +23,7 @@ export interface KeyChanges {
   scopes?: Scope[];
   limits?: Partial<KeyLimits>;
   allowedModels?: string[] | null;
+  allowedTools?: string[] | null;
 }
 
 export function toKeyView(row: KeyRow): ApiKeyView {
@@ -34,6 +36,7 @@ export function toKeyView(row: KeyRow): ApiKeyView {
     fingerprint: fingerprintOf(row.id, row.last4),
     limits: { rpm: row.rpm_limit, daily_tokens: row.daily_token_cap, monthly_cost_usd: row.monthly_cost_cap_usd },
     allowed_models: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
+    allowed_tools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -63,6 +66,7 @@ export class KeyStore {
       daily_token_cap: input.limits.dailyTokens,
       monthly_cost_cap_usd: input.limits.monthlyCostUsd,
       allowed_models: input.allowedModels === null ? null : JSON.stringify(input.allowedModels),
+      allowed_tools: input.allowedTools === undefined || input.allowedTools === null ? null : JSON.stringify(input.allowedTools),
       created_at: now,
       updated_at: now,
     };
@@ -126,6 +130,9 @@ export class KeyStore {
         ...(limits.monthlyCostUsd !== undefined ? { monthly_cost_cap_usd: limits.monthlyCostUsd } : {}),
         ...(changes.allowedModels !== undefined
           ? { allowed_models: changes.allowedModels === null ? null : JSON.stringify(changes.allowedModels) }
+          : {}),
+        ...(changes.allowedTools !== undefined
+          ? { allowed_tools: changes.allowedTools === null ? null : JSON.stringify(changes.allowedTools) }
           : {}),
         updated_at: nextVersion(),
       })

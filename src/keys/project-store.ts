@@ -10,11 +10,18 @@ export const PROJECT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 export interface ProjectView {
   id: string;
   name: string;
+  /** `allowedTools` of every key of the project at /mcp (docs/mcp.md); null = every tool. */
+  allowed_tools: string[] | null;
   created_at: string;
 }
 
 export function toProjectView(row: ProjectRow): ProjectView {
-  return { id: row.id, name: row.name, created_at: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    allowed_tools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
+    created_at: new Date(row.created_at).toISOString(),
+  };
 }
 
 /** Projects own keys (and agents). The `default` project is created by the first migration. */
@@ -30,7 +37,7 @@ export class ProjectStore {
   }
 
   async create(id: string, name: string = id): Promise<ProjectRow> {
-    const row: ProjectRow = { id, name, created_at: Date.now() };
+    const row: ProjectRow = { id, name, created_at: Date.now(), allowed_tools: null };
     // DO NOTHING on either unique column (id, name) keeps a duplicate a 409, never a driver error.
     const result = await this.db
       .insertInto('projects')
@@ -45,6 +52,20 @@ export class ProjectStore {
         { retryable: false },
       );
     }
+    return row;
+  }
+
+  /** The project's `allowedTools` (null: every tool, also for a project that does not exist). */
+  async allowedToolsOf(id: string): Promise<string[] | null> {
+    const row = await this.db.selectFrom('projects').select('allowed_tools').where('id', '=', id).executeTakeFirst();
+    return row?.allowed_tools === null || row?.allowed_tools === undefined ? null : (JSON.parse(row.allowed_tools) as string[]);
+  }
+
+  /** Sets the project's `allowedTools` (null: every tool); the project must exist. */
+  async setAllowedTools(id: string, allowedTools: string[] | null): Promise<ProjectRow> {
+    await this.db.updateTable('projects').set({ allowed_tools: allowedTools === null ? null : JSON.stringify(allowedTools) }).where('id', '=', id).execute();
+    const row = await this.find(id);
+    if (row === undefined) throw new GatewayError('not_found', `There is no project "${id}". GET /admin/v1/projects lists the projects.`);
     return row;
   }
 

@@ -1,4 +1,4 @@
-export const SCOPES = ['model:request', 'utils:crypto', 'agents:execute'] as const;
+export const SCOPES = ['model:request', 'utils:crypto', 'agents:execute', 'mcp:use'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type KeyStatus = 'active' | 'paused' | 'revoked';
@@ -22,6 +22,8 @@ export interface ApiKeyView {
   fingerprint: string;
   limits: { rpm: number | null; daily_tokens: number | null; monthly_cost_usd: number | null };
   allowed_models: string[] | null;
+  /** `server__tool` or `server__*` entries of the MCP gateway; null = every tool. */
+  allowed_tools: string[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -38,6 +40,8 @@ export type Principal =
       limits: KeyLimits;
       /** Exact model ids or aliases this key may use; null = any. */
       allowedModels: ReadonlySet<string> | null;
+      /** `allowedTools` entries of the MCP gateway (`server__tool`, `server__*`); null or absent = every tool. */
+      allowedTools?: readonly string[] | null;
     }
   | { kind: 'anonymous'; fingerprint: 'anonymous' };
 

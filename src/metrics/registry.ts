@@ -119,6 +119,24 @@ export class Gauge implements Metric {
   }
 }
 
+/** A gauge with labels, every series read at scrape time (the state of each configured server, say). */
+export class LabelledGauge implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly labelNames: readonly string[],
+    private readonly read: () => readonly { labels: Labels; value: number }[],
+  ) {}
+
+  render(constant: ConstantLabels): string {
+    let text = header(this.name, this.help, 'gauge');
+    for (const { labels, value } of this.read()) {
+      text += `${this.name}${labelText(constant, this.labelNames, this.labelNames.map((name) => labels[name] ?? ''))} ${formatNumber(value)}\n`;
+    }
+    return text;
+  }
+}
+
 export class Histogram extends LabelledMetric<HistogramSeries> {
   constructor(
     name: string,

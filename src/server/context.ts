@@ -15,6 +15,7 @@ import type { ResponseStore } from '../responses/index.js';
 import type { Tracing } from '../telemetry/index.js';
 import type { Keyring } from '../crypto/index.js';
 import type { VettingService } from '../vetting/index.js';
+import type { McpGateway } from '../mcp/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -64,6 +65,8 @@ export interface GatewayContext {
   readonly responses: ResponseStore;
   /** Traces exported over OTLP; undefined when no collector is configured (telemetry.otlpEndpoint). */
   readonly tracing: Tracing | undefined;
+  /** The MCP gateway: upstream servers and /mcp sessions (docs/mcp.md). */
+  readonly mcp: McpGateway;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */

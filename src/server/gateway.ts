@@ -26,6 +26,7 @@ import { createProcessLogger } from './process-logger.js';
 import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
+import { McpGateway, McpServerStore } from '../mcp/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -162,7 +163,25 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownTasks.push(() => agents.close());
     // Conversation history holds what callers and models wrote, as payloads do: kept as long.
     accounting.retain(agents.conversations, 'agent conversation messages');
+    const projects = new ProjectStore(storage.db);
     const accounts = new Accounts(storage.db);
+    const mcp = new McpGateway({
+      settings: config.mcp,
+      env: options.env ?? process.env,
+      log: logger,
+      sinks: {
+        writer: accounting.logs.writer,
+        metrics: accounting.metrics.mcp,
+        tracing,
+      },
+      limits: accounting.limits,
+      projectAllowedTools: (projectId) => projects.allowedToolsOf(projectId),
+      projectListRefreshMs: config.keys.cacheRefreshMs,
+      product: { name: 'modelgate', version: PRODUCT_VERSION },
+      store: new McpServerStore(storage.db),
+    });
+    shutdownTasks.push(() => mcp.close());
+    await whenStorageAnswers(() => mcp.start(), waiting);
     const context: GatewayContext = {
       config,
       database: { kind: storage.kind, answers: (withinMs) => storageAnswers(storage, withinMs) },
@@ -188,6 +207,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       vetting,
       applyRouting,
       agents,
+      mcp,
       accounts,
       onShutdown: (task) => shutdownTasks.push(task),
     };

@@ -292,6 +292,26 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('stored_responses_created_at').on('stored_responses').column('created_at').execute();
       },
     },
+    '0031-mcp-allowed-tools': {
+      async up(db: Kysely<unknown>) {
+        // allowedTools of keys and projects (docs/mcp.md): null = every tool of every MCP server.
+        await db.schema.alterTable('api_keys').addColumn('allowed_tools', 'text').execute();
+        await db.schema.alterTable('projects').addColumn('allowed_tools', 'text').execute();
+      },
+    },
+    '0031-mcp-servers': {
+      async up(db: Kysely<unknown>) {
+        // MCP servers an administrator added through the admin API (docs/mcp.md): the entry as JSON,
+        // the same shape as a config file's mcp.servers[] entry (names of variables, never values).
+        await db.schema
+          .createTable('mcp_servers')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('definition', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
     '0024-editor-agent-conversation-list': {
       async up(db: Kysely<unknown>) {
         // The dashboard's list of a key's conversations with an agent, newest first.

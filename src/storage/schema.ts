@@ -8,6 +8,8 @@ export interface ProjectsTable {
   id: string;
   name: string;
   created_at: number;
+  /** JSON array of `allowedTools` entries (`server__tool`, `server__*`), or null for every tool (docs/mcp.md). */
+  allowed_tools: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -25,6 +27,8 @@ export interface ApiKeysTable {
   monthly_cost_cap_usd: number | null;
   /** JSON array of model ids/aliases, or null for any model. */
   allowed_models: string | null;
+  /** JSON array of `allowedTools` entries, or null for every tool of every MCP server. */
+  allowed_tools: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -268,6 +272,15 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   dashboard_sign_in_failures: DashboardSignInFailuresTable;
   stored_responses: StoredResponsesTable;
+  mcp_servers: McpServersTable;
+}
+
+/** An MCP server added through the admin API; `definition` is its mcp.servers[] entry as JSON. */
+export interface McpServersTable {
+  name: string;
+  definition: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** Helper for columns whose select type differs from insert type. */

@@ -28,6 +28,7 @@ const GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
 const GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
 const GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 const GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+const GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 /** The gateway's own: no convention names these. */
 const MODELGATE_REQUEST_ID = 'modelgate.request_id';
 const MODELGATE_COST_USD = 'modelgate.cost_usd';
@@ -50,6 +51,8 @@ function operationOf(mode: RequestRecord['mode']): string | null {
       return 'generate_content';
     case 'agent':
       return 'invoke_agent';
+    case 'tool':
+      return 'execute_tool';
     default:
       return null;
   }
@@ -107,7 +110,9 @@ export class OtlpTracing implements Tracing {
     const { span } = traced;
     const operation = operationOf(record.mode);
     if (operation !== null) span.setAttribute(GEN_AI_OPERATION_NAME, operation);
-    if (record.requestedModel !== null) span.setAttribute(GEN_AI_REQUEST_MODEL, record.requestedModel);
+    // A tool call's record names the tool where a model call names its model (docs/mcp.md).
+    if (record.mode === 'tool' && record.requestedModel !== null) span.setAttribute(GEN_AI_TOOL_NAME, record.requestedModel);
+    else if (record.requestedModel !== null) span.setAttribute(GEN_AI_REQUEST_MODEL, record.requestedModel);
     if (record.resolvedModel !== null) span.setAttribute(GEN_AI_RESPONSE_MODEL, record.resolvedModel);
     if (record.provider !== null) span.setAttribute(GEN_AI_PROVIDER_NAME, record.provider);
     setUsage(span, record);

@@ -53,6 +53,7 @@ export interface KeyOptions {
   dailyTokens?: number | null;
   monthlyCostUsd?: number | null;
   allowedModels?: string[] | null;
+  allowedTools?: string[] | null;
 }
 
 /** Starts a real gateway on 127.0.0.1:<random port> with a temp data dir and silent logs. */
@@ -98,6 +99,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
           monthlyCostUsd: keyOptions.monthlyCostUsd ?? null,
         },
         allowedModels: keyOptions.allowedModels ?? null,
+        allowedTools: keyOptions.allowedTools ?? null,
       });
       gateway.context.keys.cache.put(row);
       return secret;

@@ -4,6 +4,7 @@ import { AgentsPage } from './pages/agents/AgentsPage.js';
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
+import { McpServersPage } from './pages/McpServersPage.js';
 import { SignInPage } from './pages/SignInPage.js';
 import { useSession } from './session.js';
 
@@ -36,6 +37,7 @@ export function App() {
         {isAdmin && <Route path="/agents" element={<AgentsPage />} />}
         {isAdmin && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
+        {isAdmin && <Route path="/mcp" element={<McpServersPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -74,6 +76,11 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/playground">Playground</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/mcp">MCP servers</NavLink>
               </li>
             )}
           </ul>

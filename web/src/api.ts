@@ -11,7 +11,9 @@ import type {
   ListPage,
   LogDetailView,
   LogSummaryView,
+  McpServerView,
   ModelList,
+  NewMcpServerInput,
   ProjectView,
   PublicModelEntry,
   Scope,
@@ -113,6 +115,7 @@ export interface NewKeyInput {
   scopes: Scope[];
   limits?: KeyLimitsInput;
   allowed_models?: string[] | null;
+  allowed_tools?: string[] | null;
 }
 
 export interface KeyChangesInput {
@@ -177,6 +180,11 @@ export const adminApi = {
     spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
   },
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
+  mcpServers: {
+    list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),
+    add: (input: NewMcpServerInput) => request<McpServerView>('POST', '/mcp/servers', input),
+    remove: (name: string) => request<void>('DELETE', `/mcp/servers/${encodeURIComponent(name)}`),
+  },
   models: () => request<ModelList<PublicModelEntry>>('GET', '/models'),
   logs: {
     page: (filter: LogFilter, cursor: string | undefined, limit: number) =>

@@ -1,24 +1,16 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import type { HttpCallRequest, HttpCallResponse, HttpCaller } from '../runtime/types.js';
-import type { AddressPolicy } from './address-policy.js';
+import { checkedLookup, literalAddressRefusal, type AddressPolicy, type Resolver } from '../../network/index.js';
 import type { HostAllowlist } from './allowlist.js';
 
 /** A refusal or failure of the http node; its details go to the log, never to the caller. */
 class HttpNodeFailure extends Error {
   override name = 'HttpNodeFailure';
 }
-
-/** Resolves a host name to every address it has (injectable: tests resolve to what they need). */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
-
-const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
 export interface HttpNodeClientOptions {
   allowlist: HostAllowlist;
@@ -48,34 +40,13 @@ const GENERIC_MESSAGE = "The agent's http step could not be completed. The gatew
  */
 export class HttpNodeClient implements HttpCaller {
   private readonly agent: Agent;
-  private readonly resolver: Resolver;
 
   constructor(private readonly options: HttpNodeClientOptions) {
-    this.resolver = options.resolver ?? systemResolver;
     this.agent = new Agent({
-      connect: { lookup: this.checkedLookup, timeout: CONNECT_TIMEOUT_MS, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
+      connect: { lookup: checkedLookup(options.policy, options.resolver), timeout: CONNECT_TIMEOUT_MS, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
       connections: 16,
     });
   }
-
-  /** A net/tls lookup that refuses a host when any of its addresses is not allowed. */
-  private readonly checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    this.resolver(hostname).then(
-      (addresses) => {
-        const refused = addresses.map((address) => this.options.policy.check(address.address)).find((decision) => !decision.allowed);
-        if (addresses.length === 0 || refused !== undefined) {
-          const reason = refused !== undefined && !refused.allowed ? refused.reason : 'no address';
-          callback(Object.assign(new HttpNodeFailure(`${hostname} refused: ${reason}`), { code: 'EADDRREFUSED' }), '', 4);
-          return;
-        }
-        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? addresses.filter((address) => address.family === lookupOptions.family) : addresses;
-        if (lookupOptions.all === true) (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, wanted);
-        else if (wanted[0] === undefined) callback(Object.assign(new Error(`${hostname}: no address of the wanted family`), { code: 'ENOTFOUND' }), '', 4);
-        else callback(null, wanted[0].address, wanted[0].family);
-      },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 4),
-    );
-  };
 
   async call(request: HttpCallRequest, signal: AbortSignal, context: { requestId: string; nodeId: string }): Promise<HttpCallResponse> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
@@ -118,12 +89,8 @@ export class HttpNodeClient implements HttpCaller {
     if (url.protocol !== 'https:') throw new HttpNodeFailure('not https');
     if (url.username !== '' || url.password !== '') throw new HttpNodeFailure('URL carries credentials');
     if (!this.options.allowlist.allows(url)) throw new HttpNodeFailure(`host ${url.host} is not on the allowlist`);
-    // The lookup is skipped for an address literal, so its policy check happens here.
-    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (isIP(literal) !== 0) {
-      const decision = this.options.policy.check(literal);
-      if (!decision.allowed) throw new HttpNodeFailure(decision.reason);
-    }
+    const refusal = literalAddressRefusal(this.options.policy, url);
+    if (refusal !== null) throw new HttpNodeFailure(refusal);
     url.hash = '';
     return url;
   }

@@ -13,6 +13,7 @@ import {
   type KeyRow,
   type Scope,
 } from '../../keys/index.js';
+import { ALLOWED_TOOL_PATTERN } from '../../mcp/index.js';
 import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
@@ -46,6 +47,13 @@ const KeyFields = {
   scopes: Type.Array(ScopeSchema, { minItems: 1 }),
   limits: LimitsSchema,
   allowed_models: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 1000 })),
+  allowed_tools: Nullable(
+    Type.Array(Type.String({ pattern: ALLOWED_TOOL_PATTERN, maxLength: 300, description: 'server__tool, or server__* for every tool of the server' }), {
+      minItems: 1,
+      maxItems: 1000,
+      description: 'MCP tools the key may see and call (docs/mcp.md); null = every tool',
+    }),
+  ),
 };
 
 const CreateKeyBody = Type.Object(
@@ -55,6 +63,7 @@ const CreateKeyBody = Type.Object(
     scopes: KeyFields.scopes,
     limits: Type.Optional(KeyFields.limits),
     allowed_models: Type.Optional(KeyFields.allowed_models),
+    allowed_tools: Type.Optional(KeyFields.allowed_tools),
   },
   { additionalProperties: false },
 );
@@ -65,14 +74,16 @@ const UpdateKeyBody = Type.Object(
     scopes: Type.Optional(KeyFields.scopes),
     limits: Type.Optional(KeyFields.limits),
     allowed_models: Type.Optional(KeyFields.allowed_models),
+    allowed_tools: Type.Optional(KeyFields.allowed_tools),
   },
   { additionalProperties: false },
 );
 
 const CreateProjectBody = Type.Object(
-  { id: ProjectIdSchema, name: Type.Optional(NameSchema) },
+  { id: ProjectIdSchema, name: Type.Optional(NameSchema), allowed_tools: Type.Optional(KeyFields.allowed_tools) },
   { additionalProperties: false },
 );
+const UpdateProjectBody = Type.Object({ allowed_tools: KeyFields.allowed_tools }, { additionalProperties: false });
 
 const KeyView = Type.Object({
   id: Type.String(),
@@ -87,11 +98,12 @@ const KeyView = Type.Object({
     monthly_cost_usd: Nullable(Type.Number()),
   }),
   allowed_models: Nullable(Type.Array(Type.String())),
+  allowed_tools: Nullable(Type.Array(Type.String())),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
 const CreatedKeyView = Type.Composite([KeyView, Type.Object({ secret: Type.String({ description: 'shown once' }) })]);
-const ProjectView = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
+const ProjectView = Type.Object({ id: Type.String(), name: Type.String(), allowed_tools: Nullable(Type.Array(Type.String())), created_at: Type.String() });
 
 const KeyIdParams = Type.Object({ id: Type.String() });
 
@@ -147,6 +159,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           scopes: body.scopes,
           limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null, ...limitChanges(body.limits) },
           allowedModels: body.allowed_models ?? null,
+          allowedTools: body.allowed_tools ?? null,
         });
         request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
         reply.code(201);
@@ -205,18 +218,19 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.patch(
       '/keys/:id',
       {
-        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
+        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
       },
       async (request) => {
         const { body } = request;
         if (Object.keys(body).length === 0) {
-          throw invalidBody('Send at least one of name, scopes, limits, allowed_models.');
+          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools.');
         }
         const row = await store.update(request.params.id, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
           limits: limitChanges(body.limits),
           ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
+          ...(body.allowed_tools !== undefined ? { allowedTools: body.allowed_tools } : {}),
         });
         request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
         return applied(row);
@@ -245,9 +259,24 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       '/projects',
       { schema: { ...ADMIN_SCHEMA, summary: 'Create a project', body: CreateProjectBody, response: { 201: ProjectView } } },
       async (request, reply) => {
-        const row = await projects.create(request.body.id, request.body.name);
+        const created = await projects.create(request.body.id, request.body.name);
+        const row = request.body.allowed_tools === undefined ? created : await projects.setAllowedTools(created.id, request.body.allowed_tools);
+        context.mcp.projectChanged(row.id, request.body.allowed_tools ?? null);
         request.log.info({ projectId: row.id }, 'admin: project created');
         reply.code(201);
+        return toProjectView(row);
+      },
+    );
+
+    admin.patch(
+      '/projects/:id',
+      {
+        schema: { ...ADMIN_SCHEMA, summary: "Change a project's allowed MCP tools", params: Type.Object({ id: ProjectIdSchema }), body: UpdateProjectBody, response: { 200: ProjectView } },
+      },
+      async (request) => {
+        const row = await projects.setAllowedTools(request.params.id, request.body.allowed_tools);
+        context.mcp.projectChanged(row.id, request.body.allowed_tools);
+        request.log.info({ projectId: row.id }, 'admin: project updated');
         return toProjectView(row);
       },
     );

@@ -13,7 +13,7 @@ export const STORAGE_PROBE_MS = 2_000;
  * failing since when), workers and the request log's queue.
  */
 export const adminStatusRoutes: RouteModule = async (app, context) => {
-  const { config, database, providers, limits, logs } = context;
+  const { config, database, providers, limits, logs, mcp } = context;
   const startedAt = new Date();
 
   await registerAdminRoutes(app, context, (admin) => {
@@ -21,7 +21,7 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
       const reachable = await database.answers(STORAGE_PROBE_MS);
       const limiter = limits.state();
       const providerList = providers.summaries();
-      const failing = providerList.some((provider) => provider.health.state === 'failing');
+      const failing = providerList.some((provider) => provider.health.state === 'failing') || mcp.summaries().some((server) => server.health.state === 'unavailable');
       return {
         object: 'status' as const,
         status: reachable && !failing && !limiter.fallbackActive ? ('ok' as const) : ('degraded' as const),
@@ -44,6 +44,13 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
         })),
         workers: { count: workerCount(config), this_worker: cluster.isWorker ? cluster.worker!.id : null, pid: process.pid },
         log_queue_depth: logs.writer.depth,
+        mcp_servers: mcp.summaries().map(({ name, transport, health }) => ({
+          name,
+          transport,
+          state: health.state,
+          since: new Date(health.since).toISOString(),
+          reason: health.reason,
+        })),
       };
     });
   });

@@ -10,6 +10,11 @@ const ReadinessResponseSchema = Type.Object({
     storage: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
     redis: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('not_configured')]),
     providers: Type.Union([Type.Literal('ok'), Type.Literal('none_configured')]),
+    mcp_servers: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('connecting'), Type.Literal('unavailable')]), {
+        description: 'each MCP server by name, when any is configured (docs/mcp.md); one that is unavailable does not make the instance not ready: /mcp names it to callers',
+      }),
+    ),
   }),
   missing: Type.Array(Type.String(), { description: 'what keeps the instance from serving, and what to check; empty when ready' }),
 });
@@ -20,7 +25,7 @@ const ReadinessResponseSchema = Type.Object({
  * and Redis (when configured) for an answer and checks that a provider is configured.
  */
 export const healthRoutes: RouteModule = (app, context) => {
-  const { database, limits, providers } = context;
+  const { database, limits, providers, mcp } = context;
 
   app.get(
     '/healthz',
@@ -53,12 +58,14 @@ export const healthRoutes: RouteModule = (app, context) => {
       if (redisOk === false) missing.push(`Redis did not answer within limits.redisCommandTimeoutMs; check REDIS_URL and that Redis is up`);
       if (!providerOk) missing.push('no provider is configured; set a provider API key (docs/providers.md)');
       const ready = missing.length === 0;
+      const mcpServers = mcp.summaries();
       return reply.code(ready ? 200 : 503).send({
         status: ready ? ('ready' as const) : ('not_ready' as const),
         checks: {
           storage: storageOk ? ('ok' as const) : ('unreachable' as const),
           redis: redisOk === null ? ('not_configured' as const) : redisOk ? ('ok' as const) : ('unreachable' as const),
           providers: providerOk ? ('ok' as const) : ('none_configured' as const),
+          ...(mcpServers.length === 0 ? {} : { mcp_servers: Object.fromEntries(mcpServers.map(({ name, health }) => [name, health.state === 'ready' ? ('ok' as const) : health.state])) }),
         },
         missing,
       });

@@ -14,6 +14,8 @@ import { embeddingsRoutes } from './embeddings.js';
 import { healthRoutes } from './health.js';
 import { imagesRoutes } from './images.js';
 import { messagesRoutes } from './messages.js';
+import { mcpRoutes } from './mcp.js';
+import { adminMcpRoutes } from './admin-mcp.js';
 import { metricsRoutes } from './metrics.js';
 import { responsesRoutes } from './responses.js';
 import { statusRoutes } from './status.js';
@@ -21,4 +23,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, mcpRoutes, dashboardRoutes];

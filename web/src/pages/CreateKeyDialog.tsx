@@ -9,7 +9,11 @@ const SCOPES: { scope: Scope; what: string }[] = [
   { scope: 'model:request', what: 'model calls: chat, embeddings, images, audio, VETTING' },
   { scope: 'utils:crypto', what: 'encrypt and decrypt utilities' },
   { scope: 'agents:execute', what: 'run published agents' },
+  { scope: 'mcp:use', what: 'MCP tools at /mcp' },
 ];
+
+/** The allowed MCP tools as typed (comma- or space-separated `server__tool`, `server__*`); none = every tool. */
+const toolsOf = (text: string) => text.split(/[\s,]+/).filter((entry) => entry.length > 0);
 
 export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolean; onOpenChange: (open: boolean) => void; projects: ProjectView[] }) {
   const [name, setName] = useState('');
@@ -17,6 +21,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
   const [scopes, setScopes] = useState<Scope[]>(['model:request']);
   const [limits, setLimits] = useState(NO_LIMITS);
   const [models, setModels] = useState<string[]>([]);
+  const [tools, setTools] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
@@ -27,6 +32,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
     setScopes(['model:request']);
     setLimits(NO_LIMITS);
     setModels([]);
+    setTools('');
     setError(null);
     setSecret(null);
     setCopied(false);
@@ -44,6 +50,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
         scopes,
         limits: limitsInputOf(limits),
         allowed_models: models.length === 0 ? null : models,
+        ...(scopes.includes('mcp:use') && toolsOf(tools).length > 0 ? { allowed_tools: toolsOf(tools) } : {}),
       });
       setSecret(created.secret);
     } catch (failure) {
@@ -120,6 +127,15 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
           </fieldset>
           <LimitFields texts={limits} onChange={setLimits} />
           <ModelPicker selected={models} onChange={setModels} />
+          {scopes.includes('mcp:use') && (
+            <div className="field">
+              <label htmlFor="key-tools">Allowed MCP tools</label>
+              <input id="key-tools" value={tools} placeholder="files__read, tickets__*" aria-describedby="key-tools-hint" onChange={(event) => setTools(event.target.value)} />
+              <small id="key-tools-hint" className="muted">
+                server__tool or server__*, comma-separated; empty: every tool
+              </small>
+            </div>
+          )}
           <ErrorAlert message={error} />
           <div className="dialog-actions">
             <button type="submit" disabled={invalid}>

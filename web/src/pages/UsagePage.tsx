@@ -15,7 +15,7 @@ import { SelectField } from '../components/SelectField';
 
 const GROUPINGS: { value: UsageGrouping; label: string }[] = [
   { value: 'day', label: 'Day' },
-  { value: 'model', label: 'Model' },
+  { value: 'model', label: 'Model or MCP tool' },
   { value: 'key', label: 'Key' },
 ];
 const METRICS = [

@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
 
 /**
- * Which network addresses agent `http` nodes may reach. Every address a host resolves to is
+ * Which network addresses the gateway's outbound calls of operator- or author-given URLs (agent
+ * `http` nodes, MCP servers) may reach. Every address a host resolves to is
  * checked, in every notation that can smuggle a private address: plain IPv4 and IPv6, IPv4
  * embedded in IPv6 (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4
  * 2002::/16). Private, loopback, link-local, CGNAT, metadata, multicast and reserved ranges
- * are refused unless the operator listed them in agents.httpAllowAddresses.
+ * are refused unless the operator listed them (agents.httpAllowAddresses, mcp.allowAddresses).
  */
 interface Cidr {
   bytes: Uint8Array;
@@ -105,13 +106,13 @@ export type AddressDecision = { allowed: true } | { allowed: false; reason: stri
 export class AddressPolicy {
   private readonly allowed: readonly Cidr[];
 
-  /** `allowCidrs`: agents.httpAllowAddresses; a bad entry stops start-up. */
-  constructor(allowCidrs: readonly string[]) {
+  /** `allowCidrs`: the ranges `setting` lists; a bad entry stops start-up, naming the setting. */
+  constructor(allowCidrs: readonly string[], setting: string) {
     this.allowed = allowCidrs.map((entry) => {
       try {
         return parseCidr(entry);
       } catch (error) {
-        throw new AddressPolicyError(`agents.httpAllowAddresses: ${(error as Error).message}`);
+        throw new AddressPolicyError(`${setting}: ${(error as Error).message}`);
       }
     });
   }
