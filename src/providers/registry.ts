@@ -15,6 +15,8 @@ export interface ProviderSummary {
   configured: boolean;
   /** What to set, when it is not configured. */
   missing: MissingCredential | null;
+  /** Its settings in words (endpoint, region, credential kind), never a secret; null for a provider without a descriptor's. */
+  description: string | null;
   health: ProviderHealthView;
 }
 
@@ -26,6 +28,8 @@ export interface ProviderRegistryOptions {
   missingCredentials?: ReadonlyMap<string, MissingCredential>;
   /** Observes every call, so refused credentials and unreachable providers reach the operator. */
   health?: ProviderHealth;
+  /** Each provider's settings in words (providerDescriptions). */
+  descriptions?: ReadonlyMap<string, string>;
 }
 
 /** The configured providers by name. Built once at start-up from the config. */
@@ -33,6 +37,7 @@ export class ProviderRegistry {
   private readonly providers = new Map<string, Provider>();
   private readonly missingCredentials: ReadonlyMap<string, MissingCredential>;
   private readonly health: ProviderHealth | undefined;
+  private readonly descriptions: ReadonlyMap<string, string>;
 
   /**
    * @param requestIds where the providers' adapters note the vendors' ids of their calls (the
@@ -45,6 +50,7 @@ export class ProviderRegistry {
   ) {
     this.missingCredentials = options.missingCredentials ?? new Map();
     this.health = options.health;
+    this.descriptions = options.descriptions ?? new Map();
     for (const provider of providers) {
       this.providers.set(provider.name, this.health === undefined ? provider : watchProvider(provider, this.health));
     }
@@ -68,7 +74,7 @@ export class ProviderRegistry {
     return this.names().map((name) => {
       const missing = this.missingCredentials.get(name) ?? null;
       const health = this.health?.view(name) ?? { state: 'ok', fault: null, since: null, last_failure_at: null, failures: 0 };
-      return { name, configured: missing === null, missing, health };
+      return { name, configured: missing === null, missing, description: this.descriptions.get(name) ?? null, health };
     });
   }
 

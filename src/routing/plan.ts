@@ -1,7 +1,7 @@
 import type { ModelMode, ResolvedModel } from '../catalog/index.js';
 import { ConfigError, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
 import { addKnownSecrets } from '../logs/index.js';
-import type { ProviderVariants } from '../providers/index.js';
+import { ProviderSettingsError, type ProviderVariants } from '../providers/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { CooldownPolicy } from './cooldowns.js';
 
@@ -66,25 +66,37 @@ function findModel(sources: PlanSources, id: string, field: string): ResolvedMod
   return resolved;
 }
 
-/** The provider itself, or a variant of it with the deployment's own credential or base URL. */
+/** The value of an environment variable a deployment names, noted as a secret; a ConfigError naming the field when it is not set. */
+function secretFrom(sources: PlanSources, variable: string, field: string): string {
+  const value = sources.env[variable];
+  if (value === undefined || value === '') throw invalid(field, `the environment variable ${variable} is not set`);
+  addKnownSecrets([value]);
+  return value;
+}
+
+/** The provider itself, or a variant of it with the deployment's own credential, base URL or settings. */
 function providerOf(sources: PlanSources, deployment: DeploymentConfig, field: string, providerField: string): Provider {
   if (!sources.providers.names().includes(deployment.provider)) {
     throw invalid(providerField, `"${deployment.provider}" is not a provider of this gateway (${sources.providers.names().join(', ')})`);
   }
-  let apiKey: string | undefined;
-  if (deployment.apiKeyEnv !== undefined) {
-    apiKey = sources.env[deployment.apiKeyEnv];
-    if (apiKey === undefined || apiKey === '') throw invalid(`${field}.apiKeyEnv`, `the environment variable ${deployment.apiKeyEnv} is not set`);
-    addKnownSecrets([apiKey]);
-  }
-  if (apiKey === undefined && deployment.baseUrl === undefined) {
+  const credential = deployment.apiKeyEnv === undefined ? undefined : secretFrom(sources, deployment.apiKeyEnv, `${field}.apiKeyEnv`);
+  const secrets = Object.fromEntries(
+    Object.entries(deployment.secretsEnv ?? {}).map(([name, variable]) => [name, secretFrom(sources, variable, `${field}.secretsEnv.${name}`)]),
+  );
+  const settings = { ...deployment.settings, ...(deployment.baseUrl === undefined ? {} : { baseUrl: deployment.baseUrl }) };
+  if (credential === undefined && Object.keys(secrets).length === 0 && Object.keys(settings).length === 0) {
     try {
       return sources.providers.get(deployment.provider);
     } catch {
       throw invalid(providerField, `${deployment.provider} has no credential on this gateway: configure it, or give this deployment apiKeyEnv`);
     }
   }
-  return sources.variants(deployment.provider, { apiKey, baseUrl: deployment.baseUrl })!;
+  try {
+    return sources.variants(deployment.provider, { credential, settings, secrets })!;
+  } catch (error) {
+    if (error instanceof ProviderSettingsError) throw invalid(`${field}.${error.field}`, error.message);
+    throw error;
+  }
 }
 
 function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): Deployment[] {

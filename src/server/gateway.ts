@@ -5,7 +5,7 @@ import { openStorage, whenStorageAnswers, type StorageOptions } from '../storage
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
+import { createProviders, missingCredentials, providerDescriptions, ProviderHealth, ProviderRateLimits, ProviderRegistry, ProviderRequestIds, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { addKnownSecrets, redactText } from '../logs/index.js';
@@ -133,6 +133,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const created = createProviders(config, providerRequestIds, { rateLimits: providerRateLimits, ...(tracing === undefined ? {} : { tracing }) });
     const providers = new ProviderRegistry(created.providers, providerRequestIds, {
       missingCredentials: missingCredentials(config),
+      descriptions: providerDescriptions(config),
       health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)),
     });
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
