@@ -121,7 +121,7 @@ export const DeploymentSchema = Type.Object(
       Type.Record(Type.String(), Type.String({ pattern: ENV_NAME }), { description: 'secret settings of the provider, each read from the environment variable named' }),
     ),
     upstreamId: Type.Optional(Type.String({ minLength: 1, description: 'the model id sent to this deployment' })),
-    weight: Type.Number({ exclusiveMinimum: 0, default: 1, description: 'share of requests, before latency and remaining rate limit count' }),
+    weight: Type.Number({ exclusiveMinimum: 0, default: 1, description: 'share of the traffic among the healthy deployments' }),
     rpm: Type.Optional(Type.Integer({ minimum: 1, description: 'requests per minute this deployment takes (counted per instance)' })),
     tpm: Type.Optional(Type.Integer({ minimum: 1, description: 'estimated tokens per minute this deployment takes (counted per instance)' })),
   },
@@ -133,7 +133,12 @@ export const RoutingEntrySchema = Type.Object(
   {
     model: Type.String({ minLength: 1, description: 'a catalog id or alias' }),
     deployments: Type.Array(DeploymentSchema, { default: [], description: 'default: the model\'s own provider, weight 1' }),
+    strategy: Type.Union([Type.Literal('weighted'), Type.Literal('latency')], {
+      default: 'weighted',
+      description: 'weighted: weights are traffic shares; latency: weights scaled by recent latency and the rate limit left',
+    }),
     retries: Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'further attempts after a retryable failure' }),
+    maxRetryWaitMs: Milliseconds(5_000, "longest provider Retry-After waited for before the retry on the same deployment; a longer one cools it down", 0),
     backoffMs: Milliseconds(200, 'first wait before a retry, doubled each time, with jitter', 0),
     fallbacks: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'models tried in order when retries are spent' }),
     fallbackOn: Type.Array(Type.Union(FAILURE_CLASSES.map((name) => Type.Literal(name))), { default: [...DEFAULT_FALLBACK_ON] }),

@@ -1,4 +1,4 @@
-import type { ModelMode, ResolvedModel } from '../catalog/index.js';
+import type { CatalogModel, ModelMode, ResolvedModel } from '../catalog/index.js';
 import { ConfigError, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
 import { addKnownSecrets } from '../logs/index.js';
 import { ProviderSettingsError, type ProviderVariants } from '../providers/index.js';
@@ -31,6 +31,10 @@ export interface RoutePlan {
   readonly primary: RouteTarget;
   readonly retries: number;
   readonly backoffMs: number;
+  /** Weights scaled by recent latency and the rate limit left (`strategy: latency`); else weights alone. */
+  readonly latencyAware: boolean;
+  /** The longest Retry-After waited for before the retry on the same deployment. */
+  readonly maxRetryWaitMs: number;
   readonly fallbacks: readonly RouteTarget[];
   readonly fallbackOn: ReadonlySet<FailureClass>;
   readonly firstByteMs: number | undefined;
@@ -39,7 +43,7 @@ export interface RoutePlan {
 
 /** What compiling the routing configuration needs from the rest of the gateway. */
 export interface PlanSources {
-  catalog: { find(requested: string): ResolvedModel | undefined };
+  catalog: { find(requested: string): ResolvedModel | undefined; counterpart(id: string, provider: string): CatalogModel | undefined };
   providers: { get(name: string): Provider; names(): string[] };
   variants: ProviderVariants;
   env: NodeJS.ProcessEnv;
@@ -118,12 +122,22 @@ function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, re
       name,
       providerName: deployment.provider,
       provider,
-      upstreamId: deployment.upstreamId ?? resolved.model.upstreamId,
+      upstreamId: deployment.upstreamId ?? upstreamIdOn(sources, resolved, deployment.provider),
       weight: deployment.weight,
       rpm: deployment.rpm,
       tpm: deployment.tpm,
     };
   });
+}
+
+/**
+ * The id a deployment on `provider` sends for the model: the model's own on its provider; on
+ * another, the id of that provider's entry for the same model (a cloud's Claude), else the
+ * model's own (a compatible server that serves the same id).
+ */
+function upstreamIdOn(sources: PlanSources, resolved: ResolvedModel, provider: string): string {
+  if (provider === resolved.model.provider) return resolved.model.upstreamId;
+  return sources.catalog.counterpart(resolved.id, provider)?.upstreamId ?? resolved.model.upstreamId;
 }
 
 function targetOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): RouteTarget {
@@ -163,6 +177,8 @@ export function compilePlans(entries: readonly RoutingEntry[], sources: PlanSour
       primary: targetOf(sources, entry, resolved, field),
       retries: entry.retries,
       backoffMs: entry.backoffMs,
+      latencyAware: entry.strategy === 'latency',
+      maxRetryWaitMs: entry.maxRetryWaitMs,
       fallbacks,
       fallbackOn: new Set(entry.fallbackOn),
       firstByteMs: entry.timeouts.firstByteMs,
