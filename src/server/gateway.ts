@@ -22,6 +22,7 @@ import { createProcessLogger } from './process-logger.js';
 import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
+import { standbyWhileWaiting } from './standby.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -45,6 +46,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Channels of the process that runs the gateway (a `serve --workers` worker's to its siblings), beside the deployment's own. */
   keyChannels?: readonly KeyChangeChannel[];
+  /** Told the standby listener's URL when the database does not answer at start-up (it listens meanwhile). */
+  onStandby?: (url: string) => void;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -108,8 +111,17 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
   const secrets = resolveSecrets(config);
   addKnownSecrets(configuredCredentials(config, secrets));
-  const waiting = waitingForStorage(config, (fields, message) => logger.warn(fields, message));
-  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting);
+  const logWaiting = waitingForStorage(config, (fields, message) => logger.warn(fields, message));
+  // A database that does not answer yet: listen at once (healthz 200, readyz 503), serve once it does.
+  const standby = standbyWhileWaiting(config, logWaiting, (url) => {
+    logger.warn({ url }, `answering on ${url} while waiting for the database: /healthz 200, /readyz 503, other requests 503 storage_unavailable`);
+    options.onStandby?.(url);
+  });
+  const waiting = options.listen === false ? logWaiting : standby.waiting;
+  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting).catch(async (error: unknown) => {
+    await standby.close();
+    throw error;
+  });
   const shutdownTasks: (() => Promise<void>)[] = [];
   try {
     const keyStore = new KeyStore(storage.db);
@@ -177,7 +189,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     });
     let url = '';
     if (options.listen !== false) {
-      await app.listen({ host: config.server.host, port: config.server.port });
+      // The standby listener hands its address over (its port, when the config asked for any).
+      const standbyPort = await standby.close();
+      await app.listen({ host: config.server.host, port: standbyPort ?? config.server.port });
       const address = app.server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host}:${address.port}`;
@@ -205,6 +219,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     };
     return { app, context, url, close };
   } catch (error) {
+    await standby.close();
     for (const task of shutdownTasks.reverse()) await task().catch(() => undefined);
     await storage.close();
     throw error;
