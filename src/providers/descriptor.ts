@@ -83,6 +83,11 @@ export interface ProviderDescriptor<Name extends string = string, Owner extends 
   readonly credentialField: keyof Static<Schema> & string;
   /** Settings that are secrets: a deployment gives them through `secretsEnv`, never in the config file's routing. */
   readonly secretFields: readonly (keyof Static<Schema> & string)[];
+  /**
+   * A preset of an OpenAI-compatible host: a `providers.compatible[]` entry of the same name
+   * replaces it (configurations written before the preset existed keep working).
+   */
+  readonly yieldsToCompatible?: boolean;
   /** Every secret value the settings hold or lead to (a key file's private key), redacted by value from every log and error. */
   secretValues(settings: Static<Schema>): string[];
   /** What to set before it can be called, or null when its settings suffice. */

@@ -3,12 +3,13 @@ import { anthropicProvider } from './anthropic/index.js';
 import type { ProviderDescriptor, ShippedModel } from './descriptor.js';
 import { geminiProvider } from './gemini/index.js';
 import { createOpenAICompatibleProvider, openaiProvider } from './openai/index.js';
+import { PRESET_PROVIDERS } from './presets/index.js';
 
 /**
  * The vendors' providers, in the order start-up registers them. Adding a vendor is a folder
  * in src/providers/ exporting its descriptor, and one line here (docs/providers.md).
  */
-export const VENDOR_PROVIDERS = [openaiProvider, anthropicProvider, geminiProvider] as const;
+export const VENDOR_PROVIDERS = [openaiProvider, anthropicProvider, geminiProvider, ...PRESET_PROVIDERS] as const;
 
 export type VendorDescriptor = (typeof VENDOR_PROVIDERS)[number];
 export type VendorName = VendorDescriptor['name'];
@@ -38,16 +39,17 @@ export interface DescribedVendor {
   settings: Static<TObject>;
 }
 
-/** Every vendor with the settings the config gives it. */
-export function vendorsWithSettings(providers: VendorSettingsMap): DescribedVendor[] {
-  return VENDOR_PROVIDERS.map((vendor) => ({
+/** Every vendor with the settings the config gives it; a preset that a compatible provider of its name replaces is left out. */
+export function vendorsWithSettings(providers: VendorSettingsMap & { compatible?: readonly { name: string }[] }): DescribedVendor[] {
+  const replaced = new Set((providers.compatible ?? []).map((provider) => provider.name));
+  return VENDOR_PROVIDERS.filter((vendor) => !(vendor.yieldsToCompatible === true && replaced.has(vendor.name))).map((vendor) => ({
     descriptor: vendor as unknown as ProviderDescriptor<string, string, TObject>,
     settings: providers[vendor.name] as Static<TObject>,
   }));
 }
 
 /** The models each vendor ships in the catalog, with its name and owner. */
-export function shippedModels(providers: VendorSettingsMap): { provider: string; owner: string; models: readonly ShippedModel[] }[] {
+export function shippedModels(providers: VendorSettingsMap & { compatible?: readonly { name: string }[] }): { provider: string; owner: string; models: readonly ShippedModel[] }[] {
   return vendorsWithSettings(providers).map(({ descriptor, settings }) => ({
     provider: descriptor.name,
     owner: descriptor.owner,
