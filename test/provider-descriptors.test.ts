@@ -59,7 +59,7 @@ function fullEnvironment(): Record<string, string> {
       const schema = (vendor.settings.properties as Record<string, { pattern?: string; enum?: unknown[]; anyOf?: { const?: unknown }[] }>)[setting.field];
       const choice = schema?.anyOf?.[0]?.const;
       env[variable] =
-        setting.kind === 'boolean' ? 'true' : setting.kind === 'integer' ? '1' : schema?.pattern?.startsWith('^https?') === true ? 'http://127.0.0.1:9/v9' : typeof choice === 'string' ? choice : `secret-${variable}-0123456789`;
+        setting.kind === 'boolean' ? 'true' : setting.kind === 'integer' ? '1' : schema?.pattern?.startsWith('^https?') === true ? 'http://127.0.0.1:9/v9' : typeof choice === 'string' ? choice : `secret-${variable.toLowerCase().replaceAll('_', '-')}-0123456789`;
     }
   }
   return env;

@@ -83,7 +83,7 @@ export class CheckedCall<C extends Capability> {
    */
   through<K extends Capability>(capability: K): CheckedCall<K> | undefined {
     const own = this.target.provider[capability];
-    if (own === undefined) return undefined;
+    if (own === undefined || !servesModel(own, this.target.resolved.model.upstreamId)) return undefined;
     const target = { resolved: this.target.resolved, provider: this.target.provider, capability: own as NonNullable<Provider[K]> };
     // Routed, it goes only to the deployments and fallbacks whose provider has that capability too.
     return new CheckedCall(target, this.media, { ...this.request, capability }, this.routing, this.estimate);
@@ -117,8 +117,8 @@ export class CheckedCall<C extends Capability> {
         plan,
         {
           attempt: (_target, deployment, timeoutMs) => call(deployment.provider[capability] as NonNullable<Provider[C]>, { upstreamModel: deployment.upstreamId, timeoutMs }),
-          usable: (deployment) => deployment.provider[capability] !== undefined,
-          accepts: (fallback) => fallback.deployments.some((deployment) => deployment.provider[capability] !== undefined) && accepts(fallback),
+          usable: (deployment) => usableFor(deployment, capability),
+          accepts: (fallback) => fallback.deployments.some((deployment) => usableFor(deployment, capability)) && accepts(fallback),
           signal,
           requestId: record?.requestId,
           tokens: this.estimate.tokens,
@@ -211,6 +211,18 @@ export class ModelCalls {
     call.reserved(estimate);
     return { call, admission };
   }
+}
+
+/** Whether a capability serves the model (a cloud's Messages API: its Claude models only). */
+function servesModel(capability: object, upstreamModel: string): boolean {
+  const scoped = capability as { servesModel?: (model: string) => boolean };
+  return scoped.servesModel?.(upstreamModel) ?? true;
+}
+
+/** Whether a routed deployment's provider has the capability, for the deployment's model. */
+function usableFor(deployment: RouteTarget['deployments'][number], capability: Capability): boolean {
+  const own = deployment.provider[capability];
+  return own !== undefined && servesModel(own, deployment.upstreamId);
 }
 
 /** The key's allow-list, with the error naming the body field that chose the model. */

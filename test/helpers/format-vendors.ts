@@ -5,6 +5,7 @@
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type AnthropicErrorType } from '../fakes/anthropic.js';
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini } from '../fakes/gemini.js';
 import { startOpenAIFake } from '../fakes/openai.js';
+import { FAKE_AWS, startFakeBedrock } from '../fakes/bedrock.js';
 import type { RecordedRequest } from '../fakes/fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 import type { TestGatewayOptions } from './gateway.js';
@@ -101,6 +102,8 @@ const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', filtered: 'refu
 
 const GEMINI_FINISH = { stop: 'STOP', length: 'MAX_TOKENS', filtered: 'SAFETY' } as const;
 
+const CONVERSE_STOP = { stop: 'end_turn', length: 'max_tokens', filtered: 'content_filtered' } as const;
+
 export const VENDORS: Vendor[] = [
   {
     name: 'OpenAI',
@@ -142,6 +145,36 @@ export const VENDORS: Vendor[] = [
           const messages: Loose[] = fake.lastBody()?.messages ?? [];
           const blocks = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []));
           return blocks.find((block) => block.type === 'tool_result')?.tool_use_id;
+        },
+        close: () => fake.close(),
+      };
+    },
+  },
+  {
+    name: 'AWS Bedrock (Converse)',
+    model: 'bedrock/amazon.nova-pro-v1:0',
+    reportsReasoning: false,
+    toolCallIds: true,
+    async start() {
+      const fake = await startFakeBedrock();
+      return {
+        gateway: { env: { AWS_REGION: FAKE_AWS.region, AWS_ACCESS_KEY_ID: FAKE_AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: FAKE_AWS.secretAccessKey, BEDROCK_BASE_URL: fake.server.url } },
+        answer(answer) {
+          // Converse's inputTokens are those not read from the cache.
+          const usage = { inputTokens: answer.usage.input - answer.usage.cached, cacheReadInputTokens: answer.usage.cached, outputTokens: answer.usage.output };
+          if (answer.kind === 'text') {
+            fake.answerConverse({ content: [{ text: answer.pieces.join(''), pieces: answer.pieces }], stopReason: CONVERSE_STOP[answer.finish], usage });
+          } else {
+            const preface = answer.preface === undefined ? [] : [{ text: answer.preface }];
+            fake.answerConverse({ content: [...preface, { toolUse: { toolUseId: answer.id, name: answer.name, input: answer.arguments } }], stopReason: 'tool_use', usage });
+          }
+        },
+        fail: (status, message) => fake.scriptChat({ kind: 'error', status, message }),
+        received: () => fake.server.requests.length,
+        lastToolResultRef() {
+          const messages: Loose[] = fake.server.requests.at(-1)?.json?.messages ?? [];
+          const blocks = messages.flatMap((message) => message.content ?? []);
+          return blocks.find((block: Loose) => block.toolResult !== undefined)?.toolResult.toolUseId;
         },
         close: () => fake.close(),
       };

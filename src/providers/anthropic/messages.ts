@@ -60,8 +60,9 @@ export class AnthropicMessages implements MessagesProvider {
  * The native stream's events as they came, each parsed once, and the usage of message_start
  * and message_delta combined (message_delta's counts are cumulative). An `event: error` frame
  * fails the stream as in the chat mapping; event types Anthropic adds later pass through.
+ * Also read by the clouds that serve Claude's Messages API (their events carry the same JSON).
  */
-class NativeFrames implements StreamFrames<MessagesStreamEvent> {
+export class NativeFrames implements StreamFrames<MessagesStreamEvent> {
   private startUsage: AnthropicUsage | undefined;
   private usageReported = false;
 
