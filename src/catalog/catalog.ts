@@ -138,12 +138,19 @@ export class Catalog {
       }
     };
     // Each vendor's own shipped models (a cloud's: the same model as another's entry, `sameAs`, with its own id and price).
-    for (const { provider, owner, models } of shippedModels(config.providers)) {
-      for (const model of models) {
-        specs.set(model.id, shippedSpec(model, specs.get(model.sameAs ?? ''), { provider, ownedBy: owner }));
-        if (model.sameAs !== undefined) this.counterparts.set(counterpartKey(model.sameAs, provider), model.id);
+    // One the same as a model the operator declares (an Azure deployment of it) waits for catalog.models.
+    const waiting: { provider: string; owner: string; model: ShippedModel }[] = [];
+    const applyShipped = (provider: string, owner: string, model: ShippedModel, last: boolean) => {
+      const sameAs = model.sameAs === undefined ? undefined : specs.get(model.sameAs);
+      if (model.sameAs !== undefined && sameAs === undefined) {
+        if (!last) return waiting.push({ provider, owner, model });
+        throw new ConfigError(`providers.${provider}: ${model.id} is the same model as "${model.sameAs}", which is not a model of the catalog; name a catalog id (GET /v1/models lists them)`);
       }
-    }
+      specs.set(model.id, shippedSpec(model, sameAs, { provider, ownedBy: owner }));
+      if (model.sameAs !== undefined) this.counterparts.set(counterpartKey(model.sameAs, provider), model.id);
+      return 0;
+    };
+    for (const { provider, owner, models } of shippedModels(config.providers)) for (const model of models) applyShipped(provider, owner, model, false);
     // A model declared under a compatible provider is served by that provider, even when it shadows a shipped id.
     for (const [index, provider] of config.providers.compatible.entries()) {
       applyAll(
@@ -153,6 +160,7 @@ export class Catalog {
       );
     }
     applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER.name, ownedBy: DEFAULT_PROVIDER.owner }, 'catalog.models');
+    for (const { provider, owner, model } of waiting) applyShipped(provider, owner, model, true);
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });

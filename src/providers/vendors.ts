@@ -1,5 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { anthropicProvider } from './anthropic/index.js';
+import { azureProvider } from './azure/index.js';
 import { bedrockProvider } from './bedrock/index.js';
 import type { ProviderDescriptor, ShippedModel } from './descriptor.js';
 import { geminiProvider } from './gemini/index.js';
@@ -10,7 +11,7 @@ import { PRESET_PROVIDERS } from './presets/index.js';
  * The vendors' providers, in the order start-up registers them. Adding a vendor is a folder
  * in src/providers/ exporting its descriptor, and one line here (docs/providers.md).
  */
-export const VENDOR_PROVIDERS = [openaiProvider, anthropicProvider, geminiProvider, bedrockProvider, ...PRESET_PROVIDERS] as const;
+export const VENDOR_PROVIDERS = [openaiProvider, anthropicProvider, geminiProvider, bedrockProvider, azureProvider, ...PRESET_PROVIDERS] as const;
 
 export type VendorDescriptor = (typeof VENDOR_PROVIDERS)[number];
 export type VendorName = VendorDescriptor['name'];

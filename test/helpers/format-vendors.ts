@@ -6,6 +6,7 @@ import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type AnthropicErrorType } from 
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini } from '../fakes/gemini.js';
 import { startOpenAIFake } from '../fakes/openai.js';
 import { FAKE_AWS, startFakeBedrock } from '../fakes/bedrock.js';
+import { AZURE_KEY, startFakeAzure } from '../fakes/azure.js';
 import type { RecordedRequest } from '../fakes/fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 import type { TestGatewayOptions } from './gateway.js';
@@ -65,11 +66,16 @@ function openaiToolResultRef(request: RecordedRequest | undefined): string | und
   return undefined;
 }
 
-async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): Promise<RunningVendor> {
-  const fake = await startOpenAIFake();
+/** An OpenAI-shaped vendor: the OpenAI fake, perhaps behind another host's front (Azure's URLs and headers). */
+async function startOpenAIVendor(
+  gateway: (url: string) => TestGatewayOptions,
+  front?: () => Promise<{ openai: Awaited<ReturnType<typeof startOpenAIFake>>; server: { url: string }; close(): Promise<void> }>,
+): Promise<RunningVendor> {
+  const fronted = front === undefined ? undefined : await front();
+  const fake = fronted?.openai ?? (await startOpenAIFake());
   const modelCalls = () => fake.server.requests.filter((request) => /\/v1\/(chat\/completions|responses)$/.test(request.path));
   return {
-    gateway: gateway(fake.server.url),
+    gateway: gateway(fronted?.server.url ?? fake.server.url),
     answer(answer) {
       const usage = openaiUsage(answer.usage);
       if (answer.kind === 'text' && answer.finish === 'stop') {
@@ -92,7 +98,7 @@ async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): 
     },
     received: () => fake.server.requests.length,
     lastToolResultRef: () => openaiToolResultRef(modelCalls().at(-1)),
-    close: () => fake.close(),
+    close: () => (fronted ?? fake).close(),
   };
 }
 
@@ -119,6 +125,17 @@ export const VENDORS: Vendor[] = [
     toolCallIds: true,
     start: () =>
       startOpenAIVendor((url) => ({ configFile: { providers: { compatible: [{ name: 'ollama', baseUrl: `${url}/v1`, models: [{ id: 'llama3.2', upstreamId: 'llama3.2:3b' }] }] } } })),
+  },
+  {
+    name: 'Azure OpenAI',
+    model: 'azure/chat-prod',
+    reportsReasoning: true,
+    toolCallIds: true,
+    start: () =>
+      startOpenAIVendor(
+        (url) => ({ env: { AZURE_OPENAI_ENDPOINT: url, AZURE_OPENAI_API_KEY: AZURE_KEY }, configFile: { providers: { azure: { deployments: [{ name: 'chat-prod', model: 'gpt-4o' }] } } } }),
+        () => startFakeAzure({ apiVersion: 'v1', deployments: { 'chat-prod': 'gpt-4o' }, auth: 'api-key' }),
+      ),
   },
   {
     name: 'Anthropic',
