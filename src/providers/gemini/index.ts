@@ -2,6 +2,7 @@ import { keyAndBaseUrlDescriptor, type KeyAndBaseUrlSchema, type ProviderDescrip
 import { createGeminiProvider } from './provider.js';
 
 export { createGeminiProvider, type GeminiProviderOptions } from './provider.js';
+export type { GeminiMethod } from './endpoints.js';
 
 /** Google's Gemini API (native): `providers.gemini`, the models owned by google. */
 export const geminiProvider: ProviderDescriptor<'gemini', 'google', KeyAndBaseUrlSchema> = {
