@@ -5,6 +5,7 @@ import { bedrockProvider } from './bedrock/index.js';
 import type { ProviderDescriptor, ShippedModel } from './descriptor.js';
 import { geminiProvider } from './gemini/index.js';
 import { createOpenAICompatibleProvider, openaiProvider } from './openai/index.js';
+import { mistralProvider } from './mistral/index.js';
 import { PRESET_PROVIDERS } from './presets/index.js';
 import { vertexProvider } from './vertex/index.js';
 
@@ -12,7 +13,7 @@ import { vertexProvider } from './vertex/index.js';
  * The vendors' providers, in the order start-up registers them. Adding a vendor is a folder
  * in src/providers/ exporting its descriptor, and one line here (docs/providers.md).
  */
-export const VENDOR_PROVIDERS = [openaiProvider, anthropicProvider, geminiProvider, bedrockProvider, vertexProvider, azureProvider, ...PRESET_PROVIDERS] as const;
+export const VENDOR_PROVIDERS = [openaiProvider, anthropicProvider, geminiProvider, bedrockProvider, vertexProvider, azureProvider, mistralProvider, ...PRESET_PROVIDERS] as const;
 
 export type VendorDescriptor = (typeof VENDOR_PROVIDERS)[number];
 export type VendorName = VendorDescriptor['name'];

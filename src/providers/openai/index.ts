@@ -9,6 +9,10 @@ import { OpenAICompatibleSpeech } from './speech.js';
 import { OpenAICompatibleTranscription } from './transcription.js';
 
 export type { OpenAICompatibleConfig } from './client.js';
+export { OpenAICompatibleClient } from './client.js';
+export { ChatCompletionChunks } from './chat.js';
+export { OpenAICompatibleEmbeddings } from './embeddings.js';
+export { usageFromWire } from './wire.js';
 
 /**
  * OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio, Groq…):
