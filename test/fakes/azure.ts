@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import { startFakeServer, type RecordedRequest } from './fake-server.js';
+import { forwardTo, startFakeServer, type RecordedRequest } from './fake-server.js';
 import { startOpenAIFake, type OpenAIFake } from './openai.js';
 import type { ConformanceFake, UpstreamChatView } from '../providers/conformance.js';
 
@@ -81,25 +80,8 @@ export async function startFakeAzure(options: { apiVersion: string; deployments:
       return azureError(response, 404, 'DeploymentNotFound', 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.');
     }
     forwarded.push({ request, credential: String(credential) });
-    const controller = new AbortController();
-    response.on('close', () => controller.abort());
     const contentType = String(request.headers['content-type'] ?? 'application/json');
-    try {
-      const upstream = await fetch(`${openai.server.url}/v1${endpoint}`, {
-        method: 'POST',
-        headers: { 'content-type': contentType, authorization: 'Bearer fake' },
-        body: new Uint8Array(request.rawBody),
-        signal: controller.signal,
-      });
-      response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json', 'x-request-id': upstream.headers.get('x-request-id') ?? 'req_fake', 'apim-request-id': 'apim-fake' });
-      if (upstream.body === null) {
-        response.end();
-        return;
-      }
-      Readable.fromWeb(upstream.body as never).on('error', () => response.destroy()).pipe(response);
-    } catch {
-      response.destroy();
-    }
+    await forwardTo(response, `${openai.server.url}/v1${endpoint}`, { headers: { 'content-type': contentType, authorization: 'Bearer fake' }, body: new Uint8Array(request.rawBody) });
   });
 
   const chatRequests = (): UpstreamChatView[] => {

@@ -1,5 +1,4 @@
-import { Readable } from 'node:stream';
-import { startFakeServer } from './fake-server.js';
+import { forwardTo, startFakeServer } from './fake-server.js';
 import { startOpenAIFake } from './openai.js';
 import type { ConformanceFake } from '../providers/conformance.js';
 
@@ -35,19 +34,7 @@ export async function startFakeMistral(): Promise<ConformanceFake> {
       }
     }
     const forwarded = body.stream === true ? { ...body, stream_options: { include_usage: true } } : body;
-    const controller = new AbortController();
-    response.on('close', () => controller.abort());
-    try {
-      const upstream = await fetch(`${openai.server.url}${request.path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer fake' }, body: JSON.stringify(forwarded), signal: controller.signal });
-      response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json', 'x-request-id': upstream.headers.get('x-request-id') ?? 'req_fake' });
-      if (upstream.body === null) {
-        response.end();
-        return;
-      }
-      Readable.fromWeb(upstream.body as never).on('error', () => response.destroy()).pipe(response);
-    } catch {
-      response.destroy();
-    }
+    await forwardTo(response, `${openai.server.url}${request.path}`, { headers: { 'content-type': 'application/json', authorization: 'Bearer fake' }, body: JSON.stringify(forwarded) });
   });
   return {
     server,

@@ -3,8 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { startFakeServer, type RecordedRequest } from './fake-server.js';
+import { forwardTo, startFakeServer, type RecordedRequest } from './fake-server.js';
 import { FAKE_GEMINI_KEY } from './gemini.js';
 import { startGeminiConformanceFake } from './gemini-conformance.js';
 import { FAKE_ANTHROPIC_KEY, startAnthropicConformanceFake } from './anthropic.js';
@@ -134,22 +133,7 @@ export async function startFakeVertex(publisher: 'google' | 'anthropic'): Promis
       headers = { 'x-goog-api-key': FAKE_GEMINI_KEY };
     }
     bearers.push(bearer);
-    const controller = new AbortController();
-    response.on('close', () => controller.abort());
-    try {
-      const upstream = await fetch(`${inner.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(forwarded), signal: controller.signal });
-      const passed: Record<string, string> = { 'content-type': upstream.headers.get('content-type') ?? 'application/json' };
-      const requestId = upstream.headers.get('request-id');
-      if (requestId !== null) passed['request-id'] = requestId;
-      response.writeHead(upstream.status, passed);
-      if (upstream.body === null) {
-        response.end();
-        return;
-      }
-      Readable.fromWeb(upstream.body as never).on('error', () => response.destroy()).pipe(response);
-    } catch {
-      response.destroy();
-    }
+    await forwardTo(response, `${inner.server.url}${path}`, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(forwarded) }, ['request-id']);
   });
 
   return {

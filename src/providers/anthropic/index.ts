@@ -4,7 +4,7 @@ import { createAnthropicProvider } from './provider.js';
 export { createAnthropicProvider, type AnthropicProviderOptions } from './provider.js';
 export { DEFAULT_MAX_TOKENS } from './request-mapping.js';
 export { NativeFrames as AnthropicMessagesFrames } from './messages.js';
-export { tokenUsageOf as anthropicUsageOf } from './response-mapping.js';
+export { openAiUsage, tokenUsageOf as anthropicUsageOf } from './response-mapping.js';
 export { parseResponse as parseAnthropicMessage } from './wire.js';
 
 /** Anthropic's Messages API (native): `providers.anthropic`. */

@@ -1,5 +1,8 @@
 import { GatewayError } from '../../errors/index.js';
+import { openAiUsage } from '../anthropic/index.js';
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
+
+export { openAiUsage };
 import { stringifyProviderValue } from '../shared/provider-json.js';
 import { tokenCount } from '../shared/token-count.js';
 import { isRecord } from '../shared/message-content.js';
@@ -22,15 +25,6 @@ export function tokenUsageOf(usage: ConverseUsage | undefined): TokenUsage | nul
   const written = tokenCount(usage.cacheWriteInputTokens);
   const prompt = input + (cached ?? 0) + (written ?? 0);
   return { promptTokens: prompt, completionTokens: output, totalTokens: prompt + output, cachedPromptTokens: cached, cacheWritePromptTokens: written };
-}
-
-export function openAiUsage(usage: TokenUsage): JsonObject {
-  return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.totalTokens,
-    ...(usage.cachedPromptTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens } } : {}),
-  };
 }
 
 /** Converse's stopReason as OpenAI's finish_reason. */

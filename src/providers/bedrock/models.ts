@@ -1,4 +1,5 @@
 import type { ShippedModel } from '../descriptor.js';
+import { perMillion } from '../shared/shipped-price.js';
 
 /*
  * Bedrock's models in the shipped catalog, by Bedrock's own ids behind `bedrock/`. Prices are
@@ -6,21 +7,6 @@ import type { ShippedModel } from '../descriptor.js';
  * models through a geographic inference profile (us., eu., apac.: the default
  * inferenceProfile, geo) cost 10 % more than through the global one.
  */
-
-function price(input: number, output: number, cachedInput: number | null, cacheWrite: number | null, note: string | null, status: 'documented' | 'docs_inferred' = 'documented'): NonNullable<ShippedModel['pricing']> {
-  return {
-    input_per_million: input,
-    output_per_million: output,
-    cached_input_per_million: cachedInput,
-    cache_write_per_million: cacheWrite,
-    cache_write_1h_per_million: null,
-    image_per_unit: null,
-    audio_per_minute: null,
-    status,
-    note,
-    tiers: [],
-  };
-}
 
 const GEO_PREMIUM = 'Through a geographic inference profile (inferenceProfile geo, the default): the global price plus 10 %. With inferenceProfile global: ';
 
@@ -32,21 +18,21 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     upstreamId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
     sameAs: 'claude-sonnet-4-5',
     description: 'Claude Sonnet 4.5 on Amazon Bedrock.',
-    pricing: price(3.3, 16.5, 0.33, 4.125, `${GEO_PREMIUM}$3 in, $15 out.`, 'docs_inferred'),
+    pricing: perMillion(3.3, 16.5, 0.33, { cacheWrite: 4.125, note: `${GEO_PREMIUM}$3 in, $15 out.`, status: 'docs_inferred' }),
   },
   {
     id: 'bedrock/anthropic.claude-haiku-4-5-20251001-v1:0',
     upstreamId: 'anthropic.claude-haiku-4-5-20251001-v1:0',
     sameAs: 'claude-haiku-4-5',
     description: 'Claude Haiku 4.5 on Amazon Bedrock.',
-    pricing: price(1.1, 5.5, 0.11, 1.375, `${GEO_PREMIUM}$1 in, $5 out.`, 'docs_inferred'),
+    pricing: perMillion(1.1, 5.5, 0.11, { cacheWrite: 1.375, note: `${GEO_PREMIUM}$1 in, $5 out.`, status: 'docs_inferred' }),
   },
   {
     id: 'bedrock/anthropic.claude-opus-4-1-20250805-v1:0',
     upstreamId: 'anthropic.claude-opus-4-1-20250805-v1:0',
     sameAs: 'claude-opus-4-1',
     description: 'Claude Opus 4.1 on Amazon Bedrock.',
-    pricing: price(15, 75, 1.5, 18.75, null),
+    pricing: perMillion(15, 75, 1.5, { cacheWrite: 18.75 }),
   },
   {
     id: 'bedrock/amazon.nova-pro-v1:0',
@@ -61,7 +47,7 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     context_window: 300_000,
     max_output_tokens: 10_000,
     tools: true,
-    pricing: price(0.8, 3.2, 0.2, null, null),
+    pricing: perMillion(0.8, 3.2, 0.2),
   },
   {
     id: 'bedrock/amazon.nova-lite-v1:0',
@@ -76,7 +62,7 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     context_window: 300_000,
     max_output_tokens: 10_000,
     tools: true,
-    pricing: price(0.06, 0.24, 0.015, null, null),
+    pricing: perMillion(0.06, 0.24, 0.015),
   },
   {
     id: 'bedrock/amazon.nova-micro-v1:0',
@@ -91,7 +77,7 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     context_window: 128_000,
     max_output_tokens: 10_000,
     tools: true,
-    pricing: price(0.035, 0.14, 0.00875, null, null),
+    pricing: perMillion(0.035, 0.14, 0.00875),
   },
   {
     id: 'bedrock/meta.llama3-3-70b-instruct-v1:0',
@@ -106,7 +92,7 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     context_window: 128_000,
     max_output_tokens: 8_192,
     tools: true,
-    pricing: price(0.72, 0.72, null, null, null),
+    pricing: perMillion(0.72, 0.72, null),
   },
   {
     id: 'bedrock/amazon.titan-embed-text-v2:0',
@@ -119,7 +105,7 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     input_modalities: ['text'],
     output_modalities: ['embedding'],
     tools: false,
-    pricing: price(0.02, 0, null, null, null),
+    pricing: perMillion(0.02, 0, null),
   },
   {
     id: 'bedrock/cohere.embed-english-v3',
@@ -132,7 +118,7 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     input_modalities: ['text'],
     output_modalities: ['embedding'],
     tools: false,
-    pricing: price(0.1, 0, null, null, null),
+    pricing: perMillion(0.1, 0, null),
   },
   {
     id: 'bedrock/cohere.embed-multilingual-v3',
@@ -145,6 +131,6 @@ export const BEDROCK_MODELS: readonly ShippedModel[] = [
     input_modalities: ['text'],
     output_modalities: ['embedding'],
     tools: false,
-    pricing: price(0.1, 0, null, null, null),
+    pricing: perMillion(0.1, 0, null),
   },
 ];

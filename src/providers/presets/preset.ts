@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { MissingSetting, ProviderDescriptor, ShippedModel } from '../descriptor.js';
+export { perMillion } from '../shared/shipped-price.js';
 import { createOpenAICompatibleProvider } from '../openai/index.js';
 
 /**
@@ -60,26 +61,5 @@ export function presetDescriptor<Name extends string, Owner extends string>(pres
     describe: (settings) => `${settings.baseUrl ?? '(no base URL)'}${settings.apiKey === undefined ? ', no API key' : ', API key'}`,
     models: () => shipped,
     create: ({ name, settings, http }) => createOpenAICompatibleProvider({ name, apiKey: settings.apiKey, baseUrl: settings.baseUrl ?? 'http://127.0.0.1', http }),
-  };
-}
-
-/** A per-token price of a catalog entry: USD per 1M input, output and cached input tokens. */
-export function perMillion(
-  input: number,
-  output: number | null,
-  cachedInput: number | null,
-  extras: { status?: 'documented' | 'docs_inferred' | 'short_context' | 'starts_at'; note?: string } = {},
-): NonNullable<ShippedModel['pricing']> {
-  return {
-    input_per_million: input,
-    output_per_million: output,
-    cached_input_per_million: cachedInput,
-    cache_write_per_million: null,
-    cache_write_1h_per_million: null,
-    image_per_unit: null,
-    audio_per_minute: null,
-    status: extras.status ?? 'documented',
-    note: extras.note ?? null,
-    tiers: [],
   };
 }

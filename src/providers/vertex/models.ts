@@ -1,4 +1,5 @@
 import type { ShippedModel } from '../descriptor.js';
+import { perMillion } from '../shared/shipped-price.js';
 
 /*
  * Vertex AI's models in the shipped catalog, by Vertex's own ids behind `vertex/`: Google's
@@ -8,10 +9,6 @@ import type { ShippedModel } from '../descriptor.js';
  * those of the Gemini API's paid tier, Claude's Anthropic's; a regional endpoint costs Claude
  * 4.5 models 10 % more.
  */
-
-function embeddingPrice(input: number, note: string | null, status: 'documented' | 'docs_inferred'): NonNullable<ShippedModel['pricing']> {
-  return { input_per_million: input, output_per_million: null, cached_input_per_million: null, cache_write_per_million: null, cache_write_1h_per_million: null, image_per_unit: null, audio_per_minute: null, status, note, tiers: [] };
-}
 
 export function vertexModels(): ShippedModel[] {
   return [
@@ -33,7 +30,7 @@ export function vertexModels(): ShippedModel[] {
       input_modalities: ['text'],
       output_modalities: ['embedding'],
       tools: false,
-      pricing: embeddingPrice(0.1, 'Billed $0.025 per 1M input characters; the per-token price assumes about 4 characters per token.', 'docs_inferred'),
+      pricing: perMillion(0.1, null, null, { note: 'Billed $0.025 per 1M input characters; the per-token price assumes about 4 characters per token.', status: 'docs_inferred' }),
     },
   ];
 }
