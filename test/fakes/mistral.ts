@@ -1,5 +1,5 @@
 import { forwardTo, startFakeServer } from './fake-server.js';
-import { startOpenAIFake } from './openai.js';
+import { startOpenAIFake, type OpenAIFake } from './openai.js';
 import type { ConformanceFake } from '../providers/conformance.js';
 
 /*
@@ -15,7 +15,7 @@ export const MISTRAL_KEY = 'fake-mistral-key-0123456789';
 /** The chat request members Mistral's schema has. */
 const CHAT_FIELDS = new Set(['model', 'messages', 'temperature', 'top_p', 'max_tokens', 'stream', 'stop', 'random_seed', 'response_format', 'tools', 'tool_choice', 'presence_penalty', 'frequency_penalty', 'n', 'prediction', 'parallel_tool_calls', 'safe_prompt']);
 
-export async function startFakeMistral(): Promise<ConformanceFake> {
+export async function startFakeMistral(): Promise<ConformanceFake & { openai: OpenAIFake }> {
   const openai = await startOpenAIFake();
   const server = await startFakeServer();
   server.on('POST /v1/*', async (request, response) => {
@@ -38,6 +38,7 @@ export async function startFakeMistral(): Promise<ConformanceFake> {
   });
   return {
     server,
+    openai,
     scriptChat: (script) => openai.scriptChat(script),
     chatRequests: () => openai.chatRequests().map((view) => ({ ...view, credential: MISTRAL_KEY })),
     close: async () => {

@@ -7,6 +7,7 @@ import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini } from '../fakes/ge
 import { startOpenAIFake } from '../fakes/openai.js';
 import { FAKE_AWS, startFakeBedrock } from '../fakes/bedrock.js';
 import { AZURE_KEY, startFakeAzure } from '../fakes/azure.js';
+import { MISTRAL_KEY, startFakeMistral } from '../fakes/mistral.js';
 import type { RecordedRequest } from '../fakes/fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 import type { TestGatewayOptions } from './gateway.js';
@@ -136,6 +137,13 @@ export const VENDORS: Vendor[] = [
         (url) => ({ env: { AZURE_OPENAI_ENDPOINT: url, AZURE_OPENAI_API_KEY: AZURE_KEY }, configFile: { providers: { azure: { deployments: [{ name: 'chat-prod', model: 'gpt-4o' }] } } } }),
         () => startFakeAzure({ apiVersion: 'v1', deployments: { 'chat-prod': 'gpt-4o' }, auth: 'api-key' }),
       ),
+  },
+  {
+    name: 'Mistral',
+    model: 'mistral-large-latest',
+    reportsReasoning: true,
+    toolCallIds: true,
+    start: () => startOpenAIVendor((url) => ({ env: { MISTRAL_API_KEY: MISTRAL_KEY, MISTRAL_BASE_URL: `${url}/v1` } }), startFakeMistral),
   },
   {
     name: 'Anthropic',

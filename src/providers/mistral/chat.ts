@@ -10,7 +10,7 @@ import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, Jso
  */
 
 /** Fields Mistral has no equivalent for: left out, named in the log. */
-const HINT_FIELDS = ['logit_bias', 'store', 'metadata', 'user', 'service_tier', 'stream_options', 'logprobs', 'top_logprobs', 'reasoning_effort'] as const;
+const HINT_FIELDS = ['logit_bias', 'store', 'metadata', 'user', 'service_tier', 'stream_options', 'reasoning_effort'] as const;
 
 /** The caller's fields Mistral takes as they are. */
 const KEPT = ['messages', 'temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'response_format', 'presence_penalty', 'frequency_penalty', 'n', 'parallel_tool_calls', 'prediction', 'safe_prompt'] as const;
@@ -36,6 +36,8 @@ function refuseFiles(messages: unknown): void {
 /** The Mistral request of a chat call. */
 export function toMistralRequest(model: string, body: JsonObject, stream: boolean): JsonObject {
   refuseFiles(body.messages);
+  // The caller would get no log probabilities: refused rather than left out.
+  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
   const request: JsonObject = { model };
   for (const field of KEPT) if (body[field] !== undefined && body[field] !== null) request[field] = body[field];
   if (body.max_completion_tokens !== undefined && body.max_completion_tokens !== null) request.max_tokens = body.max_completion_tokens;
