@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema, ENVIRONMENT_SETTINGS, configuredCredentials, loadConfig, type GatewaySecrets } from '../src/config/index.js';
+import { existsSync } from 'node:fs';
 import { Catalog, DEFAULT_CATALOG } from '../src/catalog/index.js';
-import { createProviders, missingCredentials, VENDOR_PROVIDERS } from '../src/providers/index.js';
+import { createProviders, missingCredentials, ProviderSettingsError, shippedModels, VENDOR_PROVIDERS } from '../src/providers/index.js';
 
 /**
  * A vendor is one folder in src/providers/ and one line in src/providers/vendors.ts
@@ -41,18 +42,35 @@ function adapterFolderNames(): string[] {
 }
 
 const secrets: GatewaySecrets = { encryptionKey: Buffer.alloc(32, 1), previousEncryptionKeys: [], adminToken: 'mg-admin-token-for-test', adminTokenFile: undefined };
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-function configWithKeys(): ReturnType<typeof loadConfig> {
-  const env = Object.fromEntries(VENDOR_PROVIDERS.map((vendor) => [vendor.environment.apiKey, `key-of-${vendor.name}-0123456789`]));
-  return loadConfig({ env, cwd });
+/** The default base URL of a vendor's settings, when its schema has one (a cloud's depends on its region). */
+function defaultHost(vendor: (typeof VENDOR_PROVIDERS)[number]): string[] {
+  const baseUrl = (vendor.settings.properties as Record<string, { default?: unknown }>).baseUrl?.default;
+  return typeof baseUrl === 'string' ? [new URL(baseUrl).host] : [];
+}
+
+/** Every variable of every vendor set to a value of its own: secrets as `secret-<variable>`, the others as what their kind takes. */
+function fullEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const vendor of VENDOR_PROVIDERS) {
+    for (const setting of vendor.environment) {
+      const variable = setting.variables[0]!;
+      const schema = (vendor.settings.properties as Record<string, { pattern?: string; enum?: unknown[]; anyOf?: { const?: unknown }[] }>)[setting.field];
+      const choice = schema?.anyOf?.[0]?.const;
+      env[variable] =
+        setting.kind === 'boolean' ? 'true' : setting.kind === 'integer' ? '1' : schema?.pattern?.startsWith('^https?') === true ? 'http://127.0.0.1:9/v9' : typeof choice === 'string' ? choice : `secret-${variable.toLowerCase().replaceAll('_', '-')}-0123456789`;
+    }
+  }
+  return env;
 }
 
 test('no code outside src/providers/ names a vendor: its name, owner, environment variables or host', () => {
   const words = VENDOR_PROVIDERS.flatMap((vendor) => [vendor.name, vendor.owner]);
   const quoted = new RegExp(`(['"\`])(${words.join('|')})\\1`);
   const vendorTokens = new RegExp(
-    VENDOR_PROVIDERS.flatMap((vendor) => [vendor.environment.apiKey, vendor.environment.baseUrl, new URL(vendor.settings.properties.baseUrl.default as string).host])
-      .map((token) => token.replaceAll('.', '\\.'))
+    [...new Set(VENDOR_PROVIDERS.flatMap((vendor) => [...vendor.environment.flatMap((setting) => setting.variables), ...defaultHost(vendor)]))]
+      .map((token) => `\\b${token.replaceAll('.', '\\.')}\\b`)
       .join('|'),
   );
   const adapterFolders = adapterFolderNames();
@@ -68,58 +86,94 @@ test('no code outside src/providers/ names a vendor: its name, owner, environmen
       });
   }
   assert.deepEqual(offenders, [], 'name vendors only in src/providers/ (their descriptors), never in other code');
-  assert.ok(adapterFolders.length >= VENDOR_PROVIDERS.length);
 });
 
-test('every adapter folder exports one descriptor, and it is in the list', async () => {
+test('every adapter folder exports its descriptors, each in the list, and every listed one comes from a folder', async () => {
   const listed: readonly unknown[] = VENDOR_PROVIDERS;
+  const found = new Set<unknown>();
   for (const folder of adapterFolderNames()) {
-    const exported = Object.values(await import(`../src/providers/${folder}/index.js`) as Record<string, unknown>);
+    const exported = Object.values((await import(`../src/providers/${folder}/index.js`)) as Record<string, unknown>);
     const descriptors = exported.filter((value) => listed.includes(value));
-    assert.equal(descriptors.length, 1, `src/providers/${folder}/index.ts exports its descriptor, listed in VENDOR_PROVIDERS (src/providers/vendors.ts)`);
+    assert.ok(descriptors.length >= 1, `src/providers/${folder}/index.ts exports its descriptor, listed in VENDOR_PROVIDERS (src/providers/vendors.ts)`);
+    for (const descriptor of descriptors) found.add(descriptor);
   }
+  assert.equal(found.size, VENDOR_PROVIDERS.length);
+  assert.equal(new Set(VENDOR_PROVIDERS.map((vendor) => vendor.name)).size, VENDOR_PROVIDERS.length, 'names are unique');
 });
 
-test('each listed vendor has its settings, environment twins and default in the config', () => {
-  const providers = ConfigSchema.properties.providers.properties as Record<string, { properties?: { baseUrl?: { default?: unknown } } }>;
-  const config = loadConfig({ env: {}, cwd });
+test("each listed vendor's settings are its own schema in the config, with their environment twins", () => {
+  const providers = ConfigSchema.properties.providers.properties as Record<string, unknown>;
   for (const vendor of VENDOR_PROVIDERS) {
-    assert.equal(providers[vendor.name]?.properties?.baseUrl?.default, vendor.settings.properties.baseUrl.default, vendor.name);
-    assert.equal(config.providers[vendor.name].baseUrl, vendor.settings.properties.baseUrl.default, vendor.name);
-    for (const [field, variable] of [['apiKey', vendor.environment.apiKey], ['baseUrl', vendor.environment.baseUrl]] as const) {
-      const setting = ENVIRONMENT_SETTINGS.find((candidate) => candidate.path === `providers.${vendor.name}.${field}`);
-      assert.deepEqual(setting?.variables, [variable], `${vendor.name}.${field}`);
+    assert.equal(providers[vendor.name], vendor.settings, vendor.name);
+    const fields = Object.keys(vendor.settings.properties);
+    assert.ok(fields.includes(vendor.credentialField), `${vendor.name}.credentialField`);
+    for (const field of vendor.secretFields) assert.ok(fields.includes(field), `${vendor.name}: secret ${field} is a setting`);
+    for (const setting of vendor.environment) {
+      assert.ok(fields.includes(setting.field), `${vendor.name}: ${setting.field} is a setting`);
+      const twin = ENVIRONMENT_SETTINGS.find((candidate) => candidate.path === `providers.${vendor.name}.${setting.field}`);
+      assert.deepEqual(twin?.variables, setting.variables, `${vendor.name}.${setting.field}`);
     }
   }
-  const fromEnvironment = loadConfig({ env: { [VENDOR_PROVIDERS[0].environment.baseUrl]: 'http://127.0.0.1:9/v9' }, cwd });
-  assert.equal(fromEnvironment.providers[VENDOR_PROVIDERS[0].name].baseUrl, 'http://127.0.0.1:9/v9');
+  const config = loadConfig({ env: fullEnvironment(), cwd });
+  for (const vendor of VENDOR_PROVIDERS) {
+    for (const setting of vendor.environment) {
+      assert.notEqual((config.providers[vendor.name] as Record<string, unknown>)[setting.field], undefined, `${setting.variables[0]} sets providers.${vendor.name}.${setting.field}`);
+    }
+  }
 });
 
-test("each listed vendor's key is redacted by value, and named when missing", () => {
-  const config = configWithKeys();
+test("each listed vendor's secrets are redacted by value, and what it lacks is named", () => {
+  const env = fullEnvironment();
+  const config = loadConfig({ env, cwd });
   const credentials = configuredCredentials(config, secrets);
-  for (const vendor of VENDOR_PROVIDERS) assert.ok(credentials.includes(`key-of-${vendor.name}-0123456789`), vendor.name);
-  assert.equal(missingCredentials(config).size, 0);
-  const missing = missingCredentials(loadConfig({ env: {}, cwd }));
   for (const vendor of VENDOR_PROVIDERS) {
-    assert.deepEqual(missing.get(vendor.name), { variable: vendor.environment.apiKey, setting: `providers.${vendor.name}.apiKey` });
+    for (const setting of vendor.environment.filter((candidate) => (vendor.secretFields as readonly string[]).includes(candidate.field))) {
+      assert.ok(credentials.includes(env[setting.variables[0]!]!), `${vendor.name}: ${setting.field}`);
+    }
+  }
+  assert.deepEqual([...missingCredentials(config).keys()], [], 'every vendor with all its variables set can be called');
+  const missing = missingCredentials(loadConfig({ env: {}, cwd }));
+  for (const [name, lacking] of missing) {
+    const vendor = VENDOR_PROVIDERS.find((candidate) => candidate.name === name)!;
+    assert.ok(lacking.setting.startsWith(`providers.${name}.`), lacking.setting);
+    const variables = vendor.environment.flatMap((setting) => setting.variables);
+    assert.ok(variables.some((variable) => lacking.variable.includes(variable)), `${name}: "${lacking.variable}" names one of its variables`);
   }
 });
 
 test('start-up builds every listed vendor (and its routing variants), and the shipped catalog names only listed ones', () => {
-  const config = configWithKeys();
+  const config = loadConfig({ env: fullEnvironment(), cwd });
   const { providers, variants } = createProviders(config);
   assert.deepEqual(providers.map((provider) => provider.name), VENDOR_PROVIDERS.map((vendor) => vendor.name));
   for (const vendor of VENDOR_PROVIDERS) {
-    assert.equal(variants(vendor.name, { apiKey: 'other-key', baseUrl: 'http://127.0.0.1:9' })?.name, vendor.name);
+    assert.equal(variants(vendor.name, { credential: 'other-key-0123456789' })?.name, vendor.name);
+    assert.throws(() => variants(vendor.name, { settings: { noSuchSetting: 1 } }), ProviderSettingsError);
+    for (const field of vendor.secretFields) assert.throws(() => variants(vendor.name, { settings: { [field]: 'in-yaml' } }), /secretsEnv/);
   }
   assert.equal(variants('no-such-provider', {}), undefined);
   const names = new Set<string>(VENDOR_PROVIDERS.map((vendor) => vendor.name));
-  const owners = new Set<string>(VENDOR_PROVIDERS.map((vendor) => vendor.owner));
-  for (const model of DEFAULT_CATALOG.models) {
-    assert.ok(names.has(model.provider), `${model.id}: ${model.provider}`);
-    assert.ok(owners.has(model.ownedBy), `${model.id}: ${model.ownedBy}`);
-  }
+  for (const model of DEFAULT_CATALOG.models) assert.ok(names.has(model.provider), `${model.id}: ${model.provider}`);
   const catalog = new Catalog(DEFAULT_CATALOG, config, names);
   assert.ok(catalog.list().length > 0);
+  for (const entry of shippedModels(config.providers)) {
+    for (const model of entry.models) assert.equal(catalog.get(model.id)?.provider, entry.provider, `${model.id} is served by ${entry.provider}`);
+  }
+});
+
+/*
+ * docs/providers.md's "Adding a provider" checklist, held for every adapter folder: its row in
+ * the table at the top of the page, its own page, its conformance run, its recorded fixtures.
+ */
+test("docs/providers.md's checklist holds for every adapter folder", () => {
+  const page = readFileSync(join(ROOT, 'docs/providers.md'), 'utf8');
+  const tests = readdirSync(join(ROOT, 'test')).filter((file) => file.startsWith('providers-') && file.endsWith('.test.ts'));
+  for (const folder of adapterFolderNames()) {
+    const row = page.split('\n').find((line) => line.startsWith('|') && line.includes(`\`src/providers/${folder}/\``));
+    assert.ok(row !== undefined, `docs/providers.md's table has a row for src/providers/${folder}/`);
+    const link = /\((providers-[a-z0-9-]+\.md)\)/.exec(row)?.[1];
+    assert.ok(row.includes('this page') || (link !== undefined && existsSync(join(ROOT, 'docs', link))), `the row of ${folder} links its page: ${row}`);
+    const runs = tests.filter((file) => file.startsWith(`providers-${folder}`) && readFileSync(join(ROOT, 'test', file), 'utf8').includes('runProviderConformance('));
+    assert.ok(runs.length > 0, `test/providers-${folder}*.test.ts runs the conformance suite`);
+    assert.ok(existsSync(join(ROOT, 'test/fixtures/providers', folder)), `test/fixtures/providers/${folder}/ holds its recorded bodies`);
+  }
 });

@@ -126,7 +126,7 @@ describe('anthropic mappings', () => {
   test('error: a 429 rate_limit_error is provider_rate_limited with the Retry-After; the message stays in the log', () => {
     const error = anthropicFailure('anthropic', { status: 429, headers: { 'retry-after': '12' } }, text('anthropic/error-rate-limit.json'));
     assert.deepEqual([error.code, error.status, error.retryAfterSeconds], ['provider_rate_limited', 429, 12]);
-    assert.match(String(error.logDetail?.upstreamMessage), /^Number of request tokens has exceeded your per-minute rate limit/);
+    assert.match(String(error.upstream?.message), /^Number of request tokens has exceeded your per-minute rate limit/);
   });
 });
 
@@ -193,8 +193,8 @@ describe('gemini mappings', () => {
     const error = geminiFailure('gemini', 400, {}, text('gemini/error-api-key-invalid.json'));
     assert.deepEqual([error.code, error.status], ['provider_error', 502]);
     assert.doesNotMatch(error.message, /API key/);
-    assert.equal(error.logDetail?.upstreamReason, 'API_KEY_INVALID');
-    assert.equal(error.logDetail?.upstreamStatus, 400);
+    assert.equal(error.upstream?.errorType, 'API_KEY_INVALID');
+    assert.equal(error.upstream?.status, 400);
   });
 
   test('error: a 429 RESOURCE_EXHAUSTED waits for its RetryInfo delay when no Retry-After header came', () => {
@@ -233,7 +233,7 @@ describe('openai mappings', () => {
   test('error: a 429 insufficient_quota is the gateway\'s account refused, not a rate limit to wait out', () => {
     const error = openAIFailure('openai', 429, {}, text('openai/error-insufficient-quota.json'));
     assert.deepEqual([error.code, error.status], ['provider_error', 502]);
-    assert.deepEqual([error.logDetail?.upstreamType, error.logDetail?.upstreamCode], ['insufficient_quota', 'insufficient_quota']);
+    assert.deepEqual([error.upstream?.errorType, error.upstream?.errorCode], ['insufficient_quota', 'insufficient_quota']);
   });
 
   test('error: a 400 names the caller\'s field the provider named, with the provider\'s reason', () => {

@@ -553,7 +553,7 @@ describe('anthropic adapter', () => {
       assert.deepEqual(usage, { type: 'usage-reported', usage: { promptTokens: 15, completionTokens: 1, totalTokens: 16, cachedPromptTokens: 0, cacheWritePromptTokens: 0, cacheWrite1hPromptTokens: null } });
       assert.equal(failure?.type, 'stream-failed');
       assert.match((failure as { message: string }).message, /overloaded/);
-      assert.equal((failure as { logDetail?: Record<string, unknown> }).logDetail?.upstreamErrorType, 'overloaded_error');
+      assert.equal((failure as { logDetail?: Record<string, unknown> }).logDetail?.upstreamType, 'overloaded_error');
     });
 
     test('an error event as the first frame rejects stream() with a status', async () => {
@@ -603,7 +603,7 @@ describe('anthropic adapter', () => {
           assert.equal(error.status, 502);
           assert.equal(error.code, 'provider_error');
           assert.ok(!error.message.includes('x-api-key') && !error.message.includes('401'));
-          assert.deepEqual(error.logDetail, { provider: 'anthropic', upstreamStatus: 401, upstreamMessage: 'invalid x-api-key', fault: 'credential_refused' });
+          assert.deepEqual(error.detail(), { provider: 'anthropic', upstreamStatus: 401, upstreamMessage: 'invalid x-api-key', fault: 'credential_refused' });
           return true;
         });
       }
@@ -648,8 +648,8 @@ describe('anthropic adapter', () => {
           assert.equal(error.status, 502);
           assert.equal(error.code, 'provider_error');
           assert.doesNotMatch(error.message, /credit|billing|402/i);
-          assert.equal(error.logDetail?.upstreamStatus, 402);
-          assert.match(String(error.logDetail?.upstreamMessage), /credit balance is too low/);
+          assert.equal(error.upstream?.status, 402);
+          assert.match(String(error.upstream?.message), /credit balance is too low/);
           return true;
         });
       }

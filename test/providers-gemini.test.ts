@@ -587,15 +587,15 @@ describe('Gemini adapter', () => {
       const error = await rejectsWithCode(provider.chat!.complete(chatCall(ask('Hi'))), 'provider_error');
       assert.equal(error.status, 502);
       assert.ok(!error.message.includes('403') && !error.message.includes('suspended'));
-      assert.equal(error.logDetail?.upstreamStatus, 403);
+      assert.equal(error.upstream?.status, 403);
     });
 
     test('a wrong API key (400 API_KEY_INVALID) is a credential rejection too, not the caller\'s 400', async () => {
       const wrongKey = createGeminiProvider({ name: 'gemini', baseUrl: fake.url, apiKey: 'AIzaWrongKey', http });
       const error = await rejectsWithCode(wrongKey.chat!.complete(chatCall(ask('Hi'))), 'provider_error');
       assert.ok(!error.message.includes('API key'));
-      assert.equal(error.logDetail?.upstreamStatus, 400);
-      assert.equal(error.logDetail?.upstreamReason, 'API_KEY_INVALID');
+      assert.equal(error.upstream?.status, 400);
+      assert.equal(error.upstream?.errorType, 'API_KEY_INVALID');
     });
 
     test('400 FAILED_PRECONDITION (billing or the region of the gateway\'s own account) → provider-neutral provider_error', async () => {
@@ -605,8 +605,8 @@ describe('Gemini adapter', () => {
         const error = await rejectsWithCode(attempt(), 'provider_error');
         assert.equal(error.status, 502);
         assert.doesNotMatch(error.message, /billing|country|Gemini/i);
-        assert.equal(error.logDetail?.upstreamStatus, 400);
-        assert.equal(error.logDetail?.upstreamMessage, message);
+        assert.equal(error.upstream?.status, 400);
+        assert.equal(error.upstream?.message, message);
       }
     });
 
@@ -622,7 +622,7 @@ describe('Gemini adapter', () => {
           assert.match(error.message, named);
           assert.match(error.message, /[Rr]emove/);
           assert.equal(error.param, Object.keys(fields)[0]);
-          assert.match(String(error.logDetail?.upstreamMessage), /Penalty is not enabled/);
+          assert.match(String(error.upstream?.message), /Penalty is not enabled/);
         }
       }
       fake.reply('generateContent', { response: textResponse('Fine.', { usage: USAGE }) });

@@ -6,7 +6,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError, type UpstreamFacts } from '../src/errors/index.js';
-import { failureClassOf, MemoryCooldowns, type Deployment } from '../src/routing/index.js';
+import { failureClassOf, MemoryCooldowns, Router, type Deployment } from '../src/routing/index.js';
+import type { AttemptRecord } from '../src/logs/index.js';
 import { DeploymentBook } from '../src/routing/deployment-book.js';
 import { rateLimitShareOf } from '../src/providers/shared/provider-rate-limits.js';
 import { rateLimitRetryAfterOf } from '../src/providers/shared/upstream-errors.js';
@@ -26,7 +27,7 @@ function deployment(name: string, options: Partial<Deployment> = {}): Deployment
 }
 
 /** A book whose draws are scripted: each [draw, deployment] pair asserts what that draw chooses. */
-function scriptedBook(now: () => number = () => 0): { book: DeploymentBook; draws(candidates: Deployment[], cases: [number, Deployment][]): void } {
+function scriptedBook(now: () => number = () => 0, latencyAware = false): { book: DeploymentBook; draws(candidates: Deployment[], cases: [number, Deployment][]): void } {
   let random = 0;
   const book = new DeploymentBook(now, () => random);
   return {
@@ -34,7 +35,7 @@ function scriptedBook(now: () => number = () => 0): { book: DeploymentBook; draw
     draws(candidates, cases) {
       for (const [draw, expected] of cases) {
         random = draw;
-        assert.equal(book.choose(candidates), expected, `draw ${draw}`);
+        assert.equal(book.choose(candidates, latencyAware), expected, `draw ${draw}`);
       }
     },
   };
@@ -49,17 +50,26 @@ describe('choosing a deployment', () => {
     scriptedBook().draws([heavy, b], [[0.74, heavy], [0.76, b]]);
   });
 
-  test('a slower deployment gets its weight scaled by the fastest latency over its own', () => {
+  test('weights are the traffic shares, whatever the latencies and rate limits left', () => {
+    const heavy = deployment('heavy', { weight: 3 });
     const { book, draws } = scriptedBook();
+    // Latency-aware, these would give b 1/13 of the draws (the 97.5 % : 2.5 % an operator saw for 3 : 1).
+    book.answered(heavy, 400, 0.25);
+    book.answered(b, 100, 1);
+    draws([heavy, b], [[0.74, heavy], [0.76, b]]);
+  });
+
+  test('strategy latency: a slower deployment gets its weight scaled by the fastest latency over its own', () => {
+    const { book, draws } = scriptedBook(() => 0, true);
     book.answered(a, 100, null);
     book.answered(b, 400, null);
     // Scores 1 and 0.25: a takes 80 % of the draws.
     draws([a, b], [[0.79, a], [0.81, b]]);
   });
 
-  test("the provider's remaining rate limit scales the weight while it is fresh", () => {
+  test("strategy latency: the provider's remaining rate limit scales the weight while it is fresh", () => {
     let now = 0;
-    const { book, draws } = scriptedBook(() => now);
+    const { book, draws } = scriptedBook(() => now, true);
     book.answered(a, 100, 1);
     book.answered(b, 100, 0.25);
     draws([a, b], [[0.79, a], [0.81, b]]);
@@ -153,5 +163,60 @@ describe('provider headers', () => {
     assert.equal(rateLimitShareOf({ 'anthropic-ratelimit-requests-remaining': '10', 'anthropic-ratelimit-requests-limit': '40' }), 0.25);
     assert.equal(rateLimitShareOf({ 'x-ratelimit-remaining-requests': '5' }), undefined, 'no limit, no share');
     assert.equal(rateLimitShareOf({ 'x-ratelimit-remaining-requests': '500', 'x-ratelimit-limit-requests': '200' }), 1, 'bounded');
+  });
+});
+
+describe('a provider that says when to come back', () => {
+  const silent = { attemptEnded: () => undefined, retried: () => undefined, fellBack: () => undefined, cooledDown: () => undefined };
+  const first = deployment('first');
+  const second = deployment('second');
+  const target = { resolved: { requested: 'gpt-4o', id: 'gpt-4o', inferred: false } as never, deployments: [first, second], cooldown: { failures: 3, windowMs: 60_000, durationMs: 30_000 } };
+  const plan = (maxRetryWaitMs: number) => ({ primary: target, retries: 1, backoffMs: 0, latencyAware: false, maxRetryWaitMs, fallbacks: [], fallbackOn: new Set<never>(), firstByteMs: undefined, totalMs: 60_000 });
+  const rateLimited = (seconds: number) =>
+    new GatewayError('provider_rate_limited', 'slow down', { retryAfterSeconds: seconds, upstream: { provider: 'openai', status: 429 } });
+
+  /** Runs one routed call whose first try (always on `first`) is refused with `error`; the second try answers. */
+  async function route(maxRetryWaitMs: number, error: GatewayError) {
+    const cooldowns = new MemoryCooldowns();
+    // Draws 0: the first candidate, `first`; after it failed, the untried `second` unless the router waits for `first`.
+    const router = new Router(cooldowns, silent, new DeploymentBook(Date.now, () => 0));
+    const attempts: AttemptRecord[] = [];
+    let tries = 0;
+    const served = await router.run(
+      plan(maxRetryWaitMs),
+      {
+        attempt: async () => {
+          tries += 1;
+          if (tries === 1) throw error;
+          return 'answer';
+        },
+        usable: () => true,
+        accepts: () => true,
+        signal: undefined,
+        tokens: 0,
+      },
+      attempts,
+    );
+    return { served, attempts, cooling: await cooldowns.cooling([first.key, second.key]) };
+  }
+
+  test('a Retry-After within maxRetryWaitMs is the wait before the retry on the same deployment, which is not cooled down', async () => {
+    const { served, attempts, cooling } = await route(5_000, rateLimited(1));
+    assert.equal(served.deployment, first);
+    assert.deepEqual(attempts.map((attempt) => [attempt.deployment, attempt.outcome]), [['first', 'provider_rate_limited'], ['first', 'ok']]);
+    assert.equal(cooling.size, 0);
+  });
+
+  test('a longer Retry-After cools the deployment down that long, and the request moves on', async () => {
+    const { served, attempts, cooling } = await route(500, rateLimited(1));
+    assert.equal(served.deployment, second);
+    assert.deepEqual(attempts.map((attempt) => attempt.deployment), ['first', 'second']);
+    assert.deepEqual([...cooling], [first.key]);
+  });
+
+  test("each failed attempt carries the provider's status", async () => {
+    const { attempts } = await route(0, rateLimited(1));
+    assert.equal(attempts[0]!.upstreamStatus, 429);
+    assert.equal(attempts[1]!.upstreamStatus, undefined, 'an answer has none');
   });
 });

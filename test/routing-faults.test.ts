@@ -8,7 +8,8 @@
  *
  * Every model below has two deployments of one OpenAI-compatible provider: `a` (weighted so it
  * is always tried first) and `b` (another base URL and credential). A failure on `a` before the
- * answer began is retried on `b`, and cools `a` down (one failure is enough here).
+ * answer began is retried on `b`, and cools `a` down (one failure is enough here; and
+ * `maxRetryWaitMs: 0` makes a's `Retry-After` a cooldown rather than the wait for a retry on `a`).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,6 +53,7 @@ function routedModel(model: string, b: FaultyOpenAI) {
     ],
     retries: 1,
     backoffMs: 10,
+    maxRetryWaitMs: 0,
     cooldown: { failures: 1, windowMs: 60_000, durationMs: 60_000 },
     timeouts: { firstByteMs: 700 },
   };

@@ -285,7 +285,7 @@ describe('configuration', () => {
     await failsWith([{ model: MODEL, retries: -1 }], /invalid setting routing\.0\.retries/);
     await failsWith([{ model: MODEL, fallbackOn: ['5xx'] }], /invalid setting routing\.0\.fallbackOn\.0.*must be one of rate_limit, server_error/);
     await failsWith([{ model: 'gpt-9' }], /invalid setting routing\[0\]\.model: "gpt-9" is not a model/);
-    await failsWith([{ model: MODEL, deployments: [{ provider: 'openai' }, { provider: 'azure' }] }], /invalid setting routing\[0\]\.deployments\[1\]\.provider: "azure" is not a provider/);
+    await failsWith([{ model: MODEL, deployments: [{ provider: 'openai' }, { provider: 'no-such-cloud' }] }], /invalid setting routing\[0\]\.deployments\[1\]\.provider: "no-such-cloud" is not a provider/);
     await failsWith([{ model: MODEL, deployments: [{ provider: 'openai', apiKeyEnv: 'NOT_SET_ANYWHERE' }] }], /invalid setting routing\[0\]\.deployments\[0\]\.apiKeyEnv: the environment variable NOT_SET_ANYWHERE is not set/);
     await failsWith([{ model: MODEL, fallbacks: ['text-embedding-3-small'] }], /invalid setting routing\[0\]\.fallbacks\[0\]: "text-embedding-3-small" is a embedding model/);
     await failsWith([{ model: 'text-embedding-3-small', deployments: [{ provider: 'anthropic' }] }], /routing\[0\]\.deployments\[0\]\.provider: anthropic does not serve embedding models/);

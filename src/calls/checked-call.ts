@@ -82,6 +82,18 @@ export interface CheckedCallOptions<C extends Capability> {
   inspect?: ((messages: readonly unknown[]) => CheckedCall<C>) | undefined;
 }
 
+/** Whether a capability serves the model (a cloud's Messages API: its Claude models only). */
+function servesModel(capability: object, upstreamModel: string): boolean {
+  const scoped = capability as { servesModel?: (model: string) => boolean };
+  return scoped.servesModel?.(upstreamModel) ?? true;
+}
+
+/** Whether a routed deployment's provider has the capability, for the deployment's model. */
+function usableFor(deployment: RouteTarget['deployments'][number], capability: Capability): boolean {
+  const own = deployment.provider[capability];
+  return own !== undefined && servesModel(own, deployment.upstreamId);
+}
+
 function measuredOf(result: unknown): Measured {
   if (typeof result !== 'object' || result === null) return {};
   const { usage, imageCount } = result as { usage?: unknown; imageCount?: unknown };
@@ -134,7 +146,7 @@ export class CheckedCall<C extends Capability> {
    */
   through<K extends Capability>(capability: K): CheckedCall<K> | undefined {
     const own = this.target.provider[capability];
-    if (own === undefined) return undefined;
+    if (own === undefined || !servesModel(own, this.target.resolved.model.upstreamId)) return undefined;
     const target = { resolved: this.target.resolved, provider: this.target.provider, capability: own as NonNullable<Provider[K]> };
     // Routed, it goes only to the deployments and fallbacks whose provider has that capability too.
     const { inspect: _inspect, ...options } = this.options;
@@ -213,8 +225,8 @@ export class CheckedCall<C extends Capability> {
       {
         attempt: (_target, deployment, timeoutMs, notes) =>
           call(deployment.provider[capability] as NonNullable<Provider[C]>, { upstreamModel: deployment.upstreamId, timeoutMs, notes }).finally(() => noteIds(notes)),
-        usable: (deployment) => deployment.provider[capability] !== undefined,
-        accepts: (fallback) => fallback.deployments.some((deployment) => deployment.provider[capability] !== undefined) && accepts(fallback),
+        usable: (deployment) => usableFor(deployment, capability),
+        accepts: (fallback) => fallback.deployments.some((deployment) => usableFor(deployment, capability)) && accepts(fallback),
         signal,
         tokens: this.estimate.tokens,
       },

@@ -1,6 +1,6 @@
 import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
-import { DEFAULT_PROVIDER } from '../providers/index.js';
+import { DEFAULT_PROVIDER, shippedModels, type ShippedModel } from '../providers/index.js';
 import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
 import { closestIds } from '../config/index.js';
@@ -78,6 +78,20 @@ function applyOverride(base: ModelSpec | undefined, override: ModelOverride, def
   };
 }
 
+function counterpartKey(id: string, provider: string): string {
+  return `${id} ${provider}`;
+}
+
+/**
+ * A vendor's shipped model: its own fields over those of the model it is the same as (without
+ * that one's upstream id), served by the vendor's provider.
+ */
+function shippedSpec(model: ShippedModel, sameAs: ModelSpec | undefined, defaults: { provider: string; ownedBy: string }): ModelSpec {
+  if (sameAs === undefined) return applyOverride(undefined, model, defaults);
+  const { upstreamId: _ignored, ...base } = sameAs;
+  return applyOverride({ ...base, id: model.id, provider: defaults.provider }, model, defaults);
+}
+
 /**
  * The running catalog: shipped data merged with the operator's config, and model resolution
  * (full id, service alias, legacy alias, safe-prefix future id, provider hint).
@@ -94,6 +108,8 @@ export class Catalog {
   private readonly unlistedProviders: ReadonlySet<string>;
   readonly defaultChatModel: string;
   private readonly publicList: PublicModelEntry[];
+  /** `<catalog id> <provider>` → the id of the same model's entry at that provider (ShippedModel.sameAs). */
+  private readonly counterparts = new Map<string, string>();
 
   constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>, unconfiguredProviders: Iterable<string> = []) {
     this.providerNames = new Set(providerNames);
@@ -121,6 +137,20 @@ export class Catalog {
         }
       }
     };
+    // Each vendor's own shipped models (a cloud's: the same model as another's entry, `sameAs`, with its own id and price).
+    // One the same as a model the operator declares (an Azure deployment of it) waits for catalog.models.
+    const waiting: { provider: string; owner: string; model: ShippedModel }[] = [];
+    const applyShipped = (provider: string, owner: string, model: ShippedModel, last: boolean) => {
+      const sameAs = model.sameAs === undefined ? undefined : specs.get(model.sameAs);
+      if (model.sameAs !== undefined && sameAs === undefined) {
+        if (!last) return waiting.push({ provider, owner, model });
+        throw new ConfigError(`providers.${provider}: ${model.id} is the same model as "${model.sameAs}", which is not a model of the catalog; name a catalog id (GET /v1/models lists them)`);
+      }
+      specs.set(model.id, shippedSpec(model, sameAs, { provider, ownedBy: owner }));
+      if (model.sameAs !== undefined) this.counterparts.set(counterpartKey(model.sameAs, provider), model.id);
+      return 0;
+    };
+    for (const { provider, owner, models } of shippedModels(config.providers)) for (const model of models) applyShipped(provider, owner, model, false);
     // A model declared under a compatible provider is served by that provider, even when it shadows a shipped id.
     for (const [index, provider] of config.providers.compatible.entries()) {
       applyAll(
@@ -130,6 +160,7 @@ export class Catalog {
       );
     }
     applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER.name, ownedBy: DEFAULT_PROVIDER.owner }, 'catalog.models');
+    for (const { provider, owner, model } of waiting) applyShipped(provider, owner, model, true);
 
     for (const spec of specs.values()) {
       this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
@@ -209,6 +240,15 @@ export class Catalog {
     }
     const suggestion = didYouMean(requested, [...this.supportedModelIds(), ...Object.keys(this.aliases())]);
     throw new GatewayError('not_found', `The model "${requested.slice(0, 200)}" is not a model of this gateway.${suggestion} GET /v1/models lists them.`);
+  }
+
+  /**
+   * The entry of the same model at another provider (a cloud's Claude for `claude-sonnet-4-5`),
+   * for a routing deployment on that provider; undefined when that provider ships none.
+   */
+  counterpart(id: string, provider: string): CatalogModel | undefined {
+    const counterpartId = this.counterparts.get(counterpartKey(id, provider));
+    return counterpartId === undefined ? undefined : this.models.get(counterpartId);
   }
 
   /** A catalog model by exact id (no alias resolution). */

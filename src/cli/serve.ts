@@ -3,7 +3,7 @@ import { firstAccountAdvice } from './first-run.js';
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, loadConfig, loadedConfigFile, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage, whenStorageAnswers } from '../storage/index.js';
-import { createProcessLogger, startGateway, storageOptions, waitingForStorage, type RunningGateway } from '../server/index.js';
+import { createProcessLogger, standbyWhileWaiting, startGateway, storageOptions, waitingForStorage, type RunningGateway } from '../server/index.js';
 import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
@@ -204,7 +204,9 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   // Secrets and migrations once, before any worker starts, so workers never race to create them.
   const secrets = resolveSecrets(config);
   const waiting = waitingForStorage(config, (_fields, message) => process.stderr.write(`modelgate: ${message}\n`));
-  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, createProcessLogger(config.server.logLevel))), waiting);
+  // Until the database answers the primary itself listens (healthz 200, readyz 503); the workers take the port after.
+  const standby = standbyWhileWaiting(config, waiting, (url) => process.stderr.write(`modelgate: answering on ${url} while waiting for the database (/healthz 200, /readyz 503)\n`));
+  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, createProcessLogger(config.server.logLevel))), standby.waiting).finally(() => standby.close());
   const storageKind = storage.kind;
   const hasAccounts = await new Accounts(storage.db).users.exist();
   await storage.close();

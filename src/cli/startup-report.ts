@@ -9,11 +9,12 @@ export interface StartupReport {
 }
 
 function providerLines(providers: readonly ProviderSummary[]): string[] {
-  const configured = providers.filter((provider) => provider.configured).map((provider) => provider.name);
+  const configured = providers.filter((provider) => provider.configured);
   const missing = providers.filter((provider) => !provider.configured);
-  const lines = [`providers    ${configured.length > 0 ? configured.join(', ') : 'none configured'}`];
-  for (const provider of missing) {
-    lines.push(`             ${provider.name}: not configured, its models are not served (set ${provider.missing!.variable})`);
+  const lines = configured.length > 0 ? configured.map((provider, index) => `${index === 0 ? 'providers    ' : '             '}${provider.name}${provider.description === null ? '' : ` (${provider.description})`}`) : ['providers    none configured'];
+  if (missing.length > 0) {
+    // One line: a gateway ships many vendors, and most operators use a few of them.
+    lines.push(`             not configured, their models are not served: ${missing.map((provider) => `${provider.name} (set ${provider.missing!.variable})`).join(', ')}`);
   }
   if (configured.length === 0) {
     lines.push('             no provider has a credential: every model call is refused until one is set (see docs/configuration.md)');

@@ -16,6 +16,7 @@ interface StatusView {
     name: string;
     configured: boolean;
     missing_variable: string | null;
+    description: string | null;
     state: 'ok' | 'failing';
     fault: string | null;
     since: string | null;
@@ -56,7 +57,7 @@ function printStatus(url: string, status: StatusView): void {
     ['log queue', `${status.log_queue_depth} records waiting`],
   ]);
   printText('\n');
-  printTable(['provider', 'state'], status.providers.map((provider) => [provider.name, providerState(provider)]));
+  printTable(['provider', 'state', 'settings'], status.providers.map((provider) => [provider.name, providerState(provider), provider.description ?? '']));
   const servers = status.mcp_servers ?? [];
   if (servers.length === 0) return;
   printText('\n');

@@ -1,10 +1,10 @@
-import { VENDOR_PROVIDERS } from '../providers/index.js';
+import { VENDOR_PROVIDERS, type SettingKind } from '../providers/index.js';
 
 /**
  * Environment twins of config-file settings (docs/configuration.md). The table is also the source of
  * the settings list in docs/configuration.md; keep the two together.
  */
-export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';
+export type { SettingKind };
 
 export interface EnvironmentSetting {
   /** Variables read in order; the first one set wins. */
@@ -28,10 +28,10 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_ENCRYPTION_KEY'], path: 'encryptionKey', kind: 'string' },
   { variables: ['MODELGATE_ADMIN_TOKEN'], path: 'adminToken', kind: 'string' },
   { variables: ['MODELGATE_REQUIRE_KEYS'], path: 'requireKeys', kind: 'boolean' },
-  ...VENDOR_PROVIDERS.flatMap((vendor): EnvironmentSetting[] => [
-    { variables: [vendor.environment.apiKey], path: `providers.${vendor.name}.apiKey`, kind: 'string' },
-    { variables: [vendor.environment.baseUrl], path: `providers.${vendor.name}.baseUrl`, kind: 'string' },
-  ]),
+  // Each vendor's own variables, as its descriptor declares them (src/providers/).
+  ...VENDOR_PROVIDERS.flatMap((vendor): EnvironmentSetting[] =>
+    vendor.environment.map((setting) => ({ variables: setting.variables, path: `providers.${vendor.name}.${setting.field}`, kind: setting.kind })),
+  ),
   { variables: ['MODELGATE_AGENT_HTTP_ALLOWLIST'], path: 'agents.httpAllowlist', kind: 'list' },
   { variables: ['MODELGATE_AGENT_HTTP_ALLOW_ADDRESSES'], path: 'agents.httpAllowAddresses', kind: 'list' },
   { variables: ['MODELGATE_MCP_ALLOW_ADDRESSES'], path: 'mcp.allowAddresses', kind: 'list' },

@@ -9,6 +9,7 @@ import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
 import { closestIds } from './closest-names.js';
 import { checkMcpServers } from './mcp-servers.js';
 import { ConfigError } from './config-error.js';
+import { VENDOR_PROVIDERS } from '../providers/index.js';
 
 export { ConfigError };
 
@@ -220,7 +221,8 @@ function explained(error: ValueError): { path: string; message: string } {
  * after a vendor's would serve that vendor's whole catalog).
  */
 function assertProviderNamesUnique(config: GatewayConfig): void {
-  const taken = new Set(Object.keys(config.providers).filter((name) => name !== 'compatible'));
+  // A preset (an OpenAI-compatible host the gateway knows) yields to a compatible provider of its name.
+  const taken = new Set<string>(VENDOR_PROVIDERS.filter((vendor) => vendor.yieldsToCompatible !== true).map((vendor) => vendor.name));
   for (const [index, { name }] of config.providers.compatible.entries()) {
     if (taken.has(name)) {
       throw new ConfigError(`invalid setting providers.compatible[${index}].name: "${name}" is already the name of a provider; give each provider its own name`);

@@ -104,15 +104,24 @@ const FAILURE_CLASSES = ['rate_limit', 'server_error', 'timeout', 'connection', 
 /** What a fallback answers when fallbackOn is not given: the failures another deployment or model may not have. */
 const DEFAULT_FALLBACK_ON = ['rate_limit', 'server_error', 'timeout', 'connection'] as const;
 
+/** The name of an environment variable. */
+const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
+
 /** One way to reach a routed model: a provider, optionally with its own credential, base URL or upstream id. */
 export const DeploymentSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$', description: 'shown in the log and metrics; default provider or provider#N' })),
     provider: Type.String({ minLength: 1, description: `a provider of the gateway (${VENDOR_PROVIDERS.map((vendor) => vendor.name).join(', ')} or providers.compatible[].name)` }),
-    apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'environment variable holding this deployment\'s credential' })),
+    apiKeyEnv: Type.Optional(Type.String({ pattern: ENV_NAME, description: 'environment variable holding this deployment\'s credential' })),
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    settings: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'settings of the provider (as under providers.<name>: region, location, apiVersion, …) this deployment changes; never a secret' }),
+    ),
+    secretsEnv: Type.Optional(
+      Type.Record(Type.String(), Type.String({ pattern: ENV_NAME }), { description: 'secret settings of the provider, each read from the environment variable named' }),
+    ),
     upstreamId: Type.Optional(Type.String({ minLength: 1, description: 'the model id sent to this deployment' })),
-    weight: Type.Number({ exclusiveMinimum: 0, default: 1, description: 'share of requests, before latency and remaining rate limit count' }),
+    weight: Type.Number({ exclusiveMinimum: 0, default: 1, description: 'share of the traffic among the healthy deployments' }),
     rpm: Type.Optional(Type.Integer({ minimum: 1, description: 'requests per minute this deployment takes (counted per instance)' })),
     tpm: Type.Optional(Type.Integer({ minimum: 1, description: 'estimated tokens per minute this deployment takes (counted per instance)' })),
   },
@@ -124,7 +133,12 @@ export const RoutingEntrySchema = Type.Object(
   {
     model: Type.String({ minLength: 1, description: 'a catalog id or alias' }),
     deployments: Type.Array(DeploymentSchema, { default: [], description: 'default: the model\'s own provider, weight 1' }),
+    strategy: Type.Union([Type.Literal('weighted'), Type.Literal('latency')], {
+      default: 'weighted',
+      description: 'weighted: weights are traffic shares; latency: weights scaled by recent latency and the rate limit left',
+    }),
     retries: Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'further attempts after a retryable failure' }),
+    maxRetryWaitMs: Milliseconds(5_000, "longest provider Retry-After waited for before the retry on the same deployment; a longer one cools it down", 0),
     backoffMs: Milliseconds(200, 'first wait before a retry, doubled each time, with jitter', 0),
     fallbacks: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'models tried in order when retries are spent' }),
     fallbackOn: Type.Array(Type.Union(FAILURE_CLASSES.map((name) => Type.Literal(name))), { default: [...DEFAULT_FALLBACK_ON] }),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { VENDOR_PROVIDERS } from '../providers/index.js';
+import { providerSecrets } from '../providers/index.js';
 import type { GatewayConfig } from './schema.js';
 import { ConfigError } from './load.js';
 
@@ -73,10 +73,8 @@ function passwordOf(url: string | undefined): string | undefined {
  * error message, a storage error quoting its URL).
  */
 export function configuredCredentials(config: GatewayConfig, secrets: GatewaySecrets): string[] {
-  const { providers } = config;
   const values = [
-    ...VENDOR_PROVIDERS.map((vendor) => providers[vendor.name].apiKey),
-    ...providers.compatible.map((provider) => provider.apiKey),
+    ...providerSecrets(config),
     secrets.adminToken,
     secrets.encryptionKey.toString('base64'),
     ...secrets.previousEncryptionKeys.map((key) => key.toString('base64')),

@@ -18,6 +18,8 @@ export interface AttemptRecord {
   outcome: 'ok' | ErrorCode;
   /** Milliseconds until the answer began (a stream's first frame) or the try failed. */
   latencyMs: number;
+  /** For a failure the provider answered with an HTTP status: that status (admin detail only, as every upstream fact). */
+  upstreamStatus?: number;
 }
 
 /** Metadata about media a request carried (never the bytes). */

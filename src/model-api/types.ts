@@ -234,6 +234,11 @@ export interface MessagesEventReceived {
 export type MessagesStreamEvent = StreamEvent<MessagesEventReceived>;
 
 export interface MessagesProvider {
+  /**
+   * Whether the provider speaks the Messages API for this model (a cloud that serves Claude and
+   * other families: only Claude); absent means every model. A model it does not is translated.
+   */
+  servesModel?(upstreamModel: string): boolean;
   create(call: MessagesCall): Promise<MessagesResult>;
   /** Resolves once the first event arrived (as ChatModelProvider.stream). */
   stream(call: MessagesCall): Promise<EventStream<MessagesStreamEvent>>;

@@ -14,6 +14,8 @@ export interface ProviderSummary {
   configured: boolean;
   /** What to set, when it is not configured. */
   missing: MissingCredential | null;
+  /** Its settings in words (endpoint, region, credential kind), never a secret; null for a provider without a descriptor's. */
+  description: string | null;
   health: ProviderHealthView;
 }
 
@@ -25,6 +27,8 @@ export interface ProviderRegistryOptions {
   missingCredentials?: ReadonlyMap<string, MissingCredential>;
   /** Observes every call, so refused credentials and unreachable providers reach the operator. */
   health?: ProviderHealth;
+  /** Each provider's settings in words (providerDescriptions). */
+  descriptions?: ReadonlyMap<string, string>;
 }
 
 /** The configured providers by name. Built once at start-up from the config. */
@@ -32,10 +36,12 @@ export class ProviderRegistry {
   private readonly providers = new Map<string, Provider>();
   private readonly missingCredentials: ReadonlyMap<string, MissingCredential>;
   private readonly health: ProviderHealth | undefined;
+  private readonly descriptions: ReadonlyMap<string, string>;
 
   constructor(providers: Iterable<Provider>, options: ProviderRegistryOptions = {}) {
     this.missingCredentials = options.missingCredentials ?? new Map();
     this.health = options.health;
+    this.descriptions = options.descriptions ?? new Map();
     for (const provider of providers) {
       this.providers.set(provider.name, this.health === undefined ? provider : watchProvider(provider, this.health));
     }
@@ -59,7 +65,7 @@ export class ProviderRegistry {
     return this.names().map((name) => {
       const missing = this.missingCredentials.get(name) ?? null;
       const health = this.health?.view(name) ?? { state: 'ok', fault: null, since: null, last_failure_at: null, failures: 0 };
-      return { name, configured: missing === null, missing, health };
+      return { name, configured: missing === null, missing, description: this.descriptions.get(name) ?? null, health };
     });
   }
 

@@ -21,7 +21,7 @@ interface DeploymentState {
 /**
  * What this instance knows of each deployment: its recent latency, the rate limit its provider
  * said was left, and what it took this minute (for its rpm and tpm). Chooses among deployments
- * by weight, favouring low latency and room left.
+ * by weight, or (strategy latency) favouring low latency and room left.
  */
 export class DeploymentBook {
   private readonly states = new Map<string, DeploymentState>();
@@ -68,17 +68,29 @@ export class DeploymentBook {
   }
 
   /**
-   * One deployment of `candidates`, at random by weight × speed × room: speed is the fastest
-   * known latency over this one's (1 while unknown), room the share of the provider's rate limit
-   * left (1 while unknown or stale).
+   * One deployment of `candidates`, at random. By weight alone unless `latencyAware`: the
+   * operator's weights are the traffic shares of the healthy deployments (docs/routing.md).
+   * Latency-aware (`strategy: latency`), by weight × speed × room: speed is the fastest known
+   * latency over this one's (1 while unknown), room the share of the provider's rate limit left
+   * (1 while unknown or stale).
    */
-  choose(candidates: readonly Deployment[]): Deployment | undefined {
+  choose(candidates: readonly Deployment[], latencyAware = false): Deployment | undefined {
     if (candidates.length <= 1) return candidates[0];
+    const scores = latencyAware ? this.latencyScores(candidates) : candidates.map((deployment) => deployment.weight);
+    let pick = this.random() * scores.reduce((sum, score) => sum + score, 0);
+    for (const [index, score] of scores.entries()) {
+      pick -= score;
+      if (pick < 0) return candidates[index];
+    }
+    return candidates.at(-1);
+  }
+
+  private latencyScores(candidates: readonly Deployment[]): number[] {
     const latencies = candidates.map((deployment) => this.states.get(deployment.key)?.latencyMs ?? null);
     const known = latencies.filter((latency): latency is number => latency !== null);
     const fastest = known.length === 0 ? 0 : Math.min(...known);
     const now = this.now();
-    const scores = candidates.map((deployment, index) => {
+    return candidates.map((deployment, index) => {
       const latency = latencies[index];
       const speed = latency === null || latency === undefined || latency <= 0 ? 1 : Math.max(FLOOR, fastest / latency);
       const state = this.states.get(deployment.key);
@@ -86,11 +98,5 @@ export class DeploymentBook {
       const room = fresh ? Math.max(FLOOR, state.remaining!) : 1;
       return deployment.weight * speed * room;
     });
-    let pick = this.random() * scores.reduce((sum, score) => sum + score, 0);
-    for (const [index, score] of scores.entries()) {
-      pick -= score;
-      if (pick < 0) return candidates[index];
-    }
-    return candidates.at(-1);
   }
 }

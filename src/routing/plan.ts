@@ -1,7 +1,7 @@
-import type { ModelMode, ResolvedModel } from '../catalog/index.js';
+import type { CatalogModel, ModelMode, ResolvedModel } from '../catalog/index.js';
 import { ConfigError, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
 import { addKnownSecrets } from '../logs/index.js';
-import type { ProviderVariants } from '../providers/index.js';
+import { ProviderSettingsError, type ProviderVariants } from '../providers/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { CooldownPolicy } from './cooldowns.js';
 
@@ -31,6 +31,10 @@ export interface RoutePlan {
   readonly primary: RouteTarget;
   readonly retries: number;
   readonly backoffMs: number;
+  /** Weights scaled by recent latency and the rate limit left (`strategy: latency`); else weights alone. */
+  readonly latencyAware: boolean;
+  /** The longest Retry-After waited for before the retry on the same deployment. */
+  readonly maxRetryWaitMs: number;
   readonly fallbacks: readonly RouteTarget[];
   readonly fallbackOn: ReadonlySet<FailureClass>;
   readonly firstByteMs: number | undefined;
@@ -39,7 +43,7 @@ export interface RoutePlan {
 
 /** What compiling the routing configuration needs from the rest of the gateway. */
 export interface PlanSources {
-  catalog: { find(requested: string): ResolvedModel | undefined };
+  catalog: { find(requested: string): ResolvedModel | undefined; counterpart(id: string, provider: string): CatalogModel | undefined };
   providers: { get(name: string): Provider; names(): string[] };
   variants: ProviderVariants;
   env: NodeJS.ProcessEnv;
@@ -66,25 +70,37 @@ function findModel(sources: PlanSources, id: string, field: string): ResolvedMod
   return resolved;
 }
 
-/** The provider itself, or a variant of it with the deployment's own credential or base URL. */
+/** The value of an environment variable a deployment names, noted as a secret; a ConfigError naming the field when it is not set. */
+function secretFrom(sources: PlanSources, variable: string, field: string): string {
+  const value = sources.env[variable];
+  if (value === undefined || value === '') throw invalid(field, `the environment variable ${variable} is not set`);
+  addKnownSecrets([value]);
+  return value;
+}
+
+/** The provider itself, or a variant of it with the deployment's own credential, base URL or settings. */
 function providerOf(sources: PlanSources, deployment: DeploymentConfig, field: string, providerField: string): Provider {
   if (!sources.providers.names().includes(deployment.provider)) {
     throw invalid(providerField, `"${deployment.provider}" is not a provider of this gateway (${sources.providers.names().join(', ')})`);
   }
-  let apiKey: string | undefined;
-  if (deployment.apiKeyEnv !== undefined) {
-    apiKey = sources.env[deployment.apiKeyEnv];
-    if (apiKey === undefined || apiKey === '') throw invalid(`${field}.apiKeyEnv`, `the environment variable ${deployment.apiKeyEnv} is not set`);
-    addKnownSecrets([apiKey]);
-  }
-  if (apiKey === undefined && deployment.baseUrl === undefined) {
+  const credential = deployment.apiKeyEnv === undefined ? undefined : secretFrom(sources, deployment.apiKeyEnv, `${field}.apiKeyEnv`);
+  const secrets = Object.fromEntries(
+    Object.entries(deployment.secretsEnv ?? {}).map(([name, variable]) => [name, secretFrom(sources, variable, `${field}.secretsEnv.${name}`)]),
+  );
+  const settings = { ...deployment.settings, ...(deployment.baseUrl === undefined ? {} : { baseUrl: deployment.baseUrl }) };
+  if (credential === undefined && Object.keys(secrets).length === 0 && Object.keys(settings).length === 0) {
     try {
       return sources.providers.get(deployment.provider);
     } catch {
       throw invalid(providerField, `${deployment.provider} has no credential on this gateway: configure it, or give this deployment apiKeyEnv`);
     }
   }
-  return sources.variants(deployment.provider, { apiKey, baseUrl: deployment.baseUrl })!;
+  try {
+    return sources.variants(deployment.provider, { credential, settings, secrets })!;
+  } catch (error) {
+    if (error instanceof ProviderSettingsError) throw invalid(`${field}.${error.field}`, error.message);
+    throw error;
+  }
 }
 
 function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): Deployment[] {
@@ -106,12 +122,22 @@ function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, re
       name,
       providerName: deployment.provider,
       provider,
-      upstreamId: deployment.upstreamId ?? resolved.model.upstreamId,
+      upstreamId: deployment.upstreamId ?? upstreamIdOn(sources, resolved, deployment.provider),
       weight: deployment.weight,
       rpm: deployment.rpm,
       tpm: deployment.tpm,
     };
   });
+}
+
+/**
+ * The id a deployment on `provider` sends for the model: the model's own on its provider; on
+ * another, the id of that provider's entry for the same model (a cloud's Claude), else the
+ * model's own (a compatible server that serves the same id).
+ */
+function upstreamIdOn(sources: PlanSources, resolved: ResolvedModel, provider: string): string {
+  if (provider === resolved.model.provider) return resolved.model.upstreamId;
+  return sources.catalog.counterpart(resolved.id, provider)?.upstreamId ?? resolved.model.upstreamId;
 }
 
 function targetOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): RouteTarget {
@@ -151,6 +177,8 @@ export function compilePlans(entries: readonly RoutingEntry[], sources: PlanSour
       primary: targetOf(sources, entry, resolved, field),
       retries: entry.retries,
       backoffMs: entry.backoffMs,
+      latencyAware: entry.strategy === 'latency',
+      maxRetryWaitMs: entry.maxRetryWaitMs,
       fallbacks,
       fallbackOn: new Set(entry.fallbackOn),
       firstByteMs: entry.timeouts.firstByteMs,

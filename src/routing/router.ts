@@ -36,6 +36,18 @@ export interface Served<R> {
   deployment: Deployment;
 }
 
+/** The provider's HTTP status of a failed attempt, when it answered with one (kept in the attempt's log detail). */
+function upstreamStatusOf(error: unknown): number | undefined {
+  return error instanceof GatewayError ? error.upstream?.status : undefined;
+}
+
+/** The deployment and time the last failure's provider asked the retry for, once. */
+function takeRetryOn(progress: Progress): Progress['retryOn'] {
+  const { retryOn } = progress;
+  progress.retryOn = undefined;
+  return retryOn;
+}
+
 /** The wait before retry `n` (1, 2, …): `backoffMs` doubled each time, with ±50 % jitter. */
 function backoff(backoffMs: number, retry: number, random: () => number): number {
   return backoffMs * 2 ** (retry - 1) * (0.5 + random());
@@ -46,13 +58,14 @@ interface Progress {
   readonly deadline: number;
   lastError: unknown;
   lastClass: FailureClass | null;
-  /** Deployment key → when its provider said it may be called again (Retry-After). */
-  readonly notBefore: Map<string, number>;
+  /** The deployment whose provider said to retry after a wait short enough to take (Retry-After ≤ maxRetryWaitMs), and when. */
+  retryOn: { deployment: Deployment; at: number } | undefined;
 }
 
 /**
  * Serves routed models (docs/routing.md): picks a deployment, retries a retryable failure on
- * another one (or the same after its backoff), then falls back to the next model, all before
+ * another one (or on the same one after the wait its provider asked for, when short enough),
+ * then falls back to the next model, all before
  * the answer begins — a call resolves when the answer begins (a stream's first frame), so
  * nothing after the first byte is ever retried. Plans are swapped whole on reload: a request
  * keeps the plan it started with.
@@ -78,7 +91,7 @@ export class Router {
 
   /** Makes the call by the plan; every try is appended to `attempts` (numbered on from what it holds). Rejects with the last failure. */
   async run<R>(plan: RoutePlan, call: RoutedCall<R>, attempts: AttemptRecord[]): Promise<Served<R>> {
-    const progress: Progress = { deadline: Date.now() + (plan.totalMs ?? Number.POSITIVE_INFINITY), lastError: undefined, lastClass: null, notBefore: new Map() };
+    const progress: Progress = { deadline: Date.now() + (plan.totalMs ?? Number.POSITIVE_INFINITY), lastError: undefined, lastClass: null, retryOn: undefined };
     const targets = [plan.primary, ...plan.fallbacks];
     for (const [index, target] of targets.entries()) {
       const last = index === targets.length - 1;
@@ -107,12 +120,15 @@ export class Router {
     progress: Progress,
   ): Promise<Served<R> | undefined> {
     const tried = new Set<string>();
+    progress.retryOn = undefined;
     for (let retry = 0; retry < tries; retry += 1) {
       if (retry > 0 && (progress.lastClass === null || !isRetryable(progress.lastClass))) return undefined;
-      const deployment = await this.pick(target, call, tried, lastTarget);
+      // A provider that said when to come back (within maxRetryWaitMs) gets the retry, after that wait.
+      const retryOn = takeRetryOn(progress);
+      const deployment = retryOn?.deployment ?? (await this.pick(plan, target, call, tried, lastTarget));
       if (deployment === undefined) return undefined;
       if (retry > 0) {
-        const wait = Math.max(backoff(plan.backoffMs, retry, this.random), (progress.notBefore.get(deployment.key) ?? 0) - Date.now());
+        const wait = retryOn !== undefined ? retryOn.at - Date.now() : backoff(plan.backoffMs, retry, this.random);
         if (Date.now() + wait >= progress.deadline) return undefined;
         if (wait > 0 && !(await this.waited(wait, call.signal))) return undefined;
         this.observer.retried(target.resolved.id);
@@ -141,14 +157,14 @@ export class Router {
    * if there is one. When every deployment of the last model left is cooling down, the best of
    * them is tried all the same: an answer may come, and a refusal says no more than silence.
    */
-  private async pick<R>(target: RouteTarget, call: RoutedCall<R>, tried: ReadonlySet<string>, lastResort: boolean): Promise<Deployment | undefined> {
+  private async pick<R>(plan: RoutePlan, target: RouteTarget, call: RoutedCall<R>, tried: ReadonlySet<string>, lastResort: boolean): Promise<Deployment | undefined> {
     const deployments = target.deployments.filter((deployment) => call.usable(deployment));
     if (deployments.length === 0) return undefined;
     const cooling = await this.cooldowns.cooling(deployments.map((deployment) => deployment.key));
     let candidates = deployments.filter((deployment) => !cooling.has(deployment.key) && this.book.hasRoom(deployment, call.tokens));
     if (candidates.length === 0 && lastResort) candidates = [...deployments];
     const untried = candidates.filter((deployment) => !tried.has(deployment.key));
-    return this.book.choose(untried.length > 0 ? untried : candidates);
+    return this.book.choose(untried.length > 0 ? untried : candidates, plan.latencyAware);
   }
 
   /** One try; its outcome is recorded, a retryable failure counted towards the deployment's cooldown. */
@@ -165,9 +181,17 @@ export class Router {
     const timeoutMs = plan.firstByteMs === undefined ? remainingMs : Math.min(plan.firstByteMs, remainingMs ?? plan.firstByteMs);
     const notes: UpstreamNotes = {};
     const started = performance.now();
-    const record = (outcome: AttemptRecord['outcome']): number => {
+    const record = (outcome: AttemptRecord['outcome'], upstreamStatus?: number): number => {
       const latencyMs = Math.round(performance.now() - started);
-      attempts.push({ attempt: attempts.length + 1, model: target.resolved.id, deployment: deployment.name, provider: deployment.providerName, outcome, latencyMs });
+      attempts.push({
+        attempt: attempts.length + 1,
+        model: target.resolved.id,
+        deployment: deployment.name,
+        provider: deployment.providerName,
+        outcome,
+        latencyMs,
+        ...(upstreamStatus === undefined ? {} : { upstreamStatus }),
+      });
       this.observer.attemptEnded(target.resolved.id, deployment.name, outcome, latencyMs / 1000);
       return latencyMs;
     };
@@ -178,13 +202,15 @@ export class Router {
       this.cooldowns.succeeded(deployment.key);
       return { value };
     } catch (error) {
-      record(error instanceof GatewayError ? error.code : 'internal_error');
+      record(error instanceof GatewayError ? error.code : 'internal_error', upstreamStatusOf(error));
       progress.lastError = error;
       progress.lastClass = call.signal?.aborted === true ? null : failureClassOf(error);
       if (progress.lastClass !== null && isRetryable(progress.lastClass)) {
+        // A wait the plan takes is the retry's, on this deployment; a longer one keeps it out that long.
         const retryAfterMs = retryAfterMsOf(error);
-        if (retryAfterMs > 0) progress.notBefore.set(deployment.key, Date.now() + retryAfterMs);
-        if (await this.cooldowns.failed(deployment.key, target.cooldown, retryAfterMs)) this.observer.cooledDown(target.resolved.id, deployment.name);
+        const waitable = retryAfterMs > 0 && retryAfterMs <= plan.maxRetryWaitMs && Date.now() + retryAfterMs < progress.deadline;
+        if (waitable) progress.retryOn = { deployment, at: Date.now() + retryAfterMs };
+        if (await this.cooldowns.failed(deployment.key, target.cooldown, waitable ? 0 : retryAfterMs)) this.observer.cooledDown(target.resolved.id, deployment.name);
       }
       return undefined;
     }

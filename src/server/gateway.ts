@@ -5,7 +5,7 @@ import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type Sto
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
-import { createProviders, missingCredentials, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
+import { createProviders, missingCredentials, providerDescriptions, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -27,6 +27,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
+import { standbyWhileWaiting } from './standby.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -55,6 +56,8 @@ export interface StartOptions {
   keyChannels?: readonly KeyChangeChannel[];
   /** Providers built by the caller, in place of the configured ones of the same names (in-process providers of tests and benchmarks). */
   providers?: readonly Provider[];
+  /** Told the standby listener's URL when the database does not answer at start-up (it listens meanwhile). */
+  onStandby?: (url: string) => void;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -118,8 +121,17 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const logger = options.logger ?? createProcessLogger(config.server.logLevel);
   const secrets = resolveSecrets(config);
   addKnownSecrets(configuredCredentials(config, secrets));
-  const waiting = waitingForStorage(config, (fields, message) => logger.warn(fields, message));
-  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting);
+  const logWaiting = waitingForStorage(config, (fields, message) => logger.warn(fields, message));
+  // A database that does not answer yet: listen at once (healthz 200, readyz 503), serve once it does.
+  const standby = standbyWhileWaiting(config, logWaiting, (url) => {
+    logger.warn({ url }, `answering on ${url} while waiting for the database: /healthz 200, /readyz 503, other requests 503 storage_unavailable`);
+    options.onStandby?.(url);
+  });
+  const waiting = options.listen === false ? logWaiting : standby.waiting;
+  const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting).catch(async (error: unknown) => {
+    await standby.close();
+    throw error;
+  });
   const shutdownTasks: (() => Promise<void>)[] = [];
   try {
     const keyStore = new KeyStore(storage.db);
@@ -142,7 +154,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const given = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
     const providers = new ProviderRegistry(
       created.providers.map((provider) => given.get(provider.name) ?? provider),
-      { missingCredentials: missingCredentials(config), health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)) },
+      { missingCredentials: missingCredentials(config), descriptions: providerDescriptions(config), health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)) },
     );
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
     const cooldowns = await createCooldowns({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
@@ -217,7 +229,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     });
     let url = '';
     if (options.listen !== false) {
-      await app.listen({ host: config.server.host, port: config.server.port });
+      // The standby listener hands its address over (its port, when the config asked for any).
+      const standbyPort = await standby.close();
+      await app.listen({ host: config.server.host, port: standbyPort ?? config.server.port });
       const address = app.server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host}:${address.port}`;
@@ -245,6 +259,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     };
     return { app, context, storage, secrets, url, close };
   } catch (error) {
+    await standby.close();
     for (const task of shutdownTasks.reverse()) await task().catch(() => undefined);
     await storage.close();
     throw error;

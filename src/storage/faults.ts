@@ -71,13 +71,13 @@ const MAX_WAIT_MS = 30_000;
  * because the database is away, waits 1 s, then 2, 4 … up to 30 s, telling `onWaiting` each
  * time. Any other failure (a wrong password, a failed migration) is thrown at once.
  */
-export async function whenStorageAnswers<T>(step: () => Promise<T>, onWaiting: (error: unknown, retryInMs: number) => void): Promise<T> {
+export async function whenStorageAnswers<T>(step: () => Promise<T>, onWaiting: (error: unknown, retryInMs: number) => void | Promise<void>): Promise<T> {
   for (let waitMs = FIRST_WAIT_MS; ; waitMs = Math.min(waitMs * 2, MAX_WAIT_MS)) {
     try {
       return await step();
     } catch (error) {
       if (!isStorageUnavailable(error)) throw error;
-      onWaiting(error, waitMs);
+      await onWaiting(error, waitMs);
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 
 /** A request the fake upstream received, kept for assertions. */
 export interface RecordedRequest {
@@ -92,4 +93,35 @@ export async function holdResponse(response: ServerResponse, ms: number): Promis
     });
   });
   return !response.destroyed;
+}
+
+/**
+ * Passes a request on to another fake and streams its answer back (status, content type and
+ * the named response headers): the front of a cloud whose bodies are another vendor's. The
+ * call behind it is aborted when the client goes away, so a hanging stream closes both.
+ */
+export async function forwardTo(
+  response: ServerResponse,
+  url: string,
+  request: { headers: Record<string, string>; body: string | Uint8Array },
+  passHeaders: readonly string[] = ['x-request-id'],
+): Promise<void> {
+  const controller = new AbortController();
+  response.on('close', () => controller.abort());
+  try {
+    const upstream = await fetch(url, { method: 'POST', headers: request.headers, body: request.body, signal: controller.signal });
+    const headers: Record<string, string> = { 'content-type': upstream.headers.get('content-type') ?? 'application/json' };
+    for (const name of passHeaders) {
+      const value = upstream.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    response.writeHead(upstream.status, headers);
+    if (upstream.body === null) {
+      response.end();
+      return;
+    }
+    Readable.fromWeb(upstream.body as never).on('error', () => response.destroy()).pipe(response);
+  } catch {
+    response.destroy();
+  }
 }

@@ -281,13 +281,13 @@ export interface FormatDescriptor {
 export const FORMATS: FormatDescriptor[] = [
   {
     name: 'chat completions',
-    native: ['OpenAI', 'an OpenAI-compatible server'],
+    native: ['OpenAI', 'an OpenAI-compatible server', 'Azure OpenAI'],
     nativeOnly: { body: { messages: [{ role: 'user', content: 'Hi' }], logprobs: true }, param: 'logprobs' },
     make: chatCompletions,
   },
   {
     name: 'Responses',
-    native: ['OpenAI'],
+    native: ['OpenAI', 'Azure OpenAI'],
     nativeOnly: { body: { input: 'What is new today?', tools: [{ type: 'web_search' }] }, param: 'tools[0].type' },
     make: responses,
   },

@@ -5,6 +5,9 @@
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type AnthropicErrorType } from '../fakes/anthropic.js';
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini } from '../fakes/gemini.js';
 import { startOpenAIFake } from '../fakes/openai.js';
+import { FAKE_AWS, startFakeBedrock } from '../fakes/bedrock.js';
+import { AZURE_KEY, startFakeAzure } from '../fakes/azure.js';
+import { MISTRAL_KEY, startFakeMistral } from '../fakes/mistral.js';
 import type { RecordedRequest } from '../fakes/fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
 import type { TestGatewayOptions } from './gateway.js';
@@ -64,11 +67,16 @@ function openaiToolResultRef(request: RecordedRequest | undefined): string | und
   return undefined;
 }
 
-async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): Promise<RunningVendor> {
-  const fake = await startOpenAIFake();
+/** An OpenAI-shaped vendor: the OpenAI fake, perhaps behind another host's front (Azure's URLs and headers). */
+async function startOpenAIVendor(
+  gateway: (url: string) => TestGatewayOptions,
+  front?: () => Promise<{ openai: Awaited<ReturnType<typeof startOpenAIFake>>; server: { url: string }; close(): Promise<void> }>,
+): Promise<RunningVendor> {
+  const fronted = front === undefined ? undefined : await front();
+  const fake = fronted?.openai ?? (await startOpenAIFake());
   const modelCalls = () => fake.server.requests.filter((request) => /\/v1\/(chat\/completions|responses)$/.test(request.path));
   return {
-    gateway: gateway(fake.server.url),
+    gateway: gateway(fronted?.server.url ?? fake.server.url),
     answer(answer) {
       const usage = openaiUsage(answer.usage);
       if (answer.kind === 'text' && answer.finish === 'stop') {
@@ -91,7 +99,7 @@ async function startOpenAIVendor(gateway: (url: string) => TestGatewayOptions): 
     },
     received: () => fake.server.requests.length,
     lastToolResultRef: () => openaiToolResultRef(modelCalls().at(-1)),
-    close: () => fake.close(),
+    close: () => (fronted ?? fake).close(),
   };
 }
 
@@ -100,6 +108,8 @@ const ANTHROPIC_ERRORS: Record<400 | 500, AnthropicErrorType> = { 400: 'invalid_
 const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', filtered: 'refusal' } as const;
 
 const GEMINI_FINISH = { stop: 'STOP', length: 'MAX_TOKENS', filtered: 'SAFETY' } as const;
+
+const CONVERSE_STOP = { stop: 'end_turn', length: 'max_tokens', filtered: 'content_filtered' } as const;
 
 export const VENDORS: Vendor[] = [
   {
@@ -116,6 +126,24 @@ export const VENDORS: Vendor[] = [
     toolCallIds: true,
     start: () =>
       startOpenAIVendor((url) => ({ configFile: { providers: { compatible: [{ name: 'ollama', baseUrl: `${url}/v1`, models: [{ id: 'llama3.2', upstreamId: 'llama3.2:3b' }] }] } } })),
+  },
+  {
+    name: 'Azure OpenAI',
+    model: 'azure/chat-prod',
+    reportsReasoning: true,
+    toolCallIds: true,
+    start: () =>
+      startOpenAIVendor(
+        (url) => ({ env: { AZURE_OPENAI_ENDPOINT: url, AZURE_OPENAI_API_KEY: AZURE_KEY }, configFile: { providers: { azure: { deployments: [{ name: 'chat-prod', model: 'gpt-4o' }] } } } }),
+        () => startFakeAzure({ apiVersion: 'v1', deployments: { 'chat-prod': 'gpt-4o' }, auth: 'api-key' }),
+      ),
+  },
+  {
+    name: 'Mistral',
+    model: 'mistral-large-latest',
+    reportsReasoning: true,
+    toolCallIds: true,
+    start: () => startOpenAIVendor((url) => ({ env: { MISTRAL_API_KEY: MISTRAL_KEY, MISTRAL_BASE_URL: `${url}/v1` } }), startFakeMistral),
   },
   {
     name: 'Anthropic',
@@ -142,6 +170,36 @@ export const VENDORS: Vendor[] = [
           const messages: Loose[] = fake.lastBody()?.messages ?? [];
           const blocks = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []));
           return blocks.find((block) => block.type === 'tool_result')?.tool_use_id;
+        },
+        close: () => fake.close(),
+      };
+    },
+  },
+  {
+    name: 'AWS Bedrock (Converse)',
+    model: 'bedrock/amazon.nova-pro-v1:0',
+    reportsReasoning: false,
+    toolCallIds: true,
+    async start() {
+      const fake = await startFakeBedrock();
+      return {
+        gateway: { env: { AWS_REGION: FAKE_AWS.region, AWS_ACCESS_KEY_ID: FAKE_AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: FAKE_AWS.secretAccessKey, BEDROCK_BASE_URL: fake.server.url } },
+        answer(answer) {
+          // Converse's inputTokens are those not read from the cache.
+          const usage = { inputTokens: answer.usage.input - answer.usage.cached, cacheReadInputTokens: answer.usage.cached, outputTokens: answer.usage.output };
+          if (answer.kind === 'text') {
+            fake.answerConverse({ content: [{ text: answer.pieces.join(''), pieces: answer.pieces }], stopReason: CONVERSE_STOP[answer.finish], usage });
+          } else {
+            const preface = answer.preface === undefined ? [] : [{ text: answer.preface }];
+            fake.answerConverse({ content: [...preface, { toolUse: { toolUseId: answer.id, name: answer.name, input: answer.arguments } }], stopReason: 'tool_use', usage });
+          }
+        },
+        fail: (status, message) => fake.scriptChat({ kind: 'error', status, message }),
+        received: () => fake.server.requests.length,
+        lastToolResultRef() {
+          const messages: Loose[] = fake.server.requests.at(-1)?.json?.messages ?? [];
+          const blocks = messages.flatMap((message) => message.content ?? []);
+          return blocks.find((block: Loose) => block.toolResult !== undefined)?.toolResult.toolUseId;
         },
         close: () => fake.close(),
       };

@@ -10,6 +10,13 @@ export interface AnthropicProviderOptions {
   baseUrl: string;
   apiKey?: string;
   http: UpstreamHttpOptions;
+  /**
+   * Where a call goes when the host is not Anthropic's (Claude on Vertex AI): its URL and body
+   * from the path, the model and the Messages body the adapter made.
+   */
+  route?: (path: string, upstreamModel: string, body: string | Buffer) => { url: string; body: string };
+  /** Credential headers made per call instead of the key (Vertex AI's OAuth access token). */
+  tokenHeaders?: () => Promise<Record<string, string>>;
 }
 
 /** The HTTP side every Anthropic capability shares: URLs, the credential headers, error mapping. */
@@ -28,9 +35,11 @@ export class AnthropicHttp {
     };
   }
 
-  request(path: string, headers: Record<string, string>, body: string | Buffer, call: CallContext): UpstreamRequest {
+  async request(path: string, headers: Record<string, string>, body: string | Buffer, call: CallContext & { upstreamModel: string }): Promise<UpstreamRequest> {
+    const routed = this.options.route?.(path, call.upstreamModel, body) ?? { url: `${this.baseUrl}${path}`, body };
+    const callHeaders = this.options.tokenHeaders === undefined ? headers : { ...headers, ...(await this.options.tokenHeaders()) };
     // Anthropic names its id for the call in `request-id`; it documents no header for a client's own id, so none is sent.
-    return { url: `${this.baseUrl}${path}`, headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider: this.provider, requestId: call.requestId, notes: call.notes, providerIdHeader: 'request-id' };
+    return { url: routed.url, headers: callHeaders, body: routed.body, signal: call.signal, timeoutMs: call.timeoutMs, provider: this.provider, requestId: call.requestId, notes: call.notes, providerIdHeader: 'request-id' };
   }
 
   /** POSTs the request; an error status becomes the mapped GatewayError. */

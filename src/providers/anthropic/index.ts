@@ -1,14 +1,16 @@
-import { vendorSettingsSchema, type ProviderDescriptor } from '../descriptor.js';
+import { keyAndBaseUrlDescriptor, type KeyAndBaseUrlSchema, type ProviderDescriptor } from '../descriptor.js';
 import { createAnthropicProvider } from './provider.js';
 
 export { createAnthropicProvider, type AnthropicProviderOptions } from './provider.js';
 export { DEFAULT_MAX_TOKENS } from './request-mapping.js';
+export { NativeFrames as AnthropicMessagesFrames } from './messages.js';
+export { openAiUsage, tokenUsageOf as anthropicUsageOf } from './response-mapping.js';
+export { parseResponse as parseAnthropicMessage } from './wire.js';
 
 /** Anthropic's Messages API (native): `providers.anthropic`. */
-export const anthropicProvider: ProviderDescriptor<'anthropic', 'anthropic'> = {
+export const anthropicProvider: ProviderDescriptor<'anthropic', 'anthropic', KeyAndBaseUrlSchema> = {
   name: 'anthropic',
   owner: 'anthropic',
-  settings: vendorSettingsSchema('https://api.anthropic.com'),
-  environment: { apiKey: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL' },
-  create: createAnthropicProvider,
+  ...keyAndBaseUrlDescriptor('https://api.anthropic.com', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'),
+  create: ({ name, settings, http }) => createAnthropicProvider({ name, ...settings, http }),
 };

@@ -19,27 +19,27 @@ export class AnthropicMessages implements MessagesProvider {
   constructor(private readonly http: AnthropicHttp) {}
 
   async create(call: MessagesCall): Promise<MessagesResult> {
-    const response = await this.http.send(this.request(call, '/v1/messages'));
+    const response = await this.http.send(await this.request(call, '/v1/messages'));
     const message = parseResponse(this.parse(await this.http.readText(response, call.signal)));
     if (message === null) throw malformedResponse(this.http.provider, 'message body does not match the Messages API');
     return { message: message as unknown as JsonObject, usage: tokenUsageOf(message.usage) };
   }
 
-  stream(call: MessagesCall): Promise<EventStream<MessagesStreamEvent>> {
-    return startSseStream(this.http.options.http, this.request(call, '/v1/messages'), {
+  async stream(call: MessagesCall): Promise<EventStream<MessagesStreamEvent>> {
+    return startSseStream(this.http.options.http, await this.request(call, '/v1/messages'), {
       frames: new NativeFrames(this.http.provider),
       failure: (status, headers, text) => this.http.failure(status, headers, text),
     });
   }
 
   async countTokens(call: MessagesCall): Promise<number> {
-    const response = await this.http.send(this.request(call, '/v1/messages/count_tokens'));
+    const response = await this.http.send(await this.request(call, '/v1/messages/count_tokens'));
     const count = (this.parse(await this.http.readText(response, call.signal)) as { input_tokens?: unknown } | null)?.input_tokens;
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw malformedResponse(this.http.provider, 'count_tokens body has no input_tokens');
     return count;
   }
 
-  private request(call: MessagesCall, path: string): UpstreamRequest {
+  private request(call: MessagesCall, path: string): Promise<UpstreamRequest> {
     const body = call.sourceJson === undefined ? JSON.stringify({ ...call.body, model: call.upstreamModel }) : patchJsonObject(call.sourceJson, { model: call.upstreamModel }, []);
     const headers = { ...this.http.headers };
     if (call.version !== undefined) headers['anthropic-version'] = call.version;
@@ -60,8 +60,9 @@ export class AnthropicMessages implements MessagesProvider {
  * The native stream's events as they came, each parsed once, and the usage of message_start
  * and message_delta combined (message_delta's counts are cumulative). An `event: error` frame
  * fails the stream as in the chat mapping; event types Anthropic adds later pass through.
+ * Also read by the clouds that serve Claude's Messages API (their events carry the same JSON).
  */
-class NativeFrames implements StreamFrames<MessagesStreamEvent> {
+export class NativeFrames implements StreamFrames<MessagesStreamEvent> {
   private startUsage: AnthropicUsage | undefined;
   private usageReported = false;
 

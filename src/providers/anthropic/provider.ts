@@ -30,16 +30,16 @@ class AnthropicChat implements ChatModelProvider {
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
     const plan = this.plan(call, false);
-    const response = await this.http.send(this.http.request('/v1/messages', this.http.headers, plan.body, call));
+    const response = await this.http.send(await this.http.request('/v1/messages', this.http.headers, plan.body, call));
     const message = parseResponse(parseJsonOrNull(await this.http.readText(response, call.signal)));
     if (message === null) throw malformedResponse(this.http.provider, 'message body does not match the Messages API');
     return toChatCompletion(message, plan.structuredOutputTool, nowSeconds());
   }
 
-  stream(call: ChatCall): Promise<ChatStream> {
+  async stream(call: ChatCall): Promise<ChatStream> {
     const plan = this.plan(call, true);
     const frames = new AnthropicChatFrames({ provider: this.http.provider, structuredOutputTool: plan.structuredOutputTool, created: nowSeconds() });
-    return startSseStream(this.http.options.http, this.http.request('/v1/messages', this.http.headers, plan.body, call), {
+    return startSseStream(this.http.options.http, await this.http.request('/v1/messages', this.http.headers, plan.body, call), {
       frames,
       failure: (status, headers, text) => this.http.failure(status, headers, text),
     });

@@ -1,13 +1,13 @@
-import { vendorSettingsSchema, type ProviderDescriptor } from '../descriptor.js';
+import { keyAndBaseUrlDescriptor, type KeyAndBaseUrlSchema, type ProviderDescriptor } from '../descriptor.js';
 import { createGeminiProvider } from './provider.js';
 
 export { createGeminiProvider, type GeminiProviderOptions } from './provider.js';
+export type { GeminiMethod } from './endpoints.js';
 
 /** Google's Gemini API (native): `providers.gemini`, the models owned by google. */
-export const geminiProvider: ProviderDescriptor<'gemini', 'google'> = {
+export const geminiProvider: ProviderDescriptor<'gemini', 'google', KeyAndBaseUrlSchema> = {
   name: 'gemini',
   owner: 'google',
-  settings: vendorSettingsSchema('https://generativelanguage.googleapis.com'),
-  environment: { apiKey: 'GEMINI_API_KEY', baseUrl: 'GEMINI_BASE_URL' },
-  create: createGeminiProvider,
+  ...keyAndBaseUrlDescriptor('https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', 'GEMINI_BASE_URL'),
+  create: ({ name, settings, http }) => createGeminiProvider({ name, baseUrl: settings.baseUrl, apiKey: settings.apiKey, http }),
 };

@@ -25,6 +25,10 @@ export interface GeminiProviderOptions {
   baseUrl: string;
   apiKey: string | undefined;
   http: UpstreamHttpOptions;
+  /** The URL of a method of a model, when the host is not the Gemini API's (Vertex AI's publisher models). */
+  methodUrl?: (upstreamModel: string, method: GeminiMethod) => string;
+  /** Credential headers made per call instead of the key (Vertex AI's OAuth access token). */
+  tokenHeaders?: () => Promise<Record<string, string>>;
 }
 
 interface ModelCall extends CallContext {
@@ -43,14 +47,16 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   if (options.apiKey !== undefined) headers['x-goog-api-key'] = options.apiKey;
 
   /** One method call of the model (the key in a header); `build` maps the caller's body. */
-  function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): UpstreamRequest {
+  async function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<UpstreamRequest> {
     const body = fromCallerInput(() => JSON.stringify(build()));
-    return { url: methodUrl(options.baseUrl, call.upstreamModel, method), headers, body, signal: call.signal, timeoutMs: call.timeoutMs, provider, requestId: call.requestId, notes: call.notes };
+    const url = options.methodUrl?.(call.upstreamModel, method) ?? methodUrl(options.baseUrl, call.upstreamModel, method);
+    const callHeaders = options.tokenHeaders === undefined ? headers : { ...headers, ...(await options.tokenHeaders()) };
+    return { url, headers: callHeaders, body, signal: call.signal, timeoutMs: call.timeoutMs, provider, requestId: call.requestId, notes: call.notes };
   }
 
   /** Posts one method call; a non-2xx answer is mapped with Gemini's error body. */
   async function post(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<UpstreamResponse> {
-    const response = await sendUpstream(options.http, upstreamRequest(call, method, build));
+    const response = await sendUpstream(options.http, await upstreamRequest(call, method, build));
     if (!isAnswerStatus(response.status)) throw await failureOfResponse(response, provider);
     return response;
   }
@@ -122,8 +128,8 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         noteResponseId(call, response);
         return toChatCompletion(response, call.upstreamModel, provider);
       },
-      stream(call) {
-        const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
+      async stream(call) {
+        const request = await upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
         return startSseStream(options.http, request, {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),

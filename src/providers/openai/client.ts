@@ -21,7 +21,16 @@ export interface OpenAICompatibleConfig {
    * translated to chat completions.
    */
   servesResponses?: boolean;
+  /** The URL of an endpoint for a model, when the server puts the model in the path (Azure's deployments); default base URL + path. */
+  urlOf?: (path: string, upstreamModel: string) => string;
+  /** Credential headers instead of `Authorization: Bearer <apiKey>` (Azure's `api-key`). */
+  credentialHeaders?: Record<string, string>;
+  /** Credential headers made per call (a short-lived token, refreshed before it expires). */
+  tokenHeaders?: () => Promise<Record<string, string>>;
 }
+
+/** A call of any capability: its context and the model id it goes to. */
+type ModelCall = CallContext & { upstreamModel: string };
 
 function jsonBody(payload: JsonObject | Buffer): Buffer {
   return Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
@@ -38,7 +47,7 @@ export class OpenAICompatibleClient {
   constructor(private readonly config: OpenAICompatibleConfig) {
     this.name = config.name;
     this.base = config.baseUrl.replace(/\/+$/, '');
-    this.authHeaders = config.apiKey !== undefined ? { authorization: `Bearer ${config.apiKey}` } : {};
+    this.authHeaders = config.credentialHeaders ?? (config.apiKey !== undefined ? { authorization: `Bearer ${config.apiKey}` } : {});
     this.jsonHeaders = { ...this.authHeaders, 'content-type': 'application/json', accept: 'application/json' };
   }
 
@@ -47,7 +56,7 @@ export class OpenAICompatibleClient {
    * of objects (`choices`, `data`: what every OpenAI client reads first), rejects with the
    * mapped GatewayError otherwise.
    */
-  async postJson(path: string, payload: JsonObject | Buffer, call: CallContext, list: string): Promise<JsonObject> {
+  async postJson(path: string, payload: JsonObject | Buffer, call: ModelCall, list: string): Promise<JsonObject> {
     const read = (text: string) => parseJsonObjectWithList(text, list);
     return (await this.postAndRead(path, payload, call, read, `a JSON object with a "${list}" list of objects`)).value;
   }
@@ -61,7 +70,7 @@ export class OpenAICompatibleClient {
   async postAndRead<T>(
     path: string,
     payload: JsonObject | Buffer,
-    call: CallContext,
+    call: ModelCall,
     read: (text: string) => T | undefined,
     expected: string,
   ): Promise<{ value: T; bytes: Buffer }> {
@@ -77,24 +86,24 @@ export class OpenAICompatibleClient {
   }
 
   /** POSTs JSON; resolves with the whole 2xx response (audio bytes and their type). */
-  postForBytes(path: string, payload: JsonObject, call: CallContext, accept: string): Promise<BufferedUpstreamResponse> {
+  postForBytes(path: string, payload: JsonObject, call: ModelCall, accept: string): Promise<BufferedUpstreamResponse> {
     return this.postWhole(path, { ...this.jsonHeaders, accept }, jsonBody(payload), call);
   }
 
   /** POSTs a multipart form (undici sets the boundary content type); resolves with the whole 2xx response. */
-  postForm(path: string, form: FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
+  postForm(path: string, form: FormData, call: ModelCall): Promise<BufferedUpstreamResponse> {
     // UpstreamRequest types the body with the global FormData; the dispatcher wants undici's.
     return this.postWhole(path, this.authHeaders, form as unknown as globalThis.FormData, call);
   }
 
   /** POSTs JSON for a stream of server-sent events (see startSseStream). */
-  postForStream<D>(path: string, payload: Buffer, call: CallContext, frames: StreamFrames<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
-    const request = this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call);
+  async postForStream<D>(path: string, payload: Buffer, call: ModelCall, frames: StreamFrames<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
+    const request = await this.withToken(this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call));
     return startSseStream(this.config.http, request, { frames, failure: (status, headers, text) => openAIFailure(this.name, status, headers, text) });
   }
 
-  private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): Promise<BufferedUpstreamResponse> {
-    const response = await sendUpstreamBuffered(this.config.http, this.request(path, headers, body, call));
+  private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: ModelCall): Promise<BufferedUpstreamResponse> {
+    const response = await sendUpstreamBuffered(this.config.http, await this.withToken(this.request(path, headers, body, call)));
     if (isAnswerStatus(response.status)) return response;
     throw openAIFailure(this.name, response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
   }
@@ -105,9 +114,9 @@ export class OpenAICompatibleClient {
    * OpenAI-compatible servers ignore a header they do not know. The provider's own id comes
    * back in `x-request-id`.
    */
-  private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: CallContext): UpstreamRequest {
+  private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: ModelCall): UpstreamRequest {
     return {
-      url: this.urlOf(path),
+      url: this.config.urlOf === undefined ? this.urlOf(path) : this.config.urlOf(path, call.upstreamModel),
       headers: { ...headers, 'x-client-request-id': call.requestId },
       body,
       signal: call.signal,
@@ -117,6 +126,12 @@ export class OpenAICompatibleClient {
       notes: call.notes,
       providerIdHeader: 'x-request-id',
     };
+  }
+
+  /** The request with the per-call token headers, when the server takes a token. */
+  private async withToken(request: UpstreamRequest): Promise<UpstreamRequest> {
+    if (this.config.tokenHeaders === undefined) return request;
+    return { ...request, headers: { ...request.headers, ...(await this.config.tokenHeaders()) } };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { vendorSettingsSchema, type ProviderDescriptor } from '../descriptor.js';
+import { keyAndBaseUrlDescriptor, type KeyAndBaseUrlSchema, type ProviderDescriptor } from '../descriptor.js';
 import type { Provider } from '../../model-api/index.js';
 import { OpenAICompatibleChat } from './chat.js';
 import { OpenAICompatibleClient, type OpenAICompatibleConfig } from './client.js';
@@ -9,6 +9,10 @@ import { OpenAICompatibleSpeech } from './speech.js';
 import { OpenAICompatibleTranscription } from './transcription.js';
 
 export type { OpenAICompatibleConfig } from './client.js';
+export { OpenAICompatibleClient } from './client.js';
+export { ChatCompletionChunks } from './chat.js';
+export { OpenAICompatibleEmbeddings } from './embeddings.js';
+export { usageFromWire } from './wire.js';
 
 /**
  * OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio, Groq…):
@@ -30,10 +34,9 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
 }
 
 /** OpenAI itself: the provider of `providers.openai`, which also serves OpenAI's own Responses API. */
-export const openaiProvider: ProviderDescriptor<'openai', 'openai'> = {
+export const openaiProvider: ProviderDescriptor<'openai', 'openai', KeyAndBaseUrlSchema> = {
   name: 'openai',
   owner: 'openai',
-  settings: vendorSettingsSchema('https://api.openai.com/v1'),
-  environment: { apiKey: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL' },
-  create: (options) => createOpenAICompatibleProvider({ ...options, servesResponses: true }),
+  ...keyAndBaseUrlDescriptor('https://api.openai.com/v1', 'OPENAI_API_KEY', 'OPENAI_BASE_URL'),
+  create: ({ name, settings, http }) => createOpenAICompatibleProvider({ name, ...settings, http, servesResponses: true }),
 };

@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import type { ChatStreamEvent, EventStream, StreamEvent, StreamReader } from '../../model-api/index.js';
@@ -28,14 +28,33 @@ type Headers = UpstreamResponse['headers'];
  */
 export const MAX_STREAM_EVENT_BYTES = 16 * 1024 * 1024;
 
-/** What an adapter knows about its provider's server-sent events, read into events `E`. */
-export interface StreamFrames<E> {
+/**
+ * How a stream's bytes are cut into its messages: server-sent events by default, or another
+ * framing (AWS's binary event stream, bedrock/event-stream.ts). `end` drops a message the
+ * body ended inside of, so a cut-off stream shows as cut off.
+ */
+export interface StreamFraming {
+  feed(chunk: Buffer): void;
+  end(): void;
+}
+
+export type Framer<M> = (onMessage: (message: M) => void) => StreamFraming;
+
+/** Server-sent events (eventsource-parser), decoded as UTF-8 across network chunks. */
+export const SSE_FRAMING: Framer<EventSourceMessage> = (onMessage) => {
+  const decoder = new StringDecoder('utf8');
+  const parser = createParser({ onEvent: onMessage });
+  return { feed: (chunk) => parser.feed(decoder.write(chunk)), end: () => parser.reset({ consume: true }) };
+};
+
+/** What an adapter knows about its provider's stream messages `M` (server-sent events unless said otherwise), read into events `E`. */
+export interface StreamFrames<E, M = EventSourceMessage> {
   /**
-   * Maps one server-sent event to stream events, pushed onto `events`. Returns true for the
+   * Maps one message to stream events, pushed onto `events`. Returns true for the
    * provider's end-of-stream marker: what follows it is ignored. Throws a GatewayError for an
    * event that fails the stream (an error event, a frame it cannot read).
    */
-  read(message: EventSourceMessage, events: E[]): boolean;
+  read(message: M, events: E[]): boolean;
   /**
    * The body ended without the marker: the failure to report, or null when that is how the
    * provider ends a complete stream (one without a marker).
@@ -48,8 +67,10 @@ export interface StreamFrames<E> {
 /** The frames of a chat stream. */
 export type ChatFrames = StreamFrames<ChatStreamEvent>;
 
-export interface SseStreamOptions<E> {
-  frames: StreamFrames<E>;
+export interface SseStreamOptions<E, M = EventSourceMessage> {
+  frames: StreamFrames<E, M>;
+  /** How the bytes are cut into messages (default: server-sent events). */
+  framing?: Framer<M>;
   /** Maps an error status and its body (text, bounded) to the failure the call rejects with. */
   failure(status: number, headers: Headers, text: string): GatewayError;
 }
@@ -68,14 +89,13 @@ export interface SseStreamOptions<E> {
  * sends only `:` comment lines (keep-alives) would otherwise hold the caller's stream open
  * for ever. It stops while the reader waits.
  */
-class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEvent<D>> {
+class SseStream<D, M> implements Dispatcher.DispatchHandler, EventStream<StreamEvent<D>> {
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
   private headers: Headers = {};
   private readonly errorChunks: Buffer[] = [];
   private errorBytes = 0;
-  private readonly decoder = new StringDecoder('utf8');
-  private parser: EventSourceParser | undefined;
+  private parser: StreamFraming | undefined;
   /** Bytes fed to the parser since the network chunk in which the last event ended. */
   private eventBytes = 0;
   /** Events read and not yet handed to the reader. */
@@ -101,7 +121,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
   constructor(
     private readonly http: UpstreamHttpOptions,
     private readonly request: UpstreamRequest,
-    private readonly options: SseStreamOptions<StreamEvent<D>>,
+    private readonly options: SseStreamOptions<StreamEvent<D>, M>,
     private readonly resolve: (stream: EventStream<StreamEvent<D>>) => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
@@ -155,7 +175,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
     this.headers = headers;
     noteProviderRequestId(this.request, headers);
     if (!isAnswerStatus(statusCode)) return; // the error body is read within what remains of timeoutMs
-    this.parser = createParser({ onEvent: (message) => this.onMessage(message) });
+    this.parser = (this.options.framing ?? (SSE_FRAMING as unknown as Framer<M>))((message) => this.onMessage(message));
     this.answering = true;
     clearTimeout(this.clock);
     this.clock = setTimeout(() => this.outOfTime(), this.firstEventMs());
@@ -177,7 +197,13 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
       );
       return;
     }
-    this.parser.feed(this.decoder.write(chunk));
+    try {
+      this.parser.feed(chunk);
+    } catch (error) {
+      // A framing that cannot read the bytes (a corrupt binary message) fails the stream, never the process.
+      this.fail(error);
+      return;
+    }
     this.deliver();
   }
 
@@ -192,7 +218,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
     }
     if (this.ended) return;
     // An event the body ends inside of is dropped (the SSE standard), so a cut-off stream shows as cut off.
-    if (!this.complete) this.parser.reset({ consume: true });
+    if (!this.complete) this.parser.end();
     const endedEarly = this.complete ? null : this.options.frames.endedEarly();
     if (endedEarly !== null) this.fail(endedEarly);
     else this.end();
@@ -206,7 +232,7 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
     else this.fail(error);
   }
 
-  private onMessage(message: EventSourceMessage): void {
+  private onMessage(message: M): void {
     this.eventBytes = 0;
     if (this.complete || this.ended) return;
     this.clock.refresh();
@@ -320,8 +346,12 @@ class SseStream<D> implements Dispatcher.DispatchHandler, EventStream<StreamEven
 }
 
 /** Starts a streamed call; resolves once its first event was read (see SseStream). */
-export function startSseStream<D>(http: UpstreamHttpOptions, request: UpstreamRequest, options: SseStreamOptions<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
+export function startSseStream<D, M = EventSourceMessage>(
+  http: UpstreamHttpOptions,
+  request: UpstreamRequest,
+  options: SseStreamOptions<StreamEvent<D>, M>,
+): Promise<EventStream<StreamEvent<D>>> {
   return new Promise((resolve, reject) => {
-    dispatchUpstream(http, request, new SseStream<D>(http, request, options, resolve, reject));
+    dispatchUpstream(http, request, new SseStream<D, M>(http, request, options, resolve, reject));
   });
 }

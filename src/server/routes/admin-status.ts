@@ -40,6 +40,7 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
           name: provider.name,
           configured: provider.configured,
           missing_variable: provider.missing?.variable ?? null,
+          description: provider.description,
           ...provider.health,
         })),
         workers: { count: workerCount(config), this_worker: cluster.isWorker ? cluster.worker!.id : null, pid: process.pid },

@@ -7,9 +7,10 @@ const HealthResponseSchema = Type.Object({ status: Type.Literal('alive') });
 const ReadinessResponseSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
   checks: Type.Object({
-    storage: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
-    redis: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('not_configured')]),
-    providers: Type.Union([Type.Literal('ok'), Type.Literal('none_configured')]),
+    // `waiting` and `unchecked`: the answer of a gateway still waiting for its database at start-up (src/server/standby.ts).
+    storage: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('waiting')]),
+    redis: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('not_configured'), Type.Literal('unchecked')]),
+    providers: Type.Union([Type.Literal('ok'), Type.Literal('none_configured'), Type.Literal('unchecked')]),
     mcp_servers: Type.Optional(
       Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('connecting'), Type.Literal('unavailable')]), {
         description: 'each MCP server by name, when any is configured (docs/mcp.md); one that is unavailable does not make the instance not ready: /mcp names it to callers',
