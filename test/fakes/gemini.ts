@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { holdResponse, startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.js';
+import { agentTurn, geminiTurnView } from './agent-turns.js';
 
 /*
  * A fake of the Gemini API (generativelanguage.googleapis.com, v1beta) as Google's API
@@ -51,7 +52,9 @@ export type GeminiReply =
   /** An error body; `status` overrides the code's usual status name (400 FAILED_PRECONDITION, …). */
   | { error: number; message?: string; status?: string }
   /** No response headers for this long (or until the client gives up), then the default reply. */
-  | { delayMs: number };
+  | { delayMs: number }
+  /** The reply this function picks for each request (one fake serving many scripted conversations). */
+  | { respond: (request: RecordedRequest) => GeminiReply };
 
 export interface FakeGemini {
   readonly server: FakeServer;
@@ -268,6 +271,16 @@ export async function startFakeGemini(options: { apiKey?: string } = {}): Promis
   };
 }
 
+/** A coding agent's turn (agent-turns.ts) as a candidate: text, or one functionCall part. */
+export const AGENT_GEMINI_TURNS: GeminiReply = {
+  respond(request) {
+    const turn = agentTurn(geminiTurnView(request.json));
+    const usage = { promptTokens: 19, completionTokens: 7 };
+    const part = turn.kind === 'text' ? { text: turn.text } : { functionCall: { name: turn.name, args: turn.arguments } };
+    return { response: candidateResponse([part], { usage }) };
+  },
+};
+
 function defaultReply(method: GeminiMethod, request: RecordedRequest): GeminiReply {
   switch (method) {
     case 'generateContent':
@@ -291,6 +304,7 @@ function defaultReply(method: GeminiMethod, request: RecordedRequest): GeminiRep
 }
 
 async function answer(reply: GeminiReply, request: RecordedRequest, response: ServerResponse, method: GeminiMethod): Promise<void> {
+  if ('respond' in reply) return answer(reply.respond(request), request, response, method);
   if ('delayMs' in reply) {
     if (!(await holdResponse(response, reply.delayMs))) return;
     return answer(defaultReply(method, request), request, response, method);

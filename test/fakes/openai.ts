@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
 import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } from '../providers/conformance.js';
 import { FakeResponses, type ResponsesScript } from './openai-responses.js';
+import { agentTurn, chatTurnView } from './agent-turns.js';
 
 /** OpenAI-only scripts on top of the conformance ones. */
 export type OpenAIChatScript =
@@ -27,7 +28,9 @@ export type OpenAIChatScript =
   /** One function call (`finish_reason: "tool_calls"`) after optional text, whole or streamed with its arguments in pieces. */
   | { kind: 'tool-call'; id: string; name: string; arguments: string; preface?: string; usage: ScriptedUsage }
   /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
-  | { kind: 'sequence'; scripts: OpenAIChatScript[] };
+  | { kind: 'sequence'; scripts: OpenAIChatScript[] }
+  /** The script this function picks for each request (one fake serving many scripted conversations). */
+  | { kind: 'per-request'; script: (request: RecordedRequest) => OpenAIChatScript };
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
@@ -272,8 +275,24 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       response.on('close', script.onClose);
       stream().deltas(script.deltas);
       return;
+    case 'per-request':
+      return chatAnswer(script.script(request), request, response);
   }
 }
+
+let agentCallCount = 0;
+
+/** A coding agent's turn (agent-turns.ts) as a chat completion: text, or one function call. */
+export const AGENT_CHAT_TURNS: OpenAIChatScript = {
+  kind: 'per-request',
+  script(request) {
+    const turn = agentTurn(chatTurnView(request.json));
+    const usage = { promptTokens: 21, completionTokens: 8 };
+    if (turn.kind === 'text') return { kind: 'stream', deltas: [turn.text], usage };
+    agentCallCount += 1;
+    return { kind: 'tool-call', id: `call_agent${agentCallCount}`, name: turn.name, arguments: JSON.stringify(turn.arguments), usage };
+  },
+};
 
 /** "data:<mime>;base64,<data>" → its parts, or null for anything else. */
 function dataUri(value: unknown): { mimeType: string; base64: string } | null {
