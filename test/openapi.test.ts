@@ -64,8 +64,10 @@ describe('OpenAPI document and API reference', () => {
     assert.ok(!paths.some((path) => path.includes('{*}') || path.includes(':')), paths.join(', '));
     const retrieve = document.paths['/v1/models/{model}']?.get as { parameters?: { name: string; in: string }[] } | undefined;
     assert.deepEqual(retrieve?.parameters?.map((parameter) => [parameter.name, parameter.in]), [['model', 'path']]);
-    const listSchema = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema;
-    assert.ok(listSchema?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+    // The list in OpenAI's shape, or (with anthropic-version) in the Messages API's.
+    const listSchemas = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema?.anyOf;
+    assert.ok(listSchemas?.[0]?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+    assert.ok(listSchemas?.[1]?.properties?.data?.items?.properties?.display_name !== undefined, 'the Messages API list shape is documented');
     // The Messages paths document Anthropic's error shape, not §4's.
     for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
       const errorSchema = document.paths[path]?.post?.responses['4XX']?.content['application/json']?.schema;

@@ -102,6 +102,8 @@ export class Catalog {
   private readonly unlistedProviders: ReadonlySet<string>;
   readonly defaultChatModel: string;
   private readonly publicList: PublicModelEntry[];
+  /** When this catalog was built (Unix seconds): `created` of entries without a release date. */
+  private readonly listedAt = Math.floor(Date.now() / 1000);
 
   constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>, unconfiguredProviders: Iterable<string> = []) {
     this.providerNames = new Set(providerNames);
@@ -140,7 +142,7 @@ export class Catalog {
     applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER.name, ownedBy: DEFAULT_PROVIDER.owner }, 'catalog.models');
 
     for (const spec of specs.values()) {
-      this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
+      this.models.set(spec.id, { entry: toPublicEntry(spec, this.listedAt), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
     }
     // A shipped alias whose model the operator disabled goes with it, and so does one whose
     // name the operator gave a model; the operator's own must resolve. An id means one thing:
@@ -310,7 +312,7 @@ export class Catalog {
       tools: mode === 'chat',
       pricing: null,
     };
-    return { entry: toPublicEntry(spec), provider, upstreamId: id };
+    return { entry: toPublicEntry(spec, this.listedAt), provider, upstreamId: id };
   }
 
   private notFound(requested: string, options: ResolveOptions, why?: string): GatewayError {
