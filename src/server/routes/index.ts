@@ -16,9 +16,10 @@ import { imagesRoutes } from './images.js';
 import { messagesRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { responsesRoutes } from './responses.js';
+import { responsesTransportsRoutes } from './responses-transports.js';
 import { statusRoutes } from './status.js';
 import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, dashboardRoutes];
