@@ -5,9 +5,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
+type ObjectSchema = { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> };
+
 interface Operation {
   summary?: string;
-  responses: Record<string, { content: Record<string, { schema?: { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } }> }>;
+  responses: Record<string, { content: Record<string, { schema?: ObjectSchema & { anyOf?: ObjectSchema[] } }> }>;
 }
 interface OpenApiDocument {
   openapi: string;

@@ -1,4 +1,0 @@
-import { clientSuite } from './harness/client-suite.js';
-
-/* opencode (`opencode run`, a provider over @ai-sdk/anthropic: the Messages API) through the gateway over a model of each vendor. */
-clientSuite('opencode');

@@ -1,4 +1,0 @@
-import { clientSuite } from './harness/client-suite.js';
-
-/* pi (`pi -p`, a provider with api "openai-completions": chat completions) through the gateway over a model of each vendor. */
-clientSuite('pi');
