@@ -5,7 +5,7 @@
  * it come back for the test to assert.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_TURNS, FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
@@ -27,6 +27,13 @@ export const VENDOR_MODELS: Record<VendorName, string> = {
 };
 
 export type AgentCase = 'plain' | 'shell';
+
+export interface RunOptions {
+  /** The model to name (null: the agent's own default); the vendor's model of VENDOR_MODELS when absent. */
+  model?: string | null;
+  /** Codex: ask for the Responses WebSocket mode first. */
+  websockets?: boolean;
+}
 
 export interface AgentResult {
   exitCode: number | null;
@@ -77,11 +84,9 @@ export class ClientBench {
     return new ClientBench(gateway, proxy, { openai, anthropic, gemini }, mkdtempSync(join(tmpdir(), 'modelgate-clients-')));
   }
 
-  /**
-   * Runs `client` with a prompt of `agentCase` on the vendor's model (or `model`: null for the
-   * agent's own default), to its end.
-   */
-  async run(client: InstalledClient, vendor: VendorName, agentCase: AgentCase, model: string | null = VENDOR_MODELS[vendor]): Promise<AgentResult> {
+  /** Runs `client` with a prompt of `agentCase` on the vendor's model (or as `options` say), to its end. */
+  async run(client: InstalledClient, vendor: VendorName, agentCase: AgentCase, options: RunOptions = {}): Promise<AgentResult> {
+    const model = options.model === undefined ? VENDOR_MODELS[vendor] : options.model;
     const key = await this.gateway.createKey({ scopes: ['model:request'] });
     const id = Math.random().toString(36).slice(2, 10);
     const marker = agentCase === 'plain' ? `mg-plain-${id}` : `mg-shell-${id}`;
@@ -93,7 +98,7 @@ export class ClientBench {
     const home = join(this.root, `${client.name}-${vendor}-${agentCase}-${id}`);
     const workDir = join(home, 'work');
     mkdirSync(workDir, { recursive: true });
-    const invocation = agentInvocation(client.name, { gatewayUrl: this.proxy.url, key, model, prompt, home, workDir }, { claudeModel: vendor === 'anthropic' });
+    const invocation = agentInvocation(client.name, { gatewayUrl: this.proxy.url, key, model, prompt, home, workDir, websockets: options.websockets === true }, { claudeModel: vendor === 'anthropic' });
     const { exitCode, stdout, stderr } = await runProcess(client.command, [...client.prefix, ...invocation.args], { cwd: workDir, env: invocation.env });
     const exchanges = this.proxy.exchanges.filter((exchange) => sentWith(exchange, key));
     const records = [];
@@ -102,7 +107,9 @@ export class ClientBench {
       if (typeof requestId === 'string') records.push(await loggedRecord(this.gateway, requestId));
     }
     const result = { exitCode, stdout, stderr, exchanges, records, expected };
-    saveCapture(client, vendor, model ?? 'its default model', result, key);
+    // Numbered by what ran, so a capture keeps its name from run to run: 1 plain, 2 shell; +2 on the agent's default model; +4 over the WebSocket mode.
+    const captureNumber = (agentCase === 'plain' ? 1 : 2) + (model === null ? 2 : 0) + (options.websockets === true ? 4 : 0);
+    saveCapture(`${client.name}-${vendor}-${captureNumber}.json`, client, model ?? 'its default model', result, key);
     return result;
   }
 
@@ -156,16 +163,13 @@ const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key'])
 
 /**
  * With MODELGATE_CLIENT_CAPTURES set to a folder, each run's exchanges are written there as
- * `<client>-<vendor>-<n>.json` (credentials replaced), and each failed model call gets a line
+ * `name` (`<client>-<vendor>-<n>.json`, credentials replaced), and each failed model call gets a line
  * in its INDEX.md: what the agents really send, for the format work to test against.
  */
-function saveCapture(client: InstalledClient, vendor: VendorName, model: string, result: AgentResult, key: string): void {
+function saveCapture(name: string, client: InstalledClient, model: string, result: AgentResult, key: string): void {
   const folder = process.env.MODELGATE_CLIENT_CAPTURES;
   if (folder === undefined || folder === '') return;
   mkdirSync(folder, { recursive: true });
-  const prefix = `${client.name}-${vendor}-`;
-  const taken = readdirSync(folder).filter((name) => name.startsWith(prefix) && name.endsWith('.json')).length;
-  const name = `${prefix}${taken + 1}.json`;
   const exchanges = result.exchanges.map((exchange) => ({
     method: exchange.method,
     path: exchange.path,
@@ -174,7 +178,7 @@ function saveCapture(client: InstalledClient, vendor: VendorName, model: string,
     status: exchange.status,
     answer: exchange.status >= 400 ? parseOrText(exchange.answer) : undefined,
   }));
-  writeFileSync(join(folder, name), `${JSON.stringify({ client: `${client.name} ${client.version}`, vendor, model, exit_code: result.exitCode, exchanges }, null, 2)}\n`);
+  writeFileSync(join(folder, name), `${JSON.stringify({ client: `${client.name} ${client.version}`, model, exit_code: result.exitCode, exchanges }, null, 2)}\n`);
   const index = join(folder, 'INDEX.md');
   if (!existsSync(index)) writeFileSync(index, '# Captured coding-agent requests (newest first)\n');
   for (const [position, exchange] of result.exchanges.entries()) {

@@ -18,10 +18,11 @@ const INSTALL_TIMEOUT_MS = 600_000;
 
 const CASES: AgentCase[] = ['plain', 'shell'];
 
-/** The cases again on the agent's own default model. */
-export interface DefaultModelCase {
-  /** Whether the default is a catalog model with a price (a future id served by prefix has none). */
-  priced: boolean;
+export interface SuiteOptions {
+  /** The cases again on the agent's own default model; `priced`: whether that model has a price (a future id served by prefix has none). */
+  defaultModel?: { priced: boolean };
+  /** Codex: a run that asks for the Responses WebSocket mode first. */
+  websockets?: boolean;
 }
 
 /** What a failed run shows: each exchange with its status, and the gateway's answer where it refused. */
@@ -33,7 +34,8 @@ function transcript(result: AgentResult): string {
 export function assertAgentRun(result: AgentResult, agentCase: AgentCase, options: { priced: boolean }): void {
   const modelCalls = result.records;
   assert.ok(modelCalls.length > 0, `the agent made no model call\n${transcript(result)}`);
-  const refused = result.exchanges.filter((exchange) => exchange.status >= 400);
+  // A WebSocket upgrade is answered 426 by design: the agent goes on over HTTP.
+  const refused = result.exchanges.filter((exchange) => exchange.status >= 400 && !exchange.upgrade);
   assert.deepEqual(refused.map((exchange) => `${exchange.method} ${exchange.path} → ${exchange.status}`), [], `the gateway refused requests of the agent\n${transcript(result)}`);
   assert.equal(result.exitCode, 0, transcript(result));
   assert.ok(result.stdout.includes(result.expected), `the answer "${result.expected}" is not in the agent's output\n${transcript(result)}`);
@@ -46,12 +48,13 @@ export function assertAgentRun(result: AgentResult, agentCase: AgentCase, option
 }
 
 /**
- * The test file of one client on one vendor's model: its standard cases, and with
- * `defaultModel` the same cases on the client's own default model. A file per client and
+ * The test file of one client on one vendor's model: its standard cases, and as `options`
+ * say the same cases on the client's own default model, or a run over the WebSocket mode. A file per client and
  * vendor keeps each file short (the runner times a whole file) and lets the runner spread
  * them over the cores.
  */
-export function clientSuite(name: ClientName, vendor: VendorName, defaultModel?: DefaultModelCase): void {
+export function clientSuite(name: ClientName, vendor: VendorName, options: SuiteOptions = {}): void {
+  const { defaultModel } = options;
   const pinned = PINNED_CLIENTS[name];
   describe(`${name} ${pinned.version} through the gateway on ${vendor}`, { concurrency: RUNS_AT_ONCE, skip: CLIENTS_UNSUPPORTED }, () => {
     let bench: ClientBench;
@@ -72,10 +75,17 @@ export function clientSuite(name: ClientName, vendor: VendorName, defaultModel?:
         assertAgentRun(await bench.run(client, vendor, agentCase), agentCase, { priced: true });
       });
     }
+    if (options.websockets === true) {
+      test(`with the Responses WebSocket mode asked for: the upgrade is refused with 426 and the run goes on over HTTP`, { timeout: CASE_TIMEOUT_MS }, async () => {
+        const result = await bench.run(client, vendor, 'plain', { websockets: true });
+        assert.deepEqual(result.exchanges.filter((exchange) => exchange.upgrade).map((exchange) => `${exchange.path} → ${exchange.status}`), ['/v1/responses → 426'], transcript(result));
+        assertAgentRun(result, 'plain', { priced: true });
+      });
+    }
     if (defaultModel === undefined) return;
     for (const agentCase of CASES) {
       test(`${agentCase === 'plain' ? 'a plain prompt' : 'a shell tool turn'} on its own default model`, { timeout: CASE_TIMEOUT_MS }, async () => {
-        assertAgentRun(await bench.run(client, vendor, agentCase, null), agentCase, { priced: defaultModel.priced });
+        assertAgentRun(await bench.run(client, vendor, agentCase, { model: null }), agentCase, { priced: defaultModel.priced });
       });
     }
   });

@@ -19,6 +19,8 @@ export interface AgentRun {
   /** The temporary HOME, and the working directory the agent runs in. */
   home: string;
   workDir: string;
+  /** Codex: ask for the Responses WebSocket mode (`supports_websockets`) before HTTP. */
+  websockets?: boolean;
 }
 
 type NamedModelRun = AgentRun & { model: string };
@@ -96,6 +98,7 @@ function codex(run: NamedModelRun): AgentInvocation {
       `base_url = ${JSON.stringify(`${run.gatewayUrl}/v1`)}`,
       'env_key = "MODELGATE_API_KEY"',
       'wire_api = "responses"',
+      ...(run.websockets === true ? ['supports_websockets = true'] : []),
       '',
       '[analytics]',
       'enabled = false',
