@@ -97,8 +97,8 @@ function install(dir: string, pinned: PinnedClient): void {
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts', '--registry=https://registry.npmjs.org/'], {
     cwd: staging,
     stdio: ['ignore', 2, 2],
-    // The CLIs' own engines ranges are checked by the harness's choice of versions, not by npm here.
-    env: { ...process.env, npm_config_engine_strict: 'false' },
+    // The pinned versions, and everything they install, must allow the Node the tests run on.
+    env: { ...process.env, npm_config_engine_strict: 'true' },
   });
   if (!existsSync(join(staging, pinned.program))) throw new Error(`${pinned.package}@${pinned.version} installed without ${pinned.program}`);
   rmSync(dir, { recursive: true, force: true });
