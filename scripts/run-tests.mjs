@@ -14,6 +14,11 @@ function collect(dir) {
 
 const filter = process.argv.slice(2);
 const files = collect('test').filter((file) => filter.length === 0 || filter.some((f) => file.includes(f))).sort();
+// The coding-agent tests' CLIs are installed (on first use) before any test file runs, outside their time limit.
+if (files.some((file) => file.startsWith(join('test', 'clients')))) {
+  const install = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'clients', 'harness', 'install-clients.ts')], { stdio: 'inherit' });
+  if (install.status !== 0) process.exit(install.status ?? 1);
+}
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],

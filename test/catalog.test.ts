@@ -158,6 +158,34 @@ describe('resolution', () => {
     assert.equal(gemini.model.entry.owned_by, 'google');
   });
 
+  test('dated vendor snapshots resolve to their model with its price, and go to the vendor as sent', () => {
+    for (const [snapshot, model] of [
+      ['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5'],
+      ['claude-haiku-4-5-20251001', 'claude-haiku-4-5'],
+      ['gpt-4o-mini-2024-07-18', 'gpt-4o-mini'],
+      ['gpt-5-mini-2025-08-07', 'gpt-5-mini'],
+      ['gemini-2.0-flash-001', 'gemini-2.0-flash'],
+    ] as const) {
+      const resolved = shipped.resolve(snapshot, chat);
+      assert.equal(resolved.id, model, snapshot);
+      assert.equal(resolved.inferred, false, snapshot);
+      assert.equal(resolved.model.upstreamId, snapshot, `${snapshot} is the snapshot the vendor serves`);
+      assert.deepEqual(resolved.model.entry.pricing, shipped.get(model)!.entry.pricing, snapshot);
+      assert.notEqual(resolved.model.entry.pricing, null, snapshot);
+      assert.equal(shipped.entry(snapshot).id, model, 'GET /v1/models/{snapshot} shows its model');
+    }
+    // A snapshot priced apart from its model (GPT-4o of May 2024) is not one of them: a future id.
+    assert.equal(shipped.resolve('gpt-4o-2024-05-13', chat).model.entry.pricing, null);
+    assert.equal(gatewayError(() => shipped.resolve('claude-haiku-4-5-20251001', { mode: 'chat', providerHint: 'openai' })).code, 'model_not_found');
+  });
+
+  test('a snapshot goes with its disabled model, and an operator model of the same id wins', () => {
+    const disabled = catalogFrom({ catalog: { models: [{ id: 'claude-haiku-4-5', disabled: true }] } });
+    assert.equal(disabled.resolve('claude-haiku-4-5-20251001', chat).model.entry.pricing, null, 'served by prefix, unpriced');
+    const declared = catalogFrom({ catalog: { models: [{ id: 'claude-haiku-4-5-20251001', description: 'Pinned Haiku' }] } });
+    assert.equal(declared.resolve('claude-haiku-4-5-20251001', chat).model.entry.description, 'Pinned Haiku');
+  });
+
   test('the longest prefix decides the inferred mode', () => {
     assert.equal(shipped.resolve('gemini-embedding-002', { mode: 'embedding' }).model.entry.mode, 'embedding');
     assert.equal(shipped.resolve('gpt-image-2', { mode: 'image_generation' }).model.entry.mode, 'image_generation');

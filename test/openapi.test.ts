@@ -5,9 +5,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
+type ObjectSchema = { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> };
+
 interface Operation {
   summary?: string;
-  responses: Record<string, { content: Record<string, { schema?: { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } }> }>;
+  responses: Record<string, { content: Record<string, { schema?: ObjectSchema & { anyOf?: ObjectSchema[] } }> }>;
 }
 interface OpenApiDocument {
   openapi: string;
@@ -64,8 +66,10 @@ describe('OpenAPI document and API reference', () => {
     assert.ok(!paths.some((path) => path.includes('{*}') || path.includes(':')), paths.join(', '));
     const retrieve = document.paths['/v1/models/{model}']?.get as { parameters?: { name: string; in: string }[] } | undefined;
     assert.deepEqual(retrieve?.parameters?.map((parameter) => [parameter.name, parameter.in]), [['model', 'path']]);
-    const listSchema = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema;
-    assert.ok(listSchema?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+    // The list in OpenAI's shape, or (with anthropic-version) in the Messages API's.
+    const listSchemas = document.paths['/v1/models']?.get?.responses['200']?.content['application/json']?.schema?.anyOf;
+    assert.ok(listSchemas?.[0]?.properties?.available_models?.items?.properties?.pricing !== undefined, 'the model entry schema is documented');
+    assert.ok(listSchemas?.[1]?.properties?.data?.items?.properties?.display_name !== undefined, 'the Messages API list shape is documented');
     // The Messages paths document Anthropic's error shape, not §4's.
     for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
       const errorSchema = document.paths[path]?.post?.responses['4XX']?.content['application/json']?.schema;

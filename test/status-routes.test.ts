@@ -15,8 +15,9 @@ type StatusBody = Static<typeof StatusResponseSchema>;
 type ModelListBody = Static<typeof ModelListResponseSchema>;
 type MetadataBody = Static<typeof DocsMetadataResponseSchema>;
 
+/** The spec's entry fields, and `created` of OpenAI's model object (decisions §9). */
 const ENTRY_FIELDS = [
-  'id', 'object', 'mode', 'endpoint', 'description', 'owned_by', 'intelligence', 'speed', 'input_modalities',
+  'id', 'object', 'created', 'mode', 'endpoint', 'description', 'owned_by', 'intelligence', 'speed', 'input_modalities',
   'output_modalities', 'context_window', 'max_output_tokens', 'supports_streaming', 'capabilities', 'pricing',
 ];
 const CAPABILITY_KEYS = ['text', 'images', 'files', 'pdf', 'audio', 'tools', 'embeddings', 'image_generation'];

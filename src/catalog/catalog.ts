@@ -17,6 +17,13 @@ export interface CatalogData {
   models: readonly ModelSpec[];
   legacyAliases: Readonly<Record<string, string>>;
   serviceAliases: Readonly<Record<string, string>>;
+  /**
+   * Dated vendor snapshots (`claude-sonnet-4-5-20250929`, `gpt-4o-mini-2024-07-18`) → the
+   * catalog model they are priced as: each is served by that model's provider and priced as
+   * it, and the vendor is sent the snapshot id. Only snapshots whose list price is the
+   * model's belong here; any other dated id is a future id (by prefix, no price).
+   */
+  snapshots?: Readonly<Record<string, string>>;
   defaultChatModel: string;
   safePrefixes: readonly SafePrefix[];
 }
@@ -100,6 +107,7 @@ export class Catalog {
   private readonly models = new Map<string, CatalogModel>();
   private readonly serviceAliases = new Map<string, string>();
   private readonly legacyAliases = new Map<string, string>();
+  private readonly snapshots = new Map<string, string>();
   /** Ids the operator disabled: refused, not re-admitted through their safe prefix. */
   private readonly disabledIds = new Set<string>();
   private readonly safePrefixes: readonly SafePrefix[];
@@ -110,6 +118,8 @@ export class Catalog {
   private readonly publicList: PublicModelEntry[];
   /** `<catalog id> <provider>` → the id of the same model's entry at that provider (ShippedModel.sameAs). */
   private readonly counterparts = new Map<string, string>();
+  /** When this catalog was built (Unix seconds): `created` of entries without a release date. */
+  private readonly listedAt = Math.floor(Date.now() / 1000);
 
   constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>, unconfiguredProviders: Iterable<string> = []) {
     this.providerNames = new Set(providerNames);
@@ -163,13 +173,17 @@ export class Catalog {
     for (const { provider, owner, model } of waiting) applyShipped(provider, owner, model, true);
 
     for (const spec of specs.values()) {
-      this.models.set(spec.id, { entry: toPublicEntry(spec), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
+      this.models.set(spec.id, { entry: toPublicEntry(spec, this.listedAt), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
     }
     // A shipped alias whose model the operator disabled goes with it, and so does one whose
     // name the operator gave a model; the operator's own must resolve. An id means one thing:
     // what GET /v1/models lists under it is what a request for it gets.
     for (const [alias, target] of Object.entries(data.legacyAliases)) {
       if (this.models.has(target) && !this.models.has(alias)) this.legacyAliases.set(alias, target);
+    }
+    // A snapshot id the operator declared a model under is that model; one of a disabled model goes with it.
+    for (const [snapshot, target] of Object.entries(data.snapshots ?? {})) {
+      if (this.models.has(target) && !this.models.has(snapshot)) this.snapshots.set(snapshot, target);
     }
     for (const [alias, target] of Object.entries(config.catalog.aliases)) {
       if (this.models.has(alias) || Object.hasOwn(serviceTargets, alias)) {
@@ -232,7 +246,7 @@ export class Catalog {
   entry(requested: string): PublicModelEntry {
     const listed = this.publicList.find((entry) => entry.id === requested);
     if (listed !== undefined) return listed;
-    const target = this.serviceAliases.get(requested) ?? this.legacyAliases.get(requested) ?? requested;
+    const target = this.serviceAliases.get(requested) ?? this.legacyAliases.get(requested) ?? this.snapshots.get(requested) ?? requested;
     const model = this.models.get(target);
     if (model !== undefined && !this.unlistedProviders.has(model.provider)) return model.entry;
     if (model !== undefined) {
@@ -291,6 +305,14 @@ export class Catalog {
       }
       return { requested, id: targetId, model: known, inferred: false };
     }
+    const snapshotOf = this.snapshots.get(requested);
+    const base = snapshotOf === undefined ? undefined : this.models.get(snapshotOf);
+    if (snapshotOf !== undefined && base !== undefined) {
+      if (hint !== undefined && !this.providerMatches(hint, base.provider, base.entry.owned_by)) {
+        throw this.notFound(requested, options, `the model is served by ${base.entry.owned_by}, not "${hint}"`);
+      }
+      return { requested, id: snapshotOf, model: { ...base, upstreamId: requested }, inferred: false };
+    }
     const prefix = this.safePrefixes.find((candidate) => requested.startsWith(candidate.prefix));
     if (prefix !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(requested)) {
       if (hint !== undefined && !this.providerMatches(hint, prefix.provider, prefix.ownedBy)) {
@@ -330,7 +352,7 @@ export class Catalog {
       tools: mode === 'chat',
       pricing: null,
     };
-    return { entry: toPublicEntry(spec), provider, upstreamId: id };
+    return { entry: toPublicEntry(spec, this.listedAt), provider, upstreamId: id };
   }
 
   private notFound(requested: string, options: ResolveOptions, why?: string): GatewayError {

@@ -338,8 +338,46 @@ function prefix(value: string, vendor: VendorOwner, mode: ModelMode): SafePrefix
   return { prefix: value, provider: PROVIDER_OF_OWNER[vendor], ownedBy: vendor, mode };
 }
 
+/** The vendors' release dates (their announcements; a Claude model's snapshot date), shown as `created`. */
+const RELEASED: Readonly<Record<string, string>> = {
+  'gpt-4o': '2024-05-13',
+  'gpt-4o-mini': '2024-07-18',
+  'gpt-4.1': '2025-04-14',
+  'gpt-4.1-mini': '2025-04-14',
+  'gpt-4.1-nano': '2025-04-14',
+  'gpt-5': '2025-08-07',
+  'gpt-5-mini': '2025-08-07',
+  'gpt-5-nano': '2025-08-07',
+  o3: '2025-04-16',
+  'o3-mini': '2025-01-31',
+  'o4-mini': '2025-04-16',
+  'text-embedding-3-small': '2024-01-25',
+  'text-embedding-3-large': '2024-01-25',
+  'gpt-image-1': '2025-04-23',
+  'dall-e-3': '2023-11-06',
+  'tts-1': '2023-11-06',
+  'tts-1-hd': '2023-11-06',
+  'gpt-4o-mini-tts': '2025-03-20',
+  'whisper-1': '2023-03-01',
+  'gpt-4o-transcribe': '2025-03-20',
+  'gpt-4o-mini-transcribe': '2025-03-20',
+  'gemini-2.5-pro': '2025-06-17',
+  'gemini-2.5-flash': '2025-06-17',
+  'gemini-2.5-flash-lite': '2025-07-22',
+  'gemini-2.0-flash': '2025-02-05',
+  'gemini-2.0-flash-lite': '2025-02-25',
+  'gemini-3-pro-preview': '2025-11-18',
+  'gemini-embedding-001': '2025-07-14',
+  'claude-sonnet-4-5': '2025-09-29',
+  'claude-haiku-4-5': '2025-10-01',
+  'claude-opus-4-5': '2025-11-01',
+  'claude-opus-4-1': '2025-08-05',
+  'claude-sonnet-4-20250514': '2025-05-14',
+  'claude-3-5-haiku-20241022': '2024-10-22',
+};
+
 export const DEFAULT_CATALOG: CatalogData = {
-  models: [...OPENAI_MODELS, ...GOOGLE_MODELS, ...ANTHROPIC_MODELS],
+  models: [...OPENAI_MODELS, ...GOOGLE_MODELS, ...ANTHROPIC_MODELS].map((spec) => (RELEASED[spec.id] === undefined ? spec : { ...spec, released: RELEASED[spec.id] })),
   legacyAliases: {
     gpt4o: 'gpt-4o',
     'gpt4o-mini': 'gpt-4o-mini',
@@ -355,6 +393,30 @@ export const DEFAULT_CATALOG: CatalogData = {
     imagen: 'imagen-4.0-generate-001',
     tts: 'tts-1',
     whisper: 'whisper-1',
+  },
+  // The dated snapshots the vendors list at the same price as the model (clients send them by
+  // default: Claude Code its Haiku and Sonnet snapshots, the OpenAI SDKs' examples their dated ids).
+  snapshots: {
+    'gpt-4o-2024-08-06': 'gpt-4o',
+    'gpt-4o-2024-11-20': 'gpt-4o',
+    'gpt-4o-mini-2024-07-18': 'gpt-4o-mini',
+    'gpt-4.1-2025-04-14': 'gpt-4.1',
+    'gpt-4.1-mini-2025-04-14': 'gpt-4.1-mini',
+    'gpt-4.1-nano-2025-04-14': 'gpt-4.1-nano',
+    'gpt-5-2025-08-07': 'gpt-5',
+    'gpt-5-mini-2025-08-07': 'gpt-5-mini',
+    'gpt-5-nano-2025-08-07': 'gpt-5-nano',
+    'o3-2025-04-16': 'o3',
+    'o3-mini-2025-01-31': 'o3-mini',
+    'o4-mini-2025-04-16': 'o4-mini',
+    'gemini-2.0-flash-001': 'gemini-2.0-flash',
+    'gemini-2.0-flash-lite-001': 'gemini-2.0-flash-lite',
+    'gemini-2.5-flash-preview-09-2025': 'gemini-2.5-flash',
+    'gemini-2.5-flash-lite-preview-09-2025': 'gemini-2.5-flash-lite',
+    'claude-sonnet-4-5-20250929': 'claude-sonnet-4-5',
+    'claude-haiku-4-5-20251001': 'claude-haiku-4-5',
+    'claude-opus-4-5-20251101': 'claude-opus-4-5',
+    'claude-opus-4-1-20250805': 'claude-opus-4-1',
   },
   serviceAliases: {
     'service-1': 'gpt-4o-mini',

@@ -19,6 +19,8 @@ export interface ModelSpec {
   tools: boolean;
   defaultVoice?: string;
   pricing: ModelPricing | null;
+  /** When the vendor released it (YYYY-MM-DD, UTC): `created` of its entry. */
+  released?: string;
 }
 
 export const ENDPOINT_BY_MODE: Record<ModelMode, string> = {
@@ -29,12 +31,17 @@ export const ENDPOINT_BY_MODE: Record<ModelMode, string> = {
   audio_speech: '/v1/audio/speech',
 };
 
-export function toPublicEntry(spec: ModelSpec): PublicModelEntry {
+/**
+ * The entry of a spec; `listedAt` (Unix seconds) is its `created` when the spec has no
+ * release date (an operator's model, a future id), as OpenAI-compatible servers date theirs.
+ */
+export function toPublicEntry(spec: ModelSpec, listedAt: number): PublicModelEntry {
   const inputs = new Set(spec.inputModalities);
   const outputs = new Set(spec.outputModalities);
   const entry: PublicModelEntry = {
     id: spec.id,
     object: 'model',
+    created: spec.released === undefined ? listedAt : Date.parse(`${spec.released}T00:00:00Z`) / 1000,
     mode: spec.mode,
     endpoint: ENDPOINT_BY_MODE[spec.mode],
     description: spec.description,

@@ -48,6 +48,8 @@ export interface ModelCapabilities {
 export interface PublicModelEntry {
   id: string;
   object: 'model';
+  /** Unix seconds: the vendor's release of the model, or when this gateway listed it (no known date). */
+  created: number;
   mode: ModelMode;
   endpoint: string;
   description: string;

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'conflict'
   | 'request_too_large'
   | 'unsupported_media_type'
+  | 'upgrade_required'
   | 'rate_limit_exceeded'
   | 'daily_token_cap_exceeded'
   | 'monthly_cost_cap_exceeded'
@@ -86,6 +87,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   conflict: { status: 409, type: 'invalid_request_error', retryable: true },
   request_too_large: { status: 413, type: 'invalid_request_error', retryable: false },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', retryable: false },
+  upgrade_required: { status: 426, type: 'invalid_request_error', retryable: false },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: true },
   daily_token_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
   monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },

@@ -156,6 +156,11 @@ export interface ChatModelProvider {
    * it reject with a GatewayError and the client still gets a proper status.
    */
   stream(call: ChatCall): Promise<ChatStream>;
+  /**
+   * The vendor's own count of the call's input tokens, where it has a count endpoint
+   * (Anthropic's count_tokens, Gemini's countTokens); absent: the gateway estimates.
+   */
+  countTokens?(call: ChatCall): Promise<number>;
 }
 
 /**
@@ -199,6 +204,10 @@ export interface ResponsesModelProvider {
   create(call: ResponsesCall): Promise<ResponsesResult>;
   /** Starts a stream and resolves once the provider's first event arrived (see ChatModelProvider.stream). */
   stream(call: ResponsesCall): Promise<ResponsesStream>;
+  /** The provider's count of the request's input tokens (`POST /responses/input_tokens`). */
+  countInputTokens(call: ResponsesCall): Promise<number>;
+  /** The provider's compaction of the conversation (`POST /responses/compact`): its `response.compaction` object. */
+  compact(call: ResponsesCall): Promise<ResponsesResult>;
 }
 
 /**

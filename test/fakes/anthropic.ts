@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { holdResponse, startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
 import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } from '../providers/conformance.js';
+import { agentTurn, messagesTurnView } from './agent-turns.js';
 
 /*
  * A fake of Anthropic's Messages API (POST /v1/messages, anthropic-version 2023-06-01) as its
@@ -89,7 +90,9 @@ export type AnthropicReply =
   /** No response headers for this long (or until the client gives up), then the default message. */
   | { delayMs: number }
   /** A 200 JSON response whose body is not a message: a broken upstream. */
-  | { malformedBody: string };
+  | { malformedBody: string }
+  /** The reply this function picks for each request (one fake serving many scripted conversations). */
+  | { respond: (request: RecordedRequest) => AnthropicReply };
 
 export interface FakeAnthropic {
   readonly server: FakeServer;
@@ -215,6 +218,7 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
 }
 
 async function answer(reply: AnthropicReply, request: RecordedRequest, response: ServerResponse): Promise<void> {
+  if ('respond' in reply) return answer(reply.respond(request), request, response);
   if ('delayMs' in reply) {
     if (!(await holdResponse(response, reply.delayMs))) return;
     return answer({ message: {} }, request, response);
@@ -270,12 +274,23 @@ function defaultErrorMessage(type: AnthropicErrorType): string {
   return messages[type];
 }
 
+/** A coding agent's turn (agent-turns.ts) as a message: text, or a tool_use block that stops the turn. */
+export const AGENT_TURNS: AnthropicReply = {
+  respond(request) {
+    const turn = agentTurn(messagesTurnView(request.json));
+    if (turn.kind === 'text') return { message: { content: [{ type: 'text', text: turn.text }] } };
+    return { message: { content: [{ type: 'tool_use', id: anthropicId('toolu'), name: turn.name, input: turn.arguments }], stop_reason: 'tool_use' } };
+  },
+};
+
 /** The fake's count_tokens answer for a request body. */
 export function fakeTokenCount(body: Loose): number {
   return Math.ceil(JSON.stringify([body.system ?? null, body.messages, body.tools ?? null]).length / 4);
 }
 
 type Refusal = { type: AnthropicErrorType; message: string } | null;
+
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
 
 /** The credential and version headers every endpoint checks first. */
 function credentialRefusal(request: RecordedRequest, apiKey: string): Refusal {
@@ -299,11 +314,16 @@ function validate(request: RecordedRequest, apiKey: string): Refusal {
     if (sequence === '') return { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must be non-empty' };
     if (sequence.trim() === '') return { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must contain non-whitespace' };
   }
+  // With this beta (Claude Code sends it) a `system` message may stand between the turns.
+  const systemTurns = String(request.headers['anthropic-beta'] ?? '').split(',').map((beta) => beta.trim()).includes(MID_CONVERSATION_SYSTEM_BETA);
+  const turns = (body.messages as { role: string }[]).filter((message) => !(systemTurns && message.role === 'system'));
   for (const [index, message] of (body.messages as { role: string; content: unknown }[]).entries()) {
+    if (systemTurns && message.role === 'system') continue;
     if (message.role !== 'user' && message.role !== 'assistant') {
       return { type: 'invalid_request_error', message: `messages.${index}.role: Input should be 'user' or 'assistant'` };
     }
-    if (index > 0 && body.messages[index - 1].role === message.role) {
+    const turn = turns.indexOf(message);
+    if (turn > 0 && turns[turn - 1]!.role === message.role) {
       return { type: 'invalid_request_error', message: `messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row` };
     }
     if (Array.isArray(message.content) && message.content.some((block: Loose) => block.type === 'text' && block.text === '')) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { holdResponse, startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.js';
+import { agentTurn, geminiTurnView } from './agent-turns.js';
 
 /*
  * A fake of the Gemini API (generativelanguage.googleapis.com, v1beta) as Google's API
@@ -38,7 +39,7 @@ export interface UsageCounts {
   thoughtsTokens?: number;
 }
 
-export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'batchEmbedContents' | 'predict';
+export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'batchEmbedContents' | 'predict';
 
 export type GeminiReply =
   /** This body for generateContent; a streamed request gets it as frames of its text. */
@@ -51,7 +52,9 @@ export type GeminiReply =
   /** An error body; `status` overrides the code's usual status name (400 FAILED_PRECONDITION, …). */
   | { error: number; message?: string; status?: string }
   /** No response headers for this long (or until the client gives up), then the default reply. */
-  | { delayMs: number };
+  | { delayMs: number }
+  /** The reply this function picks for each request (one fake serving many scripted conversations). */
+  | { respond: (request: RecordedRequest) => GeminiReply };
 
 export interface FakeGemini {
   readonly server: FakeServer;
@@ -268,11 +271,26 @@ export async function startFakeGemini(options: { apiKey?: string } = {}): Promis
   };
 }
 
+/** A coding agent's turn (agent-turns.ts) as a candidate: text, or one functionCall part. */
+export const AGENT_GEMINI_TURNS: GeminiReply = {
+  respond(request) {
+    const turn = agentTurn(geminiTurnView(request.json));
+    const usage = { promptTokens: 19, completionTokens: 7 };
+    const part = turn.kind === 'text' ? { text: turn.text } : { functionCall: { name: turn.name, args: turn.arguments } };
+    return { response: candidateResponse([part], { usage }) };
+  },
+};
+
 function defaultReply(method: GeminiMethod, request: RecordedRequest): GeminiReply {
   switch (method) {
     case 'generateContent':
     case 'streamGenerateContent':
       return { response: textResponse('Hello! How can I help you today?') };
+    case 'countTokens': {
+      // One token per four characters of the request, as the fakes count; the real count is the model's.
+      const totalTokens = Math.ceil(JSON.stringify(request.json).length / 4);
+      return { response: { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] } };
+    }
     case 'batchEmbedContents':
       return {
         response: {
@@ -291,6 +309,7 @@ function defaultReply(method: GeminiMethod, request: RecordedRequest): GeminiRep
 }
 
 async function answer(reply: GeminiReply, request: RecordedRequest, response: ServerResponse, method: GeminiMethod): Promise<void> {
+  if ('respond' in reply) return answer(reply.respond(request), request, response, method);
   if ('delayMs' in reply) {
     if (!(await holdResponse(response, reply.delayMs))) return;
     return answer(defaultReply(method, request), request, response, method);
@@ -328,6 +347,7 @@ async function sendStream(response: ServerResponse, request: RecordedRequest, re
 const KNOWN_FIELDS: Record<GeminiMethod, readonly string[]> = {
   generateContent: ['contents', 'systemInstruction', 'generationConfig', 'tools', 'toolConfig', 'safetySettings', 'cachedContent'],
   streamGenerateContent: ['contents', 'systemInstruction', 'generationConfig', 'tools', 'toolConfig', 'safetySettings', 'cachedContent'],
+  countTokens: ['contents', 'generateContentRequest'],
   batchEmbedContents: ['requests'],
   predict: ['instances', 'parameters'],
 };
@@ -373,6 +393,7 @@ function validate(request: RecordedRequest, apiKey: string, model: string, metho
   if (unknown !== undefined) return { code: 400, message: unknownName(unknown, '') };
   if (method === 'batchEmbedContents') return validateEmbed(body, model);
   if (method === 'predict') return typeof body.instances?.[0]?.prompt === 'string' ? null : { code: 400, message: 'Prompt is required.' };
+  if (method === 'countTokens') return validateCount(body, model);
   return validateGenerate(body, model);
 }
 
@@ -385,6 +406,17 @@ function validateEmbed(body: Loose, model: string): Refusal | null {
     if (typeof item.content?.parts?.[0]?.text !== 'string') return { code: 400, message: `* BatchEmbedContentsRequest.requests[${index}].content: contents is not specified\n` };
   }
   return null;
+}
+
+/** countTokens takes `contents`, or a whole generateContent request (with its `model`) in `generateContentRequest`. */
+function validateCount(body: Loose, model: string): Refusal | null {
+  const whole = body.generateContentRequest;
+  if (whole === undefined) return validateGenerate(body, model);
+  if (body.contents !== undefined) return { code: 400, message: 'Only one of contents and generateContentRequest may be set.' };
+  const unknown = Object.keys(whole).find((name) => name !== 'model' && !KNOWN_FIELDS.generateContent.includes(name));
+  if (unknown !== undefined) return { code: 400, message: unknownName(unknown, 'generate_content_request') };
+  if (whole.model !== `models/${model}`) return { code: 400, message: `generateContentRequest.model: expected models/${model}, got ${String(whole.model)}` };
+  return validateGenerate(whole, model);
 }
 
 function validateGenerate(body: Loose, model: string): Refusal | null {

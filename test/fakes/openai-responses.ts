@@ -10,11 +10,27 @@
 import type { ServerResponse } from 'node:http';
 import type { RecordedRequest } from './fake-server.js';
 import type { ScriptedUsage } from '../providers/conformance.js';
+import { agentTurn, responsesTurnView } from './agent-turns.js';
 
 /** What the fake answers a Responses request with: text in pieces (`incomplete`: cut, and why), or one function call. */
-export type ResponsesScript =
+type ScriptedResponse =
   | { kind: 'text'; deltas: string[]; usage: ScriptedUsage; incomplete?: 'max_output_tokens' | 'content_filter' }
   | { kind: 'function-call'; name: string; arguments: string; usage: ScriptedUsage; callId?: string; preface?: string };
+
+export type ResponsesScript =
+  | ScriptedResponse
+  /** The script this function picks for each request (one fake serving many scripted conversations). */
+  | { kind: 'per-request'; script: (request: RecordedRequest) => ResponsesScript };
+
+/** A coding agent's turn (agent-turns.ts) as a response: text, or one function call. */
+export const AGENT_RESPONSES_TURNS: ResponsesScript = {
+  kind: 'per-request',
+  script(request) {
+    const turn = agentTurn(responsesTurnView(request.json));
+    const usage = { promptTokens: 23, completionTokens: 9 };
+    return turn.kind === 'text' ? { kind: 'text', deltas: [turn.text], usage } : { kind: 'function-call', name: turn.name, arguments: JSON.stringify(turn.arguments), usage };
+  },
+};
 
 /** OpenAI answers with the dated snapshot of the model asked for. */
 const snapshotOf = (model: unknown) => `${String(model)}-2024-07-18`;
@@ -25,6 +41,7 @@ export class FakeResponses {
   private counter = 0;
 
   answer(script: ResponsesScript, request: RecordedRequest, response: ServerResponse): void {
+    if (script.kind === 'per-request') return this.answer(script.script(request), request, response);
     const body = request.json as Record<string, unknown>;
     const previous = body.previous_response_id;
     if (typeof previous === 'string' && !this.stored.has(previous)) {
@@ -45,7 +62,7 @@ export class FakeResponses {
 }
 
 /** `incomplete` when the answer was cut, and why. */
-function statusOf(script: ResponsesScript): 'completed' | 'incomplete' {
+function statusOf(script: ScriptedResponse): 'completed' | 'incomplete' {
   return script.kind === 'text' && script.incomplete !== undefined ? 'incomplete' : 'completed';
 }
 
@@ -59,7 +76,7 @@ function wireUsage(usage: ScriptedUsage) {
   };
 }
 
-function incompleteReason(script: ResponsesScript): string | null {
+function incompleteReason(script: ScriptedResponse): string | null {
   return script.kind === 'text' ? (script.incomplete ?? null) : null;
 }
 
@@ -101,7 +118,7 @@ function responseObject(body: Record<string, unknown>, id: string, status: strin
 type OutputItem = Record<string, unknown> & { type: string; id: string };
 
 /** A reasoning item first when the request asked for reasoning (as reasoning models answer), then the script's item. */
-function outputOf(script: ResponsesScript, body: Record<string, unknown>, counter: number): OutputItem[] {
+function outputOf(script: ScriptedResponse, body: Record<string, unknown>, counter: number): OutputItem[] {
   const items: OutputItem[] = [];
   if (body.reasoning !== undefined) {
     const include = Array.isArray(body.include) ? body.include : [];
@@ -123,7 +140,7 @@ function outputOf(script: ResponsesScript, body: Record<string, unknown>, counte
   return items;
 }
 
-function streamResponse(response: ServerResponse, body: Record<string, unknown>, id: string, output: OutputItem[], script: ResponsesScript): void {
+function streamResponse(response: ServerResponse, body: Record<string, unknown>, id: string, output: OutputItem[], script: ScriptedResponse): void {
   response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': 'req_fake' });
   let sequence = 0;
   const send = (type: string, members: Record<string, unknown>) => {

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { startFakeServer, writeSse, type FakeServer, type RecordedRequest } from './fake-server.js';
 import type { ChatScript, ConformanceFake, ScriptedUsage, UpstreamChatView } from '../providers/conformance.js';
 import { FakeResponses, type ResponsesScript } from './openai-responses.js';
+import { agentTurn, chatTurnView } from './agent-turns.js';
 
 /** OpenAI-only scripts on top of the conformance ones. */
 export type OpenAIChatScript =
@@ -27,7 +28,9 @@ export type OpenAIChatScript =
   /** One function call (`finish_reason: "tool_calls"`) after optional text, whole or streamed with its arguments in pieces. */
   | { kind: 'tool-call'; id: string; name: string; arguments: string; preface?: string; usage: ScriptedUsage }
   /** One script per request, in order; the last one answers every request after it (a redraft, then its review…). */
-  | { kind: 'sequence'; scripts: OpenAIChatScript[] };
+  | { kind: 'sequence'; scripts: OpenAIChatScript[] }
+  /** The script this function picks for each request (one fake serving many scripted conversations). */
+  | { kind: 'per-request'; script: (request: RecordedRequest) => OpenAIChatScript };
 
 export interface OpenAIFake extends ConformanceFake {
   scriptChat(script: OpenAIChatScript): void;
@@ -272,8 +275,24 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
       response.on('close', script.onClose);
       stream().deltas(script.deltas);
       return;
+    case 'per-request':
+      return chatAnswer(script.script(request), request, response);
   }
 }
+
+let agentCallCount = 0;
+
+/** A coding agent's turn (agent-turns.ts) as a chat completion: text, or one function call. */
+export const AGENT_CHAT_TURNS: OpenAIChatScript = {
+  kind: 'per-request',
+  script(request) {
+    const turn = agentTurn(chatTurnView(request.json));
+    const usage = { promptTokens: 21, completionTokens: 8 };
+    if (turn.kind === 'text') return { kind: 'stream', deltas: [turn.text], usage };
+    agentCallCount += 1;
+    return { kind: 'tool-call', id: `call_agent${agentCallCount}`, name: turn.name, arguments: JSON.stringify(turn.arguments), usage };
+  },
+};
 
 /** "data:<mime>;base64,<data>" → its parts, or null for anything else. */
 function dataUri(value: unknown): { mimeType: string; base64: string } | null {
@@ -394,6 +413,43 @@ function transcriptionAnswer(request: RecordedRequest, response: ServerResponse)
   });
 }
 
+/** One token per four characters of the request's input and instructions, as the fakes count (the real count is the model's). */
+function fakeInputTokens(body: { input?: unknown; instructions?: unknown }): number {
+  return Math.ceil(JSON.stringify([body.instructions ?? null, body.input ?? null]).length / 4);
+}
+
+/** `POST /responses/input_tokens`: `{"object": "response.input_tokens", "input_tokens": N}`. */
+function inputTokensAnswer(request: RecordedRequest, response: ServerResponse): void {
+  sendJson(response, 200, { object: 'response.input_tokens', input_tokens: fakeInputTokens(request.json ?? {}) });
+}
+
+/**
+ * `POST /responses/compact`: the `response.compaction` object, whose output is every user
+ * message of the input followed by one `compaction` item with OpenAI's encrypted summary.
+ */
+function compactAnswer(request: RecordedRequest, response: ServerResponse): void {
+  const body = (request.json ?? {}) as { model?: unknown; input?: unknown };
+  if (typeof body.model !== 'string') return sendError(response, 400, "Missing required parameter: 'model'.", 'model');
+  const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: body.input }] }] : Array.isArray(body.input) ? body.input : [];
+  const users = (input as { type?: string; role?: string; content?: unknown }[])
+    .filter((item) => (item.type ?? 'message') === 'message' && item.role === 'user')
+    .map((item, index) => ({
+      id: `msg_fakecompact${index}`,
+      type: 'message',
+      status: 'completed',
+      role: 'user',
+      content: typeof item.content === 'string' ? [{ type: 'input_text', text: item.content }] : item.content,
+    }));
+  const inputTokens = fakeInputTokens(body);
+  sendJson(response, 200, {
+    id: 'resp_fakecompact0001',
+    object: 'response.compaction',
+    created_at: 1_788_205_740,
+    output: [...users, { id: 'cmp_fake0001', type: 'compaction', encrypted_content: 'gAAAAABpPDIUcompactedFakeSummary0123456789' }],
+    usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: 42, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + 42 },
+  });
+}
+
 /** Starts the fake on loopback; point the gateway at `${fake.server.url}/v1`. */
 export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<OpenAIFake> {
   const base = options.basePath ?? '/v1';
@@ -429,6 +485,8 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
     return chatAnswer(script, request, response);
   });
   route('/responses', (request, response) => responses.answer(responsesScript, request, response));
+  route('/responses/input_tokens', inputTokensAnswer);
+  route('/responses/compact', compactAnswer);
   route('/embeddings', embeddingsAnswer);
   route('/images/generations', imagesAnswer);
   route('/audio/speech', speechAnswer);

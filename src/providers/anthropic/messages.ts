@@ -34,9 +34,7 @@ export class AnthropicMessages implements MessagesProvider {
 
   async countTokens(call: MessagesCall): Promise<number> {
     const response = await this.http.send(await this.request(call, '/v1/messages/count_tokens'));
-    const count = (this.parse(await this.http.readText(response, call.signal)) as { input_tokens?: unknown } | null)?.input_tokens;
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw malformedResponse(this.http.provider, 'count_tokens body has no input_tokens');
-    return count;
+    return inputTokensOf(this.http.provider, this.parse(await this.http.readText(response, call.signal)));
   }
 
   private request(call: MessagesCall, path: string): Promise<UpstreamRequest> {
@@ -54,6 +52,13 @@ export class AnthropicMessages implements MessagesProvider {
       throw malformedResponse(this.http.provider, 'response body is not JSON');
     }
   }
+}
+
+/** The count of a count_tokens answer, or the provider_error of a body that has none. */
+export function inputTokensOf(provider: string, body: unknown): number {
+  const count = (body as { input_tokens?: unknown } | null)?.input_tokens;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw malformedResponse(provider, 'count_tokens body has no input_tokens');
+  return count;
 }
 
 /**

@@ -3,7 +3,7 @@ import { startSseStream } from '../shared/sse-stream.js';
 import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, JsonObject, Provider } from '../../model-api/index.js';
 import { malformedResponse } from './errors.js';
 import { AnthropicHttp, type AnthropicProviderOptions } from './http.js';
-import { AnthropicMessages } from './messages.js';
+import { AnthropicMessages, inputTokensOf } from './messages.js';
 import { hintsDroppedOf, toAnthropicRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { AnthropicChatFrames } from './stream-mapping.js';
@@ -43,6 +43,16 @@ class AnthropicChat implements ChatModelProvider {
       frames,
       failure: (status, headers, text) => this.http.failure(status, headers, text),
     });
+  }
+
+  /** count_tokens of the call as a Messages request: the members that endpoint takes. */
+  async countTokens(call: ChatCall): Promise<number> {
+    const body = fromCallerInput(() => {
+      const { model, messages, system, tools, tool_choice, thinking } = toAnthropicRequest(call.upstreamModel, call.body, false).request as unknown as Record<string, unknown>;
+      return JSON.stringify({ model, messages, system, tools, tool_choice, thinking });
+    });
+    const response = await this.http.send(await this.http.request('/v1/messages/count_tokens', this.http.headers, body, call));
+    return inputTokensOf(this.http.provider, parseJsonOrNull(await this.http.readText(response, call.signal)));
   }
 
   /** The Messages API request for the call, and its JSON. */

@@ -10,7 +10,7 @@ export function modelResourceName(upstreamModel: string): string {
   return upstreamModel.includes('/') ? upstreamModel : `models/${upstreamModel}`;
 }
 
-export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'batchEmbedContents' | 'predict';
+export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'batchEmbedContents' | 'predict';
 
 export function methodUrl(baseUrl: string, upstreamModel: string, method: GeminiMethod): string {
   const resource = modelResourceName(upstreamModel).split('/').map(encodeURIComponent).join('/');

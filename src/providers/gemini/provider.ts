@@ -4,7 +4,7 @@ import { startSseStream, type ChatFrames } from '../shared/sse-stream.js';
 import { isAnswerStatus, readBodyText, sendUpstream, transportError, type UpstreamHttpOptions, type UpstreamRequest, type UpstreamResponse } from '../shared/upstream-http.js';
 import type { CallContext, ChatCall, Provider } from '../../model-api/index.js';
 import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
-import { methodUrl, type GeminiMethod } from './endpoints.js';
+import { methodUrl, modelResourceName, type GeminiMethod } from './endpoints.js';
 import { failureOfErrorBody, failureOfResponse, geminiFailure, inCallerTerms, parseErrorBody } from './errors.js';
 import { toImageResult, toPredictRequest } from './images.js';
 import { toGenerateContentRequest } from './request-mapping.js';
@@ -134,6 +134,15 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),
         });
+      },
+      // countTokens of the whole generateContent request, so the system instruction and tools count too.
+      async countTokens(call) {
+        const value = await postForJson(call, 'countTokens', () => ({ generateContentRequest: { model: modelResourceName(call.upstreamModel), ...toGenerateContentRequest(call.body) } }));
+        const total = (value as { totalTokens?: unknown } | null)?.totalTokens;
+        if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) {
+          throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', { logDetail: { provider, reason: 'countTokens body has no totalTokens' } });
+        }
+        return total;
       },
     },
     embeddings: {

@@ -24,6 +24,20 @@ export class OpenAIResponses implements ResponsesModelProvider {
     const payload = passThroughJson(call, { model: call.upstreamModel, stream: true });
     return this.client.postForStream<ResponseEventReceived>('/responses', payload, call, new ResponsesEvents(this.client.name));
   }
+
+  async countInputTokens(call: ResponsesCall): Promise<number> {
+    const read = (text: string) => {
+      const count = (parseJson(text) as { input_tokens?: unknown } | undefined)?.input_tokens;
+      return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : undefined;
+    };
+    const payload = passThroughJson(call, { model: call.upstreamModel });
+    return (await this.client.postAndRead('/responses/input_tokens', payload, call, read, 'an object with input_tokens')).value;
+  }
+
+  async compact(call: ResponsesCall): Promise<ResponsesResult> {
+    const response = await this.client.postJson('/responses/compact', passThroughJson(call, { model: call.upstreamModel }), call, 'output');
+    return { response, usage: usageFromWire(response.usage) };
+  }
 }
 
 /** The events that end a Responses stream: the response in its final state. */

@@ -32,6 +32,7 @@ export const ModelPricingSchema = Type.Object(
 export const ModelEntrySchema = Type.Object({
   id: Type.String(),
   object: Type.Literal('model'),
+  created: Type.Integer({ description: "Unix seconds: the vendor's release of the model, or when the gateway listed it" }),
   mode: Type.Union([
     Type.Literal('chat'),
     Type.Literal('embedding'),

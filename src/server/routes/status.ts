@@ -4,6 +4,7 @@ import { API_REFERENCE_PATH, OPENAPI_DOCUMENT_PATH } from '../docs-branding.js';
 import { publicBaseUrl } from '../public-url.js';
 import { DASHBOARD_PATH } from './dashboard.js';
 import { buildDocsMetadata } from './docs-metadata.js';
+import { messagesModelOf, messagesModelPage, MessagesModelListQuery, MessagesModelListSchema, MessagesModelSchema, type MessagesModelListParameters } from './messages-model-list.js';
 import { DocsMetadataResponseSchema, ModelEntrySchema, ModelListResponseSchema, StatusResponseSchema } from './status-schemas.js';
 
 const METADATA_PATH = '/v1/docs/metadata';
@@ -42,12 +43,15 @@ export const statusRoutes: RouteModule = (app, context) => {
     {
       schema: {
         summary: 'List models',
-        description: 'The live catalog: every model and service alias with its mode, endpoint, limits and prices, plus legacy aliases.',
+        description:
+          'The live catalog: every model and service alias with its mode, endpoint, limits and prices, plus legacy aliases. With an anthropic-version header: the chat models in the Messages API\'s list shape, paged by limit, after_id and before_id.',
         tags: ['status'],
-        response: { 200: ModelListResponseSchema },
+        querystring: MessagesModelListQuery,
+        response: { 200: Type.Union([ModelListResponseSchema, MessagesModelListSchema]) },
       },
     },
-    async () => {
+    async (request) => {
+      if (request.headers['anthropic-version'] !== undefined) return messagesModelPage(catalog.list(), request.query as MessagesModelListParameters);
       const models = [...catalog.list()];
       return { object: 'list' as const, default_model: catalog.defaultChatModel, aliases: catalog.aliases(), available_models: models, data: models };
     },
@@ -66,12 +70,17 @@ export const statusRoutes: RouteModule = (app, context) => {
       },
       schema: {
         summary: 'Retrieve a model',
-        description: 'One entry of the catalog by id or alias, as GET /v1/models lists it (the OpenAI SDKs\' models.retrieve); 404 not_found otherwise.',
+        description:
+          'One entry of the catalog by id or alias, as GET /v1/models lists it (the OpenAI SDKs\' models.retrieve; with an anthropic-version header, the Messages API\'s model object); 404 not_found otherwise.',
         tags: ['status'],
-        response: { 200: ModelEntrySchema },
+        response: { 200: Type.Union([ModelEntrySchema, MessagesModelSchema]) },
       },
     },
-    async (request) => catalog.entry((request.params as { '*': string })['*']),
+    async (request) => {
+      const requested = (request.params as { '*': string })['*'];
+      const entry = catalog.entry(requested);
+      return request.headers['anthropic-version'] === undefined ? entry : { ...messagesModelOf(entry), id: requested };
+    },
   );
 
   app.get(

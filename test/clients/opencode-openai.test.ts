@@ -1,0 +1,4 @@
+import { clientSuite } from './harness/client-suite.js';
+
+/* opencode (`opencode run`, a provider over @ai-sdk/anthropic: the Messages API) through the gateway on an OpenAI model. */
+clientSuite('opencode', 'openai');

@@ -1,0 +1,4 @@
+import { clientSuite } from './harness/client-suite.js';
+
+/* pi (`pi -p`, a provider with api "openai-completions": chat completions) through the gateway on a Gemini model. */
+clientSuite('pi', 'gemini');
