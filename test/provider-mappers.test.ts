@@ -70,12 +70,12 @@ function callerBody(name = 'openai/chat-request-tools.json'): JsonObject {
 
 describe('anthropic mappings', () => {
   test('request: system, an inline image, a tool round trip, tools, stop and max_completion_tokens as the Messages API takes them', () => {
-    assert.deepEqual(toAnthropicRequest('claude-sonnet-4-5', callerBody(), false).request, json('anthropic/messages-request.json'));
-    assert.equal(toAnthropicRequest('claude-sonnet-4-5', callerBody(), true).request.stream, true);
+    assert.deepEqual(toAnthropicRequest('claude-sonnet-4-5', { body: callerBody() }, false, 'anthropic').request, json('anthropic/messages-request.json'));
+    assert.equal(toAnthropicRequest('claude-sonnet-4-5', { body: callerBody() }, true, 'anthropic').request.stream, true);
   });
 
   test('request: response_format json_schema becomes one forced tool whose input schema is the schema', () => {
-    const plan = toAnthropicRequest('claude-sonnet-4-5', callerBody('openai/chat-request-json-schema.json'), false);
+    const plan = toAnthropicRequest('claude-sonnet-4-5', { body: callerBody('openai/chat-request-json-schema.json') }, false, 'anthropic');
     assert.deepEqual(plan.request, json('anthropic/messages-request-json-schema.json'));
     assert.equal(plan.structuredOutputTool, 'weather_report');
   });
@@ -83,7 +83,7 @@ describe('anthropic mappings', () => {
   test('response: text and tool_use become content and tool_calls; cache reads and writes count as prompt tokens', () => {
     const message = parseResponse(json('anthropic/message-tool-use.json'));
     assert.ok(message !== null, 'the recorded message fits the Messages API schema');
-    const { completion, usage } = anthropicCompletion(message, null, 1_700_000_000);
+    const { completion, usage } = anthropicCompletion(message, null, 1_700_000_000, 'anthropic');
     const choice = (completion.choices as JsonObject[])[0] as { message: JsonObject; finish_reason: string };
     assert.equal(completion.id, 'msg_01Aq9w938a90dw8q');
     assert.equal(completion.created, 1_700_000_000);
@@ -132,11 +132,11 @@ describe('anthropic mappings', () => {
 
 describe('gemini mappings', () => {
   test('request: systemInstruction, inlineData, functionCall and functionResponse turns, declarations and tool config', () => {
-    assert.deepEqual(toGenerateContentRequest(callerBody()), json('gemini/generate-content-request.json'));
+    assert.deepEqual(toGenerateContentRequest({ body: callerBody() }), json('gemini/generate-content-request.json'));
   });
 
   test('request: response_format json_schema becomes responseSchema in OpenAPI types, keywords Gemini refuses left out', () => {
-    assert.deepEqual(toGenerateContentRequest(callerBody('openai/chat-request-json-schema.json')), json('gemini/generate-content-request-json-schema.json'));
+    assert.deepEqual(toGenerateContentRequest({ body: callerBody('openai/chat-request-json-schema.json') }), json('gemini/generate-content-request-json-schema.json'));
   });
 
   test('response: text and a functionCall become content and tool_calls; thinking tokens count as completion tokens', () => {

@@ -27,6 +27,9 @@ export interface GeminiProviderOptions {
   http: UpstreamHttpOptions;
 }
 
+/** Chat fields generateContent has no member for (request metadata, OpenAI's service hints): left out and named. */
+const GEMINI_HINT_FIELDS = ['user', 'metadata', 'store', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'parallel_tool_calls', 'logit_bias', 'verbosity'];
+
 interface ModelCall extends CallContext {
   upstreamModel: string;
 }
@@ -114,8 +117,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     name: provider,
     acceptsRemoteImageUrls: false,
     chat: {
+      hintsDropped: (body) => GEMINI_HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null),
       async complete(call) {
-        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body)).catch((error: unknown) => {
+        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call, call.upstreamModel)).catch((error: unknown) => {
           throw error instanceof GatewayError ? inCallerTerms(error, call.body) : error;
         });
         const response = checkGenerateContentResponse(value, provider);
@@ -123,7 +127,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         return toChatCompletion(response, call.upstreamModel, provider);
       },
       stream(call) {
-        const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
+        const request = upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call, call.upstreamModel));
         return startSseStream(options.http, request, {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),

@@ -1,9 +1,10 @@
 import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../model-api/index.js';
+import type { ChatCall, JsonObject } from '../../model-api/index.js';
+import { reasoningOf, thinkingBudgetOf, topKOf } from '../shared/reasoning.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { textParts, userParts } from './content-parts.js';
 import { toGeminiSchema } from './json-schema.js';
-import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GenerateContentRequest } from './wire.js';
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiThinkingConfig, GenerateContentRequest } from './wire.js';
 
 /*
  * OpenAI chat-completions body → Gemini generateContent request: system messages become the
@@ -12,7 +13,30 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, 
  * generationConfig, tools and tool_choice to tools/toolConfig.
  */
 
-export function toGenerateContentRequest(body: JsonObject): GenerateContentRequest {
+/**
+ * The call's reasoning as Gemini's thinkingConfig: a level for Gemini 3 models (low up to a
+ * medium effort or an 8k budget, else high), a budget for the others (-1, dynamic, when the
+ * model decides; `none` is 0, which Pro models do not take, so they get their least, 128); and
+ * the thought summaries when the caller wants the reasoning shown.
+ */
+function thinkingConfigOf(call: MappedCall, model: string): GeminiThinkingConfig | undefined {
+  const reasoning = reasoningOf(call);
+  if (reasoning === null) return undefined;
+  const budget = thinkingBudgetOf(reasoning);
+  const shown = reasoning.includeThoughts ? { includeThoughts: true } : {};
+  if (/^gemini-3/.test(model)) return { thinkingLevel: budget !== null && budget <= LOW_LEVEL_BUDGET ? 'low' : 'high', ...shown };
+  const floor = /-pro/.test(model) ? PRO_MIN_BUDGET : 0;
+  return { thinkingBudget: budget === null ? -1 : Math.max(budget, floor), ...shown };
+}
+
+const LOW_LEVEL_BUDGET = 8_192;
+const PRO_MIN_BUDGET = 128;
+
+/** The call as the mapping reads it: the chat body and its extensions. */
+export type MappedCall = Pick<ChatCall, 'body' | 'extensions'>;
+
+export function toGenerateContentRequest(call: MappedCall, model = ''): GenerateContentRequest {
+  const { body } = call;
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidBody('messages must be a non-empty array.', 'messages');
   // The answer's mapping carries no log probabilities: asked for, they would be missing without a word.
   if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
@@ -21,9 +45,16 @@ export function toGenerateContentRequest(body: JsonObject): GenerateContentReque
   const request: GenerateContentRequest = { contents };
   if (system.length > 0) request.systemInstruction = { parts: system };
   const generationConfig = toGenerationConfig(body);
+  const topK = topKOf(call);
+  if (topK !== null) generationConfig.topK = topK;
+  const thinkingConfig = thinkingConfigOf(call, model);
+  if (thinkingConfig !== undefined) generationConfig.thinkingConfig = thinkingConfig;
   if (Object.keys(generationConfig).length > 0) request.generationConfig = generationConfig;
   const declarations = toFunctionDeclarations(body.tools);
-  if (declarations.length > 0) request.tools = [{ functionDeclarations: declarations }];
+  const tools: NonNullable<GenerateContentRequest['tools']> = declarations.length > 0 ? [{ functionDeclarations: declarations }] : [];
+  // Google Search grounding: Gemini's own web search, which takes no domain filters or limit.
+  if (call.extensions?.webSearch !== undefined) tools.push({ googleSearch: {} });
+  if (tools.length > 0) request.tools = tools;
   const toolConfig = toToolConfig(body.tool_choice);
   if (toolConfig !== undefined) request.toolConfig = toolConfig;
   return request;

@@ -21,6 +21,10 @@ export interface OpenAICompatibleConfig {
    * translated to chat completions.
    */
   servesResponses?: boolean;
+  /** Whether chat completions sample by `top_k` (compatible servers do; OpenAI itself refuses the field). Default true. */
+  takesTopK?: boolean;
+  /** Whether its models count tokens as OpenAI's own do, so the gateway can count a prompt locally. Default false. */
+  ownTokenizer?: boolean;
 }
 
 function jsonBody(payload: JsonObject | Buffer): Buffer {

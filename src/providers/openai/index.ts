@@ -20,7 +20,7 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
   return {
     name: config.name,
     acceptsRemoteImageUrls: true,
-    chat: new OpenAICompatibleChat(client),
+    chat: new OpenAICompatibleChat(client, config.takesTopK !== false, config.ownTokenizer === true),
     ...(config.servesResponses === true ? { responses: new OpenAIResponses(client) } : {}),
     embeddings: new OpenAICompatibleEmbeddings(client),
     images: new OpenAICompatibleImages(client),
@@ -35,5 +35,5 @@ export const openaiProvider: ProviderDescriptor<'openai', 'openai'> = {
   owner: 'openai',
   settings: vendorSettingsSchema('https://api.openai.com/v1'),
   environment: { apiKey: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL' },
-  create: (options) => createOpenAICompatibleProvider({ ...options, servesResponses: true }),
+  create: (options) => createOpenAICompatibleProvider({ ...options, servesResponses: true, takesTopK: false, ownTokenizer: true }),
 };
