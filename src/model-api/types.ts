@@ -192,7 +192,7 @@ export interface ChatModelProvider {
    * SDKs treat them (hints such as `seed`): the request log names them, so nothing is lost in
    * silence. Absent when the provider takes every field it is given.
    */
-  hintsDropped?(body: JsonObject, extensions?: CallExtensions): string[];
+  hintsDropped?(body: JsonObject, extensions?: CallExtensions, upstreamModel?: string): string[];
   /**
    * The prompt tokens the vendor will count for a call, made locally, for a vendor that reports
    * usage only at a stream's end; null when it cannot tell (another tokenizer, not loaded yet).

@@ -299,11 +299,13 @@ function validate(request: RecordedRequest, apiKey: string): Refusal {
     if (sequence === '') return { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must be non-empty' };
     if (sequence.trim() === '') return { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must contain non-whitespace' };
   }
+  // A system turn mid-conversation is taken with the beta that introduced it (Claude Code sends it).
+  const systemTurns = String(request.headers['anthropic-beta'] ?? '').split(',').includes(MID_CONVERSATION_SYSTEM_BETA);
   for (const [index, message] of (body.messages as { role: string; content: unknown }[]).entries()) {
-    if (message.role !== 'user' && message.role !== 'assistant') {
+    if (message.role !== 'user' && message.role !== 'assistant' && !(systemTurns && message.role === 'system')) {
       return { type: 'invalid_request_error', message: `messages.${index}.role: Input should be 'user' or 'assistant'` };
     }
-    if (index > 0 && body.messages[index - 1].role === message.role) {
+    if (index > 0 && message.role !== 'system' && body.messages[index - 1].role === message.role) {
       return { type: 'invalid_request_error', message: `messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row` };
     }
     if (Array.isArray(message.content) && message.content.some((block: Loose) => block.type === 'text' && block.text === '')) {
@@ -316,6 +318,9 @@ function validate(request: RecordedRequest, apiKey: string): Refusal {
   }
   return null;
 }
+
+/** The beta under which the Messages API takes `system` turns among the messages. */
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
 
 const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 

@@ -7,7 +7,7 @@ import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
 import { methodUrl, type GeminiMethod } from './endpoints.js';
 import { failureOfErrorBody, failureOfResponse, geminiFailure, inCallerTerms, parseErrorBody } from './errors.js';
 import { toImageResult, toPredictRequest } from './images.js';
-import { toGenerateContentRequest } from './request-mapping.js';
+import { searchDropped, toGenerateContentRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { GeminiStreamMapper } from './stream-mapping.js';
 import {
@@ -117,7 +117,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     name: provider,
     acceptsRemoteImageUrls: false,
     chat: {
-      hintsDropped: (body) => GEMINI_HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null),
+      hintsDropped: (body, extensions, upstreamModel = '') => {
+        const dropped = GEMINI_HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null);
+        const search = searchDropped({ body, extensions }, upstreamModel);
+        return search === null ? dropped : [...dropped, search];
+      },
       async complete(call) {
         const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call, call.upstreamModel)).catch((error: unknown) => {
           throw error instanceof GatewayError ? inCallerTerms(error, call.body) : error;

@@ -30,6 +30,23 @@ function thinkingConfigOf(call: MappedCall, model: string): GeminiThinkingConfig
 }
 
 const LOW_LEVEL_BUDGET = 8_192;
+
+/**
+ * Whether the request carries Google Search: asked for, and on a model that can search beside the
+ * caller's functions (Gemini 2.x takes built-in tools only without function declarations). A
+ * coding agent declares search beside its functions and answers fine without it, so there it is
+ * dropped and named (searchDropped), not refused.
+ */
+function searches(call: MappedCall, model: string): boolean {
+  return call.extensions?.webSearch !== undefined && !searchDropped(call, model);
+}
+
+/** The web search the request leaves out (see `searches`), by the caller's param; null when none is. */
+export function searchDropped(call: MappedCall, model: string): string | null {
+  const search = call.extensions?.webSearch;
+  if (search === undefined || /^gemini-3/.test(model)) return null;
+  return Array.isArray(call.body.tools) && call.body.tools.length > 0 ? search.param : null;
+}
 const PRO_MIN_BUDGET = 128;
 
 /** The call as the mapping reads it: the chat body and its extensions. */
@@ -53,7 +70,7 @@ export function toGenerateContentRequest(call: MappedCall, model = ''): Generate
   const declarations = toFunctionDeclarations(body.tools);
   const tools: NonNullable<GenerateContentRequest['tools']> = declarations.length > 0 ? [{ functionDeclarations: declarations }] : [];
   // Google Search grounding: Gemini's own web search, which takes no domain filters or limit.
-  if (call.extensions?.webSearch !== undefined) tools.push({ googleSearch: {} });
+  if (searches(call, model)) tools.push({ googleSearch: {} });
   if (tools.length > 0) request.tools = tools;
   const toolConfig = toToolConfig(body.tool_choice);
   if (toolConfig !== undefined) request.toolConfig = toolConfig;

@@ -75,7 +75,7 @@ function translation(context: GatewayContext, call: CheckedCall<'chat'>, decoded
   const abilities = call.target.resolved.model.features;
   const searchModels = () => context.catalog.webSearchModels();
   const fitted = fitExtensions(decoded.extensions, abilities, searchModels);
-  const hints = call.target.capability.hintsDropped?.(decoded.body, fitted.extensions) ?? [];
+  const hints = call.target.capability.hintsDropped?.(decoded.body, fitted.extensions, call.target.resolved.model.upstreamId) ?? [];
   return { extensions: fitted.extensions, dropped: [...decoded.dropped, ...fitted.dropped, ...hints] };
 }
 
