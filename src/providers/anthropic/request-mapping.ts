@@ -1,5 +1,6 @@
 import { invalidBody } from '../../errors/index.js';
 import type { ChatCall, JsonObject, WebSearchRequest } from '../../model-api/index.js';
+import { toolArgumentsObject } from '../shared/caller-values.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { reasoningOf, thinkingBudgetOf, topKOf, topKParam } from '../shared/reasoning.js';
 import { ownSignature } from '../shared/signatures.js';
@@ -207,18 +208,8 @@ function toolUseBlocks(toolCalls: unknown, param: string): AnthropicRequestBlock
     if (!isRecord(call) || typeof call.id !== 'string' || !isRecord(fn) || typeof fn.name !== 'string') {
       throw invalidBody(`${at} must have an id and a function with a name.`, at);
     }
-    return { type: 'tool_use', id: call.id, name: fn.name, input: parseArguments(fn.arguments, `${at}.function.arguments`) };
+    return { type: 'tool_use', id: call.id, name: fn.name, input: toolArgumentsObject(fn.arguments, `${at}.function.arguments`) };
   });
-}
-
-function parseArguments(value: unknown, param: string): unknown {
-  if (value === undefined || value === '') return {};
-  if (typeof value !== 'string') throw invalidBody(`${param} must be a JSON string.`, param);
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw invalidBody(`${param} is not valid JSON.`, param);
-  }
 }
 
 function toolsOf(tools: unknown): AnthropicTool[] {

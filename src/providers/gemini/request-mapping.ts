@@ -1,6 +1,7 @@
 import { invalidBody } from '../../errors/index.js';
 import type { ChatCall, JsonObject } from '../../model-api/index.js';
 import { reasoningOf, thinkingBudgetOf, topKOf } from '../shared/reasoning.js';
+import { toolArgumentsObject } from '../shared/caller-values.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { textParts, userParts } from './content-parts.js';
 import { toGeminiSchema } from './json-schema.js';
@@ -125,7 +126,7 @@ function assistantParts(message: Record<string, unknown>, param: string, toolNam
       throw invalidBody(`${callParam} must be a function tool call with function.name and function.arguments.`, callParam);
     }
     if (typeof call.id === 'string') toolNames.set(call.id, fn.name);
-    const part: GeminiPart = { functionCall: { name: fn.name, args: parseArguments(fn.arguments, `${callParam}.function.arguments`) } };
+    const part: GeminiPart = { functionCall: { name: fn.name, args: toolArgumentsObject(fn.arguments, `${callParam}.function.arguments`) } };
     const signature = thoughtSignatureOf(call);
     if (signature !== undefined) part.thoughtSignature = signature;
     parts.push(part);
@@ -137,19 +138,6 @@ function assistantParts(message: Record<string, unknown>, param: string, toolNam
 function thoughtSignatureOf(call: Record<string, unknown>): string | undefined {
   const google = isRecord(call.extra_content) ? call.extra_content.google : undefined;
   return isRecord(google) && typeof google.thought_signature === 'string' ? google.thought_signature : undefined;
-}
-
-function parseArguments(value: unknown, param: string): Record<string, unknown> {
-  if (value === undefined || value === '') return {};
-  if (typeof value !== 'string') throw invalidBody(`${param} must be a JSON string.`, param);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw invalidBody(`${param} is not valid JSON.`, param);
-  }
-  if (!isRecord(parsed)) throw invalidBody(`${param} must be a JSON object.`, param);
-  return parsed;
 }
 
 function functionResponsePart(message: Record<string, unknown>, param: string, toolNames: Map<string, string>): GeminiPart {
