@@ -61,6 +61,26 @@ describe('Messages stream encoder (translated)', () => {
     assert.equal((transcript.choices as { content: string }[])[0]!.content, 'Checking.');
   });
 
+  test("the provider's early prompt count is message_start's, its reasoning a thinking block with its signature", () => {
+    const encoder = messagesFormat.streamEncoder(decode({ model: 'gemini-2.5-flash' }), { transcriptCharacters: 1000, promptTokens: () => 999 });
+    const early: TokenUsage = { promptTokens: 42, completionTokens: 0, totalTokens: 42, cachedPromptTokens: null };
+    let text = encoder.usage({ type: 'usage-reported', usage: early });
+    for (const delta of [{ role: 'assistant', reasoning_content: 'Hmm' }, { reasoning_content: ', yes.' }, { reasoning_signature: 'gemini:c2ln' }, { content: 'Yes.' }]) text += encoder.encode(chunk(delta));
+    text += encoder.encode(chunk({}, 'stop')) + encoder.end(USAGE);
+    const frames = text.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.split('\n')[1]!.slice('data: '.length)) as JsonObject);
+    assert.equal(((frames[0]!.message as JsonObject).usage as JsonObject).input_tokens, 42);
+    assert.deepEqual(frames[1], { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    assert.deepEqual(
+      frames.filter((frame) => frame.type === 'content_block_delta').map((frame) => frame.delta),
+      [{ type: 'thinking_delta', thinking: 'Hmm' }, { type: 'thinking_delta', thinking: ', yes.' }, { type: 'signature_delta', signature: 'gemini:c2ln' }, { type: 'text_delta', text: 'Yes.' }],
+    );
+  });
+
+  test("without an early count message_start has the provider's local count", () => {
+    const encoder = messagesFormat.streamEncoder(decode({ model: 'gpt-4o-mini' }), { transcriptCharacters: 0, promptTokens: () => 17 });
+    assert.match(encoder.encode(chunk({ content: 'Hi' })), /"usage":\{"input_tokens":17,/);
+  });
+
   test('a stream with no content still starts and ends as the SDKs require', async () => {
     const encoder = messagesFormat.streamEncoder(decode({}), { transcriptCharacters: 0 });
     const names = [...(await encoder.end(null)).matchAll(/^event: (.+)$/gm)].map((match) => match[1]);

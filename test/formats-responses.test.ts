@@ -13,6 +13,7 @@ import {
   ResponsesStreamEncoder,
 } from '../src/formats/responses/index.js';
 import type { StreamEncoder } from '../src/formats/index.js';
+import type { ToolNames } from '../src/formats/responses/request-decoder.js';
 import type { ChatStreamEvent, JsonObject, ResponseEventReceived, StreamEvent, TokenUsage } from '../src/model-api/index.js';
 import { GatewayError } from '../src/errors/index.js';
 
@@ -93,9 +94,9 @@ async function relay<D extends { type: string }>(encoder: StreamEncoder<D>, even
   return framesOf(text);
 }
 
-function translatedEncoder(body: JsonObject = {}, kept: JsonObject[] = []): ResponsesStreamEncoder {
+function translatedEncoder(body: JsonObject = {}, kept: JsonObject[] = [], tools: ToolNames = new Map()): ResponsesStreamEncoder {
   const skeleton = responseSkeleton(body, { id: 'resp_test', createdAt: 1_770_933_892, model: 'gpt-4.1-nano' });
-  return new ResponsesStreamEncoder({ skeleton, transcriptCharacters: 10_000, keep: async (response) => void kept.push(response), tools: new Map() });
+  return new ResponsesStreamEncoder({ skeleton, transcriptCharacters: 10_000, keep: async (response) => void kept.push(response), tools });
 }
 
 async function encodeStream(events: ChatStreamEvent[], body: JsonObject = {}): Promise<{ frames: Frame[]; kept: JsonObject[] }> {
@@ -378,6 +379,34 @@ describe('Responses stream encoder', () => {
     assert.equal(final.status, 'failed');
     assert.equal(final.output_text, 'Hal');
     assert.deepEqual(final.error, { code: 'server_error', message: 'The model provider failed during the stream. Try again later.' });
+  });
+
+  test("reasoning, a namespace's function and a custom tool stream as the SDK helper assembles them; an early prompt count is in response.created", async () => {
+    const tools: ToolNames = new Map([
+      ['mcp__files__read_file', { name: 'read_file', namespace: 'mcp__files' }],
+      ['apply_patch', { name: 'apply_patch', custom: true }],
+    ]);
+    const usage = { promptTokens: 30, completionTokens: 0, totalTokens: 30, cachedPromptTokens: null };
+    const events: ChatStreamEvent[] = [
+      { type: 'usage-reported', usage },
+      chunk({ role: 'assistant', reasoning_content: '**Reading' }),
+      chunk({ reasoning_content: ' first**' }),
+      chunk({ reasoning_signature: 'anthropic:EqQB' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_r', type: 'function', function: { name: 'mcp__files__read_file', arguments: '{"path":"a"}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ' Patch"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ];
+    const kept: JsonObject[] = [];
+    const frames = await relay(translatedEncoder({}, kept, tools), events);
+    assert.deepEqual((frames[0]!.data as { response: { usage: { input_tokens: number } } }).response.usage.input_tokens, 30);
+    assert.ok(frames.some((frame) => frame.event === 'response.reasoning_summary_text.delta'));
+    const final = accumulate(frames);
+    assert.deepEqual(final.output.map((item) => item.type), ['reasoning', 'function_call', 'custom_tool_call']);
+    assert.deepEqual({ ...final.output[0], id: 'rs' }, { id: 'rs', type: 'reasoning', summary: [{ type: 'summary_text', text: '**Reading first**' }], encrypted_content: 'anthropic:EqQB' });
+    assert.deepEqual({ ...final.output[1], id: 'fc' }, { id: 'fc', type: 'function_call', status: 'completed', arguments: '{"path":"a"}', call_id: 'call_r', name: 'read_file', namespace: 'mcp__files' });
+    assert.deepEqual({ ...final.output[2], id: 'ctc' }, { id: 'ctc', type: 'custom_tool_call', status: 'completed', call_id: 'call_p', input: '*** Begin Patch', name: 'apply_patch' });
+    assert.deepEqual(kept[0]!.output, final.output, 'the stored response is what the caller assembled');
   });
 
   test('a length stop ends with response.incomplete', async () => {

@@ -216,8 +216,17 @@ describe('Messages API', () => {
 
     test('thinking maps to reasoning_effort for a reasoning model, and is dropped and named for one that does not reason', async () => {
       const thinking = { type: 'enabled' as const, budget_tokens: 10_000 };
-      await client.messages.create({ model: 'gpt-5', max_tokens: 12_000, thinking, messages: [{ role: 'user', content: 'Hi' }] });
-      assert.equal(openaiFake.server.requests.at(-1)!.json.reasoning_effort, 'medium');
+      const history: Anthropic.MessageParam[] = [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'A greeting.', signature: 'gemini:c2ln' }, { type: 'text', text: 'Hello.' }] },
+        { role: 'user', content: 'And?' },
+      ];
+      await client.messages.create({ model: 'gpt-5', max_tokens: 12_000, thinking, messages: history });
+      const sent = openaiFake.server.requests.at(-1)!.json;
+      assert.equal(sent.reasoning_effort, 'medium');
+      // The gateway's own members never reach OpenAI: neither the extensions nor another vendor's reasoning.
+      assert.deepEqual(sent.messages[1], { role: 'assistant', content: 'Hello.' });
+      assert.deepEqual(Object.keys(sent).sort(), ['max_completion_tokens', 'messages', 'model', 'reasoning_effort']);
       const response = await client.messages.create({ model: 'gpt-4o-mini', max_tokens: 12_000, thinking, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
       assert.equal(openaiFake.server.requests.at(-1)!.json.reasoning_effort, undefined);
       assert.equal(response.response.headers.get('x-modelgate-dropped'), 'thinking');

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { upstreamError as anthropicFailure } from '../src/providers/anthropic/errors.js';
-import { toAnthropicRequest } from '../src/providers/anthropic/request-mapping.js';
+import { hintsDroppedOf, toAnthropicRequest } from '../src/providers/anthropic/request-mapping.js';
 import { toChatCompletion as anthropicCompletion } from '../src/providers/anthropic/response-mapping.js';
 import { AnthropicChatFrames } from '../src/providers/anthropic/stream-mapping.js';
 import { parseResponse } from '../src/providers/anthropic/wire.js';
 import { toEmbeddingResult } from '../src/providers/gemini/embeddings.js';
 import { failureOfErrorBody as geminiFailure } from '../src/providers/gemini/errors.js';
 import { toImageResult } from '../src/providers/gemini/images.js';
-import { toGenerateContentRequest } from '../src/providers/gemini/request-mapping.js';
+import { searchDropped, toGenerateContentRequest } from '../src/providers/gemini/request-mapping.js';
 import { toChatCompletion as geminiCompletion } from '../src/providers/gemini/response-mapping.js';
 import { GeminiStreamMapper } from '../src/providers/gemini/stream-mapping.js';
 import { checkBatchEmbedContentsResponse, checkGenerateContentResponse, checkPredictResponse } from '../src/providers/gemini/wire.js';
@@ -240,5 +240,50 @@ describe('openai mappings', () => {
     const error = openAIFailure('openai', 400, {}, text('openai/error-invalid-param.json'));
     assert.deepEqual([error.code, error.status, error.param], ['invalid_body', 400, 'temperature']);
     assert.match(error.message, /Invalid value for 'temperature'/);
+  });
+});
+
+describe('extensions of a translated call (ADR 0021)', () => {
+  const messages = [
+    { role: 'user', content: 'Weather?' },
+    { role: 'assistant', content: null, reasoning_content: 'Look it up.', reasoning_signature: 'anthropic:EqQB', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+  ];
+  const tools = [{ type: 'function', function: { name: 'w', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const reasoning = { param: 'thinking', effort: null, budgetTokens: 4096, includeThoughts: true } as const;
+
+  test('anthropic: reasoning as thinking with its budget, web search as its server tool, its own thinking sent back first', () => {
+    const call = { body: { messages, tools, max_completion_tokens: 8192, temperature: 0.2 }, extensions: { reasoning, webSearch: { param: 'tools[1]', maxUses: 3, allowedDomains: null, blockedDomains: ['x.example'] } } };
+    const { request } = toAnthropicRequest('claude-sonnet-4-5', call, false, 'anthropic');
+    assert.deepEqual(request.thinking, { type: 'enabled', budget_tokens: 4096 });
+    assert.equal(request.temperature, undefined, 'Anthropic refuses a temperature while Claude thinks');
+    assert.deepEqual(hintsDroppedOf(call), ['temperature']);
+    assert.deepEqual(request.tools?.at(-1), { type: 'web_search_20250305', name: 'web_search', max_uses: 3, blocked_domains: ['x.example'] });
+    assert.deepEqual(request.messages[1]!.content[0], { type: 'thinking', thinking: 'Look it up.', signature: 'EqQB' });
+    // Another provider's signature is never sent: the turn goes without its reasoning.
+    const foreign = toAnthropicRequest('claude-sonnet-4-5', { body: { messages: [messages[0], { ...messages[1], reasoning_signature: 'gemini:c2ln' }, messages[2]] } }, false, 'anthropic');
+    assert.equal(foreign.request.messages[1]!.content[0]!.type, 'tool_use');
+  });
+
+  test('anthropic: no room under max_tokens, or a forced tool, leaves the reasoning out and names it', () => {
+    assert.deepEqual(hintsDroppedOf({ body: { messages, max_completion_tokens: 512 }, extensions: { reasoning } }), ['thinking']);
+    assert.deepEqual(hintsDroppedOf({ body: { messages, tool_choice: 'required' }, extensions: { reasoning } }), ['thinking']);
+    assert.equal(toAnthropicRequest('claude-sonnet-4-5', { body: { messages, max_completion_tokens: 512 }, extensions: { reasoning } }, false, 'anthropic').request.thinking, undefined);
+  });
+
+  test("gemini: a budget for 2.5 models, a level for 3, topK, and Google Search only where it can sit beside the caller's functions", () => {
+    const search = { param: 'tools[1]', maxUses: null, allowedDomains: null, blockedDomains: null };
+    const call = { body: { messages, tools }, extensions: { reasoning, topK: { param: 'top_k', value: 40 }, webSearch: search } };
+    const flash = toGenerateContentRequest(call, 'gemini-2.5-flash');
+    assert.deepEqual(flash.generationConfig?.thinkingConfig, { thinkingBudget: 4096, includeThoughts: true });
+    assert.equal(flash.generationConfig?.topK, 40);
+    assert.deepEqual(flash.tools?.map((tool) => Object.keys(tool)[0]), ['functionDeclarations']);
+    assert.equal(searchDropped(call, 'gemini-2.5-flash'), 'tools[1]');
+    const three = toGenerateContentRequest(call, 'gemini-3-pro-preview');
+    assert.deepEqual(three.generationConfig?.thinkingConfig, { thinkingLevel: 'low', includeThoughts: true });
+    assert.deepEqual(three.tools?.map((tool) => Object.keys(tool)[0]), ['functionDeclarations', 'googleSearch']);
+    const alone = toGenerateContentRequest({ body: { messages: [messages[0]] }, extensions: { webSearch: search } }, 'gemini-2.5-flash');
+    assert.deepEqual(alone.tools, [{ googleSearch: {} }]);
+    assert.deepEqual(toGenerateContentRequest({ body: { messages: [messages[0]], reasoning_effort: 'high' } }, 'gemini-2.5-pro').generationConfig?.thinkingConfig, { thinkingBudget: 24_576 });
   });
 });
