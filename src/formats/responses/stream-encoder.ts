@@ -161,29 +161,28 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** A piece of the model's reasoning: the reasoning item and its summary part open with the first. */
   private reasoningDelta(text: string): string {
     let frames = '';
-    if (this.reasoning === null) {
-      this.reasoning = { id: newResponsesId('rs'), outputIndex: this.output.length, text: '', signature: null };
-      const item = reasoningItem(this.reasoning.id, '', null);
-      this.output.push(item);
-      frames += this.frame('response.output_item.added', { item, output_index: this.reasoning.outputIndex });
-      frames += this.frame('response.reasoning_summary_part.added', { ...this.summaryWhere(this.reasoning), part: { type: 'summary_text', text: '' } });
+    let reasoning = this.reasoning;
+    if (reasoning === null) {
+      frames += this.openReasoning();
+      reasoning = this.reasoning!;
     }
-    this.reasoning.text += text;
-    return frames + this.frame('response.reasoning_summary_text.delta', { ...this.summaryWhere(this.reasoning), delta: text });
+    if (reasoning.text.length === 0) frames += this.frame('response.reasoning_summary_part.added', { ...this.summaryWhere(reasoning), part: { type: 'summary_text', text: '' } });
+    reasoning.text += text;
+    return frames + this.frame('response.reasoning_summary_text.delta', { ...this.summaryWhere(reasoning), delta: text });
   }
 
-  /** The signature ends the reasoning it belongs to. */
+  /** The signature ends the reasoning it belongs to (a reasoning item of its own when no text came). */
   private reasoningSignature(signature: string): string {
-    if (this.reasoning === null) {
-      this.reasoning = { id: newResponsesId('rs'), outputIndex: this.output.length, text: '', signature: null };
-      const item = reasoningItem(this.reasoning.id, '', null);
-      this.output.push(item);
-      const added = this.frame('response.output_item.added', { item, output_index: this.reasoning.outputIndex });
-      this.reasoning.signature = signature;
-      return added + this.closeReasoning();
-    }
-    this.reasoning.signature = signature;
-    return this.closeReasoning();
+    const opened = this.reasoning === null ? this.openReasoning() : '';
+    this.reasoning!.signature = signature;
+    return opened + this.closeReasoning();
+  }
+
+  private openReasoning(): string {
+    this.reasoning = { id: newResponsesId('rs'), outputIndex: this.output.length, text: '', signature: null };
+    const item = reasoningItem(this.reasoning.id, '', null);
+    this.output.push(item);
+    return this.frame('response.output_item.added', { item, output_index: this.reasoning.outputIndex });
   }
 
   private summaryWhere(reasoning: OpenReasoning): JsonObject {
