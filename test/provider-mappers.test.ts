@@ -17,6 +17,8 @@ import { checkBatchEmbedContentsResponse, checkGenerateContentResponse, checkPre
 import { ChatCompletionChunks } from '../src/providers/openai/chat.js';
 import { openAIFailure } from '../src/providers/openai/client.js';
 import { openAIFileParts } from '../src/providers/openai/file-parts.js';
+import { countPromptTokens } from '../src/providers/openai/prompt-tokens.js';
+import { encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
 import { usageFromWire } from '../src/providers/openai/wire.js';
 import type { ChatFrames } from '../src/providers/shared/sse-stream.js';
 import type { ChatStreamEvent, JsonObject } from '../src/model-api/index.js';
@@ -285,5 +287,24 @@ describe('extensions of a translated call (ADR 0021)', () => {
     const alone = toGenerateContentRequest({ body: { messages: [messages[0]] }, extensions: { webSearch: search } }, 'gemini-2.5-flash');
     assert.deepEqual(alone.tools, [{ googleSearch: {} }]);
     assert.deepEqual(toGenerateContentRequest({ body: { messages: [messages[0]], reasoning_effort: 'high' } }, 'gemini-2.5-pro').generationConfig?.thinkingConfig, { thinkingBudget: 24_576 });
+  });
+});
+
+describe("OpenAI's prompt count, made locally", () => {
+  test("messages and their framing count as gpt-tokenizer's encodeChat counts them for GPT-4o; other models are not counted", async () => {
+    const messages = [
+      { role: 'system', content: 'You are brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'Say <|endoftext|> twice, then stop.' }] },
+      { role: 'assistant', content: 'Done.' },
+    ];
+    let counted = countPromptTokens({ messages }, 'gpt-4o-mini');
+    for (let waited = 0; counted === null && waited < 100; waited += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      counted = countPromptTokens({ messages }, 'gpt-4o-mini');
+    }
+    const chat = messages.map((message) => ({ role: message.role as 'system' | 'user' | 'assistant', content: typeof message.content === 'string' ? message.content : message.content[0]!.text }));
+    assert.equal(counted, encodeChat(chat, 'gpt-4o', { disallowedSpecial: new Set() }).length);
+    assert.equal(countPromptTokens({ messages }, 'gpt-4o-mini'), counted, 'counted again from the cache');
+    assert.equal(countPromptTokens({ messages }, 'llama3.2:3b'), null);
   });
 });

@@ -10,7 +10,8 @@ import type { JsonObject } from '../../model-api/index.js';
  * some 35 MB): until then the count is unknown.
  */
 
-type ChatCounter = (chat: { role: 'system' | 'user' | 'assistant'; content: string }[]) => number;
+/** Counts the tokens of a text; special tokens such as <|endoftext|> count as the text they are. */
+type TextCounter = (text: string) => number;
 
 /** The models whose tokenizer is o200k_base. */
 const O200K_MODELS = /^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o|codex-)/;
@@ -18,19 +19,52 @@ const O200K_MODELS = /^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o|codex
 /** OpenAI's count for one image at high detail and 1024×1024 (its vision guide): the count an image adds here. */
 const IMAGE_TOKENS = 765;
 
-let counter: ChatCounter | null = null;
+/**
+ * OpenAI's chat framing for its current models: each message costs three tokens and its role's
+ * one beside its content, and three more prime the answer (what gpt-tokenizer's encodeChat
+ * counts for GPT-4o, without encoding the framing each time).
+ */
+const TOKENS_PER_MESSAGE = 4;
+const REPLY_PRIMING_TOKENS = 3;
+
+/**
+ * Counts already made, by text. A coding agent sends its whole conversation again with every
+ * turn (a system prompt of 80 kB, the history): each text is tokenized once, and a later turn
+ * pays only a look-up for it. Bounded by entries and characters, oldest dropped first.
+ */
+const cache = new Map<string, number>();
+const CACHE_ENTRIES = 4_096;
+const CACHE_CHARACTERS = 16_000_000;
+let cachedCharacters = 0;
+
+let counter: TextCounter | null = null;
 let loading: Promise<void> | null = null;
 
 function load(): void {
   loading ??= import('gpt-tokenizer/encoding/o200k_base').then(
     (encoding) => {
-      // The chat framing of every o200k model is GPT-4o's: three tokens a message and three to prime the answer.
-      counter = (chat) => encoding.encodeChat(chat, 'gpt-4o', { disallowedSpecial: new Set() }).length;
+      const options = { disallowedSpecial: new Set<string>() };
+      counter = (text) => encoding.countTokens(text, options);
     },
     () => {
       // Without the tokenizer the count stays unknown; the format falls back to its estimate.
     },
   );
+}
+
+function countText(count: TextCounter, text: string): number {
+  if (text.length === 0) return 0;
+  const known = cache.get(text);
+  if (known !== undefined) return known;
+  const tokens = count(text);
+  cache.set(text, tokens);
+  cachedCharacters += text.length;
+  while (cache.size > CACHE_ENTRIES || cachedCharacters > CACHE_CHARACTERS) {
+    const oldest = cache.keys().next().value as string;
+    cache.delete(oldest);
+    cachedCharacters -= oldest.length;
+  }
+  return tokens;
 }
 
 /** Text of a message's content for the count; images add IMAGE_TOKENS each to `extra`. */
@@ -54,24 +88,24 @@ function textOf(content: unknown, extra: { tokens: number }): string {
  */
 export function countPromptTokens(body: JsonObject, upstreamModel: string): number | null {
   if (!O200K_MODELS.test(upstreamModel)) return null;
-  if (counter === null) {
+  const count = counter;
+  if (count === null) {
     load();
     return null;
   }
   const extra = { tokens: 0 };
-  const chat: Parameters<ChatCounter>[0] = [];
-  for (const message of Array.isArray(body.messages) ? body.messages : []) {
-    if (!isRecord(message)) continue;
-    const role = message.role === 'assistant' ? 'assistant' : message.role === 'system' || message.role === 'developer' ? 'system' : 'user';
-    let content = textOf(message.content, extra);
-    if (Array.isArray(message.tool_calls)) content += JSON.stringify(message.tool_calls);
-    chat.push({ role, content });
-  }
-  const tools = Array.isArray(body.tools) && body.tools.length > 0 ? [{ role: 'system' as const, content: JSON.stringify(body.tools) }] : [];
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  let tokens = REPLY_PRIMING_TOKENS;
   try {
-    return counter([...tools, ...chat]) + extra.tokens;
+    for (const message of messages) {
+      if (!isRecord(message)) continue;
+      tokens += TOKENS_PER_MESSAGE + countText(count, textOf(message.content, extra));
+      if (Array.isArray(message.tool_calls)) tokens += countText(count, JSON.stringify(message.tool_calls));
+    }
+    if (Array.isArray(body.tools) && body.tools.length > 0) tokens += TOKENS_PER_MESSAGE + countText(count, JSON.stringify(body.tools));
   } catch {
-    // Text the tokenizer refuses (it reads special tokens such as <|endoftext|>): the count is not known.
+    // Text the tokenizer cannot read: the count is not known.
     return null;
   }
+  return tokens + extra.tokens;
 }
