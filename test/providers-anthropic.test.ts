@@ -169,8 +169,8 @@ describe('anthropic adapter', () => {
 
     test('n > 1 and logprobs are refused before any upstream call', async () => {
       const before = fake.requests.length;
-      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), n: 2 })), isGatewayError('invalid_body', 400));
-      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), logprobs: true })), isGatewayError('invalid_body', 400));
+      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), n: 2 })), isGatewayError('unsupported_field', 400));
+      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), logprobs: true })), isGatewayError('unsupported_field', 400));
       assert.equal(fake.requests.length, before);
     });
   });

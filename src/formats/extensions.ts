@@ -7,6 +7,9 @@ export interface ModelAbilities {
   webSearch: boolean;
 }
 
+/** What a call without extensions keeps: nothing, and drops nothing (shared: most calls have none). */
+const NOTHING_TO_FIT: { extensions: undefined; dropped: string[] } = Object.freeze({ extensions: undefined, dropped: Object.freeze([]) as unknown as string[] });
+
 /** The most models a refusal names; the rest are in GET /v1/models. */
 const NAMED_MODELS = 6;
 
@@ -21,7 +24,7 @@ export function fitExtensions(
   abilities: ModelAbilities,
   searchModels: () => readonly string[],
 ): { extensions: CallExtensions | undefined; dropped: string[] } {
-  if (extensions === undefined) return { extensions, dropped: [] };
+  if (extensions === undefined) return NOTHING_TO_FIT;
   const { webSearch, reasoning } = extensions;
   if (webSearch !== undefined && !abilities.webSearch) {
     const models = searchModels();

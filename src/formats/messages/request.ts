@@ -90,7 +90,7 @@ export function decodeMessagesRequest(body: MessagesBody): MessagesDecodedCall {
   if (typeof body.top_k === 'number') extensions.topK = { param: 'top_k', value: body.top_k };
   const metadata = body.metadata as Block | undefined;
   if (typeof metadata?.user_id === 'string') chat.user = metadata.user_id;
-  for (const key of Object.keys(metadata ?? {})) if (key !== 'user_id') decoder.dropped.push(`metadata.${key}`);
+  if (isRecord(metadata)) for (const key in metadata) if (key !== 'user_id') decoder.dropped.push(`metadata.${key}`);
   if (Array.isArray(body.tools)) {
     const tools: JsonObject[] = [];
     body.tools.forEach((tool, index) => {

@@ -1,4 +1,4 @@
-import { invalidBody } from '../../errors/index.js';
+import { invalidBody, unsupportedField } from '../../errors/index.js';
 import type { ChatCall, JsonObject, WebSearchRequest } from '../../model-api/index.js';
 import { toolArgumentsObject } from '../shared/caller-values.js';
 import { isRecord, textOf } from '../shared/message-content.js';
@@ -113,9 +113,9 @@ function webSearchTool(search: WebSearchRequest): AnthropicWebSearchTool {
 /** Fields that change the shape of the answer and that Anthropic cannot honour. */
 function refuseUnsupported(body: JsonObject): void {
   if (body.n !== undefined && body.n !== null && body.n !== 1) {
-    throw invalidBody('This model returns one choice per request; send n: 1 or leave n out.', 'n');
+    throw unsupportedField('n: this model returns one choice per request; send n: 1 or leave n out, or pick an OpenAI or Gemini model, which make several.', 'n');
   }
-  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
+  if (body.logprobs === true) throw unsupportedField('logprobs: this model does not return log probabilities; leave logprobs out, or pick an OpenAI model.', 'logprobs');
 }
 
 function maxTokensOf(body: JsonObject): number {

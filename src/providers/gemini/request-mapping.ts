@@ -1,4 +1,4 @@
-import { invalidBody } from '../../errors/index.js';
+import { invalidBody, unsupportedField } from '../../errors/index.js';
 import type { ChatCall, JsonObject } from '../../model-api/index.js';
 import { reasoningOf, thinkingBudgetOf, topKOf } from '../shared/reasoning.js';
 import { toolArgumentsObject } from '../shared/caller-values.js';
@@ -57,7 +57,7 @@ export function toGenerateContentRequest(call: MappedCall, model = ''): Generate
   const { body } = call;
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidBody('messages must be a non-empty array.', 'messages');
   // The answer's mapping carries no log probabilities: asked for, they would be missing without a word.
-  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
+  if (body.logprobs === true) throw unsupportedField('logprobs: this model does not return log probabilities; leave logprobs out, or pick an OpenAI model.', 'logprobs');
   const { contents, system } = mapMessages(body.messages);
   if (contents.length === 0) throw invalidBody('messages must contain at least one user or assistant message.', 'messages');
   const request: GenerateContentRequest = { contents };

@@ -48,7 +48,7 @@ export class OpenAICompatibleChat implements ChatModelProvider {
   private members(call: ChatCall): JsonObject {
     const files = openAIFileParts(call.body);
     if (call.sourceJson !== undefined && call.extensions === undefined) return files;
-    return { ...files, ...translatedMembers(call, files.messages ?? call.body.messages, this.takesTopK) };
+    return translatedMembers(call, files, this.takesTopK);
   }
 }
 
@@ -58,8 +58,9 @@ export class OpenAICompatibleChat implements ChatModelProvider {
  * takes it, web search as `web_search_options`, and the gateway's reasoning members (ReasoningMembers)
  * taken off earlier assistant turns: an OpenAI model has no use for another vendor's thinking.
  */
-function translatedMembers(call: ChatCall, messages: unknown, takesTopK: boolean): JsonObject {
-  const members: JsonObject = {};
+function translatedMembers(call: ChatCall, files: { messages?: unknown[] }, takesTopK: boolean): JsonObject {
+  const members: JsonObject = files;
+  const messages = files.messages ?? call.body.messages;
   const reasoning = reasoningOf(call);
   if (reasoning !== null && call.body.reasoning_effort === undefined) {
     const effort = chatEffortOf(reasoning);

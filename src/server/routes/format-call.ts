@@ -76,7 +76,8 @@ function translation(context: GatewayContext, call: CheckedCall<'chat'>, decoded
   const searchModels = () => context.catalog.webSearchModels();
   const fitted = fitExtensions(decoded.extensions, abilities, searchModels);
   const hints = call.target.capability.hintsDropped?.(decoded.body, fitted.extensions, call.target.resolved.model.upstreamId) ?? [];
-  return { extensions: fitted.extensions, dropped: [...decoded.dropped, ...fitted.dropped, ...hints] };
+  const dropped = fitted.dropped.length === 0 && hints.length === 0 ? decoded.dropped : [...decoded.dropped, ...fitted.dropped, ...hints];
+  return { extensions: fitted.extensions, dropped };
 }
 
 /**
