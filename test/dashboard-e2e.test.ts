@@ -180,4 +180,35 @@ describe('dashboard in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHR
     assert.deepEqual(answers, { create: 403, createCode: 'insufficient_role', list: 403 });
     await page.context().close();
   });
+
+  test("a translated call's dropped fields are in its log detail, for an admin and a viewer", async () => {
+    // Claude Code's serving hints, sent to a GPT model over the Messages API: left out and named.
+    const key = await gateway.createKey({ scopes: ['model:request'] });
+    const response = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        max_tokens: 64,
+        context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    });
+    assert.equal(response.status, 200, await response.text());
+    assert.equal(response.headers.get('x-modelgate-dropped'), 'system[0].cache_control,context_management');
+    const requestId = response.headers.get('x-request-id')!;
+    await gateway.gateway.context.logs.writer.flush();
+    for (const [account, name] of [[ADMIN, 'log-dropped-fields'], [VIEWER, 'viewer-log-dropped-fields']] as const) {
+      const page = await newPage();
+      await signIn(page, account);
+      await page.goto(`${gateway.url}/dashboard/logs/${requestId}`);
+      await page.getByRole('heading', { name: 'Fields left out' }).waitFor();
+      const listed = await page.getByRole('list', { name: 'Fields left out' }).getByRole('listitem').allTextContents();
+      assert.deepEqual(listed, ['system[0].cache_control', 'context_management'], name);
+      await shoot(page, name);
+      await page.context().close();
+    }
+    assert.deepEqual(problems, []);
+  });
 });

@@ -123,10 +123,28 @@ for (const vendor of VENDORS) {
         await format.assertError(format.stream(model, 'Hi'), 502);
       });
 
-      const { nativeOnly } = descriptor;
+      const { nativeOnly, servingHint } = descriptor;
       if (descriptor.native.includes(vendor.name)) {
         test('a field with no equivalent', { skip: `${vendor.name} speaks this format itself: the request goes there as sent` }, () => undefined);
+        test('native means native: a field the gateway has never heard of reaches the provider as sent, nothing named dropped', async () => {
+          fake.answer({ kind: 'text', pieces: ['Hello.'], finish: 'stop', usage: usageFor(vendor) });
+          const invented = { nested: ['a', 1, { deep: true }] };
+          const response = await format.post({ model, ...servingHint.body, x_field_invented_for_this_test: invented });
+          assert.equal(response.status, 200, await response.clone().text());
+          assert.deepEqual(fake.lastBody().x_field_invented_for_this_test, invented);
+          assert.equal(response.headers.get('x-modelgate-dropped'), null);
+        });
       } else {
+        test(`a field that only tunes the vendor's serving is dropped and named (${servingHint.param}), in x-modelgate-dropped and the log`, async () => {
+          fake.answer({ kind: 'text', pieces: ['Hello.'], finish: 'stop', usage: usageFor(vendor) });
+          const response = await format.post({ model, ...servingHint.body });
+          assert.equal(response.status, 200, await response.clone().text());
+          assert.equal(response.headers.get('x-modelgate-dropped'), servingHint.param);
+          for (const field of servingHint.param.split(',')) assert.equal(fake.lastBody()[field], undefined, `${field} is not sent`);
+          const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+          assert.deepEqual(record.detail.droppedFields, servingHint.param.split(','));
+        });
+
         test(`a field with no equivalent is a 400 naming it (${nativeOnly.param}), and nothing is sent`, async () => {
           fake.answer({ kind: 'text', pieces: ['Hello.'], finish: 'stop', usage: usageFor(vendor) });
           const before = fake.received();

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../src/errors/index.js';
@@ -28,6 +29,10 @@ const RECORDED_CHAT_STREAM: ChunkReceived[] = [
 
 const USAGE: TokenUsage = { promptTokens: 30, completionTokens: 8, totalTokens: 38, cachedPromptTokens: 10 };
 
+function fixture(name: string): MessagesBody {
+  return JSON.parse(readFileSync(new URL(`./fixtures/clients/${name}`, import.meta.url), 'utf8')) as MessagesBody;
+}
+
 function decode(body: Partial<MessagesBody>) {
   return messagesFormat.decodeRequest({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], ...body } as MessagesBody, undefined);
 }
@@ -39,7 +44,8 @@ describe('Messages stream encoder (translated)', () => {
     const frame = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
     assert.equal(
       text,
-      frame('message_start', { type: 'message_start', message: { id: 'chatcmpl-1', type: 'message', role: 'assistant', model: 'gpt-4o-mini', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 } } }) +
+      // No count from the provider or its tokenizer: message_start has the format's estimate of "Hi".
+      frame('message_start', { type: 'message_start', message: { id: 'chatcmpl-1', type: 'message', role: 'assistant', model: 'gpt-4o-mini', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 } } }) +
         frame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
         frame('ping', { type: 'ping' }) +
         frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking' } }) +
@@ -53,6 +59,26 @@ describe('Messages stream encoder (translated)', () => {
     );
     const transcript = encoder.transcript(USAGE, true);
     assert.equal((transcript.choices as { content: string }[])[0]!.content, 'Checking.');
+  });
+
+  test("the provider's early prompt count is message_start's, its reasoning a thinking block with its signature", () => {
+    const encoder = messagesFormat.streamEncoder(decode({ model: 'gemini-2.5-flash' }), { transcriptCharacters: 1000, promptTokens: () => 999 });
+    const early: TokenUsage = { promptTokens: 42, completionTokens: 0, totalTokens: 42, cachedPromptTokens: null };
+    let text = encoder.usage({ type: 'usage-reported', usage: early });
+    for (const delta of [{ role: 'assistant', reasoning_content: 'Hmm' }, { reasoning_content: ', yes.' }, { reasoning_signature: 'gemini:c2ln' }, { content: 'Yes.' }]) text += encoder.encode(chunk(delta));
+    text += encoder.encode(chunk({}, 'stop')) + encoder.end(USAGE);
+    const frames = text.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.split('\n')[1]!.slice('data: '.length)) as JsonObject);
+    assert.equal(((frames[0]!.message as JsonObject).usage as JsonObject).input_tokens, 42);
+    assert.deepEqual(frames[1], { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    assert.deepEqual(
+      frames.filter((frame) => frame.type === 'content_block_delta').map((frame) => frame.delta),
+      [{ type: 'thinking_delta', thinking: 'Hmm' }, { type: 'thinking_delta', thinking: ', yes.' }, { type: 'signature_delta', signature: 'gemini:c2ln' }, { type: 'text_delta', text: 'Yes.' }],
+    );
+  });
+
+  test("without an early count message_start has the provider's local count", () => {
+    const encoder = messagesFormat.streamEncoder(decode({ model: 'gpt-4o-mini' }), { transcriptCharacters: 0, promptTokens: () => 17 });
+    assert.match(encoder.encode(chunk({ content: 'Hi' })), /"usage":\{"input_tokens":17,/);
   });
 
   test('a stream with no content still starts and ends as the SDKs require', async () => {
@@ -141,18 +167,40 @@ describe('Messages request decoder', () => {
     assert.equal(decode({ tool_choice: { type: 'none' } }).body.tool_choice, 'none');
   });
 
-  test('what has no equivalent is listed, and refused naming the first field', () => {
+  test("Claude Code's request: system mid-conversation in its place, thinking and effort as reasoning, web search as its extension, serving hints dropped and named", () => {
+    const decoded = messagesFormat.decodeRequest(fixture('claude-code-messages.json'), undefined);
+    const messages = decoded.body.messages as JsonObject[];
+    assert.deepEqual(
+      messages.map((message) => message.role),
+      ['system', 'user', 'assistant', 'tool', 'system', 'user'],
+    );
+    assert.equal(messages[4]!.content, '<system-reminder>The user changed the output style.</system-reminder>');
+    assert.equal(messages[2]!.reasoning_content, 'Let me read the README.');
+    assert.equal(messages[2]!.reasoning_signature, undefined, 'an empty signature is none');
+    assert.deepEqual(decoded.extensions, {
+      reasoning: { param: 'thinking', effort: 'high', budgetTokens: null, includeThoughts: true },
+      webSearch: { param: 'tools[2]', maxUses: 8, allowedDomains: null, blockedDomains: null },
+    });
+    assert.deepEqual((decoded.body.tools as JsonObject[]).map((tool) => (tool.function as JsonObject).name), ['Read', 'Bash']);
+    assert.equal(decoded.body.user, 'user_2f0c_account_9d2a_session_7b43');
+    assert.deepEqual(decoded.dropped.sort(), ['context_management', 'messages[0].content[1].cache_control', 'system[0].cache_control', 'tools[1].cache_control'].sort());
+    assert.deepEqual(decoded.untranslatable, []);
+  });
+
+  test('thinking with a budget, top_k and output_config.format map; a tool only Anthropic runs is listed and refused naming it', () => {
     const decoded = decode({
       top_k: 5,
-      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
-      messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 's' }] }],
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } } } } },
+      tools: [{ type: 'code_execution_20250825', name: 'code_execution' }],
+      mcp_servers: [{ type: 'url', url: 'https://mcp.example/sse', name: 'x' }],
     });
-    assert.deepEqual(
-      decoded.untranslatable.map((entry) => entry.param),
-      ['messages[0].content[0].type', 'top_k', 'tools[0].type'],
-    );
-    assert.throws(() => refuseUntranslatable(decoded), (error: unknown) => error instanceof GatewayError && error.status === 400 && error.param === 'messages[0].content[0].type');
-    assert.doesNotThrow(() => refuseUntranslatable(decode({ thinking: { type: 'disabled' } })));
+    assert.deepEqual(decoded.extensions, { topK: { param: 'top_k', value: 5 }, reasoning: { param: 'thinking', effort: null, budgetTokens: 2048, includeThoughts: true } });
+    assert.deepEqual(decoded.body.response_format, { type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object', properties: { a: { type: 'string' } } } } });
+    assert.deepEqual(decoded.untranslatable.map((entry) => entry.param), ['mcp_servers', 'tools[0].type']);
+    assert.throws(() => refuseUntranslatable(decoded), (error: unknown) => error instanceof GatewayError && error.code === 'unsupported_field' && error.status === 400 && error.param === 'mcp_servers');
+    assert.equal(decode({ thinking: { type: 'disabled' } }).extensions, undefined);
+    assert.throws(() => decode({ output_config: { effort: 'extreme' } }), (error: unknown) => error instanceof GatewayError && error.param === 'output_config.effort');
   });
 });
 

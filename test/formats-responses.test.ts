@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
@@ -12,6 +13,7 @@ import {
   ResponsesStreamEncoder,
 } from '../src/formats/responses/index.js';
 import type { StreamEncoder } from '../src/formats/index.js';
+import type { ToolNames } from '../src/formats/responses/request-decoder.js';
 import type { ChatStreamEvent, JsonObject, ResponseEventReceived, StreamEvent, TokenUsage } from '../src/model-api/index.js';
 import { GatewayError } from '../src/errors/index.js';
 
@@ -92,9 +94,9 @@ async function relay<D extends { type: string }>(encoder: StreamEncoder<D>, even
   return framesOf(text);
 }
 
-function translatedEncoder(body: JsonObject = {}, kept: JsonObject[] = []): ResponsesStreamEncoder {
+function translatedEncoder(body: JsonObject = {}, kept: JsonObject[] = [], tools: ToolNames = new Map()): ResponsesStreamEncoder {
   const skeleton = responseSkeleton(body, { id: 'resp_test', createdAt: 1_770_933_892, model: 'gpt-4.1-nano' });
-  return new ResponsesStreamEncoder({ skeleton, transcriptCharacters: 10_000, keep: async (response) => void kept.push(response) });
+  return new ResponsesStreamEncoder({ skeleton, transcriptCharacters: 10_000, keep: async (response) => void kept.push(response), tools });
 }
 
 async function encodeStream(events: ChatStreamEvent[], body: JsonObject = {}): Promise<{ frames: Frame[]; kept: JsonObject[] }> {
@@ -198,16 +200,42 @@ describe('Responses request decoder', () => {
     assert.deepEqual({ ...items[1], id: 'msg' }, { id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] });
   });
 
-  test('a field or tool with no equivalent is a 400 naming it; hints are dropped and named', () => {
-    const refused = (body: JsonObject, param: string) =>
-      assert.throws(() => decode({ input: 'hi', ...body }), (error: unknown) => error instanceof GatewayError && error.code === 'invalid_body' && error.param === param);
-    refused({ tools: [{ type: 'web_search' }] }, 'tools[0].type');
+  test('a tool only OpenAI runs, or a field held in an OpenAI account, is a 400 naming it; serving hints are dropped and named', () => {
+    const refused = (body: JsonObject, param: string, code = 'unsupported_field') =>
+      assert.throws(() => decode({ input: 'hi', ...body }), (error: unknown) => error instanceof GatewayError && error.code === code && error.param === param, param);
+    refused({ tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, 'tools[0].type');
+    refused({ tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[0].type');
+    refused({ tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://mcp.example' }] }, 'tools[0].type');
+    refused({ tools: [{ type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'browser' }] }, 'tools[0].type');
     refused({ prompt: { id: 'pmpt_1' } }, 'prompt');
     refused({ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type');
-    refused({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 'input[0].content[0].image_url');
-    refused({ tool_choice: { type: 'web_search_preview' } }, 'tool_choice');
-    const decoded = decode({ input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }], reasoning: { effort: 'low' }, truncation: 'auto' });
-    assert.deepEqual(decoded.dropped, ['reasoning', 'truncation', 'reasoning items']);
+    refused({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 'input[0].content[0].image_url', 'invalid_body');
+    refused({ tool_choice: { type: 'web_search_preview' } }, 'tool_choice', 'invalid_body');
+    const decoded = decode({ input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }], reasoning: { effort: 'low' }, truncation: 'auto', client_metadata: { a: 'b' } });
+    assert.deepEqual(decoded.dropped, ['truncation', 'client_metadata']);
+    assert.deepEqual(decoded.extensions, { reasoning: { param: 'reasoning', effort: 'low', budgetTokens: null, includeThoughts: false } });
+  });
+
+  test("Codex's request: namespace tools flattened, custom tools as one-argument functions, web search as its extension, reasoning kept for its provider, hints dropped", () => {
+    const body = JSON.parse(readFileSync(new URL('./fixtures/clients/codex-responses.json', import.meta.url), 'utf8')) as JsonObject;
+    const decoded = decode(body);
+    const { messages, tools } = decoded.chat as { messages: JsonObject[]; tools: JsonObject[] };
+    assert.deepEqual(tools.map((tool) => (tool.function as JsonObject).name), ['shell', 'update_plan', 'apply_patch', 'view_image', 'mcp__files__read_file']);
+    const patch = tools[2]!.function as JsonObject;
+    assert.deepEqual(patch.parameters, { type: 'object', properties: { input: { type: 'string', description: 'The freeform input of the tool.' } }, required: ['input'] });
+    assert.match(String(patch.description), /lark grammar:\nstart: begin_patch/);
+    assert.deepEqual(decoded.tools.get('mcp__files__read_file'), { name: 'read_file', namespace: 'mcp__files' });
+    assert.deepEqual(decoded.tools.get('apply_patch'), { name: 'apply_patch', custom: true });
+    assert.deepEqual(messages.map((message) => message.role), ['system', 'developer', 'user', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool']);
+    assert.equal(messages[4]!.reasoning_content, '**Listing files first**');
+    assert.equal(messages[4]!.reasoning_signature, 'anthropic:EqQBCkgIARABGAIiQL2');
+    assert.deepEqual((messages[6]!.tool_calls as JsonObject[])[0], { id: 'call_patch1', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch\\n*** End Patch"}' } });
+    assert.equal(((messages[8]!.tool_calls as JsonObject[])[0]!.function as JsonObject).name, 'mcp__files__read_file');
+    assert.deepEqual(decoded.extensions, {
+      webSearch: { param: 'tools[5]', maxUses: null, allowedDomains: null, blockedDomains: null },
+      reasoning: { param: 'reasoning', effort: 'medium', budgetTokens: null, includeThoughts: true },
+    });
+    assert.deepEqual(decoded.dropped.sort(), ['client_metadata', 'include', 'prompt_cache_key', 'text.verbosity', 'tools[5].external_web_access'].sort());
   });
 
   test('an image by file id is refused for every provider, named where it stands', () => {
@@ -247,6 +275,7 @@ describe('Responses response encoder', () => {
         usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, completion_tokens_details: { reasoning_tokens: 2 } },
       },
       { promptTokens: 10, completionTokens: 3, totalTokens: 13, cachedPromptTokens: 4 },
+      new Map(),
     );
     assert.equal(response.status, 'completed');
     assert.equal(response.model, 'claude-sonnet-4-5');
@@ -266,7 +295,7 @@ describe('Responses response encoder', () => {
   });
 
   test('an answer cut by the length limit is incomplete with reason max_output_tokens', () => {
-    const response = encodeResponse(skeleton, { choices: [{ index: 0, message: { role: 'assistant', content: 'Par' }, finish_reason: 'length' }] }, null);
+    const response = encodeResponse(skeleton, { choices: [{ index: 0, message: { role: 'assistant', content: 'Par' }, finish_reason: 'length' }] }, null, new Map());
     assert.equal(response.status, 'incomplete');
     assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
   });
@@ -350,6 +379,34 @@ describe('Responses stream encoder', () => {
     assert.equal(final.status, 'failed');
     assert.equal(final.output_text, 'Hal');
     assert.deepEqual(final.error, { code: 'server_error', message: 'The model provider failed during the stream. Try again later.' });
+  });
+
+  test("reasoning, a namespace's function and a custom tool stream as the SDK helper assembles them; an early prompt count is in response.created", async () => {
+    const tools: ToolNames = new Map([
+      ['mcp__files__read_file', { name: 'read_file', namespace: 'mcp__files' }],
+      ['apply_patch', { name: 'apply_patch', custom: true }],
+    ]);
+    const usage = { promptTokens: 30, completionTokens: 0, totalTokens: 30, cachedPromptTokens: null };
+    const events: ChatStreamEvent[] = [
+      { type: 'usage-reported', usage },
+      chunk({ role: 'assistant', reasoning_content: '**Reading' }),
+      chunk({ reasoning_content: ' first**' }),
+      chunk({ reasoning_signature: 'anthropic:EqQB' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_r', type: 'function', function: { name: 'mcp__files__read_file', arguments: '{"path":"a"}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ' Patch"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ];
+    const kept: JsonObject[] = [];
+    const frames = await relay(translatedEncoder({}, kept, tools), events);
+    assert.deepEqual((frames[0]!.data as { response: { usage: { input_tokens: number } } }).response.usage.input_tokens, 30);
+    assert.ok(frames.some((frame) => frame.event === 'response.reasoning_summary_text.delta'));
+    const final = accumulate(frames);
+    assert.deepEqual(final.output.map((item) => item.type), ['reasoning', 'function_call', 'custom_tool_call']);
+    assert.deepEqual({ ...final.output[0], id: 'rs' }, { id: 'rs', type: 'reasoning', summary: [{ type: 'summary_text', text: '**Reading first**' }], encrypted_content: 'anthropic:EqQB' });
+    assert.deepEqual({ ...final.output[1], id: 'fc' }, { id: 'fc', type: 'function_call', status: 'completed', arguments: '{"path":"a"}', call_id: 'call_r', name: 'read_file', namespace: 'mcp__files' });
+    assert.deepEqual({ ...final.output[2], id: 'ctc' }, { id: 'ctc', type: 'custom_tool_call', status: 'completed', call_id: 'call_p', input: '*** Begin Patch', name: 'apply_patch' });
+    assert.deepEqual(kept[0]!.output, final.output, 'the stored response is what the caller assembled');
   });
 
   test('a length stop ends with response.incomplete', async () => {

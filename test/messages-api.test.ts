@@ -205,13 +205,33 @@ describe('Messages API', () => {
       assert.ok(!logged.includes(png.slice(0, 200)), 'the image bytes are not in the log');
     });
 
-    test('a field with no equivalent is a 400 naming it, and nothing reaches the provider', async () => {
+    test('a tool only Anthropic runs is a 400 naming it, and nothing reaches the provider', async () => {
       const before = openaiFake.server.requests.length;
       await assert.rejects(
-        client.messages.create({ model: 'gpt-4o-mini', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Hi' }] }),
-        (error: unknown) => error instanceof Anthropic.BadRequestError && /thinking/.test(error.message),
+        client.messages.create({ model: 'gpt-4o-mini', max_tokens: 2048, tools: [{ type: 'code_execution_20250825', name: 'code_execution' }], messages: [{ role: 'user', content: 'Hi' }] }),
+        (error: unknown) => error instanceof Anthropic.BadRequestError && /tools\[0\]\.type: a server tool \(code_execution_20250825\)/.test(error.message),
       );
       assert.equal(openaiFake.server.requests.length, before);
+    });
+
+    test('thinking maps to reasoning_effort for a reasoning model, and is dropped and named for one that does not reason', async () => {
+      const thinking = { type: 'enabled' as const, budget_tokens: 10_000 };
+      const history: Anthropic.MessageParam[] = [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'A greeting.', signature: 'gemini:c2ln' }, { type: 'text', text: 'Hello.' }] },
+        { role: 'user', content: 'And?' },
+      ];
+      await client.messages.create({ model: 'gpt-5', max_tokens: 12_000, thinking, messages: history });
+      const sent = openaiFake.server.requests.at(-1)!.json;
+      assert.equal(sent.reasoning_effort, 'medium');
+      // The gateway's own members never reach OpenAI: neither the extensions nor another vendor's reasoning.
+      assert.deepEqual(sent.messages[1], { role: 'assistant', content: 'Hello.' });
+      assert.deepEqual(Object.keys(sent).sort(), ['max_completion_tokens', 'messages', 'model', 'reasoning_effort']);
+      const response = await client.messages.create({ model: 'gpt-4o-mini', max_tokens: 12_000, thinking, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+      assert.equal(openaiFake.server.requests.at(-1)!.json.reasoning_effort, undefined);
+      assert.equal(response.response.headers.get('x-modelgate-dropped'), 'thinking');
+      const record = await loggedRecord(gateway, response.response.headers.get('x-request-id')!);
+      assert.deepEqual(record.detail.droppedFields, ['thinking']);
     });
 
     test('a failure mid-stream is an error event the SDK raises', async () => {

@@ -3,20 +3,22 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { upstreamError as anthropicFailure } from '../src/providers/anthropic/errors.js';
-import { toAnthropicRequest } from '../src/providers/anthropic/request-mapping.js';
+import { hintsDroppedOf, toAnthropicRequest } from '../src/providers/anthropic/request-mapping.js';
 import { toChatCompletion as anthropicCompletion } from '../src/providers/anthropic/response-mapping.js';
 import { AnthropicChatFrames } from '../src/providers/anthropic/stream-mapping.js';
 import { parseResponse } from '../src/providers/anthropic/wire.js';
 import { toEmbeddingResult } from '../src/providers/gemini/embeddings.js';
 import { failureOfErrorBody as geminiFailure } from '../src/providers/gemini/errors.js';
 import { toImageResult } from '../src/providers/gemini/images.js';
-import { toGenerateContentRequest } from '../src/providers/gemini/request-mapping.js';
+import { searchDropped, toGenerateContentRequest } from '../src/providers/gemini/request-mapping.js';
 import { toChatCompletion as geminiCompletion } from '../src/providers/gemini/response-mapping.js';
 import { GeminiStreamMapper } from '../src/providers/gemini/stream-mapping.js';
 import { checkBatchEmbedContentsResponse, checkGenerateContentResponse, checkPredictResponse } from '../src/providers/gemini/wire.js';
 import { ChatCompletionChunks } from '../src/providers/openai/chat.js';
 import { openAIFailure } from '../src/providers/openai/client.js';
 import { openAIFileParts } from '../src/providers/openai/file-parts.js';
+import { countPromptTokens } from '../src/providers/openai/prompt-tokens.js';
+import { encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
 import { usageFromWire } from '../src/providers/openai/wire.js';
 import type { ChatFrames } from '../src/providers/shared/sse-stream.js';
 import type { ChatStreamEvent, JsonObject } from '../src/model-api/index.js';
@@ -70,12 +72,12 @@ function callerBody(name = 'openai/chat-request-tools.json'): JsonObject {
 
 describe('anthropic mappings', () => {
   test('request: system, an inline image, a tool round trip, tools, stop and max_completion_tokens as the Messages API takes them', () => {
-    assert.deepEqual(toAnthropicRequest('claude-sonnet-4-5', callerBody(), false).request, json('anthropic/messages-request.json'));
-    assert.equal(toAnthropicRequest('claude-sonnet-4-5', callerBody(), true).request.stream, true);
+    assert.deepEqual(toAnthropicRequest('claude-sonnet-4-5', { body: callerBody() }, false, 'anthropic').request, json('anthropic/messages-request.json'));
+    assert.equal(toAnthropicRequest('claude-sonnet-4-5', { body: callerBody() }, true, 'anthropic').request.stream, true);
   });
 
   test('request: response_format json_schema becomes one forced tool whose input schema is the schema', () => {
-    const plan = toAnthropicRequest('claude-sonnet-4-5', callerBody('openai/chat-request-json-schema.json'), false);
+    const plan = toAnthropicRequest('claude-sonnet-4-5', { body: callerBody('openai/chat-request-json-schema.json') }, false, 'anthropic');
     assert.deepEqual(plan.request, json('anthropic/messages-request-json-schema.json'));
     assert.equal(plan.structuredOutputTool, 'weather_report');
   });
@@ -83,7 +85,7 @@ describe('anthropic mappings', () => {
   test('response: text and tool_use become content and tool_calls; cache reads and writes count as prompt tokens', () => {
     const message = parseResponse(json('anthropic/message-tool-use.json'));
     assert.ok(message !== null, 'the recorded message fits the Messages API schema');
-    const { completion, usage } = anthropicCompletion(message, null, 1_700_000_000);
+    const { completion, usage } = anthropicCompletion(message, null, 1_700_000_000, 'anthropic');
     const choice = (completion.choices as JsonObject[])[0] as { message: JsonObject; finish_reason: string };
     assert.equal(completion.id, 'msg_01Aq9w938a90dw8q');
     assert.equal(completion.created, 1_700_000_000);
@@ -132,11 +134,11 @@ describe('anthropic mappings', () => {
 
 describe('gemini mappings', () => {
   test('request: systemInstruction, inlineData, functionCall and functionResponse turns, declarations and tool config', () => {
-    assert.deepEqual(toGenerateContentRequest(callerBody()), json('gemini/generate-content-request.json'));
+    assert.deepEqual(toGenerateContentRequest({ body: callerBody() }), json('gemini/generate-content-request.json'));
   });
 
   test('request: response_format json_schema becomes responseSchema in OpenAPI types, keywords Gemini refuses left out', () => {
-    assert.deepEqual(toGenerateContentRequest(callerBody('openai/chat-request-json-schema.json')), json('gemini/generate-content-request-json-schema.json'));
+    assert.deepEqual(toGenerateContentRequest({ body: callerBody('openai/chat-request-json-schema.json') }), json('gemini/generate-content-request-json-schema.json'));
   });
 
   test('response: text and a functionCall become content and tool_calls; thinking tokens count as completion tokens', () => {
@@ -240,5 +242,69 @@ describe('openai mappings', () => {
     const error = openAIFailure('openai', 400, {}, text('openai/error-invalid-param.json'));
     assert.deepEqual([error.code, error.status, error.param], ['invalid_body', 400, 'temperature']);
     assert.match(error.message, /Invalid value for 'temperature'/);
+  });
+});
+
+describe('extensions of a translated call (ADR 0021)', () => {
+  const messages = [
+    { role: 'user', content: 'Weather?' },
+    { role: 'assistant', content: null, reasoning_content: 'Look it up.', reasoning_signature: 'anthropic:EqQB', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+  ];
+  const tools = [{ type: 'function', function: { name: 'w', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const reasoning = { param: 'thinking', effort: null, budgetTokens: 4096, includeThoughts: true } as const;
+
+  test('anthropic: reasoning as thinking with its budget, web search as its server tool, its own thinking sent back first', () => {
+    const call = { body: { messages, tools, max_completion_tokens: 8192, temperature: 0.2 }, extensions: { reasoning, webSearch: { param: 'tools[1]', maxUses: 3, allowedDomains: null, blockedDomains: ['x.example'] } } };
+    const { request } = toAnthropicRequest('claude-sonnet-4-5', call, false, 'anthropic');
+    assert.deepEqual(request.thinking, { type: 'enabled', budget_tokens: 4096 });
+    assert.equal(request.temperature, undefined, 'Anthropic refuses a temperature while Claude thinks');
+    assert.deepEqual(hintsDroppedOf(call), ['temperature']);
+    assert.deepEqual(request.tools?.at(-1), { type: 'web_search_20250305', name: 'web_search', max_uses: 3, blocked_domains: ['x.example'] });
+    assert.deepEqual(request.messages[1]!.content[0], { type: 'thinking', thinking: 'Look it up.', signature: 'EqQB' });
+    // Another provider's signature is never sent: the turn goes without its reasoning.
+    const foreign = toAnthropicRequest('claude-sonnet-4-5', { body: { messages: [messages[0], { ...messages[1], reasoning_signature: 'gemini:c2ln' }, messages[2]] } }, false, 'anthropic');
+    assert.equal(foreign.request.messages[1]!.content[0]!.type, 'tool_use');
+  });
+
+  test('anthropic: no room under max_tokens, or a forced tool, leaves the reasoning out and names it', () => {
+    assert.deepEqual(hintsDroppedOf({ body: { messages, max_completion_tokens: 512 }, extensions: { reasoning } }), ['thinking']);
+    assert.deepEqual(hintsDroppedOf({ body: { messages, tool_choice: 'required' }, extensions: { reasoning } }), ['thinking']);
+    assert.equal(toAnthropicRequest('claude-sonnet-4-5', { body: { messages, max_completion_tokens: 512 }, extensions: { reasoning } }, false, 'anthropic').request.thinking, undefined);
+  });
+
+  test("gemini: a budget for 2.5 models, a level for 3, topK, and Google Search only where it can sit beside the caller's functions", () => {
+    const search = { param: 'tools[1]', maxUses: null, allowedDomains: null, blockedDomains: null };
+    const call = { body: { messages, tools }, extensions: { reasoning, topK: { param: 'top_k', value: 40 }, webSearch: search } };
+    const flash = toGenerateContentRequest(call, 'gemini-2.5-flash');
+    assert.deepEqual(flash.generationConfig?.thinkingConfig, { thinkingBudget: 4096, includeThoughts: true });
+    assert.equal(flash.generationConfig?.topK, 40);
+    assert.deepEqual(flash.tools?.map((tool) => Object.keys(tool)[0]), ['functionDeclarations']);
+    assert.equal(searchDropped(call, 'gemini-2.5-flash'), 'tools[1]');
+    const three = toGenerateContentRequest(call, 'gemini-3-pro-preview');
+    assert.deepEqual(three.generationConfig?.thinkingConfig, { thinkingLevel: 'low', includeThoughts: true });
+    assert.deepEqual(three.tools?.map((tool) => Object.keys(tool)[0]), ['functionDeclarations', 'googleSearch']);
+    const alone = toGenerateContentRequest({ body: { messages: [messages[0]] }, extensions: { webSearch: search } }, 'gemini-2.5-flash');
+    assert.deepEqual(alone.tools, [{ googleSearch: {} }]);
+    assert.deepEqual(toGenerateContentRequest({ body: { messages: [messages[0]], reasoning_effort: 'high' } }, 'gemini-2.5-pro').generationConfig?.thinkingConfig, { thinkingBudget: 24_576 });
+  });
+});
+
+describe("OpenAI's prompt count, made locally", () => {
+  test("messages and their framing count as gpt-tokenizer's encodeChat counts them for GPT-4o; other models are not counted", async () => {
+    const messages = [
+      { role: 'system', content: 'You are brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'Say <|endoftext|> twice, then stop.' }] },
+      { role: 'assistant', content: 'Done.' },
+    ];
+    let counted = countPromptTokens({ messages }, 'gpt-4o-mini');
+    for (let waited = 0; counted === null && waited < 100; waited += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      counted = countPromptTokens({ messages }, 'gpt-4o-mini');
+    }
+    const chat = messages.map((message) => ({ role: message.role as 'system' | 'user' | 'assistant', content: typeof message.content === 'string' ? message.content : message.content[0]!.text }));
+    assert.equal(counted, encodeChat(chat, 'gpt-4o', { disallowedSpecial: new Set() }).length);
+    assert.equal(countPromptTokens({ messages }, 'gpt-4o-mini'), counted, 'counted again from the cache');
+    assert.equal(countPromptTokens({ messages }, 'llama3.2:3b'), null);
   });
 });

@@ -169,8 +169,8 @@ describe('anthropic adapter', () => {
 
     test('n > 1 and logprobs are refused before any upstream call', async () => {
       const before = fake.requests.length;
-      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), n: 2 })), isGatewayError('invalid_body', 400));
-      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), logprobs: true })), isGatewayError('invalid_body', 400));
+      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), n: 2 })), isGatewayError('unsupported_field', 400));
+      await assert.rejects(chat.complete(callOf({ ...userSays('Hi'), logprobs: true })), isGatewayError('unsupported_field', 400));
       assert.equal(fake.requests.length, before);
     });
   });
@@ -481,9 +481,12 @@ describe('anthropic adapter', () => {
       assert.ok(chunks.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined));
       assert.equal(contentOf(events), 'Hello there, friend.');
       assert.equal(chunks.at(-1).choices[0].finish_reason, 'stop');
-      const usages = events.filter((event) => event.type === 'usage-reported');
-      assert.equal(usages.length, 1);
-      const [reported] = usages as Extract<ChatStreamEvent, { type: 'usage-reported' }>[];
+      // The prompt's count as message_start gave it, before the first chunk; then the whole usage once message_delta came.
+      const usages = events.filter((event) => event.type === 'usage-reported') as Extract<ChatStreamEvent, { type: 'usage-reported' }>[];
+      assert.equal(usages.length, 2);
+      assert.equal(events[0]!.type, 'usage-reported');
+      assert.equal(usages[0]!.usage.promptTokens, 50);
+      const reported = usages[1];
       assert.deepEqual(reported!.usage, { promptTokens: 50, completionTokens: 6, totalTokens: 56, cachedPromptTokens: 30, cacheWritePromptTokens: 0, cacheWrite1hPromptTokens: null });
       assert.deepEqual(reported!.chunk, {
         id: 'msg_01S',
@@ -571,7 +574,7 @@ describe('anthropic adapter', () => {
       fake.reply({ stream: frames.slice(0, -1) });
       const cleanlyClosed = await eventsOf(await chat.stream(callOf(userSays('Hi'))));
       assert.equal(cleanlyClosed.at(-1)?.type, 'stream-failed', 'a body that ends without message_stop is truncated too');
-      assert.equal(cleanlyClosed.filter((event) => event.type === 'usage-reported').length, 1, 'usage still reported once');
+      assert.equal(cleanlyClosed.filter((event) => event.type === 'usage-reported').length, 2, 'usage reported at the start and with message_delta');
     });
 
     test('a malformed frame ends the stream with stream-failed', async () => {

@@ -324,7 +324,7 @@ describe('Gemini adapter', () => {
   });
 
   describe('chat response mapping', () => {
-    test('text, finish reason STOP → stop, usage with cached and thinking tokens', async () => {
+    test('text, finish reason STOP → stop, a thought summary as reasoning_content, usage with cached and thinking tokens', async () => {
       fake.reply('generateContent', {
         response: candidateResponse([{ text: 'Thinking…', thought: true }, { text: 'Hello ' }, { text: 'there.' }], {
           usage: { promptTokens: 20, completionTokens: 5, cachedTokens: 16, thoughtsTokens: 30 },
@@ -336,7 +336,7 @@ describe('Gemini adapter', () => {
       assert.equal(completion.object, 'chat.completion');
       assert.equal(completion.model, MODEL);
       assert.deepEqual(completion.choices, [
-        { index: 0, message: { role: 'assistant', content: 'Hello there.', refusal: null }, finish_reason: 'stop', logprobs: null },
+        { index: 0, message: { role: 'assistant', content: 'Hello there.', refusal: null, reasoning_content: 'Thinking…' }, finish_reason: 'stop', logprobs: null },
       ]);
       assert.deepEqual(usage, { promptTokens: 20, completionTokens: 35, totalTokens: 55, cachedPromptTokens: 16 });
       assert.deepEqual(completion.usage, {
@@ -497,7 +497,7 @@ describe('Gemini adapter', () => {
       try {
         fake.reply('streamGenerateContent', { frames: textFrames(['Hi'], USAGE) });
         const before = fake.requests.length;
-        for (let round = 0; round < 3; round += 1) assert.equal((await collect(pooled, ask('Hi'))).at(-1)?.type, 'usage-reported');
+        for (let round = 0; round < 3; round += 1) assert.equal((await collect(pooled, ask('Hi'))).at(-1)?.type, 'chunk-received');
         const ports = fake.requests.slice(before).map((request) => request.remotePort);
         assert.equal(ports.length, 3);
         assert.equal(new Set(ports).size, 1, `connections used: ${ports.join(', ')}`);

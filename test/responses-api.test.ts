@@ -200,18 +200,26 @@ describe('Responses API through the gateway (openai SDK)', () => {
       assert.equal(record.usage.prompt_tokens, 15, 'the usage known so far is counted');
     });
 
-    test('hints only OpenAI acts on are left out for other providers and named in the log', async () => {
-      await sdk.client.responses.create({ model: CLAUDE, input: 'Hi', reasoning: { effort: 'low' }, truncation: 'auto' });
+    test('reasoning maps to thinking; hints only OpenAI acts on are left out and named in the log and x-modelgate-dropped', async () => {
+      const { response } = await sdk.client.responses.create({ model: CLAUDE, input: 'Hi', reasoning: { effort: 'low' }, truncation: 'auto', prompt_cache_key: 'k1' }).withResponse();
       assert.equal(anthropic.lastBody().reasoning, undefined);
+      assert.deepEqual(anthropic.lastBody().thinking, { type: 'enabled', budget_tokens: 2048 });
+      assert.equal(response.headers.get('x-modelgate-dropped'), 'truncation,prompt_cache_key');
       const record = await loggedRecord(gateway, sdk.lastRequestId());
-      assert.deepEqual(record.detail.droppedFields, ['reasoning', 'truncation']);
+      assert.deepEqual(record.detail.droppedFields, ['truncation', 'prompt_cache_key']);
     });
 
-    test('a built-in tool has no equivalent here: a 400 naming it, nothing sent', async () => {
+    test('built-in web search is served by the vendor\'s own search tool', async () => {
+      await sdk.client.responses.create({ model: CLAUDE, input: 'News?', tools: [{ type: 'web_search' }] });
+      assert.deepEqual(anthropic.lastBody().tools, [{ type: 'web_search_20250305', name: 'web_search' }]);
+    });
+
+    test('a built-in tool only OpenAI runs is a 400 naming it, nothing sent', async () => {
       const before = anthropic.requests.length;
-      await assert.rejects(sdk.client.responses.create({ model: CLAUDE, input: 'News?', tools: [{ type: 'web_search' }] }), (error: unknown) => {
+      await assert.rejects(sdk.client.responses.create({ model: CLAUDE, input: 'Run it', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }), (error: unknown) => {
         assert.ok(error instanceof OpenAI.BadRequestError);
-        assert.equal((error.error as { param?: string }).param, 'tools[0].type');
+        assert.equal((error.error as { param?: string; code?: string }).param, 'tools[0].type');
+        assert.equal((error.error as { code?: string }).code, 'unsupported_field');
         return true;
       });
       assert.equal(anthropic.requests.length, before);

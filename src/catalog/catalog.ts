@@ -1,7 +1,7 @@
 import { ConfigError, type GatewayConfig, type ModelOverride } from '../config/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
 import { DEFAULT_PROVIDER, shippedModels, type ShippedModel } from '../providers/index.js';
-import { ENDPOINT_BY_MODE, toPublicEntry, type ModelSpec } from './model-spec.js';
+import { ENDPOINT_BY_MODE, featuresOf, toPublicEntry, type ModelSpec } from './model-spec.js';
 import type { CatalogModel, ModelMode, PublicModelEntry, ResolvedModel } from './types.js';
 import { closestIds } from '../config/index.js';
 
@@ -80,6 +80,8 @@ function applyOverride(base: ModelSpec | undefined, override: ModelOverride, def
     contextWindow: override.context_window !== undefined ? override.context_window : spec.contextWindow,
     maxOutputTokens: override.max_output_tokens !== undefined ? override.max_output_tokens : spec.maxOutputTokens,
     tools: override.tools ?? spec.tools,
+    reasoning: override.reasoning ?? spec.reasoning === true,
+    webSearch: override.web_search ?? spec.webSearch === true,
     ...(override.default_voice !== undefined ? { defaultVoice: override.default_voice } : {}),
     pricing: override.pricing !== undefined ? override.pricing : spec.pricing,
   };
@@ -173,7 +175,7 @@ export class Catalog {
     for (const { provider, owner, model } of waiting) applyShipped(provider, owner, model, true);
 
     for (const spec of specs.values()) {
-      this.models.set(spec.id, { entry: toPublicEntry(spec, this.listedAt), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id });
+      this.models.set(spec.id, { entry: toPublicEntry(spec, this.listedAt), provider: spec.provider, upstreamId: spec.upstreamId ?? spec.id, features: featuresOf(spec) });
     }
     // A shipped alias whose model the operator disabled goes with it, and so does one whose
     // name the operator gave a model; the operator's own must resolve. An id means one thing:
@@ -228,6 +230,11 @@ export class Catalog {
   /** available_models of `GET /v1/models`: service aliases first, then every model. */
   list(): readonly PublicModelEntry[] {
     return this.publicList;
+  }
+
+  /** The listed chat models whose vendor runs a web search tool for them (ModelFeatures.webSearch). */
+  webSearchModels(): string[] {
+    return this.publicList.filter((entry) => entry.mode === 'chat' && this.models.get(entry.id)?.features.webSearch === true).map((entry) => entry.id);
   }
 
   /** The `aliases` map of `GET /v1/models`: legacy short name → full model id. */
@@ -352,7 +359,7 @@ export class Catalog {
       tools: mode === 'chat',
       pricing: null,
     };
-    return { entry: toPublicEntry(spec, this.listedAt), provider, upstreamId: id };
+    return { entry: toPublicEntry(spec, this.listedAt), provider, upstreamId: id, features: featuresOf(spec) };
   }
 
   private notFound(requested: string, options: ResolveOptions, why?: string): GatewayError {

@@ -81,6 +81,8 @@ interface ChatFields {
   contextWindow: number;
   maxOutputTokens: number;
   pricing: ModelPricing;
+  reasoning?: boolean;
+  webSearch?: boolean;
 }
 
 function chat(vendor: VendorOwner, id: string, fields: ChatFields): ModelSpec {
@@ -97,6 +99,8 @@ function chat(vendor: VendorOwner, id: string, fields: ChatFields): ModelSpec {
     contextWindow: fields.contextWindow,
     maxOutputTokens: fields.maxOutputTokens,
     tools: true,
+    ...(fields.reasoning === true ? { reasoning: true } : {}),
+    ...(fields.webSearch === true ? { webSearch: true } : {}),
     pricing: fields.pricing,
   };
 }
@@ -164,31 +168,37 @@ const OPENAI_MODELS: ModelSpec[] = [
   chat('openai', 'gpt-5', {
     description: 'GPT-5: reasoning model for coding and agentic tasks.',
     intelligence: 'Higher', speed: 'Medium', inputs: OPENAI_VISION, contextWindow: 400_000, maxOutputTokens: 128_000,
+    reasoning: true,
     pricing: perToken(1.25, 10, 0.125, { note: 'Reasoning tokens are billed as output tokens.' }),
   }),
   chat('openai', 'gpt-5-mini', {
     description: 'GPT-5 mini: faster, cheaper GPT-5 for well-defined tasks.',
     intelligence: 'High', speed: 'Fast', inputs: OPENAI_VISION, contextWindow: 400_000, maxOutputTokens: 128_000,
+    reasoning: true,
     pricing: perToken(0.25, 2, 0.025, { note: 'Reasoning tokens are billed as output tokens.' }),
   }),
   chat('openai', 'gpt-5-nano', {
     description: 'GPT-5 nano: the fastest, cheapest GPT-5 for summarisation and classification.',
     intelligence: 'Average', speed: 'Very Fast', inputs: OPENAI_VISION, contextWindow: 400_000, maxOutputTokens: 128_000,
+    reasoning: true,
     pricing: perToken(0.05, 0.4, 0.005, { note: 'Reasoning tokens are billed as output tokens.' }),
   }),
   chat('openai', 'o3', {
     description: 'o3: reasoning model for math, science, coding and visual reasoning.',
     intelligence: 'Higher', speed: 'Medium', inputs: OPENAI_VISION, contextWindow: 200_000, maxOutputTokens: 100_000,
+    reasoning: true,
     pricing: perToken(2, 8, 0.5, { note: 'Reasoning tokens are billed as output tokens.' }),
   }),
   chat('openai', 'o3-mini', {
     description: 'o3-mini: small text-only reasoning model for STEM tasks.',
     intelligence: 'Higher', speed: 'Medium', inputs: ['text'], contextWindow: 200_000, maxOutputTokens: 100_000,
+    reasoning: true,
     pricing: perToken(1.1, 4.4, 0.55, { note: 'Reasoning tokens are billed as output tokens.' }),
   }),
   chat('openai', 'o4-mini', {
     description: 'o4-mini: fast, affordable reasoning model with image input.',
     intelligence: 'Higher', speed: 'Fast', inputs: OPENAI_VISION, contextWindow: 200_000, maxOutputTokens: 100_000,
+    reasoning: true,
     pricing: perToken(1.1, 4.4, 0.275, { note: 'Reasoning tokens are billed as output tokens.' }),
   }),
   nonChat('openai', 'text-embedding-3-small', 'embedding', {
@@ -241,31 +251,37 @@ const GOOGLE_MODELS: ModelSpec[] = [
   chat('google', 'gemini-2.5-pro', {
     description: 'Gemini 2.5 Pro: thinking model for complex reasoning and coding, 1M-token multimodal context.',
     intelligence: 'Higher', speed: 'Medium', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 65_536,
+    reasoning: true, webSearch: true,
     pricing: perTokenByPromptSize({ input: 1.25, output: 10, cachedInput: 0.125 }, 200_000, { input: 2.5, output: 15, cachedInput: 0.25 }, { note: GEMINI_CACHE_NOTE }),
   }),
   chat('google', 'gemini-2.5-flash', {
     description: 'Gemini 2.5 Flash: fast thinking model with the best price-performance, 1M-token context.',
     intelligence: 'High', speed: 'Very Fast', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 65_536,
+    reasoning: true, webSearch: true,
     pricing: perToken(0.3, 2.5, 0.03, { note: 'Input price for text, image and video; audio input costs $1.00 per 1M tokens.' }),
   }),
   chat('google', 'gemini-2.5-flash-lite', {
     description: 'Gemini 2.5 Flash-Lite: the fastest, most cost-efficient Gemini 2.5 model.',
     intelligence: 'Average', speed: 'Very Fast', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 65_536,
+    reasoning: true, webSearch: true,
     pricing: perToken(0.1, 0.4, 0.01, { note: 'Input price for text, image and video; audio input costs $0.30 per 1M tokens.' }),
   }),
   chat('google', 'gemini-2.0-flash', {
     description: 'Gemini 2.0 Flash: fast multimodal workhorse with a 1M-token context.',
     intelligence: 'Average', speed: 'Very Fast', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 8_192,
+    webSearch: true,
     pricing: perToken(0.1, 0.4, 0.025, { note: 'Input price for text, image and video; audio input costs $0.70 per 1M tokens.' }),
   }),
   chat('google', 'gemini-2.0-flash-lite', {
     description: 'Gemini 2.0 Flash-Lite: lowest-cost Gemini 2.0 model.',
     intelligence: 'Average', speed: 'Very Fast', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 8_192,
+    webSearch: true,
     pricing: perToken(0.075, 0.3, null),
   }),
   chat('google', 'gemini-3-pro-preview', {
     description: 'Gemini 3 Pro (preview): most capable Gemini model for reasoning and agentic coding.',
     intelligence: 'Higher', speed: 'Medium', inputs: GEMINI_MULTIMODAL, contextWindow: 1_048_576, maxOutputTokens: 65_536,
+    reasoning: true, webSearch: true,
     pricing: perTokenByPromptSize({ input: 2, output: 12, cachedInput: 0.2 }, 200_000, { input: 4, output: 18, cachedInput: 0.4 }, { note: `Preview pricing. ${GEMINI_CACHE_NOTE}` }),
   }),
   nonChat('google', 'gemini-embedding-001', 'embedding', {
@@ -305,31 +321,37 @@ const ANTHROPIC_MODELS: ModelSpec[] = [
   chat('anthropic', 'claude-sonnet-4-5', {
     description: 'Claude Sonnet 4.5: best Claude model for complex agents and coding.',
     intelligence: 'Higher', speed: 'Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
+    reasoning: true, webSearch: true,
     pricing: CLAUDE_SONNET_4,
   }),
   chat('anthropic', 'claude-haiku-4-5', {
     description: 'Claude Haiku 4.5: fastest Claude model with near-frontier intelligence.',
     intelligence: 'High', speed: 'Very Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
+    reasoning: true, webSearch: true,
     pricing: claude({ input: 1, output: 5, cachedInput: 0.1, cacheWrite: 1.25, cacheWrite1h: 2 }),
   }),
   chat('anthropic', 'claude-opus-4-5', {
     description: 'Claude Opus 4.5: most intelligent Claude model for demanding reasoning.',
     intelligence: 'Higher', speed: 'Medium', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
+    reasoning: true, webSearch: true,
     pricing: claude({ input: 5, output: 25, cachedInput: 0.5, cacheWrite: 6.25, cacheWrite1h: 10 }),
   }),
   chat('anthropic', 'claude-opus-4-1', {
     description: 'Claude Opus 4.1: previous-generation Opus for specialised reasoning.',
     intelligence: 'Higher', speed: 'Medium', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 32_000,
+    reasoning: true, webSearch: true,
     pricing: claude({ input: 15, output: 75, cachedInput: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 }),
   }),
   chat('anthropic', 'claude-sonnet-4-20250514', {
     description: 'Claude Sonnet 4: previous-generation Sonnet, balanced speed and intelligence.',
     intelligence: 'High', speed: 'Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 64_000,
+    reasoning: true, webSearch: true,
     pricing: CLAUDE_SONNET_4,
   }),
   chat('anthropic', 'claude-3-5-haiku-20241022', {
     description: 'Claude Haiku 3.5: legacy fast Claude model.',
     intelligence: 'Average', speed: 'Very Fast', inputs: CLAUDE_VISION, contextWindow: 200_000, maxOutputTokens: 8_192,
+    webSearch: true,
     pricing: claude({ input: 0.8, output: 4, cachedInput: 0.08, cacheWrite: 1, cacheWrite1h: 1.6 }),
   }),
 ];

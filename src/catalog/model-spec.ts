@@ -1,4 +1,4 @@
-import type { ModelMode, ModelPricing, PublicModelEntry } from './types.js';
+import type { ModelFeatures, ModelMode, ModelPricing, PublicModelEntry } from './types.js';
 
 /** The compact form catalog entries are written in; the public entry is derived from it. */
 export interface ModelSpec {
@@ -17,6 +17,10 @@ export interface ModelSpec {
   contextWindow: number | null;
   maxOutputTokens: number | null;
   tools: boolean;
+  /** Thinks with a settable effort or budget; absent: no. */
+  reasoning?: boolean;
+  /** Its vendor has a web search tool for it; absent: no. */
+  webSearch?: boolean;
   defaultVoice?: string;
   pricing: ModelPricing | null;
   /** When the vendor released it (YYYY-MM-DD, UTC): `created` of its entry. */
@@ -30,6 +34,10 @@ export const ENDPOINT_BY_MODE: Record<ModelMode, string> = {
   audio_transcription: '/v1/audio/transcriptions',
   audio_speech: '/v1/audio/speech',
 };
+
+export function featuresOf(spec: ModelSpec): ModelFeatures {
+  return { reasoning: spec.reasoning === true, webSearch: spec.webSearch === true };
+}
 
 /**
  * The entry of a spec; `listedAt` (Unix seconds) is its `created` when the spec has no

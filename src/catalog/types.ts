@@ -44,6 +44,14 @@ export interface ModelCapabilities {
   image_generation: boolean;
 }
 
+/** What a chat model can do beyond the spec's capabilities, for translating the other APIs' fields (docs/catalog.md). */
+export interface ModelFeatures {
+  /** Thinks before it answers, with an effort or budget the caller can set (reasoning effort, thinking). */
+  reasoning: boolean;
+  /** Its vendor runs a web search tool for it: a caller's built-in web search tool is served by that tool. */
+  webSearch: boolean;
+}
+
 /** The public model entry, exactly as `GET /v1/models` shows it. */
 export interface PublicModelEntry {
   id: string;
@@ -73,6 +81,7 @@ export interface CatalogModel {
   readonly provider: string;
   /** Model id sent upstream. */
   readonly upstreamId: string;
+  readonly features: ModelFeatures;
 }
 
 /** The outcome of resolving a client's `model` value. */

@@ -81,6 +81,8 @@ export const ModelOverrideSchema = Type.Object(
     context_window: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     tools: Type.Optional(Type.Boolean()),
+    reasoning: Type.Optional(Type.Boolean({ description: 'the model thinks with a settable effort or budget (reasoning effort, thinking)' })),
+    web_search: Type.Optional(Type.Boolean({ description: "the model's vendor runs a web search tool for it" })),
     default_voice: Type.Optional(Type.String()),
     pricing: Type.Optional(Type.Union([ModelPricingSchema, Type.Null()])),
     disabled: Type.Optional(Type.Boolean({ description: 'remove a shipped model from the catalog' })),

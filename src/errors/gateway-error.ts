@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'invalid_image_url'
   | 'invalid_agent_graph'
   | 'invalid_body'
+  | 'unsupported_field'
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'invalid_credentials'
@@ -70,6 +71,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   invalid_image_url: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_agent_graph: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_body: { status: 400, type: 'invalid_request_error', retryable: false },
+  unsupported_field: { status: 400, type: 'invalid_request_error', retryable: false },
   missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_credentials: { status: 401, type: 'authentication_error', retryable: false },
@@ -223,4 +225,12 @@ export function isGatewayError(value: unknown): value is GatewayError {
 /** Shorthand for the most common client mistake: a bad field in the body. */
 export function invalidBody(message: string, param: string | null = null): GatewayError {
   return new GatewayError('invalid_body', message, { param });
+}
+
+/**
+ * A field the model cannot honour and dropping it would change what the caller gets (decisions
+ * §9 rule 3): the message names the field, what to do, and the models that take it where some do.
+ */
+export function unsupportedField(message: string, param: string): GatewayError {
+  return new GatewayError('unsupported_field', message, { param });
 }

@@ -1,3 +1,3 @@
-export { ERROR_CODES, GatewayError, invalidBody, isGatewayError, statusOf } from './gateway-error.js';
+export { ERROR_CODES, GatewayError, invalidBody, isGatewayError, unsupportedField, statusOf } from './gateway-error.js';
 export type { ErrorBody, ErrorCode, ErrorType, GatewayErrorOptions, ProviderFault, UpstreamFacts } from './gateway-error.js';
 export { withArticle } from './wording.js';

@@ -6,3 +6,5 @@ export { inputItemsOf, responsesFormat, ResponsesPassThroughEncoder } from './re
 export type { ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './responses/index.js';
 export { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refuseUntranslatable } from './messages/index.js';
 export type { MessagesBody, MessagesDecodedCall } from './messages/index.js';
+export { fitExtensions } from './extensions.js';
+export type { ModelAbilities } from './extensions.js';

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors/index.js';
-import type { ChatCompletionResult, ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../model-api/index.js';
+import type { CallExtensions, ChatCompletionResult, ChunkReceived, JsonObject, TokenUsage, UsageReported } from '../model-api/index.js';
 
 /**
  * The contract every public API format (chat completions, Messages, Responses) implements
@@ -30,12 +30,26 @@ export interface DecodedCall {
    * conversation the format puts before the input (Responses' `previous_response_id`).
    */
   storedPromptBytes?: number;
+  /**
+   * The caller's fields the translation leaves out because they only tune how a vendor serves
+   * the request (decisions §9 rule 2), as paths (`context_management`, `tools[2].cache_control`):
+   * named in the request log and in `x-modelgate-dropped` when the call is translated. Empty
+   * when nothing is dropped, and unused when a provider speaks the format itself.
+   */
+  dropped: string[];
+  /** What the caller asked for that the chat body has no member for (ChatCall.extensions). */
+  extensions?: CallExtensions | undefined;
 }
 
 /** What a stream encoder is made with besides the decoded request. */
 export interface StreamEncoderOptions {
   /** Characters of answer text the request log's transcript keeps (the log stores no more). */
   transcriptCharacters: number;
+  /**
+   * The prompt's token count as the provider will report it, made locally, for a format whose
+   * first event shows it when the provider reports usage only at the end; null when unknown.
+   */
+  promptTokens?: (() => number | null) | undefined;
 }
 
 /**

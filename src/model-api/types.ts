@@ -73,6 +73,63 @@ export interface ChatCall extends CallContext, PassThroughSource {
    * response_format, …) without `model`, `stream` and `provider`.
    */
   body: JsonObject;
+  /**
+   * What the caller asked for that OpenAI's chat body has no member for (a translated call of
+   * another format, or chat's own `reasoning_effort` read for a vendor without it); absent for
+   * a plain chat call. Beside the body, never in it, so a pass-through cannot send it upstream
+   * (docs/decisions/0021).
+   */
+  extensions?: CallExtensions | undefined;
+}
+
+/** How hard a model thinks, in the words of every vendor: OpenAI's efforts plus Anthropic's `max`. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/**
+ * Reasoning the caller asked for, whichever of the four forms it came in (chat
+ * `reasoning_effort`, Responses `reasoning`, Messages `thinking` / `output_config.effort`,
+ * Gemini `thinkingConfig`). Each adapter maps it to its vendor's own form.
+ */
+export interface ReasoningRequest {
+  /** The caller's field, for the request log when the model cannot take it. */
+  param: string;
+  /** How hard to think; null when the caller gave only a budget, or left it to the model (adaptive). */
+  effort: ReasoningEffort | null;
+  /** At most this many thinking tokens; 0 turns thinking off; null when no budget was given. */
+  budgetTokens: number | null;
+  /** Whether the caller wants the reasoning back in the answer (thinking blocks, summaries, thoughts). */
+  includeThoughts: boolean;
+}
+
+/** The built-in web search the caller declared: served by the vendor's own search tool. */
+export interface WebSearchRequest {
+  /** The caller's tool, e.g. `tools[7]`. */
+  param: string;
+  /** The most searches in one answer, when the caller bounds it. */
+  maxUses: number | null;
+  allowedDomains: string[] | null;
+  blockedDomains: string[] | null;
+}
+
+/** The typed parts of the internal call beside OpenAI's chat body (see ChatCall.extensions). */
+export interface CallExtensions {
+  reasoning?: ReasoningRequest;
+  /** Sampling from the k most likely tokens (Anthropic `top_k`, Gemini `topK`). */
+  topK?: { param: string; value: number };
+  webSearch?: WebSearchRequest;
+}
+
+/**
+ * The model's reasoning in the internal chat shape, on an assistant message (an answer's, or
+ * an earlier turn's sent back) and on a stream chunk's delta. `reasoning_content` is the text
+ * (or summary) as the OpenAI-compatible APIs that show reasoning name it; `reasoning_signature`
+ * the vendor's opaque token that must come back with that text on a later turn, prefixed
+ * `<provider>:` by the adapter that made it, so only the same provider is ever sent it. On a
+ * delta the signature ends the reasoning block it belongs to.
+ */
+export interface ReasoningMembers {
+  reasoning_content?: string;
+  reasoning_signature?: string;
 }
 
 export interface ChatCompletionResult {
@@ -149,7 +206,13 @@ export interface ChatModelProvider {
    * SDKs treat them (hints such as `seed`): the request log names them, so nothing is lost in
    * silence. Absent when the provider takes every field it is given.
    */
-  hintsDropped?(body: JsonObject): string[];
+  hintsDropped?(body: JsonObject, extensions?: CallExtensions, upstreamModel?: string): string[];
+  /**
+   * The prompt tokens the vendor will count for a call, made locally, for a vendor that reports
+   * usage only at a stream's end; null when it cannot tell (another tokenizer, not loaded yet).
+   * Absent for vendors that report the prompt's count with their first event.
+   */
+  countPromptTokens?(call: Pick<ChatCall, 'body' | 'upstreamModel'>): number | null;
   complete(call: ChatCall): Promise<ChatCompletionResult>;
   /**
    * Starts a stream and resolves once the provider's first frame arrived, so failures before

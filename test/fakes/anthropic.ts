@@ -290,8 +290,6 @@ export function fakeTokenCount(body: Loose): number {
 
 type Refusal = { type: AnthropicErrorType; message: string } | null;
 
-export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
-
 /** The credential and version headers every endpoint checks first. */
 function credentialRefusal(request: RecordedRequest, apiKey: string): Refusal {
   const key = request.headers['x-api-key'];
@@ -336,6 +334,9 @@ function validate(request: RecordedRequest, apiKey: string): Refusal {
   }
   return null;
 }
+
+/** The beta under which the Messages API takes `system` turns among the messages. */
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
 
 const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 

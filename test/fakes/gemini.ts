@@ -444,6 +444,11 @@ function validateGenerate(body: Loose, model: string): Refusal | null {
       if (part.text === '') return { code: 400, message: `Unable to submit request because it has an empty text parameter.` };
     }
   }
+  // Gemini 2.x cannot combine its built-in tools with function calling (Gemini 3 can).
+  const tools: Loose[] = body.tools ?? [];
+  if (!model.startsWith('gemini-3') && tools.some((tool) => tool.googleSearch !== undefined) && tools.some((tool) => tool.functionDeclarations !== undefined)) {
+    return { code: 400, message: 'Tool use with function calling is unsupported for this model when built-in tools are enabled.' };
+  }
   const schemas = [
     body.generationConfig?.responseSchema,
     ...(body.tools ?? []).flatMap((tool: Loose) => (tool.functionDeclarations ?? []).map((declaration: Loose) => declaration.parameters)),

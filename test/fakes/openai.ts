@@ -178,14 +178,23 @@ class ChunkWriter {
 /** The content part types Chat Completions takes; any other is OpenAI's 400 invalid_value naming the part. */
 const CHAT_PART_TYPES = ['text', 'image_url', 'input_audio', 'refusal', 'audio', 'file'];
 
-function unsupportedPart(messages: unknown): { type: string; param: string } | null {
+/** The message roles Chat Completions takes; any other is OpenAI's 400 invalid_value naming the role. */
+const CHAT_ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
+
+function supportedValues(values: readonly string[]): string {
+  return `${values.slice(0, -1).map((value) => `'${value}'`).join(', ')}, and '${values.at(-1)}'`;
+}
+
+function unsupportedPart(messages: unknown): { value: string; param: string; supported: readonly string[] } | null {
   if (!Array.isArray(messages)) return null;
   for (const [index, message] of messages.entries()) {
+    const role = String((message as { role?: unknown } | null)?.role);
+    if (!CHAT_ROLES.includes(role)) return { value: role, param: `messages[${index}].role`, supported: CHAT_ROLES };
     const content = (message as { content?: unknown } | null)?.content;
     if (!Array.isArray(content)) continue;
     for (const [partIndex, part] of content.entries()) {
       const type = String((part as { type?: unknown } | null)?.type);
-      if (!CHAT_PART_TYPES.includes(type)) return { type, param: `messages[${index}].content[${partIndex}].type` };
+      if (!CHAT_PART_TYPES.includes(type)) return { value: type, param: `messages[${index}].content[${partIndex}].type`, supported: CHAT_PART_TYPES };
     }
   }
   return null;
@@ -195,9 +204,8 @@ function chatAnswer(script: OpenAIChatScript, request: RecordedRequest, response
   const body = request.json as { model?: unknown; messages?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
   const unsupported = unsupportedPart(body.messages);
   if (unsupported !== null) {
-    const supported = `${CHAT_PART_TYPES.slice(0, -1).map((type) => `'${type}'`).join(', ')}, and '${CHAT_PART_TYPES.at(-1)}'`;
     return sendJson(response, 400, {
-      error: { message: `Invalid value: '${unsupported.type}'. Supported values are: ${supported}.`, type: 'invalid_request_error', param: unsupported.param, code: 'invalid_value' },
+      error: { message: `Invalid value: '${unsupported.value}'. Supported values are: ${supportedValues(unsupported.supported)}.`, type: 'invalid_request_error', param: unsupported.param, code: 'invalid_value' },
     });
   }
   const streamed = body.stream === true;

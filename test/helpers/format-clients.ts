@@ -273,8 +273,10 @@ export interface FormatDescriptor {
   name: string;
   /** The providers that speak the format themselves: their requests go there as sent. */
   native: readonly string[];
-  /** A request with a field only those providers serve, and the param the 400 names for the others. */
+  /** A request with something only those providers can do (a tool only they run), and the param the 400 names for the others. */
   nativeOnly: { body: Record<string, unknown>; param: string };
+  /** A request with a field that only tunes how the format's own vendor serves it: dropped and named for the others (`param`). */
+  servingHint: { body: Record<string, unknown>; param: string };
   make(gatewayUrl: string, key: string): FormatUnderTest;
 }
 
@@ -283,18 +285,21 @@ export const FORMATS: FormatDescriptor[] = [
     name: 'chat completions',
     native: ['OpenAI', 'an OpenAI-compatible server', 'Azure OpenAI'],
     nativeOnly: { body: { messages: [{ role: 'user', content: 'Hi' }], logprobs: true }, param: 'logprobs' },
+    servingHint: { body: { messages: [{ role: 'user', content: 'Hi' }], service_tier: 'default' }, param: 'service_tier' },
     make: chatCompletions,
   },
   {
     name: 'Responses',
     native: ['OpenAI', 'Azure OpenAI'],
-    nativeOnly: { body: { input: 'What is new today?', tools: [{ type: 'web_search' }] }, param: 'tools[0].type' },
+    nativeOnly: { body: { input: 'Plot this.', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, param: 'tools[0].type' },
+    servingHint: { body: { input: 'Hi', prompt_cache_key: 'conversation-1', client_metadata: { 'x-codex-installation-id': 'i-1' } }, param: 'prompt_cache_key,client_metadata' },
     make: responses,
   },
   {
     name: 'Messages',
     native: ['Anthropic'],
-    nativeOnly: { body: { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Think first.' }] }, param: 'thinking' },
+    nativeOnly: { body: { max_tokens: 2048, tools: [{ type: 'code_execution_20250825', name: 'code_execution' }], messages: [{ role: 'user', content: 'Run it.' }] }, param: 'tools[0].type' },
+    servingHint: { body: { max_tokens: 256, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] }, messages: [{ role: 'user', content: 'Hi' }] }, param: 'context_management' },
     make: messages,
   },
 ];

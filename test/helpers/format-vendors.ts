@@ -37,6 +37,8 @@ export interface RunningVendor {
   fail(status: 400 | 500, message: string): void;
   /** How many requests the vendor received. */
   received(): number;
+  /** The body of the vendor's last model request, as it arrived. */
+  lastBody(): Loose;
   /** How the vendor's last request named the call its tool result answers (an id, or Gemini's function name). */
   lastToolResultRef(): string | undefined;
   close(): Promise<void>;
@@ -98,6 +100,7 @@ async function startOpenAIVendor(
       fake.failNext('/v1/responses', status, message);
     },
     received: () => fake.server.requests.length,
+    lastBody: () => modelCalls().at(-1)?.json,
     lastToolResultRef: () => openaiToolResultRef(modelCalls().at(-1)),
     close: () => (fronted ?? fake).close(),
   };
@@ -166,6 +169,7 @@ export const VENDORS: Vendor[] = [
         },
         fail: (status, message) => fake.reply({ error: ANTHROPIC_ERRORS[status], message }),
         received: () => fake.requests.length,
+        lastBody: () => fake.lastBody(),
         lastToolResultRef() {
           const messages: Loose[] = fake.lastBody()?.messages ?? [];
           const blocks = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []));
@@ -196,6 +200,7 @@ export const VENDORS: Vendor[] = [
         },
         fail: (status, message) => fake.scriptChat({ kind: 'error', status, message }),
         received: () => fake.server.requests.length,
+        lastBody: () => fake.server.requests.at(-1)?.json,
         lastToolResultRef() {
           const messages: Loose[] = fake.server.requests.at(-1)?.json?.messages ?? [];
           const blocks = messages.flatMap((message) => message.content ?? []);
@@ -226,6 +231,7 @@ export const VENDORS: Vendor[] = [
         },
         fail: (status, message) => fake.reply('chat', { error: status, message }),
         received: () => fake.requests.length,
+        lastBody: () => fake.requests.at(-1)?.json,
         lastToolResultRef() {
           const contents: Loose[] = fake.requests.at(-1)?.json?.contents ?? [];
           return contents.flatMap((content) => content.parts ?? []).find((part: Loose) => part.functionResponse !== undefined)?.functionResponse.name;

@@ -36,6 +36,8 @@ export const chatCompletionsFormat: ApiFormat<ChatCompletionBody, ChatDecodedCal
     sourceJson,
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? null,
     choices: body.n ?? 1,
+    // Sent as it came: whatever a provider leaves out it names itself (ChatModelProvider.hintsDropped).
+    dropped: [],
     includeUsage: body.stream_options?.include_usage === true,
   }),
   encodeResponse: (result, decoded) => showRequestedModel(result.completion, decoded.model),

@@ -3,6 +3,7 @@ import { encodeMessagesError } from './errors.js';
 import { decodeMessagesRequest, type MessagesBody, type MessagesDecodedCall } from './request.js';
 import { encodeMessagesResponse } from './response.js';
 import { MessagesStreamEncoder } from './stream.js';
+import { estimateInputTokens } from './count.js';
 
 export { estimateInputTokens } from './count.js';
 export { NativeMessagesStreamEncoder } from './native-stream.js';
@@ -18,6 +19,6 @@ export const messagesFormat: ApiFormat<MessagesBody, MessagesDecodedCall> = {
   name: 'messages',
   decodeRequest: (body) => decodeMessagesRequest(body),
   encodeResponse: (result, decoded) => encodeMessagesResponse(result, decoded.model),
-  streamEncoder: (decoded, options) => new MessagesStreamEncoder(decoded.model, options),
+  streamEncoder: (decoded, options) => new MessagesStreamEncoder(decoded.model, options, () => estimateInputTokens(decoded.source)),
   encodeError: encodeMessagesError,
 };

@@ -35,12 +35,15 @@ interface ChatToolCall {
   function?: { name?: unknown; arguments?: unknown };
 }
 
-/** The internal chat.completion as a Messages API message: text, then tool_use blocks with their inputs parsed. */
+/** The internal chat.completion as a Messages API message: the model's reasoning as a thinking block, text, then tool_use blocks with their inputs parsed. */
 export function encodeMessagesResponse(result: ChatCompletionResult, model: string): JsonObject {
   const { completion } = result;
   const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as { message?: JsonObject; finish_reason?: unknown } | undefined;
   const message = choice?.message ?? {};
   const content: JsonObject[] = [];
+  const thinking = typeof message.reasoning_content === 'string' ? message.reasoning_content : '';
+  const signature = typeof message.reasoning_signature === 'string' ? message.reasoning_signature : '';
+  if (thinking.length > 0 || signature.length > 0) content.push({ type: 'thinking', thinking, signature });
   const text = [message.content, message.refusal].filter((part): part is string => typeof part === 'string' && part.length > 0).join('');
   if (text.length > 0) content.push({ type: 'text', text });
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatToolCall[]) {

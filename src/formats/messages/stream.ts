@@ -14,22 +14,24 @@ export function eventFrame(type: string, data: JsonObject): string {
  * A content_block_delta event, as eventFrame writes it: one per piece of the answer, most of a
  * stream, so it is written without building and serialising its object.
  */
-function deltaFrame(index: number, delta: 'text_delta' | 'input_json_delta', field: 'text' | 'partial_json', value: string): string {
+function deltaFrame(index: number, delta: 'text_delta' | 'input_json_delta' | 'thinking_delta' | 'signature_delta', field: 'text' | 'partial_json' | 'thinking' | 'signature', value: string): string {
   return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"${delta}","${field}":${JSON.stringify(value)}}}\n\n`;
 }
 
 interface ChunkDelta {
   content?: unknown;
   refusal?: unknown;
+  reasoning_content?: unknown;
+  reasoning_signature?: unknown;
   tool_calls?: { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } | null }[] | null;
 }
 
-type OpenBlock = { kind: 'text' } | { kind: 'tool'; toolIndex: number };
+type OpenBlock = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; toolIndex: number };
 
 /**
- * The internal chat stream as the Messages API streams: message_start (usage zero: the
- * translated providers report it at the end), then per content block content_block_start,
- * (a ping after the first), content_block_delta (`text_delta`, `input_json_delta`) and
+ * The internal chat stream as the Messages API streams: message_start, then per content block
+ * content_block_start (a ping after the first), content_block_delta (`thinking_delta` and
+ * `signature_delta` for the model's reasoning, `text_delta`, `input_json_delta`) and
  * content_block_stop, then message_delta with the stop reason and the whole usage, and
  * message_stop — the order Anthropic's SDKs require. Text and tool calls become blocks in
  * the order they arrive; a block is closed when the next one starts.
@@ -40,10 +42,14 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private open: OpenBlock | null = null;
   private blocks = 0;
   private finishReason: unknown = null;
+  /** The usage the provider reported so far. */
+  private reported: TokenUsage | null = null;
 
   constructor(
     private readonly model: string,
-    options: StreamEncoderOptions,
+    private readonly options: StreamEncoderOptions,
+    /** The format's own estimate of the prompt, for a provider whose count is not known in time. */
+    private readonly estimate: () => number,
   ) {
     this.transcriptOf = new ChatStreamTranscript(options.transcriptCharacters);
   }
@@ -54,6 +60,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const choice = (Array.isArray(event.chunk.choices) ? event.chunk.choices[0] : undefined) as { delta?: ChunkDelta | null; finish_reason?: unknown } | undefined;
     const delta = choice?.delta;
     if (delta !== undefined && delta !== null) {
+      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content.length > 0) frames += this.thinking(delta.reasoning_content);
+      if (typeof delta.reasoning_signature === 'string') frames += this.signature(delta.reasoning_signature);
       for (const text of [delta.content, delta.refusal]) if (typeof text === 'string' && text.length > 0) frames += this.text(text);
       if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) frames += this.toolCall(call);
     }
@@ -61,7 +69,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return frames;
   }
 
-  usage(_event: UsageReported): string {
+  usage(event: UsageReported): string {
+    this.reported = event.usage;
     return '';
   }
 
@@ -89,8 +98,32 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const id = typeof chunk?.id === 'string' ? chunk.id : '';
     return eventFrame('message_start', {
       type: 'message_start',
-      message: { id, type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsageOf(null) },
+      message: { id, type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: this.startUsage() },
     });
+  }
+
+  /**
+   * The prompt's count as message_start shows it (clients such as LangChain take it from there):
+   * the provider's own when it reported one before its first token (Anthropic, Gemini), else the
+   * local count of the provider's tokenizer, else the format's estimate; message_delta then
+   * carries the provider's final count.
+   */
+  private startUsage(): JsonObject {
+    if (this.reported !== null) return messagesUsageOf(this.reported);
+    const input = this.options.promptTokens?.() ?? this.estimate();
+    return { input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
+  }
+
+  /** A piece of the model's reasoning, in a thinking block (opened with an empty signature, as Anthropic's are). */
+  private thinking(text: string): string {
+    const opened = this.open?.kind === 'thinking' ? '' : this.openBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+    return opened + deltaFrame(this.blocks - 1, 'thinking_delta', 'thinking', text);
+  }
+
+  /** The reasoning's signature: the thinking block's last delta, which closes it. */
+  private signature(signature: string): string {
+    const opened = this.open?.kind === 'thinking' ? '' : this.openBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
+    return opened + deltaFrame(this.blocks - 1, 'signature_delta', 'signature', signature) + this.closeBlock();
   }
 
   private text(text: string): string {

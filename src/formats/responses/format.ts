@@ -3,7 +3,7 @@ import type { JsonObject } from '../../model-api/index.js';
 import { encodeChatError } from '../chat-completions/errors.js';
 import type { ApiFormat, DecodedCall } from '../types.js';
 import { newResponsesId } from './ids.js';
-import { decodeResponsesRequest, inputItemsOf, policyMessagesOf } from './request-decoder.js';
+import { decodeResponsesRequest, inputItemsOf, policyMessagesOf, type DecodedResponsesRequest, type ToolNames } from './request-decoder.js';
 import { encodeResponse, responseSkeleton, type ResponseIdentity } from './response-encoder.js';
 import { ResponsesStreamEncoder } from './stream-encoder.js';
 
@@ -37,8 +37,8 @@ export interface ResponsesDecodedCall extends DecodedCall {
    * when it translates. `body` then holds only the user messages, for the input policy.
    */
   untranslatable: GatewayError | null;
-  /** Hint fields left out of the translation, for the request log. */
-  dropped: string[];
+  /** The caller's tools by their chat function names, for the answer's calls (namespace and custom tools). */
+  tools: ToolNames;
   /** The id and time a translated response gets. */
   identity: ResponseIdentity;
 }
@@ -53,16 +53,16 @@ export const responsesFormat: ApiFormat<ResponsesTurn, ResponsesDecodedCall> = {
   decodeRequest: (turn) => {
     const { body } = turn;
     const input = inputItemsOf(body.input);
-    let chat: JsonObject;
-    let dropped: string[] = [];
+    let decoded: DecodedResponsesRequest;
     let untranslatable: GatewayError | null = null;
     try {
-      ({ chat, dropped } = decodeResponsesRequest(body, { history: turn.history, input }));
+      decoded = decodeResponsesRequest(body, { history: turn.history, input });
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       untranslatable = error;
-      chat = { messages: policyMessagesOf({ history: turn.history, input }) };
+      decoded = { chat: { messages: policyMessagesOf({ history: turn.history, input }) }, dropped: [], extensions: undefined, tools: new Map() };
     }
+    const { chat, dropped, extensions, tools } = decoded;
     return {
       model: body.model,
       stream: body.stream === true,
@@ -76,14 +76,17 @@ export const responsesFormat: ApiFormat<ResponsesTurn, ResponsesDecodedCall> = {
       input,
       untranslatable,
       dropped,
+      extensions,
+      tools,
       identity: { id: newResponsesId('resp'), createdAt: Math.floor(Date.now() / 1000), model: body.model },
     };
   },
   encodeResponse: async (result, decoded) => {
-    const response = encodeResponse(responseSkeleton(decoded.turn.body, decoded.identity), result.completion, result.usage);
+    const response = encodeResponse(responseSkeleton(decoded.turn.body, decoded.identity), result.completion, result.usage, decoded.tools);
     await decoded.turn.keep(response);
     return response;
   },
-  streamEncoder: (decoded, options) => new ResponsesStreamEncoder({ ...options, skeleton: responseSkeleton(decoded.turn.body, decoded.identity), keep: decoded.turn.keep }),
+  streamEncoder: (decoded, options) =>
+    new ResponsesStreamEncoder({ ...options, skeleton: responseSkeleton(decoded.turn.body, decoded.identity), keep: decoded.turn.keep, tools: decoded.tools }),
   encodeError: encodeChatError,
 };

@@ -1,5 +1,5 @@
-import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../model-api/index.js';
+import { invalidBody, unsupportedField } from '../../errors/index.js';
+import type { CallExtensions, JsonObject, ReasoningEffort, ReasoningRequest } from '../../model-api/index.js';
 import { newResponsesId } from './ids.js';
 
 /**
@@ -14,22 +14,57 @@ import { newResponsesId } from './ids.js';
 export interface DecodedResponsesRequest {
   /** The chat request body (without `model` and `stream`): messages, tools, tool_choice, response_format, … */
   chat: JsonObject;
-  /** Top-level fields dropped because only OpenAI's own models act on them. */
+  /** The caller's fields the translation leaves out (they only tune OpenAI's own service), as paths. */
   dropped: string[];
+  extensions: CallExtensions | undefined;
+  /** The caller's tools by the function name the chat call gives them (namespace and custom tools renamed or reshaped). */
+  tools: ToolNames;
 }
+
+/** How a chat function name maps back to the caller's tool: a namespace's function, or a custom (freeform) tool. */
+export interface CallerTool {
+  name: string;
+  namespace?: string;
+  custom?: boolean;
+}
+
+/** Chat function names that are not the caller's own tool name, or stand for a custom tool. */
+export type ToolNames = ReadonlyMap<string, CallerTool>;
 
 /** Members of the body the gateway itself reads (not translated): the route's and the store's. */
 const GATEWAY_FIELDS = new Set(['model', 'provider', 'stream', 'store', 'previous_response_id', 'metadata', 'input', 'instructions', 'background']);
 
 /** Fields translated into the chat request: each has a case in `chatFields`. */
-const TRANSLATED_FIELDS = new Set(['tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'text', 'parallel_tool_calls', 'user']);
+const TRANSLATED_FIELDS = new Set(['tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'text', 'parallel_tool_calls', 'user', 'reasoning']);
 
 /**
- * Fields OpenAI's SDKs and agents send that steer only OpenAI's own service (what to include in
- * the answer, truncation, caching, tiers, reasoning effort): dropped for other providers, as
- * their own clients do, and recorded.
+ * Fields whose meaning lives in the caller's OpenAI account (a stored prompt, a conversation):
+ * without them the answer would be another one, so a translated call refuses them.
  */
-const HINT_FIELDS = new Set(['include', 'truncation', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'reasoning', 'stream_options', 'top_logprobs']);
+const ACCOUNT_FIELDS: Record<string, string> = {
+  prompt: 'a prompt stored in an OpenAI account',
+  conversation: 'a conversation stored in an OpenAI account',
+};
+
+/** Built-in tools only OpenAI runs (decisions §9 rule 3): refused for other models. */
+const OPENAI_ONLY_TOOLS: Record<string, string> = {
+  file_search: 'file search',
+  code_interpreter: 'the code interpreter',
+  computer_use_preview: 'computer use',
+  computer: 'computer use',
+  mcp: 'a remote MCP tool',
+  image_generation: 'image generation',
+  local_shell: 'the local shell tool',
+  shell: 'the shell tool',
+  apply_patch: 'the apply_patch tool',
+};
+
+const WEB_SEARCH_TOOL = /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/;
+
+const EFFORTS = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+
+/** Joins a namespace and its function's name into the one function name the chat call has. */
+const NAMESPACE_SEPARATOR = '__';
 
 const MESSAGE_ROLES = new Set(['user', 'system', 'developer', 'assistant']);
 
@@ -45,26 +80,48 @@ export interface ResponsesConversation {
   input: readonly JsonObject[];
 }
 
-/** Decodes a body whose conversation (stored history and own input) was read already. */
+/**
+ * Decodes a body whose conversation (stored history and own input) was read already. Fields
+ * that only tune OpenAI's service (`include`, `prompt_cache_key`, `client_metadata`,
+ * `service_tier`, …, and any field the gateway does not know) are dropped and named; those whose
+ * meaning is held in an OpenAI account are refused.
+ */
 export function decodeResponsesRequest(body: JsonObject, conversation: ResponsesConversation): DecodedResponsesRequest {
   const dropped: string[] = [];
   for (const field of Object.keys(body)) {
     if (GATEWAY_FIELDS.has(field) || TRANSLATED_FIELDS.has(field) || body[field] === undefined || body[field] === null) continue;
-    if (HINT_FIELDS.has(field)) {
-      dropped.push(field);
-      continue;
-    }
-    throw invalidBody(`${field} is not supported for this model: only OpenAI's own models take it. Remove it, or pick an OpenAI model.`, field);
+    const held = ACCOUNT_FIELDS[field];
+    if (held !== undefined) throw unsupportedField(`${field}: ${held} has no equivalent for this model. Remove it, or pick an OpenAI model.`, field);
+    dropped.push(field);
   }
+  const tools = new Map<string, CallerTool>();
+  const extensions: CallExtensions = {};
   const messages: JsonObject[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== 'string') throw invalidBody('instructions must be a string.', 'instructions');
     messages.push({ role: 'system', content: body.instructions });
   }
-  appendItems(messages, conversation.history, 'previous_response_id', dropped);
-  appendItems(messages, conversation.input, 'input', dropped);
+  const items = new ItemReader(messages, dropped);
+  items.append(conversation.history, 'previous_response_id');
+  items.append(conversation.input, 'input');
   if (messages.length === 0) throw invalidBody('input must hold at least one message.', 'input');
-  return { chat: { messages, ...chatFields(body) }, dropped };
+  const chat: JsonObject = { messages, ...chatFields(body, { tools, extensions, dropped }) };
+  const reasoning = reasoningOf(body.reasoning);
+  if (reasoning !== null) extensions.reasoning = reasoning;
+  return { chat, dropped, extensions: Object.keys(extensions).length > 0 ? extensions : undefined, tools };
+}
+
+/** `reasoning: {effort, summary}` as the reasoning extension; null when it asks for nothing. */
+function reasoningOf(value: unknown): ReasoningRequest | null {
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value)) throw invalidBody('reasoning must be an object: {"effort", "summary"}.', 'reasoning');
+  const effort = value.effort ?? null;
+  if (effort !== null && !EFFORTS.has(effort as ReasoningEffort)) {
+    throw invalidBody('reasoning.effort must be one of "none", "minimal", "low", "medium", "high", "xhigh".', 'reasoning.effort');
+  }
+  const summary = value.summary ?? value.generate_summary ?? null;
+  if (effort === null && summary === null) return null;
+  return { param: 'reasoning', effort: effort as ReasoningEffort | null, budgetTokens: null, includeThoughts: summary !== null };
 }
 
 /**
@@ -80,39 +137,88 @@ export function inputItemsOf(input: unknown): JsonObject[] {
     if (!isRecord(item)) throw invalidBody(`${param} must be an input item object.`, param);
     const type = item.type ?? 'message';
     if (type !== 'message') return typeof item.id === 'string' ? item : { id: newResponsesId('item'), ...item };
-    if (typeof item.role !== 'string' || !MESSAGE_ROLES.has(item.role)) {
-      throw invalidBody(`${param}.role must be one of user, system, developer or assistant.`, `${param}.role`);
-    }
+    // A role the gateway does not know goes to OpenAI as sent; a translation refuses it (messageOf).
+    if (typeof item.role !== 'string' || !MESSAGE_ROLES.has(item.role)) return typeof item.id === 'string' ? item : { id: newResponsesId('msg'), ...item };
     const content = typeof item.content === 'string' ? [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.content }] : item.content;
     if (!Array.isArray(content)) throw invalidBody(`${param}.content must be a string or an array of content parts.`, `${param}.content`);
     return { id: typeof item.id === 'string' ? item.id : newResponsesId('msg'), type: 'message', role: item.role, content };
   });
 }
 
-/** Appends the chat messages of `items`; consecutive function calls become one assistant message's tool calls. */
-function appendItems(messages: JsonObject[], items: readonly JsonObject[], prefix: string, dropped: string[]): void {
-  for (const [index, item] of items.entries()) {
-    const param = `${prefix}[${index}]`;
-    switch (item.type) {
-      case 'message':
-        messages.push(messageOf(item, param));
-        break;
-      case 'function_call':
-        appendToolCall(messages, toolCallOf(item, param));
-        break;
-      case 'function_call_output':
-        messages.push(toolResultOf(item, param));
-        break;
-      case 'reasoning':
-        // A reasoning item is an OpenAI model's own state; other models have nothing to read in it.
-        if (!dropped.includes('reasoning items')) dropped.push('reasoning items');
-        break;
-      default:
-        throw invalidBody(
-          `${param}.type "${String(item.type)}" is not supported for this model; send message, function_call or function_call_output items.`,
-          `${param}.type`,
-        );
+/**
+ * Reads items into chat messages: consecutive function calls become one assistant message's tool
+ * calls, a reasoning item the reasoning of the assistant message that follows it (its summary as
+ * text, its `encrypted_content` as the signature only its own provider is sent).
+ */
+class ItemReader {
+  /** A reasoning item's text and signature, waiting for the assistant message it belongs to. */
+  private reasoning: { text: string; signature?: string } | null = null;
+
+  constructor(
+    private readonly messages: JsonObject[],
+    private readonly dropped: string[],
+  ) {}
+
+  append(items: readonly JsonObject[], prefix: string): void {
+    for (const [index, item] of items.entries()) {
+      const param = `${prefix}[${index}]`;
+      switch (item.type) {
+        case 'message':
+          this.push(messageOf(item, param));
+          break;
+        case 'function_call':
+          this.toolCall(toolCallOf(item, param));
+          break;
+        case 'custom_tool_call':
+          this.toolCall(customToolCallOf(item, param));
+          break;
+        case 'function_call_output':
+        case 'custom_tool_call_output':
+          this.push(toolResultOf(item, param));
+          break;
+        case 'reasoning':
+          this.reasoningItem(item);
+          break;
+        case 'web_search_call':
+          // A search OpenAI ran: its results reached the model then, and the answer that used them follows.
+          this.dropped.push(param);
+          break;
+        default:
+          throw unsupportedField(
+            `${param}.type "${String(item.type)}" is not supported for this model; send message, function_call, custom_tool_call, their outputs, or reasoning items.`,
+            `${param}.type`,
+          );
+      }
     }
+  }
+
+  private reasoningItem(item: JsonObject): void {
+    const summary = Array.isArray(item.summary) ? item.summary : [];
+    const text = summary.map((part: unknown) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('\n\n');
+    const signature = typeof item.encrypted_content === 'string' && item.encrypted_content.length > 0 ? item.encrypted_content : undefined;
+    this.reasoning = { text, ...(signature !== undefined ? { signature } : {}) };
+  }
+
+  private push(message: JsonObject): void {
+    if (message.role === 'assistant') this.attachReasoning(message);
+    this.messages.push(message);
+  }
+
+  /** Adds a tool call to the assistant message just before it, or to a new one. */
+  private toolCall(call: JsonObject): void {
+    const last = this.messages.at(-1);
+    if (last !== undefined && last.role === 'assistant' && this.reasoning === null) {
+      last.tool_calls = [...((last.tool_calls as JsonObject[] | undefined) ?? []), call];
+      return;
+    }
+    this.push({ role: 'assistant', content: null, tool_calls: [call] });
+  }
+
+  private attachReasoning(message: JsonObject): void {
+    if (this.reasoning === null) return;
+    if (this.reasoning.text.length > 0) message.reasoning_content = this.reasoning.text;
+    if (this.reasoning.signature !== undefined) message.reasoning_signature = this.reasoning.signature;
+    this.reasoning = null;
   }
 }
 
@@ -141,6 +247,7 @@ function userMessagesOf(items: readonly JsonObject[], prefix: string): JsonObjec
 
 function messageOf(item: JsonObject, param: string): JsonObject {
   const role = item.role as string;
+  if (!MESSAGE_ROLES.has(role)) throw invalidBody(`${param}.role must be one of user, system, developer or assistant.`, `${param}.role`);
   const parts = item.content as unknown[];
   if (role === 'assistant') return { role, content: assistantText(parts, param) };
   if (role === 'system' || role === 'developer') return { role, content: textParts(parts, param) };
@@ -192,17 +299,16 @@ function toolCallOf(item: JsonObject, param: string): JsonObject {
   for (const field of ['call_id', 'name', 'arguments']) {
     if (typeof item[field] !== 'string') throw invalidBody(`${param}.${field} must be a string.`, `${param}.${field}`);
   }
-  return { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+  const name = typeof item.namespace === 'string' ? `${item.namespace}${NAMESPACE_SEPARATOR}${String(item.name)}` : item.name;
+  return { id: item.call_id, type: 'function', function: { name, arguments: item.arguments } };
 }
 
-/** Adds a tool call to the assistant message just before it, or to a new one. */
-function appendToolCall(messages: JsonObject[], call: JsonObject): void {
-  const last = messages.at(-1);
-  if (last !== undefined && last.role === 'assistant') {
-    last.tool_calls = [...((last.tool_calls as JsonObject[] | undefined) ?? []), call];
-    return;
+/** A custom (freeform) tool's call as the function call the chat call made of it: its input as the one argument. */
+function customToolCallOf(item: JsonObject, param: string): JsonObject {
+  for (const field of ['call_id', 'name', 'input']) {
+    if (typeof item[field] !== 'string') throw invalidBody(`${param}.${field} must be a string.`, `${param}.${field}`);
   }
-  messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+  return { id: item.call_id, type: 'function', function: { name: item.name, arguments: JSON.stringify({ input: item.input }) } };
 }
 
 function toolResultOf(item: JsonObject, param: string): JsonObject {
@@ -213,38 +319,106 @@ function toolResultOf(item: JsonObject, param: string): JsonObject {
   throw invalidBody(`${param}.output must be a string or an array of input_text parts.`, `${param}.output`);
 }
 
+interface ToolTranslation {
+  tools: Map<string, CallerTool>;
+  extensions: CallExtensions;
+  dropped: string[];
+}
+
 /** The translated top-level fields, in the chat format's words. */
-function chatFields(body: JsonObject): JsonObject {
+function chatFields(body: JsonObject, translation: ToolTranslation): JsonObject {
   const chat: JsonObject = {};
-  if (body.tools !== undefined && body.tools !== null) chat.tools = toolsOf(body.tools);
+  if (body.tools !== undefined && body.tools !== null) {
+    const tools = toolsOf(body.tools, translation);
+    if (tools.length > 0) chat.tools = tools;
+  }
   if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = toolChoiceOf(body.tool_choice);
   if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) chat.max_completion_tokens = body.max_output_tokens;
   for (const field of ['temperature', 'top_p', 'parallel_tool_calls', 'user'] as const) {
     if (body[field] !== undefined && body[field] !== null) chat[field] = body[field];
   }
-  const format = isRecord(body.text) ? body.text.format : undefined;
-  if (format !== undefined && format !== null) {
-    const responseFormat = responseFormatOf(format);
-    if (responseFormat !== null) chat.response_format = responseFormat;
+  if (isRecord(body.text)) {
+    for (const key of Object.keys(body.text)) if (key !== 'format' && body.text[key] !== undefined && body.text[key] !== null) translation.dropped.push(`text.${key}`);
+    const format = body.text.format;
+    if (format !== undefined && format !== null) {
+      const responseFormat = responseFormatOf(format);
+      if (responseFormat !== null) chat.response_format = responseFormat;
+    }
   }
   return chat;
 }
 
-function toolsOf(tools: unknown): JsonObject[] {
+/**
+ * The caller's tools as chat functions: function tools as they are, a namespace's functions
+ * flattened to `namespace__name`, a custom (freeform) tool as a function of one string
+ * argument `input`, built-in web search as the web search extension; other built-in tools
+ * only OpenAI runs are refused.
+ */
+function toolsOf(tools: unknown, translation: ToolTranslation): JsonObject[] {
   if (!Array.isArray(tools)) throw invalidBody('tools must be an array.', 'tools');
-  return tools.map((tool: unknown, index) => {
+  return tools.flatMap((tool: unknown, index): JsonObject[] => {
     const param = `tools[${index}]`;
-    if (!isRecord(tool) || tool.type !== 'function') {
-      const type = isRecord(tool) ? String(tool.type) : typeof tool;
-      throw invalidBody(`${param}.type "${type}" is not supported for this model: only function tools are; built-in tools need an OpenAI model.`, `${param}.type`);
+    if (!isRecord(tool)) throw invalidBody(`${param} must be a tool object with a type.`, param);
+    const type = String(tool.type);
+    if (type === 'function') return [functionOf(tool, param)];
+    if (type === 'custom') return [customFunctionOf(tool, param, translation.tools)];
+    if (type === 'namespace') return namespaceFunctionsOf(tool, param, translation.tools);
+    if (WEB_SEARCH_TOOL.test(type)) {
+      const filters = isRecord(tool.filters) ? tool.filters : {};
+      const allowed = Array.isArray(filters.allowed_domains) && filters.allowed_domains.every((domain) => typeof domain === 'string') ? filters.allowed_domains : null;
+      translation.extensions.webSearch = { param, maxUses: null, allowedDomains: allowed, blockedDomains: null };
+      for (const key of ['user_location', 'search_context_size', 'external_web_access']) if (tool[key] !== undefined) translation.dropped.push(`${param}.${key}`);
+      return [];
     }
-    if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalidBody(`${param}.name must be a non-empty string.`, `${param}.name`);
-    const fn: JsonObject = { name: tool.name };
-    if (typeof tool.description === 'string') fn.description = tool.description;
-    if (tool.parameters !== undefined && tool.parameters !== null) fn.parameters = tool.parameters;
-    if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
-    return { type: 'function', function: fn };
+    const what = OPENAI_ONLY_TOOLS[type];
+    throw unsupportedField(
+      `${param}.type "${type}": ${what ?? 'this built-in tool'} runs only on OpenAI's models, and this model cannot run it. Remove the tool, or pick an OpenAI model.`,
+      `${param}.type`,
+    );
   });
+}
+
+function functionOf(tool: JsonObject, param: string, name = tool.name): JsonObject {
+  if (typeof name !== 'string' || name.length === 0) throw invalidBody(`${param}.name must be a non-empty string.`, `${param}.name`);
+  const fn: JsonObject = { name };
+  if (typeof tool.description === 'string') fn.description = tool.description;
+  if (tool.parameters !== undefined && tool.parameters !== null) fn.parameters = tool.parameters;
+  if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+function namespaceFunctionsOf(tool: JsonObject, param: string, names: Map<string, CallerTool>): JsonObject[] {
+  if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalidBody(`${param}.name must be a non-empty string.`, `${param}.name`);
+  if (!Array.isArray(tool.tools)) throw invalidBody(`${param}.tools must be an array of function tools.`, `${param}.tools`);
+  const namespace = tool.name;
+  return tool.tools.map((inner: unknown, index) => {
+    const at = `${param}.tools[${index}]`;
+    if (!isRecord(inner) || (inner.type !== undefined && inner.type !== 'function')) throw unsupportedField(`${at}: a namespace holds function tools here.`, `${at}.type`);
+    if (typeof inner.name !== 'string' || inner.name.length === 0) throw invalidBody(`${at}.name must be a non-empty string.`, `${at}.name`);
+    const flat = `${namespace}${NAMESPACE_SEPARATOR}${inner.name}`;
+    names.set(flat, { name: inner.name, namespace });
+    return functionOf(inner, at, flat);
+  });
+}
+
+/** A custom tool's freeform input as the one string argument of a function; its grammar, which no other vendor enforces, told in the description. */
+function customFunctionOf(tool: JsonObject, param: string, names: Map<string, CallerTool>): JsonObject {
+  if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalidBody(`${param}.name must be a non-empty string.`, `${param}.name`);
+  const format = isRecord(tool.format) ? tool.format : {};
+  const grammar =
+    format.type === 'grammar' && typeof format.definition === 'string'
+      ? ` The input must follow this ${typeof format.syntax === 'string' ? format.syntax : ''} grammar:\n${format.definition}`
+      : '';
+  names.set(tool.name, { name: tool.name, custom: true });
+  const description = `${typeof tool.description === 'string' ? tool.description : ''}${grammar}`.trim();
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...(description.length > 0 ? { description } : {}),
+      parameters: { type: 'object', properties: { input: { type: 'string', description: 'The freeform input of the tool.' } }, required: ['input'] },
+    },
+  };
 }
 
 function toolChoiceOf(choice: unknown): unknown {

@@ -1,5 +1,6 @@
 import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 import { newResponsesId } from './ids.js';
+import type { ToolNames } from './request-decoder.js';
 
 /**
  * The Responses response encoder: a `chat.completion` as a `response` object. The object's
@@ -87,6 +88,34 @@ export function functionCallItem(id: string, call: { callId: string; name: strin
 }
 
 /**
+ * A tool call as the caller's tool made it: a function call (a namespace's function under its
+ * own name, with its namespace), or a custom tool's call with its freeform input.
+ */
+export function toolCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: 'in_progress' | 'completed' | 'incomplete', tools: ToolNames): JsonObject {
+  const tool = tools.get(call.name);
+  if (tool?.custom === true) return { id, type: 'custom_tool_call', status, call_id: call.callId, input: customInputOf(call.arguments), name: tool.name };
+  const item = functionCallItem(id, { ...call, name: tool?.name ?? call.name }, status);
+  if (tool?.namespace !== undefined) item.namespace = tool.namespace;
+  return item;
+}
+
+/** A custom tool's input: the `input` argument the chat call asked the model for, or the arguments as they came. */
+function customInputOf(argumentsText: string): string {
+  try {
+    const parsed = JSON.parse(argumentsText) as unknown;
+    if (isRecord(parsed) && typeof parsed.input === 'string') return parsed.input;
+  } catch {
+    // The model wrote something else: the caller gets it as it is.
+  }
+  return argumentsText;
+}
+
+/** A reasoning item: the model's reasoning as its summary, and the signature its own provider needs back as `encrypted_content`. */
+export function reasoningItem(id: string, text: string, signature: string | null): JsonObject {
+  return { id, type: 'reasoning', summary: text.length > 0 ? [{ type: 'summary_text', text }] : [], ...(signature !== null ? { encrypted_content: signature } : {}) };
+}
+
+/**
  * The finished response: `completed`, or `incomplete` when the answer was cut by the length
  * limit or a content filter (the reasons OpenAI gives).
  */
@@ -101,22 +130,27 @@ export function finishedResponse(skeleton: JsonObject, output: JsonObject[], usa
   };
 }
 
-/** The output items of a chat completion's first choice: its message, then one item per tool call. */
-export function outputOfCompletion(completion: JsonObject): { output: JsonObject[]; finishReason: FinishReason } {
+/** The output items of a chat completion's first choice: its reasoning, its message, then one item per tool call. */
+export function outputOfCompletion(completion: JsonObject, tools: ToolNames): { output: JsonObject[]; finishReason: FinishReason } {
   const choice = Array.isArray(completion.choices) && isRecord(completion.choices[0]) ? completion.choices[0] : {};
   const message = isRecord(choice.message) ? choice.message : {};
   const text = typeof message.content === 'string' ? message.content : '';
   const refusal = typeof message.refusal === 'string' && message.refusal.length > 0 ? message.refusal : null;
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
   const output: JsonObject[] = [];
+  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : '';
+  const signature = typeof message.reasoning_signature === 'string' ? message.reasoning_signature : null;
+  if (reasoning.length > 0 || signature !== null) output.push(reasoningItem(newResponsesId('rs'), reasoning, signature));
   if (text.length > 0 || refusal !== null || toolCalls.length === 0) output.push(messageItem(newResponsesId('msg'), text, refusal, 'completed'));
   for (const call of toolCalls) {
     const fn = isRecord(call.function) ? call.function : {};
+    const name = String(fn.name ?? '');
     output.push(
-      functionCallItem(
-        newResponsesId('fc'),
-        { callId: String(call.id ?? ''), name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : '' },
+      toolCallItem(
+        newResponsesId(tools.get(name)?.custom === true ? 'ctc' : 'fc'),
+        { callId: String(call.id ?? ''), name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '' },
         'completed',
+        tools,
       ),
     );
   }
@@ -131,7 +165,7 @@ export function reasoningTokensOf(completion: JsonObject): number {
 }
 
 /** A chat completion as the finished response object. */
-export function encodeResponse(skeleton: JsonObject, completion: JsonObject, usage: TokenUsage | null): JsonObject {
-  const { output, finishReason } = outputOfCompletion(completion);
+export function encodeResponse(skeleton: JsonObject, completion: JsonObject, usage: TokenUsage | null, tools: ToolNames): JsonObject {
+  const { output, finishReason } = outputOfCompletion(completion, tools);
   return finishedResponse(skeleton, output, usage === null ? null : responsesUsage(usage, reasoningTokensOf(completion)), finishReason);
 }

@@ -4,7 +4,8 @@ import { ChatStreamTranscript } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 import { eventFrame } from './frames.js';
 import { newResponsesId } from './ids.js';
-import { finishedResponse, functionCallItem, outputTextPart, reasoningTokensOf, responsesUsage, type FinishReason } from './response-encoder.js';
+import { finishedResponse, outputTextPart, reasoningItem, reasoningTokensOf, responsesUsage, toolCallItem, type FinishReason } from './response-encoder.js';
+import type { ToolNames } from './request-decoder.js';
 
 /**
  * The Responses stream encoder: the internal chat stream's events as the Responses API's own
@@ -30,6 +31,16 @@ export interface ResponsesStreamSettings extends StreamEncoderOptions {
   skeleton: JsonObject;
   /** Keeps the finished response before the caller sees its last event; never rejects. */
   keep(response: JsonObject): Promise<void>;
+  /** The caller's tools by their chat function names (namespace and custom tools). */
+  tools: ToolNames;
+}
+
+/** The model's reasoning being streamed: one reasoning item with one summary part. */
+interface OpenReasoning {
+  id: string;
+  outputIndex: number;
+  text: string;
+  signature: string | null;
 }
 
 /** A text part being streamed: output text or a refusal. */
@@ -50,12 +61,16 @@ interface OpenFunctionCall {
   callId: string;
   name: string;
   arguments: string;
+  /** A custom tool's call: its input is sent whole when it ends. */
+  custom: boolean;
 }
 
 interface ChunkDelta {
   content?: unknown;
   refusal?: unknown;
   tool_calls?: unknown;
+  reasoning_content?: unknown;
+  reasoning_signature?: unknown;
 }
 
 function isRecord(value: unknown): value is JsonObject {
@@ -69,11 +84,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private readonly skeleton: JsonObject;
   private readonly output: JsonObject[] = [];
   private message: OpenMessage | null = null;
+  private reasoning: OpenReasoning | null = null;
   /** Function-call items by the chat stream's tool-call index, open until the stream ends. */
   private readonly calls = new Map<number, OpenFunctionCall>();
   private finishReason: FinishReason = null;
   /** The reasoning tokens of the provider's last usage report (its chunk's `completion_tokens_details`). */
   private reasoningTokens = 0;
+  /** The usage the provider reported so far. */
+  private reported: TokenUsage | null = null;
 
   constructor(private readonly settings: ResponsesStreamSettings) {
     this.skeleton = settings.skeleton;
@@ -86,15 +104,16 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.opening() + this.framesOf(event);
   }
 
-  /** Usage is shown in the last event; the reasoning tokens are only in the provider's chunk. */
+  /** Usage is shown in the last event, and in the first when it came before; the reasoning tokens are only in the provider's chunk. */
   usage(event: UsageReported): string {
+    this.reported = event.usage;
     if (event.chunk !== undefined) this.reasoningTokens = reasoningTokensOf(event.chunk);
     return '';
   }
 
   /** Closes every open item, keeps the response, then ends with `response.completed` (or `.incomplete`) carrying the usage. */
   async end(usage: TokenUsage | null): Promise<string> {
-    let frames = this.opening() + this.closeMessage();
+    let frames = this.opening() + this.closeReasoning() + this.closeMessage();
     for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) frames += this.closeCall(call);
     this.calls.clear();
     const response = finishedResponse(this.skeleton, this.output, usage === null ? null : responsesUsage(usage, this.reasoningTokens), this.finishReason);
@@ -106,7 +125,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   fail(error: GatewayError): string {
     const output = [...this.output];
     if (this.message !== null) output[this.message.outputIndex] = { ...output[this.message.outputIndex], status: 'incomplete', content: this.message.parts.map((part) => partOf(part, part.text)) };
-    for (const call of this.calls.values()) output[call.outputIndex] = functionCallItem(call.id, call, 'incomplete');
+    for (const call of this.calls.values()) output[call.outputIndex] = toolCallItem(call.id, call, 'incomplete', this.settings.tools);
+    if (this.reasoning !== null) output[this.reasoning.outputIndex] = reasoningItem(this.reasoning.id, this.reasoning.text, this.reasoning.signature);
     const response = { ...this.skeleton, status: 'failed', error: { code: 'server_error', message: error.message }, output };
     return this.opening() + this.frame('response.failed', { response });
   }
@@ -119,7 +139,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private opening(): string {
     if (this.opened) return '';
     this.opened = true;
-    return this.frame('response.created', { response: this.skeleton }) + this.frame('response.in_progress', { response: this.skeleton });
+    // The prompt's count where the provider gave it before its first token (Anthropic, Gemini).
+    const response = this.reported === null ? this.skeleton : { ...this.skeleton, usage: responsesUsage(this.reported) };
+    return this.frame('response.created', { response }) + this.frame('response.in_progress', { response });
   }
 
   private framesOf(event: ChunkReceived): string {
@@ -127,6 +149,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (!isRecord(choice)) return '';
     const delta: ChunkDelta = isRecord(choice.delta) ? choice.delta : {};
     let frames = '';
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content.length > 0) frames += this.reasoningDelta(delta.reasoning_content);
+    if (typeof delta.reasoning_signature === 'string') frames += this.reasoningSignature(delta.reasoning_signature);
     if (typeof delta.content === 'string' && delta.content.length > 0) frames += this.textDelta('output_text', delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal.length > 0) frames += this.textDelta('refusal', delta.refusal);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) frames += this.toolCallDelta(call);
@@ -134,8 +158,53 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return frames;
   }
 
-  private textDelta(kind: OpenPart['kind'], text: string): string {
+  /** A piece of the model's reasoning: the reasoning item and its summary part open with the first. */
+  private reasoningDelta(text: string): string {
     let frames = '';
+    let reasoning = this.reasoning;
+    if (reasoning === null) {
+      frames += this.openReasoning();
+      reasoning = this.reasoning!;
+    }
+    if (reasoning.text.length === 0) frames += this.frame('response.reasoning_summary_part.added', { ...this.summaryWhere(reasoning), part: { type: 'summary_text', text: '' } });
+    reasoning.text += text;
+    return frames + this.frame('response.reasoning_summary_text.delta', { ...this.summaryWhere(reasoning), delta: text });
+  }
+
+  /** The signature ends the reasoning it belongs to (a reasoning item of its own when no text came). */
+  private reasoningSignature(signature: string): string {
+    const opened = this.reasoning === null ? this.openReasoning() : '';
+    this.reasoning!.signature = signature;
+    return opened + this.closeReasoning();
+  }
+
+  private openReasoning(): string {
+    this.reasoning = { id: newResponsesId('rs'), outputIndex: this.output.length, text: '', signature: null };
+    const item = reasoningItem(this.reasoning.id, '', null);
+    this.output.push(item);
+    return this.frame('response.output_item.added', { item, output_index: this.reasoning.outputIndex });
+  }
+
+  private summaryWhere(reasoning: OpenReasoning): JsonObject {
+    return { item_id: reasoning.id, output_index: reasoning.outputIndex, summary_index: 0 };
+  }
+
+  private closeReasoning(): string {
+    const reasoning = this.reasoning;
+    if (reasoning === null) return '';
+    this.reasoning = null;
+    let frames = '';
+    if (reasoning.text.length > 0) {
+      frames += this.frame('response.reasoning_summary_text.done', { ...this.summaryWhere(reasoning), text: reasoning.text });
+      frames += this.frame('response.reasoning_summary_part.done', { ...this.summaryWhere(reasoning), part: { type: 'summary_text', text: reasoning.text } });
+    }
+    const item = reasoningItem(reasoning.id, reasoning.text, reasoning.signature);
+    this.output[reasoning.outputIndex] = item;
+    return frames + this.frame('response.output_item.done', { item, output_index: reasoning.outputIndex });
+  }
+
+  private textDelta(kind: OpenPart['kind'], text: string): string {
+    let frames = this.closeReasoning();
     if (this.message === null) {
       this.message = { id: newResponsesId('msg'), outputIndex: this.output.length, parts: [] };
       // Announced without content: the parts follow with their own events.
@@ -161,18 +230,21 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let frames = '';
     let call = this.calls.get(index);
     if (call === undefined) {
-      // Text before a tool call is finished: the message item closes first.
-      frames += this.closeMessage();
-      call = { id: newResponsesId('fc'), outputIndex: this.output.length, callId: typeof delta.id === 'string' ? delta.id : '', name: typeof fn.name === 'string' ? fn.name : '', arguments: '' };
+      // Reasoning and text before a tool call are finished: their items close first.
+      frames += this.closeReasoning() + this.closeMessage();
+      const name = typeof fn.name === 'string' ? fn.name : '';
+      const custom = this.settings.tools.get(name)?.custom === true;
+      call = { id: newResponsesId(custom ? 'ctc' : 'fc'), outputIndex: this.output.length, callId: typeof delta.id === 'string' ? delta.id : '', name, arguments: '', custom };
       this.calls.set(index, call);
-      const item = functionCallItem(call.id, { callId: call.callId, name: call.name, arguments: '' }, 'in_progress');
+      const item = toolCallItem(call.id, { callId: call.callId, name: call.name, arguments: '' }, 'in_progress', this.settings.tools);
       this.output.push(item);
       frames += this.frame('response.output_item.added', { item, output_index: call.outputIndex });
     }
     const pieces = fn.arguments;
     if (typeof pieces === 'string' && pieces.length > 0) {
       call.arguments += pieces;
-      frames += this.frame('response.function_call_arguments.delta', { delta: pieces, item_id: call.id, output_index: call.outputIndex });
+      // A custom tool's input is one argument of the function's JSON: it is sent whole when the call ends.
+      if (!call.custom) frames += this.frame('response.function_call_arguments.delta', { delta: pieces, item_id: call.id, output_index: call.outputIndex });
     }
     return frames;
   }
@@ -196,12 +268,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private closeCall(call: OpenFunctionCall): string {
-    const item = functionCallItem(call.id, call, 'completed');
+    const item = toolCallItem(call.id, call, 'completed', this.settings.tools);
     this.output[call.outputIndex] = item;
-    return (
-      this.frame('response.function_call_arguments.done', { arguments: call.arguments, item_id: call.id, output_index: call.outputIndex }) +
-      this.frame('response.output_item.done', { item, output_index: call.outputIndex })
-    );
+    const where = { item_id: call.id, output_index: call.outputIndex };
+    const done = call.custom
+      ? this.frame('response.custom_tool_call_input.delta', { ...where, delta: item.input }) + this.frame('response.custom_tool_call_input.done', { ...where, input: item.input })
+      : this.frame('response.function_call_arguments.done', { arguments: call.arguments, ...where });
+    return done + this.frame('response.output_item.done', { item, output_index: call.outputIndex });
   }
 
   /** One server-sent event: its type on the `event:` line and in the data, then the sequence number. */

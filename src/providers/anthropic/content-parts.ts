@@ -1,4 +1,5 @@
 import { GatewayError, invalidBody } from '../../errors/index.js';
+import { base64Data } from '../shared/caller-values.js';
 import { parseBase64DataUri } from '../shared/data-uri.js';
 import { isRecord, mapUserContent, type ContentPart } from '../shared/message-content.js';
 import type { AnthropicRequestBlock, AnthropicTextBlock } from './wire.js';
@@ -65,8 +66,9 @@ function imageBlock(imageUrl: unknown, param: string): AnthropicRequestBlock {
     if (!IMAGE_MEDIA_TYPES.has(declared)) {
       throw invalidImage(`has type "${data.mimeType}"; this model accepts image/jpeg, image/png, image/gif or image/webp.`, `${param}.url`);
     }
-    const mediaType = imageTypeOfBytes(data.base64) ?? declared;
-    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data.base64 } };
+    const base64 = base64Data(data.base64, `${param}.url`, { image: true });
+    const mediaType = imageTypeOfBytes(base64) ?? declared;
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: base64 } };
   }
   return { type: 'image', source: { type: 'url', url: remoteImageUrl(url, `${param}.url`) } };
 }
@@ -98,7 +100,7 @@ function documentBlock(file: unknown, param: string): AnthropicRequestBlock {
     throw invalidBody(`${param}.file_data is a URL; remote files are not fetched. Send the file content as base64 or a data URI.`, `${param}.file_data`);
   }
   const mediaType = dataUri?.mimeType ?? mediaTypeOf(file);
-  const base64 = dataUri?.base64 ?? file.file_data;
+  const base64 = base64Data(dataUri?.base64 ?? file.file_data, `${param}.file_data`, { image: false });
   if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: base64 } };
   if (mediaType === 'text/plain') {
     return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(base64, 'base64').toString('utf8') } };

@@ -1,6 +1,6 @@
 import { fromCallerInput } from '../shared/provider-json.js';
 import { startSseStream } from '../shared/sse-stream.js';
-import type { ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, JsonObject, Provider } from '../../model-api/index.js';
+import type { CallExtensions, ChatCall, ChatCompletionResult, ChatModelProvider, ChatStream, JsonObject, Provider } from '../../model-api/index.js';
 import { malformedResponse } from './errors.js';
 import { AnthropicHttp, type AnthropicProviderOptions } from './http.js';
 import { AnthropicMessages, inputTokensOf } from './messages.js';
@@ -24,8 +24,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
 class AnthropicChat implements ChatModelProvider {
   constructor(private readonly http: AnthropicHttp) {}
 
-  hintsDropped(body: JsonObject): string[] {
-    return hintsDroppedOf(body);
+  hintsDropped(body: JsonObject, extensions?: CallExtensions): string[] {
+    return hintsDroppedOf({ body, extensions });
   }
 
   async complete(call: ChatCall): Promise<ChatCompletionResult> {
@@ -33,7 +33,7 @@ class AnthropicChat implements ChatModelProvider {
     const response = await this.http.send(await this.http.request('/v1/messages', this.http.headers, plan.body, call));
     const message = parseResponse(parseJsonOrNull(await this.http.readText(response, call.signal)));
     if (message === null) throw malformedResponse(this.http.provider, 'message body does not match the Messages API');
-    return toChatCompletion(message, plan.structuredOutputTool, nowSeconds());
+    return toChatCompletion(message, plan.structuredOutputTool, nowSeconds(), this.http.provider);
   }
 
   async stream(call: ChatCall): Promise<ChatStream> {
@@ -48,7 +48,7 @@ class AnthropicChat implements ChatModelProvider {
   /** count_tokens of the call as a Messages request: the members that endpoint takes. */
   async countTokens(call: ChatCall): Promise<number> {
     const body = fromCallerInput(() => {
-      const { model, messages, system, tools, tool_choice, thinking } = toAnthropicRequest(call.upstreamModel, call.body, false).request as unknown as Record<string, unknown>;
+      const { model, messages, system, tools, tool_choice, thinking } = toAnthropicRequest(call.upstreamModel, call, false, this.http.provider).request as unknown as Record<string, unknown>;
       return JSON.stringify({ model, messages, system, tools, tool_choice, thinking });
     });
     const response = await this.http.send(await this.http.request('/v1/messages/count_tokens', this.http.headers, body, call));
@@ -58,7 +58,7 @@ class AnthropicChat implements ChatModelProvider {
   /** The Messages API request for the call, and its JSON. */
   private plan(call: ChatCall, stream: boolean): { body: string; structuredOutputTool: string | null } {
     return fromCallerInput(() => {
-      const plan = toAnthropicRequest(call.upstreamModel, call.body, stream);
+      const plan = toAnthropicRequest(call.upstreamModel, call, stream, this.http.provider);
       return { body: JSON.stringify(plan.request), structuredOutputTool: plan.structuredOutputTool };
     });
   }

@@ -1,8 +1,11 @@
-import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../model-api/index.js';
+import { invalidBody, unsupportedField } from '../../errors/index.js';
+import type { ChatCall, JsonObject, WebSearchRequest } from '../../model-api/index.js';
+import { toolArgumentsObject } from '../shared/caller-values.js';
 import { isRecord, textOf } from '../shared/message-content.js';
+import { reasoningOf, thinkingBudgetOf, topKOf, topKParam } from '../shared/reasoning.js';
+import { ownSignature } from '../shared/signatures.js';
 import { textBlocks, userBlocks } from './content-parts.js';
-import type { AnthropicMessage, AnthropicRequest, AnthropicRequestBlock, AnthropicTool, AnthropicToolChoice } from './wire.js';
+import type { AnthropicMessage, AnthropicRequest, AnthropicRequestBlock, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool } from './wire.js';
 
 /**
  * Anthropic requires max_tokens; the adapter does not see the catalog, so a request without
@@ -20,41 +23,99 @@ export interface RequestPlan {
 }
 
 /** Chat-completions fields the Messages API has no equivalent for, left out as hints (docs/providers-anthropic.md). */
-const HINT_FIELDS = ['seed', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'store', 'metadata'] as const;
+const HINT_FIELDS = ['seed', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'store', 'metadata', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'verbosity'] as const;
 
-/** The hint fields `body` sets (null counts as not set): left out of the request, named in the log. */
-export function hintsDroppedOf(body: JsonObject): string[] {
-  return HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null);
+/** The smallest thinking budget Anthropic takes (its extended thinking page). */
+const MIN_THINKING_BUDGET = 1_024;
+
+/** The call as the mapping reads it: the chat body and its extensions. */
+export type MappedCall = Pick<ChatCall, 'body' | 'extensions'>;
+
+/**
+ * Whether and how Claude thinks for a call: a budget of at least 1,024 tokens below max_tokens
+ * (Anthropic's rules). Not when the answer is a forced tool call (a named tool_choice, `required`,
+ * or response_format's tool), which Anthropic does not allow with thinking, nor when max_tokens
+ * leaves no room: the reasoning is then left out and named.
+ */
+function thinkingOf(call: MappedCall): { budget: number | null; dropped: string | null } {
+  const reasoning = reasoningOf(call);
+  if (reasoning === null) return { budget: null, dropped: null };
+  const wanted = thinkingBudgetOf(reasoning) ?? DEFAULT_THINKING_BUDGET;
+  if (wanted === 0) return { budget: null, dropped: null };
+  const { body } = call;
+  const forced = (body.response_format !== undefined && body.response_format !== null && (body.response_format as JsonObject).type !== 'text') || body.tool_choice === 'required' || isRecord(body.tool_choice);
+  const room = maxTokensOf(body) - 1;
+  if (forced || room < MIN_THINKING_BUDGET) return { budget: null, dropped: reasoning.param };
+  return { budget: Math.min(Math.max(wanted, MIN_THINKING_BUDGET), room), dropped: null };
 }
 
-/** Translates an OpenAI chat-completions body into an Anthropic Messages request. */
-export function toAnthropicRequest(model: string, body: JsonObject, stream: boolean): RequestPlan {
+/** The budget for "think as the model sees fit" (adaptive thinking, an effort with no budget): Anthropic's own example budget. */
+const DEFAULT_THINKING_BUDGET = 10_000;
+
+/**
+ * The fields of a call the request leaves out, named for the log: hints Anthropic has no
+ * equivalent for (null counts as not set); sampling Anthropic refuses while Claude thinks
+ * (temperature, top_k, a top_p below 0.95); the reasoning when Claude cannot think for it.
+ */
+export function hintsDroppedOf(call: MappedCall): string[] {
+  const { body } = call;
+  const dropped: string[] = HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null);
+  const thinking = thinkingOf(call);
+  if (thinking.dropped !== null) dropped.push(thinking.dropped);
+  if (thinking.budget !== null) {
+    if (typeof body.temperature === 'number' && body.temperature !== 1) dropped.push('temperature');
+    if (typeof body.top_p === 'number' && body.top_p < 0.95) dropped.push('top_p');
+    if (topKOf(call) !== null) dropped.push(topKParam(call));
+  }
+  return dropped;
+}
+
+/** Translates an OpenAI chat-completions body (and its extensions) into an Anthropic Messages request. */
+export function toAnthropicRequest(model: string, call: MappedCall, stream: boolean, provider: string): RequestPlan {
+  const { body } = call;
   refuseUnsupported(body);
-  const { system, messages } = toAnthropicMessages(body.messages);
+  const { system, messages } = toAnthropicMessages(body.messages, provider);
   const structuredTool = responseFormatTool(body.response_format);
-  const tools = [...toolsOf(body.tools), ...(structuredTool !== null ? [structuredTool] : [])];
+  const webSearch = call.extensions?.webSearch;
+  const tools: (AnthropicTool | AnthropicWebSearchTool)[] = [...toolsOf(body.tools), ...(structuredTool !== null ? [structuredTool] : [])];
+  if (webSearch !== undefined) tools.push(webSearchTool(webSearch));
+  const { budget } = thinkingOf(call);
+  const thinks = budget !== null;
+  const topK = topKOf(call);
   const request: AnthropicRequest = {
     model,
     max_tokens: maxTokensOf(body),
     messages,
     ...(system !== null ? { system } : {}),
-    ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
-    ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
+    ...(typeof body.temperature === 'number' && !(thinks && body.temperature !== 1) ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === 'number' && !(thinks && body.top_p < 0.95) ? { top_p: body.top_p } : {}),
+    ...(topK !== null && !thinks ? { top_k: topK } : {}),
     ...stopSequencesOf(body.stop),
     ...(tools.length > 0 ? { tools } : {}),
     ...toolChoiceOf(body, tools.length > 0, structuredTool),
+    ...(thinks ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
     ...(typeof body.user === 'string' ? { metadata: { user_id: body.user } } : {}),
     ...(stream ? { stream: true } : {}),
   };
   return { request, structuredOutputTool: structuredTool?.name ?? null };
 }
 
+function webSearchTool(search: WebSearchRequest): AnthropicWebSearchTool {
+  return {
+    type: 'web_search_20250305',
+    name: 'web_search',
+    ...(search.maxUses !== null ? { max_uses: search.maxUses } : {}),
+    ...(search.allowedDomains !== null ? { allowed_domains: search.allowedDomains } : {}),
+    ...(search.blockedDomains !== null ? { blocked_domains: search.blockedDomains } : {}),
+  };
+}
+
 /** Fields that change the shape of the answer and that Anthropic cannot honour. */
 function refuseUnsupported(body: JsonObject): void {
   if (body.n !== undefined && body.n !== null && body.n !== 1) {
-    throw invalidBody('This model returns one choice per request; send n: 1 or leave n out.', 'n');
+    throw unsupportedField('n: this model returns one choice per request; send n: 1 or leave n out, or pick an OpenAI or Gemini model, which make several.', 'n');
   }
-  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
+  if (body.logprobs === true) throw unsupportedField('logprobs: this model does not return log probabilities; leave logprobs out, or pick an OpenAI model.', 'logprobs');
 }
 
 function maxTokensOf(body: JsonObject): number {
@@ -88,7 +149,7 @@ function stopSequencesOf(stop: unknown): { stop_sequences?: string[] } {
  * `system`; consecutive messages of the same role are merged, as Anthropic requires strictly
  * alternating user/assistant turns (tool results travel in user turns).
  */
-function toAnthropicMessages(input: unknown): { system: string | null; messages: AnthropicMessage[] } {
+function toAnthropicMessages(input: unknown, provider: string): { system: string | null; messages: AnthropicMessage[] } {
   if (!Array.isArray(input)) throw invalidBody('messages must be an array.', 'messages');
   const systemTexts: string[] = [];
   const messages: AnthropicMessage[] = [];
@@ -99,7 +160,7 @@ function toAnthropicMessages(input: unknown): { system: string | null; messages:
       systemTexts.push(textOf(message.content, `${param}.content`));
       return;
     }
-    const turn = toTurn(message, param);
+    const turn = toTurn(message, param, provider);
     if (turn.content.length === 0) return;
     const previous = messages.at(-1);
     if (previous?.role === turn.role) previous.content.push(...turn.content);
@@ -109,14 +170,14 @@ function toAnthropicMessages(input: unknown): { system: string | null; messages:
   return { system: system.length > 0 ? system : null, messages };
 }
 
-function toTurn(message: Record<string, unknown>, param: string): AnthropicMessage {
+function toTurn(message: Record<string, unknown>, param: string, provider: string): AnthropicMessage {
   switch (message.role) {
     case 'user':
       return { role: 'user', content: userBlocks(message.content, `${param}.content`) };
     case 'assistant':
       return {
         role: 'assistant',
-        content: [...textBlocks(textOf(message.content, `${param}.content`)), ...toolUseBlocks(message.tool_calls, `${param}.tool_calls`)],
+        content: [...thinkingBlocks(message, provider), ...textBlocks(textOf(message.content, `${param}.content`)), ...toolUseBlocks(message.tool_calls, `${param}.tool_calls`)],
       };
     case 'tool': {
       if (typeof message.tool_call_id !== 'string') throw invalidBody(`${param}.tool_call_id must name the tool call it answers.`, `${param}.tool_call_id`);
@@ -128,6 +189,16 @@ function toTurn(message: Record<string, unknown>, param: string): AnthropicMessa
   }
 }
 
+/**
+ * An earlier turn's thinking, sent back as Claude requires (its text and signature unchanged)
+ * when this provider made it; another vendor's reasoning is no thinking Claude can verify.
+ */
+function thinkingBlocks(message: Record<string, unknown>, provider: string): AnthropicRequestBlock[] {
+  const signature = ownSignature(message.reasoning_signature, provider);
+  if (signature === null) return [];
+  return [{ type: 'thinking', thinking: typeof message.reasoning_content === 'string' ? message.reasoning_content : '', signature }];
+}
+
 function toolUseBlocks(toolCalls: unknown, param: string): AnthropicRequestBlock[] {
   if (toolCalls === undefined || toolCalls === null) return [];
   if (!Array.isArray(toolCalls)) throw invalidBody(`${param} must be an array.`, param);
@@ -137,18 +208,8 @@ function toolUseBlocks(toolCalls: unknown, param: string): AnthropicRequestBlock
     if (!isRecord(call) || typeof call.id !== 'string' || !isRecord(fn) || typeof fn.name !== 'string') {
       throw invalidBody(`${at} must have an id and a function with a name.`, at);
     }
-    return { type: 'tool_use', id: call.id, name: fn.name, input: parseArguments(fn.arguments, `${at}.function.arguments`) };
+    return { type: 'tool_use', id: call.id, name: fn.name, input: toolArgumentsObject(fn.arguments, `${at}.function.arguments`) };
   });
-}
-
-function parseArguments(value: unknown, param: string): unknown {
-  if (value === undefined || value === '') return {};
-  if (typeof value !== 'string') throw invalidBody(`${param} must be a JSON string.`, param);
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw invalidBody(`${param} is not valid JSON.`, param);
-  }
 }
 
 function toolsOf(tools: unknown): AnthropicTool[] {

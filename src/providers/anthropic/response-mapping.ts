@@ -1,6 +1,7 @@
 import { stringifyProviderValue } from '../shared/provider-json.js';
 import { tokenCount } from '../shared/token-count.js';
-import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
+import type { ChatCompletionResult, JsonObject, ReasoningMembers, TokenUsage } from '../../model-api/index.js';
+import { signatureOf } from '../shared/signatures.js';
 import type { AnthropicResponse, AnthropicUsage } from './wire.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -58,10 +59,20 @@ export function openAiUsage(usage: TokenUsage): JsonObject {
   };
 }
 
-/** An Anthropic message as an OpenAI `chat.completion`. */
-export function toChatCompletion(message: AnthropicResponse, structuredOutputTool: string | null, created: number): ChatCompletionResult {
+/**
+ * An Anthropic message as an OpenAI `chat.completion`: text, tool calls, and its thinking as the
+ * reasoning members (text joined, the last signature, marked as this provider's). Redacted
+ * thinking and server tool blocks (web search) stay Anthropic's: the answer's text carries what
+ * they gave.
+ */
+export function toChatCompletion(message: AnthropicResponse, structuredOutputTool: string | null, created: number, provider: string): ChatCompletionResult {
   const structured = message.content.find((block) => block.type === 'tool_use' && block.name === structuredOutputTool);
   const text = message.content.flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : [])).join('');
+  const thinking = message.content.filter((block) => block.type === 'thinking');
+  const reasoning: ReasoningMembers = {};
+  if (thinking.length > 0) reasoning.reasoning_content = thinking.map((block) => block.thinking ?? '').join('\n\n');
+  const signature = thinking.at(-1)?.signature;
+  if (signature !== undefined && signature.length > 0) reasoning.reasoning_signature = signatureOf(provider, signature);
   const toolCalls = message.content.flatMap((block) =>
     block.type === 'tool_use' && block.name !== structuredOutputTool
       ? [{ id: block.id, type: 'function', function: { name: block.name, arguments: stringifyProviderValue(block.input ?? {}, 'tool_use input') } }]
@@ -77,7 +88,7 @@ export function toChatCompletion(message: AnthropicResponse, structuredOutputToo
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: { role: 'assistant', content, refusal: null, ...reasoning, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
         logprobs: null,
         finish_reason: finishReasonOf(message.stop_reason, structured !== undefined),
       },

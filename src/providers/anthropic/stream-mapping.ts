@@ -5,6 +5,7 @@ import type { ChatStreamEvent, JsonObject } from '../../model-api/index.js';
 import { malformedResponse, streamEndedEarly, streamErrorEvent } from './errors.js';
 import { combineUsage, finishReasonOf, openAiUsage, tokenUsageOf, type FinishReason } from './response-mapping.js';
 import { parseStreamEvent, type AnthropicStreamEvent, type AnthropicUsage } from './wire.js';
+import { signatureOf } from '../shared/signatures.js';
 
 export interface StreamMappingOptions {
   provider: string;
@@ -76,6 +77,11 @@ class StreamMapper {
         this.id = event.message.id;
         this.model = event.message.model;
         this.startUsage = event.message.usage;
+        {
+          // The prompt's count comes first: the formats show it in their first event (message_start, response.created).
+          const usage = tokenUsageOf(this.startUsage);
+          if (usage !== null) events.push({ type: 'usage-reported', usage });
+        }
         events.push(this.chunk({ role: 'assistant', content: '' }));
         return;
       case 'content_block_start':
@@ -118,8 +124,12 @@ class StreamMapper {
     events.push(this.chunk({ tool_calls: [{ index: toolCallIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }));
   }
 
-  private blockDelta(index: number, delta: { type: string; text?: string; partial_json?: string }, events: ChatStreamEvent[]): void {
+  private blockDelta(index: number, delta: { type: string; text?: string; partial_json?: string; thinking?: string; signature?: string }, events: ChatStreamEvent[]): void {
     if (delta.type === 'text_delta' && delta.text !== undefined) events.push(this.chunk({ content: delta.text }));
+    if (delta.type === 'thinking_delta' && delta.thinking !== undefined && delta.thinking.length > 0) events.push(this.chunk({ reasoning_content: delta.thinking }));
+    if (delta.type === 'signature_delta' && delta.signature !== undefined && delta.signature.length > 0) {
+      events.push(this.chunk({ reasoning_signature: signatureOf(this.options.provider, delta.signature) }));
+    }
     if (delta.type !== 'input_json_delta' || delta.partial_json === undefined || delta.partial_json.length === 0) return;
     this.blocksWithoutInput.delete(index);
     this.inputText(index, delta.partial_json, events);

@@ -25,6 +25,7 @@ export type AnthropicRequestBlock =
   | AnthropicTextBlock
   | { type: 'image'; source: AnthropicImageSource }
   | { type: 'document'; source: AnthropicDocumentSource }
+  | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicTextBlock[]; is_error?: boolean };
 
@@ -37,6 +38,15 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: unknown;
+}
+
+/** Anthropic's server-side web search tool (its web search tool page). */
+export interface AnthropicWebSearchTool {
+  type: 'web_search_20250305';
+  name: 'web_search';
+  max_uses?: number;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
 }
 
 export type AnthropicToolChoice =
@@ -52,8 +62,10 @@ export interface AnthropicRequest {
   temperature?: number;
   top_p?: number;
   stop_sequences?: string[];
-  tools?: AnthropicTool[];
+  top_k?: number;
+  tools?: (AnthropicTool | AnthropicWebSearchTool)[];
   tool_choice?: AnthropicToolChoice;
+  thinking?: { type: 'enabled'; budget_tokens: number };
   metadata?: { user_id: string };
   stream?: boolean;
 }
@@ -77,6 +89,8 @@ const UsageSchema = Type.Object({
 const ContentBlockSchema = Type.Object({
   type: Type.String(),
   text: Type.Optional(Type.String()),
+  thinking: Type.Optional(Type.String()),
+  signature: Type.Optional(Type.String()),
   id: Type.Optional(Type.String()),
   name: Type.Optional(Type.String()),
   input: Type.Optional(Type.Unknown()),
@@ -101,7 +115,13 @@ export const StreamEventSchemas = {
   content_block_delta: Type.Object({
     type: Type.Literal('content_block_delta'),
     index: Type.Number(),
-    delta: Type.Object({ type: Type.String(), text: Type.Optional(Type.String()), partial_json: Type.Optional(Type.String()) }),
+    delta: Type.Object({
+      type: Type.String(),
+      text: Type.Optional(Type.String()),
+      partial_json: Type.Optional(Type.String()),
+      thinking: Type.Optional(Type.String()),
+      signature: Type.Optional(Type.String()),
+    }),
   }),
   content_block_stop: Type.Object({ type: Type.Literal('content_block_stop'), index: Type.Number() }),
   message_delta: Type.Object({

@@ -1,4 +1,5 @@
 import { GatewayError, invalidBody } from '../../errors/index.js';
+import { base64Data } from '../shared/caller-values.js';
 import { parseBase64DataUri } from '../shared/data-uri.js';
 import { isRecord, mapUserContent, type ContentPart } from '../shared/message-content.js';
 import type { GeminiPart } from './wire.js';
@@ -47,7 +48,7 @@ function imagePart(imageUrl: unknown, param: string): GeminiPart {
   const data = parseBase64DataUri(url);
   if (data !== null) {
     if (!data.mimeType.startsWith('image/')) throw invalidImage(`has type "${data.mimeType}"; send an image (data:image/png;base64,…).`, `${param}.url`);
-    return { inlineData: { mimeType: data.mimeType, data: data.base64 } };
+    return { inlineData: { mimeType: data.mimeType, data: base64Data(data.base64, `${param}.url`, { image: true, urlSafe: true }) } };
   }
   if (/^https?:/i.test(url)) {
     throw invalidImage(
@@ -83,7 +84,7 @@ function filePart(file: Record<string, unknown>, param: string): GeminiPart {
   if (mimeType === undefined) {
     throw invalidBody(`${param}: the file type is unknown; send a data URI (data:application/pdf;base64,…) or set file.mime_type.`, `${param}.file_data`);
   }
-  return { inlineData: { mimeType, data: dataUri?.base64 ?? fileData } };
+  return { inlineData: { mimeType, data: base64Data(dataUri?.base64 ?? fileData, `${param}.file_data`, { image: false, urlSafe: true }) } };
 }
 
 function mimeTypeOf(file: Record<string, unknown>): string | undefined {
@@ -97,5 +98,5 @@ function audioPart(audio: unknown, param: string): GeminiPart {
   if (!isRecord(audio) || typeof audio.data !== 'string' || typeof audio.format !== 'string') {
     throw invalidBody(`${param} must be an object with base64 data and a format (wav, mp3, …).`, param);
   }
-  return { inlineData: { mimeType: `audio/${audio.format.toLowerCase()}`, data: audio.data } };
+  return { inlineData: { mimeType: `audio/${audio.format.toLowerCase()}`, data: base64Data(audio.data, `${param}.data`, { image: false, urlSafe: true }) } };
 }

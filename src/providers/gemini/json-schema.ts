@@ -76,6 +76,12 @@ class SchemaConverter {
     const branches = [node.anyOf, node.oneOf].find(Array.isArray);
     if (branches !== undefined) this.addBranches(result, branches);
     if (Array.isArray(node.allOf)) this.mergeAll(result, node.allOf);
+    // Gemini refuses an OBJECT without properties (a map: additionalProperties only). Left untyped,
+    // the schema still takes any object, which is what the caller's schema allowed.
+    if (result.type === 'OBJECT' && (result.properties === undefined || Object.keys(result.properties).length === 0)) {
+      delete result.type;
+      delete result.properties;
+    }
     return result;
   }
 

@@ -7,7 +7,7 @@ import { toBatchEmbedRequest, toEmbeddingResult } from './embeddings.js';
 import { methodUrl, modelResourceName, type GeminiMethod } from './endpoints.js';
 import { failureOfErrorBody, failureOfResponse, geminiFailure, inCallerTerms, parseErrorBody } from './errors.js';
 import { toImageResult, toPredictRequest } from './images.js';
-import { toGenerateContentRequest } from './request-mapping.js';
+import { searchDropped, toGenerateContentRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { GeminiStreamMapper } from './stream-mapping.js';
 import {
@@ -30,6 +30,9 @@ export interface GeminiProviderOptions {
   /** Credential headers made per call instead of the key (Vertex AI's OAuth access token). */
   tokenHeaders?: () => Promise<Record<string, string>>;
 }
+
+/** Chat fields generateContent has no member for (request metadata, OpenAI's service hints): left out and named. */
+const GEMINI_HINT_FIELDS = ['user', 'metadata', 'store', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'parallel_tool_calls', 'logit_bias', 'verbosity'];
 
 interface ModelCall extends CallContext {
   upstreamModel: string;
@@ -120,8 +123,13 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     name: provider,
     acceptsRemoteImageUrls: false,
     chat: {
+      hintsDropped: (body, extensions, upstreamModel = '') => {
+        const dropped = GEMINI_HINT_FIELDS.filter((field) => body[field] !== undefined && body[field] !== null);
+        const search = searchDropped({ body, extensions }, upstreamModel);
+        return search === null ? dropped : [...dropped, search];
+      },
       async complete(call) {
-        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call.body)).catch((error: unknown) => {
+        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call, call.upstreamModel)).catch((error: unknown) => {
           throw error instanceof GatewayError ? inCallerTerms(error, call.body) : error;
         });
         const response = checkGenerateContentResponse(value, provider);
@@ -129,7 +137,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         return toChatCompletion(response, call.upstreamModel, provider);
       },
       async stream(call) {
-        const request = await upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call.body));
+        const request = await upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call, call.upstreamModel));
         return startSseStream(options.http, request, {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),
@@ -137,7 +145,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
       },
       // countTokens of the whole generateContent request, so the system instruction and tools count too.
       async countTokens(call) {
-        const value = await postForJson(call, 'countTokens', () => ({ generateContentRequest: { model: modelResourceName(call.upstreamModel), ...toGenerateContentRequest(call.body) } }));
+        const value = await postForJson(call, 'countTokens', () => ({ generateContentRequest: { model: modelResourceName(call.upstreamModel), ...toGenerateContentRequest(call, call.upstreamModel) } }));
         const total = (value as { totalTokens?: unknown } | null)?.totalTokens;
         if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) {
           throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', { logDetail: { provider, reason: 'countTokens body has no totalTokens' } });

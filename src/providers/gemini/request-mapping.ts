@@ -1,9 +1,11 @@
-import { invalidBody } from '../../errors/index.js';
-import type { JsonObject } from '../../model-api/index.js';
+import { invalidBody, unsupportedField } from '../../errors/index.js';
+import type { ChatCall, JsonObject } from '../../model-api/index.js';
+import { reasoningOf, thinkingBudgetOf, topKOf } from '../shared/reasoning.js';
+import { toolArgumentsObject } from '../shared/caller-values.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { textParts, userParts } from './content-parts.js';
 import { toGeminiSchema } from './json-schema.js';
-import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GenerateContentRequest } from './wire.js';
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiThinkingConfig, GenerateContentRequest } from './wire.js';
 
 /*
  * OpenAI chat-completions body → Gemini generateContent request: system messages become the
@@ -12,18 +14,65 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, 
  * generationConfig, tools and tool_choice to tools/toolConfig.
  */
 
-export function toGenerateContentRequest(body: JsonObject): GenerateContentRequest {
+/**
+ * The call's reasoning as Gemini's thinkingConfig: a level for Gemini 3 models (low up to a
+ * medium effort or an 8k budget, else high), a budget for the others (-1, dynamic, when the
+ * model decides; `none` is 0, which Pro models do not take, so they get their least, 128); and
+ * the thought summaries when the caller wants the reasoning shown.
+ */
+function thinkingConfigOf(call: MappedCall, model: string): GeminiThinkingConfig | undefined {
+  const reasoning = reasoningOf(call);
+  if (reasoning === null) return undefined;
+  const budget = thinkingBudgetOf(reasoning);
+  const shown = reasoning.includeThoughts ? { includeThoughts: true } : {};
+  if (/^gemini-3/.test(model)) return { thinkingLevel: budget !== null && budget <= LOW_LEVEL_BUDGET ? 'low' : 'high', ...shown };
+  const floor = /-pro/.test(model) ? PRO_MIN_BUDGET : 0;
+  return { thinkingBudget: budget === null ? -1 : Math.max(budget, floor), ...shown };
+}
+
+const LOW_LEVEL_BUDGET = 8_192;
+
+/**
+ * Whether the request carries Google Search: asked for, and on a model that can search beside the
+ * caller's functions (Gemini 2.x takes built-in tools only without function declarations). A
+ * coding agent declares search beside its functions and answers fine without it, so there it is
+ * dropped and named (searchDropped), not refused.
+ */
+function searches(call: MappedCall, model: string): boolean {
+  return call.extensions?.webSearch !== undefined && !searchDropped(call, model);
+}
+
+/** The web search the request leaves out (see `searches`), by the caller's param; null when none is. */
+export function searchDropped(call: MappedCall, model: string): string | null {
+  const search = call.extensions?.webSearch;
+  if (search === undefined || /^gemini-3/.test(model)) return null;
+  return Array.isArray(call.body.tools) && call.body.tools.length > 0 ? search.param : null;
+}
+const PRO_MIN_BUDGET = 128;
+
+/** The call as the mapping reads it: the chat body and its extensions. */
+export type MappedCall = Pick<ChatCall, 'body' | 'extensions'>;
+
+export function toGenerateContentRequest(call: MappedCall, model = ''): GenerateContentRequest {
+  const { body } = call;
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidBody('messages must be a non-empty array.', 'messages');
   // The answer's mapping carries no log probabilities: asked for, they would be missing without a word.
-  if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
+  if (body.logprobs === true) throw unsupportedField('logprobs: this model does not return log probabilities; leave logprobs out, or pick an OpenAI model.', 'logprobs');
   const { contents, system } = mapMessages(body.messages);
   if (contents.length === 0) throw invalidBody('messages must contain at least one user or assistant message.', 'messages');
   const request: GenerateContentRequest = { contents };
   if (system.length > 0) request.systemInstruction = { parts: system };
   const generationConfig = toGenerationConfig(body);
+  const topK = topKOf(call);
+  if (topK !== null) generationConfig.topK = topK;
+  const thinkingConfig = thinkingConfigOf(call, model);
+  if (thinkingConfig !== undefined) generationConfig.thinkingConfig = thinkingConfig;
   if (Object.keys(generationConfig).length > 0) request.generationConfig = generationConfig;
   const declarations = toFunctionDeclarations(body.tools);
-  if (declarations.length > 0) request.tools = [{ functionDeclarations: declarations }];
+  const tools: NonNullable<GenerateContentRequest['tools']> = declarations.length > 0 ? [{ functionDeclarations: declarations }] : [];
+  // Google Search grounding: Gemini's own web search, which takes no domain filters or limit.
+  if (searches(call, model)) tools.push({ googleSearch: {} });
+  if (tools.length > 0) request.tools = tools;
   const toolConfig = toToolConfig(body.tool_choice);
   if (toolConfig !== undefined) request.toolConfig = toolConfig;
   return request;
@@ -77,7 +126,7 @@ function assistantParts(message: Record<string, unknown>, param: string, toolNam
       throw invalidBody(`${callParam} must be a function tool call with function.name and function.arguments.`, callParam);
     }
     if (typeof call.id === 'string') toolNames.set(call.id, fn.name);
-    const part: GeminiPart = { functionCall: { name: fn.name, args: parseArguments(fn.arguments, `${callParam}.function.arguments`) } };
+    const part: GeminiPart = { functionCall: { name: fn.name, args: toolArgumentsObject(fn.arguments, `${callParam}.function.arguments`) } };
     const signature = thoughtSignatureOf(call);
     if (signature !== undefined) part.thoughtSignature = signature;
     parts.push(part);
@@ -89,19 +138,6 @@ function assistantParts(message: Record<string, unknown>, param: string, toolNam
 function thoughtSignatureOf(call: Record<string, unknown>): string | undefined {
   const google = isRecord(call.extra_content) ? call.extra_content.google : undefined;
   return isRecord(google) && typeof google.thought_signature === 'string' ? google.thought_signature : undefined;
-}
-
-function parseArguments(value: unknown, param: string): Record<string, unknown> {
-  if (value === undefined || value === '') return {};
-  if (typeof value !== 'string') throw invalidBody(`${param} must be a JSON string.`, param);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw invalidBody(`${param} is not valid JSON.`, param);
-  }
-  if (!isRecord(parsed)) throw invalidBody(`${param} must be a JSON object.`, param);
-  return parsed;
 }
 
 function functionResponsePart(message: Record<string, unknown>, param: string, toolNames: Map<string, string>): GeminiPart {

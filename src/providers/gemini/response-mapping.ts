@@ -50,6 +50,14 @@ export function answerText(parts: readonly GeminiResponsePart[]): string {
     .join('');
 }
 
+/** The thought summaries of some parts (sent when the caller asked to see the reasoning: includeThoughts). */
+export function thoughtText(parts: readonly GeminiResponsePart[]): string {
+  return parts
+    .filter((part) => part.thought === true && typeof part.text === 'string')
+    .map((part) => part.text)
+    .join('');
+}
+
 /**
  * An OpenAI tool call of a functionCall part. Gemini has ids only on some models, so one is
  * made up when missing; a thought signature travels in `extra_content.google` (the field
@@ -75,6 +83,8 @@ function choiceOf(candidate: GeminiCandidate, position: number, provider: string
   const toolCalls = toolCallsOf(parts);
   const text = answerText(parts);
   const message: JsonObject = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text, refusal: null };
+  const thoughts = thoughtText(parts);
+  if (thoughts.length > 0) message.reasoning_content = thoughts;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     index: candidate.index ?? position,

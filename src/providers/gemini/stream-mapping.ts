@@ -1,6 +1,6 @@
 import type { ChatStreamEvent, JsonObject, TokenUsage } from '../../model-api/index.js';
 import { finishReasonOf } from './finish-reasons.js';
-import { answerText, completionId, openAiUsage, toolCallsOf, usageOf } from './response-mapping.js';
+import { answerText, completionId, openAiUsage, thoughtText, toolCallsOf, usageOf } from './response-mapping.js';
 import type { GenerateContentResponse } from './wire.js';
 
 interface CandidateState {
@@ -27,7 +27,7 @@ export class GeminiStreamMapper {
   private readonly created = Math.floor(Date.now() / 1000);
   private readonly candidates = new Map<number, CandidateState>();
   private lastUsage: TokenUsage | null = null;
-  /** The usage of the frame being mapped, until it is reported. */
+  /** The usage of the frame being mapped, until its events are handed on. */
   private pendingUsage: UsageReported | null = null;
 
   constructor(
@@ -37,8 +37,11 @@ export class GeminiStreamMapper {
 
   map(frame: GenerateContentResponse): ChatStreamEvent[] {
     this.id ??= completionId(frame);
-    this.pendingUsage = this.usageEvent(frame);
+    // Usage before the frame's chunks: Gemini counts the prompt from the first frame on, and
+    // the formats show it in their first event (message_start, response.created).
     const events: ChatStreamEvent[] = [];
+    this.pendingUsage = this.usageEvent(frame);
+    if (this.pendingUsage !== null) events.push(this.pendingUsage);
     const frameCandidates = frame.candidates ?? [];
     if (frameCandidates.length === 0 && frame.promptFeedback?.blockReason !== undefined) {
       // A blocked prompt: no candidates, only the block reason (first frame only).
@@ -52,6 +55,8 @@ export class GeminiStreamMapper {
       const parts = candidate.content?.parts ?? [];
       const delta: JsonObject = {};
       if (!state.roleSent) delta.role = 'assistant';
+      const thoughts = thoughtText(parts);
+      if (thoughts.length > 0) delta.reasoning_content = thoughts;
       const text = answerText(parts);
       if (text.length > 0) delta.content = text;
       const toolCalls = toolCallsOf(parts).map((call) => ({ index: state.toolCalls++, ...call }));
@@ -65,7 +70,6 @@ export class GeminiStreamMapper {
       state.finished ||= finishReason !== null;
       events.push(this.chunk(index, delta, finishReason));
     });
-    if (this.pendingUsage !== null) events.push(this.pendingUsage);
     this.pendingUsage = null;
     return events;
   }

@@ -44,9 +44,18 @@ export interface GeminiFunctionDeclaration {
   parameters?: GeminiSchema;
 }
 
+/** Gemini's thinking settings: a token budget (2.5 models; -1 lets the model decide) or a level (3 models), and whether thought summaries come back. */
+export interface GeminiThinkingConfig {
+  thinkingBudget?: number;
+  thinkingLevel?: 'low' | 'high';
+  includeThoughts?: boolean;
+}
+
 export interface GeminiGenerationConfig {
   temperature?: number;
   topP?: number;
+  topK?: number;
+  thinkingConfig?: GeminiThinkingConfig;
   maxOutputTokens?: number;
   stopSequences?: string[];
   candidateCount?: number;
@@ -61,7 +70,7 @@ export interface GenerateContentRequest {
   contents: GeminiContent[];
   systemInstruction?: { parts: GeminiPart[] };
   generationConfig?: GeminiGenerationConfig;
-  tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[];
+  tools?: ({ functionDeclarations: GeminiFunctionDeclaration[] } | { googleSearch: Record<string, never> })[];
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
 }
 

@@ -27,6 +27,10 @@ export interface OpenAICompatibleConfig {
   credentialHeaders?: Record<string, string>;
   /** Credential headers made per call (a short-lived token, refreshed before it expires). */
   tokenHeaders?: () => Promise<Record<string, string>>;
+  /** Whether chat completions sample by `top_k` (compatible servers do; OpenAI itself refuses the field). Default true. */
+  takesTopK?: boolean;
+  /** Whether its models count tokens as OpenAI's own do, so the gateway can count a prompt locally. Default false. */
+  ownTokenizer?: boolean;
 }
 
 /** A call of any capability: its context and the model id it goes to. */

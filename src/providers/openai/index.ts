@@ -24,7 +24,7 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
   return {
     name: config.name,
     acceptsRemoteImageUrls: true,
-    chat: new OpenAICompatibleChat(client),
+    chat: new OpenAICompatibleChat(client, config.takesTopK !== false, config.ownTokenizer === true),
     ...(config.servesResponses === true ? { responses: new OpenAIResponses(client) } : {}),
     embeddings: new OpenAICompatibleEmbeddings(client),
     images: new OpenAICompatibleImages(client),
@@ -38,5 +38,5 @@ export const openaiProvider: ProviderDescriptor<'openai', 'openai', KeyAndBaseUr
   name: 'openai',
   owner: 'openai',
   ...keyAndBaseUrlDescriptor('https://api.openai.com/v1', 'OPENAI_API_KEY', 'OPENAI_BASE_URL'),
-  create: ({ name, settings, http }) => createOpenAICompatibleProvider({ name, ...settings, http, servesResponses: true }),
+  create: ({ name, settings, http }) => createOpenAICompatibleProvider({ name, ...settings, http, servesResponses: true, takesTopK: false, ownTokenizer: true }),
 };

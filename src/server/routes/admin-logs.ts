@@ -43,10 +43,18 @@ const RecordParams = Type.Object({ requestId: Type.String({ pattern: REQUEST_ID_
  */
 const ADMIN_ACCESS: LogAccess = { projectId: null };
 
-/** Upstream detail (provider status and message) is for administrators; a viewer sees the record without it. */
+/**
+ * Upstream detail (provider status and message) is for administrators; a viewer sees the record
+ * without it, but with the fields a translation left out (`droppedFields`): the caller's own field
+ * names, nothing of the provider's.
+ */
 function detailViewFor(request: FastifyRequest): (row: StoredLogRow) => LogDetailView {
   if (isAdministrator(request)) return toDetailView;
-  return (row) => ({ ...toDetailView(row), detail: null });
+  return (row) => {
+    const view = toDetailView(row);
+    const dropped = view.detail?.droppedFields;
+    return { ...view, detail: Array.isArray(dropped) ? { droppedFields: dropped } : null };
+  };
 }
 
 export const adminLogsRoutes: RouteModule = async (app, context) => {

@@ -5,11 +5,12 @@ import { answerInFormat } from './format-call.js';
 import { Nullable } from './schema-helpers.js';
 import { ERROR_RESPONSES, MODEL_ROUTE_SCHEMA } from './model-call.js';
 
-const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
-
 const Message = Type.Object(
   {
-    role: Type.Unsafe<string>({ type: 'string', enum: ROLES }),
+    role: Type.String({
+      minLength: 1,
+      description: 'system, developer, user, assistant, tool (function); a role the gateway does not know yet goes to an OpenAI-compatible provider as sent, and is refused by a translation',
+    }),
     content: Type.Optional(
       Type.Unknown({
         description:

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckedCall } from '../../calls/index.js';
-import type { ApiFormat, DecodedCall } from '../../formats/index.js';
+import { fitExtensions, type ApiFormat, type DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
 import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
@@ -39,22 +39,39 @@ export async function answerInFormat<B, D extends DecodedCall>(
     allowedFor: request.principal,
     onServed: servedHeaders(reply),
   });
-  const answerNatively = native?.(call, decoded);
+  const answer = native?.(call, decoded) ?? translation(context, call, decoded);
   // Media is priced by the provider per image or page, not per base64 byte.
   const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
   const estimate = estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
   await admit(request, reply, estimate);
   call.reserved(estimate);
-  if (answerNatively !== undefined) return answerNatively();
-  recordDroppedFields(request, reply, call.target.capability.hintsDropped?.(decoded.body) ?? []);
-  const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, signal: connectionGoneSignal(reply), requestId: request.id };
+  if (typeof answer === 'function') return answer();
+  const { extensions, dropped } = answer;
+  recordDroppedFields(request, reply, dropped);
+  const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, extensions, signal: connectionGoneSignal(reply), requestId: request.id };
   if (decoded.stream) {
     const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);
-    const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context) });
+    const counted = { body: decoded.body, upstreamModel: call.target.resolved.model.upstreamId };
+    const promptTokens = () => call.target.capability.countPromptTokens?.(counted) ?? null;
+    const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context), promptTokens });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: providerCall.signal, call: requestCall });
   }
   const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
   return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
+}
+
+/**
+ * What of the caller's request a translated call leaves out and what it keeps beside the chat
+ * body: the format's dropped fields, the extensions the model cannot take (or the refusal of one
+ * it must), and the hints the provider has no equivalent for. Decided before anything is reserved.
+ */
+function translation(context: GatewayContext, call: CheckedCall<'chat'>, decoded: DecodedCall): { extensions: DecodedCall['extensions']; dropped: string[] } {
+  const abilities = call.target.resolved.model.features;
+  const searchModels = () => context.catalog.webSearchModels();
+  const fitted = fitExtensions(decoded.extensions, abilities, searchModels);
+  const hints = call.target.capability.hintsDropped?.(decoded.body, fitted.extensions, call.target.resolved.model.upstreamId) ?? [];
+  const dropped = fitted.dropped.length === 0 && hints.length === 0 ? decoded.dropped : [...decoded.dropped, ...fitted.dropped, ...hints];
+  return { extensions: fitted.extensions, dropped };
 }
 
 /** Characters of streamed answer text the request log's transcript keeps: none when it keeps no payloads. */

@@ -13,14 +13,14 @@ import type { MessagesCall } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat, transcriptCharactersOf, type NativeAnswer } from './format-call.js';
-import { admit, connectionGoneSignal, MODEL_ROUTE_SCHEMA, recordDroppedFields, sendJsonText, sendLoggedJson } from './model-call.js';
+import { admit, connectionGoneSignal, MODEL_ROUTE_SCHEMA, sendJsonText, sendLoggedJson } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
 
 const Block = Type.Object({ type: Type.String({ description: 'text, image, document, tool_use, tool_result, …' }) }, { additionalProperties: true });
 
 const Message = Type.Object(
   {
-    role: Type.Unsafe<'user' | 'assistant'>({ type: 'string', enum: ['user', 'assistant'] }),
+    role: Type.String({ description: 'user, assistant, or any role the provider takes (a mid-conversation system message goes to Anthropic as sent)' }),
     content: Type.Unsafe<string | Record<string, unknown>[]>({
       anyOf: [Type.String(), Type.Array(Block)],
       description: 'A string, or content blocks: text, image (base64 or url source), document (base64 PDF), tool_use, tool_result',
@@ -91,15 +91,15 @@ function nativeCallOf(request: FastifyRequest, reply: FastifyReply, body: Messag
 
 /**
  * Models of a provider that speaks the Messages API get the request as sent; for the
- * others it is translated, refused when a field has no equivalent, and the hints it drops
- * are kept in the request log.
+ * others it is translated, refused when a field has no equivalent; the beta features the
+ * caller asked Anthropic for are dropped with the other hints (format-call.ts tells them).
  */
 function messagesNatively(request: FastifyRequest, reply: FastifyReply, context: GatewayContext, body: MessagesBody): NativeAnswer<MessagesDecodedCall> {
   return (call, decoded) => {
     const native = call.through('messages');
     if (native === undefined) {
       refuseUntranslatable(decoded);
-      recordDroppedFields(request, reply, decoded.dropped);
+      if (request.headers['anthropic-beta'] !== undefined) decoded.dropped.push('anthropic-beta');
       return undefined;
     }
     return () => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));

@@ -115,8 +115,9 @@ export function clientGoneSignal(reply: FastifyReply): AbortSignal {
 }
 
 /**
- * Names the fields a translation left out as hints (decisions §9): in the request record and
- * in the `x-modelgate-dropped` header, so the caller and the operator see what the provider never saw.
+ * The one place the fields a translation left out as hints (decisions §9) are told: the
+ * request record (`droppedFields`) and the `x-modelgate-dropped` header (comma-separated
+ * paths), so the caller and the operator see what the provider never saw.
  */
 export function recordDroppedFields(request: FastifyRequest, reply: FastifyReply, fields: readonly string[]): void {
   if (fields.length === 0) return;

@@ -16,7 +16,7 @@ import type { StoredResponse } from '../../responses/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat } from './format-call.js';
-import { connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, recordDroppedFields, sendJsonText, sendLoggedJson } from './model-call.js';
+import { connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, sendJsonText, sendLoggedJson } from './model-call.js';
 import { Nullable } from './schema-helpers.js';
 import { sendEventStream } from './stream-relay.js';
 
@@ -127,8 +127,6 @@ export const responsesRoutes: RouteModule = (app, context) => {
         const own = call.through('responses');
         if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
-        // Translated: the hints only OpenAI acts on were left out; the log says which.
-        recordDroppedFields(request, reply, decoded.dropped);
         return undefined;
       });
     },

@@ -26,6 +26,31 @@ function JsonBlock({ value, label, absent }: { value: unknown; label: string; ab
   );
 }
 
+/**
+ * The caller's fields a translation left out because they only tune how the API's own vendor
+ * serves a request (decisions §9): the same list the answer named in `x-modelgate-dropped`.
+ */
+function DroppedFields({ detail }: { detail: Record<string, unknown> | null }) {
+  const fields = Array.isArray(detail?.droppedFields) ? detail.droppedFields.filter((field): field is string => typeof field === 'string') : [];
+  if (fields.length === 0) return null;
+  return (
+    <>
+      <h2 id="dropped-title">Fields left out</h2>
+      <p className="muted">
+        The model is another vendor&apos;s than the API the client spoke, and these fields only tune that vendor&apos;s service, so the translation left them
+        out. The answer named them in its <code>x-modelgate-dropped</code> header.
+      </p>
+      <ul aria-labelledby="dropped-title" className="dropped-fields">
+        {fields.map((field) => (
+          <li key={field}>
+            <code>{field}</code>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
 /** A curl command that repeats the call, with the key left as a variable: no secret is ever in it. */
 export function curlOf(record: LogDetailView, origin: string): string {
   return curlCommand(`${origin}${record.endpoint}`, record.request_payload, record.platform === null ? {} : { 'X-Platform-ID': record.platform });
@@ -101,6 +126,7 @@ export function LogDetailPage() {
           </div>
         ))}
       </dl>
+      <DroppedFields detail={record.detail} />
       <h2>Media</h2>
       <JsonBlock value={record.media} label="Media references" absent="No media in this request." />
       <h2>Request payload</h2>
