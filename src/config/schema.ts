@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { VENDOR_PROVIDERS, vendorSettingsSchemas } from '../providers/index.js';
+import { CompatibleProviderSchema, VENDOR_PROVIDERS, vendorSettingsSchemas } from '../providers/index.js';
+import { ModelOverrideSchema, type ModelMode, type ModelOverride } from '../model-api/index.js';
 
 /**
  * The whole configuration, one schema. Every setting has a config-file name (the path in
@@ -12,6 +13,9 @@ const PositiveInt = (def: number, description: string) =>
  * The longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days). Node runs a longer
  * one after 1 ms instead, so a larger "effectively never" would make the timer fire at once.
  */
+export type { ModelMode, ModelOverride };
+export type { CompatibleProviderConfig } from '../providers/index.js';
+
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /** A delay for a timer: durations added together can pass what one timer can wait. */
@@ -22,84 +26,6 @@ export function timerDelay(ms: number): number {
 /** A duration in milliseconds that a timer waits for. */
 const Milliseconds = (def: number, description: string, minimum = 1) =>
   Type.Integer({ minimum, maximum: MAX_TIMER_MS, default: def, description });
-
-const Price = () => Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { default: null });
-
-/** Per-token prices, of the pricing object and of each tier (docs/catalog.md, Pricing). */
-const TOKEN_PRICES = {
-  input_per_million: Price(),
-  output_per_million: Price(),
-  cached_input_per_million: Price(),
-  cache_write_per_million: Price(),
-  cache_write_1h_per_million: Price(),
-};
-
-const PriceTierSchema = Type.Object(
-  {
-    above_prompt_tokens: Type.Integer({ minimum: 1, description: 'the tier applies to prompts of more tokens than this' }),
-    ...TOKEN_PRICES,
-  },
-  { additionalProperties: false },
-);
-
-const ModelPricingSchema = Type.Object(
-  {
-    ...TOKEN_PRICES,
-    image_per_unit: Price(),
-    audio_per_minute: Price(),
-    status: Type.Union(
-      [Type.Literal('documented'), Type.Literal('short_context'), Type.Literal('docs_inferred'), Type.Literal('starts_at')],
-      { default: 'documented' },
-    ),
-    note: Type.Union([Type.String(), Type.Null()], { default: null }),
-    tiers: Type.Array(PriceTierSchema, { default: [], description: 'long-prompt prices, by above_prompt_tokens ascending' }),
-  },
-  { additionalProperties: false },
-);
-
-export const ModelModeSchema = Type.Union([
-  Type.Literal('chat'),
-  Type.Literal('embedding'),
-  Type.Literal('image_generation'),
-  Type.Literal('audio_transcription'),
-  Type.Literal('audio_speech'),
-]);
-
-/** A model declared or overridden in the config file (merged over the shipped catalog by id). */
-export const ModelOverrideSchema = Type.Object(
-  {
-    id: Type.String({ minLength: 1 }),
-    provider: Type.Optional(Type.String({ minLength: 1, description: 'provider name that serves it' })),
-    upstreamId: Type.Optional(Type.String({ minLength: 1, description: 'the id sent upstream, when it differs' })),
-    mode: Type.Optional(ModelModeSchema),
-    description: Type.Optional(Type.String()),
-    owned_by: Type.Optional(Type.String()),
-    intelligence: Type.Optional(Type.String()),
-    speed: Type.Optional(Type.String()),
-    input_modalities: Type.Optional(Type.Array(Type.String())),
-    output_modalities: Type.Optional(Type.Array(Type.String())),
-    context_window: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-    max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-    tools: Type.Optional(Type.Boolean()),
-    reasoning: Type.Optional(Type.Boolean({ description: 'the model thinks with a settable effort or budget (reasoning effort, thinking)' })),
-    web_search: Type.Optional(Type.Boolean({ description: "the model's vendor runs a web search tool for it" })),
-    default_voice: Type.Optional(Type.String()),
-    pricing: Type.Optional(Type.Union([ModelPricingSchema, Type.Null()])),
-    disabled: Type.Optional(Type.Boolean({ description: 'remove a shipped model from the catalog' })),
-  },
-  { additionalProperties: false },
-);
-
-/** An operator-declared OpenAI-compatible provider (Ollama, vLLM, Groq, …). */
-export const CompatibleProviderSchema = Type.Object(
-  {
-    name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', description: 'lowercase name, used as owned_by' }),
-    baseUrl: Type.String({ pattern: '^https?://' }),
-    apiKey: Type.Optional(Type.String({ minLength: 1 })),
-    models: Type.Array(ModelOverrideSchema, { default: [] }),
-  },
-  { additionalProperties: false },
-);
 
 /** The error classes a fallback can be limited to (docs/routing.md). */
 const FAILURE_CLASSES = ['rate_limit', 'server_error', 'timeout', 'connection', 'context_window_exceeded', 'content_policy'] as const;
@@ -351,9 +277,6 @@ export const ConfigSchema = Type.Object(
 );
 
 export type GatewayConfig = Static<typeof ConfigSchema>;
-export type ModelOverride = Static<typeof ModelOverrideSchema>;
-export type CompatibleProviderConfig = Static<typeof CompatibleProviderSchema>;
-export type ModelMode = Static<typeof ModelModeSchema>;
 export type RoutingEntry = Static<typeof RoutingEntrySchema>;
 export type DeploymentConfig = Static<typeof DeploymentSchema>;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];

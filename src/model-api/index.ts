@@ -1,1 +1,3 @@
 export type * from './types.js';
+export { ModelModeSchema, ModelOverrideSchema } from './model-entry.js';
+export type { ModelMode, ModelOverride } from './model-entry.js';

@@ -1,10 +1,19 @@
 import { Value } from '@sinclair/typebox/value';
-import type { GatewayConfig } from '../config/index.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
 import type { Provider } from '../model-api/index.js';
-import { createCompatibleProvider, vendorsWithSettings, type DescribedVendor } from './vendors.js';
+import { createCompatibleProvider, vendorsWithSettings, type DescribedVendor, type VendorSettingsMap } from './vendors.js';
+import type { CompatibleProviderConfig } from './compatible-settings.js';
 import type { UpstreamTracing } from '../telemetry/index.js';
+
+/**
+ * The configuration's slice providers are built from: its `providers` section (each vendor's
+ * settings, by its own schema, and the compatible servers) and the upstream HTTP settings.
+ */
+export interface ProvidersConfig {
+  readonly providers: VendorSettingsMap & { readonly compatible: readonly CompatibleProviderConfig[] };
+  readonly upstream: { readonly timeoutMs: number; readonly streamIdleTimeoutMs: number; readonly connectionsPerOrigin: number };
+}
 
 /** What a deployment of routing may change of a provider: its credential and its own settings. */
 export interface ProviderOverrides {
@@ -78,7 +87,7 @@ function vendorBuilder({ descriptor, settings }: DescribedVendor, http: Upstream
  * them share ONE pooled keep-alive dispatcher, so connections to each upstream origin are
  * reused across requests. `tracing`, set when traces are exported, makes each call a span.
  */
-export function createProviders(config: GatewayConfig, options: { tracing?: UpstreamTracing } = {}): { providers: Provider[]; variants: ProviderVariants } {
+export function createProviders(config: ProvidersConfig, options: { tracing?: UpstreamTracing } = {}): { providers: Provider[]; variants: ProviderVariants } {
   const http: UpstreamHttpOptions = {
     dispatcher: createUpstreamDispatcher(config.upstream),
     timeoutMs: config.upstream.timeoutMs,
@@ -109,7 +118,7 @@ export function createProviders(config: GatewayConfig, options: { tracing?: Upst
  * variable, not with a vendor's refusal. A compatible provider's key is optional (a local
  * server needs none), so it is never missing.
  */
-export function missingCredentials(config: GatewayConfig): Map<string, MissingCredential> {
+export function missingCredentials(config: Pick<ProvidersConfig, 'providers'>): Map<string, MissingCredential> {
   const missing = new Map<string, MissingCredential>();
   for (const { descriptor, settings } of vendorsWithSettings(config.providers)) {
     const lacking = descriptor.missing(settings);
@@ -119,12 +128,12 @@ export function missingCredentials(config: GatewayConfig): Map<string, MissingCr
 }
 
 /** Each vendor's settings in words (region, endpoint, credential kind), never a secret, for start-up and status. */
-export function providerDescriptions(config: GatewayConfig): Map<string, string> {
+export function providerDescriptions(config: Pick<ProvidersConfig, 'providers'>): Map<string, string> {
   return new Map(vendorsWithSettings(config.providers).map(({ descriptor, settings }) => [descriptor.name, descriptor.describe(settings)]));
 }
 
 /** Every secret value the vendors' settings hold or lead to, and the compatible providers' keys: redacted by value. */
-export function providerSecrets(config: GatewayConfig): string[] {
+export function providerSecrets(config: Pick<ProvidersConfig, 'providers'>): string[] {
   return [
     ...vendorsWithSettings(config.providers).flatMap(({ descriptor, settings }) => descriptor.secretValues(settings)),
     ...config.providers.compatible.flatMap((provider) => (provider.apiKey === undefined ? [] : [provider.apiKey])),

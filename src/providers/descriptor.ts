@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import type { ModelOverride } from '../config/index.js';
+import type { ModelOverride } from '../model-api/index.js';
 import type { UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { Provider } from '../model-api/index.js';
 

@@ -1,4 +1,4 @@
-export type { TracedRequest, Tracing, TracingSettings, UpstreamAttempt, UpstreamCall, UpstreamTracing } from './types.js';
+export type { FinishedSpan, TracedRequest, Tracing, TracingSettings, UpstreamAttempt, UpstreamCall, UpstreamTracing } from './types.js';
 import type { Tracing, TracingSettings } from './types.js';
 
 /**

@@ -15,8 +15,7 @@ import {
   ATTR_SERVICE_VERSION,
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
-import type { FinishedRequest, RequestRecord } from '../logs/index.js';
-import type { TracedRequest, Tracing, TracingSettings, UpstreamAttempt, UpstreamCall } from './types.js';
+import type { FinishedSpan, TracedRequest, Tracing, TracingSettings, UpstreamAttempt, UpstreamCall } from './types.js';
 
 /**
  * The GenAI attributes (OpenTelemetry semantic conventions for generative AI, "development"
@@ -38,7 +37,7 @@ const MODELGATE_ATTEMPT = 'modelgate.attempt';
 const MICRO_PER_USD = 1_000_000;
 
 /** The GenAI operation of a request mode; null for what the conventions do not name (utilities). */
-function operationOf(mode: RequestRecord['mode']): string | null {
+function operationOf(mode: string | null): string | null {
   switch (mode) {
     case 'chat':
     case 'vetting':
@@ -101,7 +100,7 @@ export class OtlpTracing implements Tracing {
     this.requests.set(request.requestId, { span, context: trace.setSpan(parent, span), request, attempts: 0, served: null });
   }
 
-  endRequest(finished: FinishedRequest): void {
+  endRequest(finished: FinishedSpan): void {
     const { record, status } = finished;
     const costMicroUsd = finished.cost.microUsd;
     const traced = this.requests.get(record.requestId);
@@ -189,7 +188,7 @@ export class OtlpTracing implements Tracing {
   }
 }
 
-function setUsage(span: Span, record: RequestRecord): void {
+function setUsage(span: Span, record: FinishedSpan['record']): void {
   if (record.usage === null) return;
   span.setAttribute(GEN_AI_USAGE_INPUT_TOKENS, record.usage.promptTokens);
   span.setAttribute(GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.completionTokens);

@@ -1,12 +1,25 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FinishedRequest, RecordMode } from '../logs/index.js';
+import type { TokenUsage } from '../model-api/index.js';
 
 /** A gateway request in flight, as its span reads it (its mode and model become known as it goes). */
 export interface TracedRequest {
   readonly requestId: string;
   readonly endpoint: string;
-  readonly mode: RecordMode | null;
+  /** The request log's mode (`chat`, `embedding`, `agent`, `tool`, …). */
+  readonly mode: string | null;
   readonly resolvedModel: string | null;
+}
+
+/** What a request's span ends with: the facts of its finished record (the request log's FinishedRequest has them all). */
+export interface FinishedSpan {
+  readonly record: TracedRequest & {
+    readonly requestedModel: string | null;
+    readonly provider: string | null;
+    readonly usage: TokenUsage | null;
+    readonly errorCode: string | null;
+  };
+  readonly status: number;
+  readonly cost: { readonly microUsd: number | null };
 }
 
 /** One call to a provider as the tracing sees it. */
@@ -41,7 +54,7 @@ export interface Tracing extends UpstreamTracing {
   /** Starts the span of a gateway request, the child of the client's `traceparent` when it sent one. */
   startRequest(request: TracedRequest, method: string, headers: IncomingHttpHeaders): void;
   /** Ends it with what the finished record says once the response ended. */
-  endRequest(finished: FinishedRequest): void;
+  endRequest(finished: FinishedSpan): void;
   /** Exports what is still buffered, then stops. */
   shutdown(): Promise<void>;
 }
