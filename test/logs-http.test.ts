@@ -76,6 +76,16 @@ describe('request log over HTTP', () => {
     assert.ok(!JSON.stringify(record).includes(UPSTREAM_KEY));
   });
 
+  test('a body its schema refuses is logged as received, with the model it named and its secrets redacted', async () => {
+    const refused = await post(gateway, '/v1/messages', { 'x-api-key': key }, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: `see ${LEAKED_VENDOR_KEY}` }] });
+    assert.equal(refused.status, 400, 'max_tokens is required');
+    const record = await loggedRecord(gateway, refused.requestId);
+    assert.equal(record.requested_model, 'claude-sonnet-4-5');
+    assert.equal(record.error_code, 'invalid_body');
+    assert.equal(record.request_payload.messages[0].content, 'see [redacted]');
+    assert.match(String(record.detail.error_message), /max_tokens/);
+  });
+
   test('a streamed chat is logged when the stream ends, with its usage', async () => {
     fake.scriptChat({ kind: 'stream', deltas: ['Hel', 'lo'], usage: { promptTokens: 3, completionTokens: 2 } });
     const client = clientFor(gateway, key);
