@@ -7,6 +7,7 @@ import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } 
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startTestMcpServer, type TestMcpServer } from './helpers/mcp-servers.js';
+import type { Scope } from '../src/keys/index.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response items and records are read loosely; each test asserts what it reads
 type Loose = any;
@@ -106,7 +107,7 @@ after(async () => {
   await Promise.all([openai.close(), anthropic.close(), gemini.close(), files.stop(), flaky.stop()]);
 });
 
-const client = async (key: { scopes?: ('model:request' | 'mcp:use')[]; allowedTools?: string[] } = {}) =>
+const client = async (key: { scopes?: Scope[]; allowedTools?: string[] } = {}) =>
   new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: await gateway.createKey({ scopes: key.scopes ?? ['model:request', 'mcp:use'], allowedTools: key.allowedTools ?? null }), maxRetries: 0 });
 
 const filesTool = { type: 'mcp' as const, server_label: 'files', require_approval: 'never' as const };
@@ -250,4 +251,63 @@ test('require_approval "always" is refused: the gateway has no approval round', 
   assert.ok(error instanceof OpenAI.APIError);
   assert.equal(error.status, 400);
   assert.equal((error.error as Loose).param, 'tools[0].require_approval');
+});
+
+/** input → an llm node with the gateway's tools → output. */
+const toolAgent = (tools: unknown, model = 'claude-sonnet-4-5') => ({
+  version: 1,
+  name: 'Tool user',
+  entry: 'input',
+  nodes: [
+    { id: 'input', type: 'input', next: 'talk' },
+    { id: 'talk', type: 'llm', config: { model, tools }, next: 'out' },
+    { id: 'out', type: 'output', config: { text: '{{talk.content}}' } },
+  ],
+});
+
+async function runAgent(slug: string, key: string, input: string): Promise<{ status: number; body: Loose }> {
+  const response = await fetch(`${gateway.url}/v1/agents/${slug}/runs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+  return { status: response.status, body: await response.json() };
+}
+
+test('agents: an llm node with tools runs the same loop; its rounds and tool calls are in the run\'s one record', async () => {
+  assert.equal((await gateway.admin('PUT', '/admin/v1/agents/tool-user', { graph: toolAgent(['files__echo']) })).status, 200);
+  assert.equal((await gateway.admin('POST', '/admin/v1/agents/tool-user/publish', {})).status, 200);
+  const before = files.calls.length;
+  const run = await runAgent('tool-user', await gateway.createKey({ scopes: ['agents:execute'] }), 'use:files__echo');
+  assert.equal(run.status, 200);
+  assert.match(run.body.output.text, /^ANSWER .*echoed-hello/);
+  assert.deepEqual(offered.get('Anthropic'), ['files__echo']);
+  assert.deepEqual(files.calls.slice(before), [{ name: 'echo', arguments: { text: 'echoed-hello' } }]);
+  // One usage entry for the node: the sum of its rounds.
+  assert.equal(run.body.usage.nodes.length, 1);
+  assert.equal(run.body.usage.nodes[0].prompt_tokens, run.body.usage.prompt_tokens);
+  const record = await loggedRecord(gateway, run.body.request_id);
+  assert.deepEqual((record.detail.calls as Loose[]).map((call) => [call.purpose, call.model]), [
+    ['node:talk', 'claude-sonnet-4-5'],
+    ['tool', 'files__echo'],
+    ['node:talk', 'claude-sonnet-4-5'],
+  ]);
+});
+
+test('agents: a tool outside the caller\'s allow-list fails the node naming it, before any model call', async () => {
+  assert.equal((await gateway.admin('PUT', '/admin/v1/agents/tool-narrow', { graph: toolAgent(['files__echo', 'files__read']) })).status, 200);
+  assert.equal((await gateway.admin('POST', '/admin/v1/agents/tool-narrow/publish', {})).status, 200);
+  const received = anthropic.requests.length;
+  const run = await runAgent('tool-narrow', await gateway.createKey({ scopes: ['agents:execute'], allowedTools: ['files__echo'] }), 'use:files__read');
+  assert.equal(run.status, 404);
+  assert.equal(run.body.error.code, 'tool_not_found');
+  assert.match(run.body.error.message, /files__read/);
+  assert.doesNotMatch(run.body.error.message, /files__echo/);
+  assert.equal(anthropic.requests.length, received);
+});
+
+test('agents: the editor\'s schema offers llm tools; a graph naming something else is refused at config.tools', async () => {
+  const schema = await gateway.admin('GET', '/admin/v1/agent-schema');
+  const llm = schema.body.node_types.find((node: Loose) => node.type === 'llm');
+  assert.deepEqual(llm.config.find((field: Loose) => field.name === 'tools')?.kind, 'tools');
+  assert.equal(schema.body.version, 1);
+  const refused = await gateway.admin('PUT', '/admin/v1/agents/tool-bad', { graph: toolAgent(['files', 'files__*']) });
+  assert.equal(refused.status, 400);
+  assert.match(JSON.stringify(refused.body), /config\.tools/);
 });
