@@ -42,6 +42,7 @@ let anthropic: FakeAnthropic;
 let gemini: FakeGemini;
 let files: TestMcpServer;
 let flaky: TestMcpServer;
+let wobbly: TestMcpServer;
 let gateway: TestGateway;
 
 const VENDORS = [
@@ -79,6 +80,7 @@ before(async () => {
   });
   files = await startTestMcpServer();
   flaky = await startTestMcpServer({ tools: ['echo'] });
+  wobbly = await startTestMcpServer({ tools: ['echo'] });
   gateway = await startTestGateway({
     env: {
       OPENAI_BASE_URL: `${openai.server.url}/v1`,
@@ -94,6 +96,7 @@ before(async () => {
         servers: [
           { name: 'files', url: files.url, timeoutMs: 5000 },
           { name: 'flaky', url: flaky.url, timeoutMs: 1000 },
+          { name: 'wobbly', url: wobbly.url, timeoutMs: 1000 },
           // Nothing listens there.
           { name: 'gone', url: 'http://127.0.0.1:9/mcp', timeoutMs: 1000 },
         ],
@@ -104,7 +107,7 @@ before(async () => {
 
 after(async () => {
   await gateway.close();
-  await Promise.all([openai.close(), anthropic.close(), gemini.close(), files.stop(), flaky.stop()]);
+  await Promise.all([openai.close(), anthropic.close(), gemini.close(), files.stop(), flaky.stop(), wobbly.stop()]);
 });
 
 const client = async (key: { scopes?: Scope[]; allowedTools?: string[] } = {}) =>
@@ -244,6 +247,20 @@ test('a server that goes down mid-loop fails the request naming it; its round is
     ['model', 'ok'],
     ['tool', 'mcp_server_unavailable'],
   ]);
+});
+
+test('streamed, a server that goes down after the stream opened ends it with response.failed naming it', async () => {
+  beforeToolCall.set('wobbly__echo', () => wobbly.hang());
+  const stream = await (await client()).responses.create({ model: 'claude-sonnet-4-5', input: 'use:wobbly__echo', tools: [{ type: 'mcp', server_label: 'wobbly' }], stream: true });
+  const events: Loose[] = [];
+  for await (const event of stream) events.push(event);
+  assert.equal(events[0].type, 'response.created');
+  assert.ok(events.some((event) => event.type === 'response.mcp_list_tools.completed'));
+  const last = events.at(-1);
+  assert.equal(last.type, 'response.failed');
+  assert.equal(last.response.status, 'failed');
+  assert.equal(last.response.error.code, 'mcp_server_unavailable');
+  assert.match(last.response.error.message, /"wobbly"/);
 });
 
 test('require_approval "always" is refused: the gateway has no approval round', async () => {
