@@ -177,7 +177,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
-    const agents = createAgentServices({ config, db: storage.db, catalog, logger });
+    // llm nodes reach the MCP gateway (made below) only once a run starts.
+    const agents = createAgentServices({ config, db: storage.db, catalog, logger, tools: { toolSource: (principal, narrowing) => mcp.toolSource(principal, narrowing) } });
     shutdownTasks.push(() => agents.close());
     // Conversation history holds what callers and models wrote, as payloads do: kept as long.
     accounting.retain(agents.conversations, 'agent conversation messages');
