@@ -27,6 +27,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
+import { Guardrails } from '../guardrails/index.js';
 import { standbyWhileWaiting } from './standby.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
@@ -168,7 +169,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, Guardrails.fromConfig(config.guardrails));
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     const agents = createAgentServices({ config, db: storage.db, catalog, logger });

@@ -1,0 +1,144 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
+import { RecordTap } from './helpers/records.js';
+import { ROUTE_MODULES } from '../src/server/routes/index.js';
+
+const USAGE = { promptTokens: 5, completionTokens: 4 };
+const CARD = '4111 1111 1111 1111';
+
+/** Guardrails of every action, attached by project, by model and to all traffic. */
+const GUARDRAILS = [
+  { name: 'no-pii', check: 'pii', stage: ['input', 'output'], action: 'mask', apply: { projects: ['masked'] }, options: { kinds: ['email', 'card'] } },
+  { name: 'no-secrets', check: 'secrets', stage: ['input'], action: 'block', apply: { projects: ['blocked'] } },
+  { name: 'codename', check: 'keywords', stage: ['output'], action: 'block', window: 16, apply: { projects: ['blocked'] }, options: { words: ['Project Nightingale'] } },
+  { name: 'watch', check: 'regex', stage: ['input'], action: 'log', apply: { models: ['gpt-4o-mini'] }, options: { patterns: ['ticket-\\d+'] } },
+];
+
+describe('guardrails on the call path', () => {
+  let fake: OpenAIFake;
+  let gateway: TestGateway;
+  const tap = new RecordTap();
+  const keys: Record<string, string> = {};
+
+  before(async () => {
+    fake = await startOpenAIFake();
+    gateway = await startTestGateway({
+      env: { OPENAI_API_KEY: 'sk-upstream-guardrails-00000000000', OPENAI_BASE_URL: `${fake.server.url}/v1` },
+      configFile: { guardrails: GUARDRAILS },
+      routes: [...ROUTE_MODULES, tap.routes],
+    });
+    for (const project of ['masked', 'blocked', 'plain']) keys[project] = await gateway.createKey({ projectId: project });
+  });
+  after(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  const client = (project: string) => new OpenAI({ apiKey: keys[project]!, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  const lastUpstreamText = () => JSON.stringify(fake.server.requests.at(-1)?.json);
+
+  test('mask: the model never sees the email or card, nor the caller the card the model wrote back', async () => {
+    fake.scriptChat({ kind: 'reply', text: `Your card ${CARD} is noted.`, usage: USAGE });
+    const { data, response } = await client('masked')
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `I am ada@example.org, card ${CARD}` }] })
+      .withResponse();
+    const upstream = lastUpstreamText();
+    assert.ok(upstream.includes('I am [email], card [card]'), upstream);
+    assert.ok(!upstream.includes('ada@example.org') && !upstream.includes(CARD));
+    assert.equal(data.choices[0]!.message.content, 'Your card [card] is noted.');
+    assert.equal(response.headers.get('x-modelgate-guardrails'), 'no-pii=masked');
+    const record = await tap.wait(response.headers.get('x-request-id')!);
+    const verdicts = (record.extra as { guardrails: { guardrail: string; stage: string; outcome: string; matched: boolean; latencyMs: number }[] }).guardrails;
+    assert.deepEqual(
+      verdicts.map(({ guardrail, stage, outcome, matched }) => ({ guardrail, stage, outcome, matched })),
+      [
+        { guardrail: 'no-pii', stage: 'input', outcome: 'masked', matched: true },
+        { guardrail: 'no-pii', stage: 'output', outcome: 'masked', matched: true },
+      ],
+    );
+    assert.ok(verdicts.every((verdict) => typeof verdict.latencyMs === 'number'));
+    assert.ok(!JSON.stringify(verdicts).includes('4111'), 'the record names no matched text');
+  });
+
+  test('block on input: 400 guardrail_blocked naming the guardrail, the provider never called', async () => {
+    const before = fake.server.requests.length;
+    const secret = ['sk-', 'proj-', 'Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2'].join('');
+    await assert.rejects(
+      client('blocked').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `my key is ${secret}` }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.BadRequestError);
+        assert.equal(error.status, 400);
+        assert.equal(error.code, 'guardrail_blocked');
+        assert.match(error.message, /"no-secrets"/);
+        assert.ok(!error.message.includes(secret));
+        assert.equal(error.headers.get('x-modelgate-guardrails'), 'no-secrets=blocked');
+        return true;
+      },
+    );
+    assert.equal(fake.server.requests.length, before);
+  });
+
+  test('block on output: 502 guardrail_blocked, the answer withheld', async () => {
+    fake.scriptChat({ kind: 'reply', text: 'The plan is Project Nightingale.', usage: USAGE });
+    await assert.rejects(client('blocked').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'what is the plan?' }] }), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.APIError);
+      assert.equal(error.status, 502);
+      assert.equal(error.code, 'guardrail_blocked');
+      assert.equal((error.error as { type?: string }).type, 'api_error');
+      assert.ok(!error.message.includes('Nightingale'));
+      return true;
+    });
+  });
+
+  test('a stream blocked mid-way: the text before the window went out, then the format\'s error event; the matched words never', async () => {
+    const deltas = ['Sure. ', 'Here is a long enough opening sentence ', 'before the plan: ', 'Project ', 'Night', 'ingale', ' starts soon.'];
+    fake.scriptChat({ kind: 'stream-paced', deltas, intervalMs: 5, usage: USAGE });
+    const { data: stream, response } = await client('blocked').chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'plan?' }] }).withResponse();
+    let text = '';
+    await assert.rejects(
+      (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError);
+        assert.match(error.message, /"codename"/);
+        return true;
+      },
+    );
+    // What went out lies a window before the match (how much depends on how the frames came).
+    assert.ok('Sure. Here is a long enough opening sentence before the plan: '.startsWith(text), text);
+    const record = await tap.wait(response.headers.get('x-request-id')!);
+    assert.equal(record.errorCode, 'guardrail_blocked');
+    const verdicts = (record.extra as { guardrails: { guardrail: string; stage: string; outcome: string }[] }).guardrails;
+    assert.deepEqual(verdicts.map(({ guardrail, stage, outcome }) => `${guardrail}:${stage}:${outcome}`), ['no-secrets:input:passed', 'codename:output:blocked']);
+  });
+
+  test('a stream that passes arrives whole, held-back tail included', async () => {
+    const deltas = ['One ', 'two ', 'three ', 'four ', 'five ', 'six ', 'seven.'];
+    fake.scriptChat({ kind: 'stream', deltas, usage: USAGE });
+    const stream = await client('blocked').chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'count' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    assert.equal(text, deltas.join(''));
+  });
+
+  test('log: recorded and in the header, the call unchanged; a model with no guardrail carries no header', async () => {
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: USAGE });
+    const logged = await client('plain').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'about ticket-42' }] }).withResponse();
+    assert.equal(logged.response.headers.get('x-modelgate-guardrails'), 'watch=logged');
+    assert.ok(lastUpstreamText().includes('about ticket-42'));
+    fake.scriptChat({ kind: 'reply', text: 'ok', usage: USAGE });
+    const plain = await client('plain').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'ada@example.org ticket-42' }] }).withResponse();
+    assert.equal(plain.response.headers.get('x-modelgate-guardrails'), null);
+    const record = await tap.wait(plain.response.headers.get('x-request-id')!);
+    assert.equal((record.extra as { guardrails?: unknown } | null)?.guardrails, undefined);
+  });
+
+  test('embeddings input is guarded too', async () => {
+    await client('masked').embeddings.create({ model: 'text-embedding-3-small', input: ['write to ada@example.org'] });
+    assert.ok(lastUpstreamText().includes('write to [email]'), lastUpstreamText());
+  });
+});
