@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { RecordTap } from './helpers/records.js';
@@ -140,5 +141,25 @@ describe('guardrails on the call path', () => {
   test('embeddings input is guarded too', async () => {
     await client('masked').embeddings.create({ model: 'text-embedding-3-small', input: ['write to ada@example.org'] });
     assert.ok(lastUpstreamText().includes('write to [email]'), lastUpstreamText());
+  });
+
+  test('on the Messages API: a blocked input is its 400 error, a stream blocked mid-way its error event', async () => {
+    const anthropic = new Anthropic({ apiKey: keys.blocked!, baseURL: gateway.url, maxRetries: 0 });
+    const secret = ['sk-', 'proj-', 'Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2'].join('');
+    await assert.rejects(anthropic.messages.create({ model: 'gpt-4o', max_tokens: 50, messages: [{ role: 'user', content: `key ${secret}` }] }), (error: unknown) => {
+      assert.ok(error instanceof Anthropic.BadRequestError);
+      assert.match(error.message, /The guardrail \\?"no-secrets\\?" blocked/);
+      return true;
+    });
+    fake.scriptChat({ kind: 'stream', deltas: ['The plan: ', 'Project Nightingale', '.'], usage: USAGE });
+    const stream = anthropic.messages.stream({ model: 'gpt-4o', max_tokens: 50, messages: [{ role: 'user', content: 'plan?' }] });
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    await assert.rejects(stream.finalMessage(), (error: unknown) => {
+      assert.ok(error instanceof Anthropic.APIError, String(error));
+      assert.match(error.message, /codename/);
+      return true;
+    });
+    assert.ok(!text.includes('Nightingale'), text);
   });
 });

@@ -3,7 +3,8 @@ import type { AttemptRecord, MediaSummary } from '../logs/index.js';
 import type { Provider, TokenUsage, UpstreamNotes } from '../model-api/index.js';
 import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import type { UsageEstimate } from '../limits/index.js';
-import { CallGuard, type Guardrails, type GuardedCallFacts, type GuardrailVerdict } from '../guardrails/index.js';
+import { CallGuard, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
+import type { Principal } from '../keys/index.js';
 
 /** The provider capabilities a model call can use. */
 export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
@@ -51,8 +52,8 @@ export interface CallLedger {
   started(purpose: string | null): CallEntry;
   /** Every try of a routed call is appended here. */
   readonly attempts: AttemptRecord[];
-  /** Who the request is for, as guardrails are attached (null: not known yet, none apply by key or project). */
-  guardFacts?(): Omit<GuardedCallFacts, 'model'> | null;
+  /** Who the request reserved for, as guardrails are attached by key and project (null: not yet). */
+  readonly principal?: Principal | null;
   /** The verdicts of the guardrails a call ran. */
   guarded?(verdicts: readonly GuardrailVerdict[]): void;
 }
@@ -210,8 +211,7 @@ export class CheckedCall<C extends Capability> {
 
   /** The guardrails attached to this call (by key, project or its model), or null when none is. */
   private guard(guardrails: Guardrails): CallGuard | null {
-    const who = this.ledger?.guardFacts?.() ?? null;
-    const attached = guardrails.attached({ keyId: who?.keyId ?? null, projectId: who?.projectId ?? null, model: this.target.resolved.id });
+    const attached = guardrails.attached(this.ledger?.principal ?? null, this.target.resolved.id);
     if (attached === null) return null;
     return new CallGuard(this.capabilityName, attached, (verdicts) => this.ledger?.guarded?.(verdicts));
   }

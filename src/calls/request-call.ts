@@ -87,7 +87,7 @@ export class RequestCall implements CallLedger {
   private work: Promise<unknown> | undefined;
   private finished: FinishedRequest | null = null;
   /** Who the request reserved for: the key and project guardrails are attached to. */
-  private principal: Principal | null = null;
+  principal: Principal | null = null;
   private verdicts: GuardrailVerdict[] | null = null;
 
   constructor(
@@ -224,13 +224,6 @@ export class RequestCall implements CallLedger {
     }
     await reservation.settle(settlementOfEntries(reservation.reserved, own(), true));
     return { result, usage: entry?.usage ?? null, costMicroUsd: costOfEntries(own()) };
-  }
-
-  /** CallLedger: the key and project of the request, once it reserved. */
-  guardFacts(): { keyId: string | null; projectId: string | null } | null {
-    const principal = this.principal;
-    if (principal === null) return null;
-    return principal.kind === 'key' ? { keyId: principal.keyId, projectId: principal.projectId } : { keyId: null, projectId: null };
   }
 
   /** CallLedger: the verdicts of a call's guardrails, kept in the record. */

@@ -5,6 +5,6 @@ export type { TextCheck } from './checks.js';
 export { findPii, ibanValid, luhn } from './pii.js';
 export type { Span } from './pii.js';
 export { Guardrails, blockedError, guardrailsHeader, runStage } from './service.js';
-export type { ActiveGuardrail, GuardedCallFacts, GuardrailVerdict, StageResult } from './service.js';
+export type { ActiveGuardrail, GuardedCaller, GuardrailVerdict, StageResult } from './service.js';
 export { CallGuard } from './call-guard.js';
 export { inputSlots, outputSlots } from './call-text.js';

@@ -15,13 +15,8 @@ export interface GuardrailVerdict {
   latencyMs: number;
 }
 
-/** Who and what a call is, for which guardrails are attached to it. */
-export interface GuardedCallFacts {
-  keyId: string | null;
-  projectId: string | null;
-  /** The catalog id the call resolved to. */
-  model: string;
-}
+/** Who calls, for the guardrails attached to keys and projects (a keyless caller has neither). */
+export type GuardedCaller = { kind: 'key'; keyId: string; projectId: string } | { kind: 'anonymous' } | null;
 
 /** A guardrail ready to run: its policy and its built check. */
 export interface ActiveGuardrail {
@@ -74,16 +69,13 @@ export class Guardrails {
     return this.active.map((guardrail) => guardrail.policy.name);
   }
 
-  /** The guardrails attached to a call, in config order; null when none is (no array is made then). */
-  attached(facts: GuardedCallFacts): ActiveGuardrail[] | null {
+  /** The guardrails attached to a call of `caller` to `model` (the catalog id it resolved to), in config order; null when none is (no array is made then). */
+  attached(caller: GuardedCaller, model: string): ActiveGuardrail[] | null {
     let found: ActiveGuardrail[] | null = null;
+    const key = caller?.kind === 'key' ? caller : null;
     for (const guardrail of this.active) {
       const { apply } = guardrail.policy;
-      const applies =
-        apply.all ||
-        apply.models.has(facts.model) ||
-        (facts.keyId !== null && apply.keys.has(facts.keyId)) ||
-        (facts.projectId !== null && apply.projects.has(facts.projectId));
+      const applies = apply.all || apply.models.has(model) || (key !== null && (apply.keys.has(key.keyId) || apply.projects.has(key.projectId)));
       if (applies) (found ??= []).push(guardrail);
     }
     return found;
