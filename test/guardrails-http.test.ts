@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { RecordTap } from './helpers/records.js';
 import { ROUTE_MODULES } from '../src/server/routes/index.js';
@@ -161,5 +161,11 @@ describe('guardrails on the call path', () => {
       return true;
     });
     assert.ok(!text.includes('Nightingale'), text);
+  });
+
+  test('verdicts are counted in the metrics', async () => {
+    const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
+    assert.match(text, /modelgate_guardrail_verdicts_total\{guardrail="no-pii",stage="input",outcome="masked"\} [1-9]/);
+    assert.match(text, /modelgate_guardrail_verdicts_total\{guardrail="codename",stage="output",outcome="blocked"\} [1-9]/);
   });
 });
