@@ -168,4 +168,24 @@ describe('guardrails on the call path', () => {
     assert.match(text, /modelgate_guardrail_verdicts_total\{guardrail="no-pii",stage="input",outcome="masked"\} [1-9]/);
     assert.match(text, /modelgate_guardrail_verdicts_total\{guardrail="codename",stage="output",outcome="blocked"\} [1-9]/);
   });
+
+  test('admin API: the list, and a dry run on a sample text that calls no model', async () => {
+    const listed = await gateway.admin('GET', '/admin/v1/guardrails');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.body.data.map((entry: { name: string }) => entry.name), ['no-pii', 'no-secrets', 'codename', 'watch']);
+    assert.equal(listed.body.data[0].on_error, 'closed');
+    const before = fake.server.requests.length;
+    const masked = await gateway.admin('POST', '/admin/v1/guardrails/no-pii/test', { text: 'mail ada@example.org' });
+    assert.equal(masked.status, 200);
+    assert.equal(masked.body.outcome, 'masked');
+    assert.equal(masked.body.matched, true);
+    assert.equal(masked.body.masked_text, 'mail [email]');
+    const passed = await gateway.admin('POST', '/admin/v1/guardrails/codename/test', { text: 'nothing here', stage: 'output' });
+    assert.equal(passed.body.outcome, 'passed');
+    assert.equal(passed.body.matched, false);
+    assert.equal(fake.server.requests.length, before);
+    const unknown = await gateway.admin('POST', '/admin/v1/guardrails/nope/test', { text: 'x' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, 'not_found');
+  });
 });

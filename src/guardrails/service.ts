@@ -65,8 +65,22 @@ export class Guardrails {
     return this.active.find((guardrail) => guardrail.policy.name === name);
   }
 
-  get names(): string[] {
-    return this.active.map((guardrail) => guardrail.policy.name);
+  /** Every guardrail's policy, in config order. */
+  get policies(): GuardrailPolicy[] {
+    return this.active.map((guardrail) => guardrail.policy);
+  }
+
+  /**
+   * Runs one guardrail on a sample text as a stage of a call would (the admin API's dry run):
+   * its verdict, and the text as it would go on when it masks. Undefined for an unknown name.
+   */
+  dryRun(name: string, stage: GuardrailStage, text: string): { verdict: GuardrailVerdict; text: string | null; blocked: boolean } | undefined {
+    const guardrail = this.named(name);
+    if (guardrail === undefined) return undefined;
+    // The stage asked for, whether or not the guardrail runs at it in traffic.
+    const policy = guardrail.policy.stages.has(stage) ? guardrail.policy : { ...guardrail.policy, stages: new Set([stage]) };
+    const result = runStage([{ policy, check: guardrail.check }], stage, [text]);
+    return { verdict: result.verdicts[0]!, text: result.texts?.[0] ?? null, blocked: result.blocked !== null };
   }
 
   /** The guardrails attached to a call of `caller` to `model` (the catalog id it resolved to), in config order; null when none is (no array is made then). */

@@ -169,7 +169,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, Guardrails.fromConfig(config.guardrails));
+    const guardrails = Guardrails.fromConfig(config.guardrails);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     const agents = createAgentServices({ config, db: storage.db, catalog, logger });
@@ -216,6 +217,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       responses: accounting.responses,
       tracing,
       calls,
+      guardrails,
       keyring,
       vetting,
       applyRouting,
