@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildCheck, findPii, ibanValid, luhn, maskSpans, parseGuardrails, type GuardrailConfig, type PiiKind } from '../src/guardrails/index.js';
+import { buildCheck, findPii, ibanValid, luhn, maskSpans, parseGuardrails, runStage, type GuardrailConfig, type PiiKind } from '../src/guardrails/index.js';
 
 // Key-shaped values assembled at run time, so the source holds none.
 const join = (...parts: string[]) => parts.join('');
@@ -176,5 +176,34 @@ describe('guardrails in the config file', () => {
     assert.throws(() => loadConfig({ env: {}, cwd }), (error: unknown) => error instanceof ConfigError && /guardrails\[0\]\.options\.patterns\[0\]/.test(error.message));
     writeFileSync(joinPath(cwd, 'modelgate.yaml'), 'guardrails:\n  - name: x\n    check: pii\n    action: redact\n    apply: { all: true }\n');
     assert.throws(() => loadConfig({ env: {}, cwd }), /guardrails\.0\.action.*must be one of block, mask, log/);
+  });
+});
+
+describe('a check that fails', () => {
+  const failing = (onError: 'closed' | 'open') => {
+    const [policy] = parseGuardrails(
+      [{ name: 'flaky', check: 'keywords', stage: ['input'], action: 'log', onError, apply: { all: true, keys: [], projects: [], models: [] }, window: 256, options: { words: ['x'] } }],
+      () => undefined,
+    );
+    return { policy: policy!, check: { maskable: true, find: () => { throw new Error('checker down'); } } };
+  };
+  test('closed (the default): the call is blocked, whatever the action', () => {
+    const result = runStage([failing('closed')], 'input', ['hello']);
+    assert.equal(result.blocked?.code, 'guardrail_blocked');
+    assert.equal(result.blocked?.status, 400);
+    assert.match(result.blocked!.message, /"flaky" could not check this request and fails closed/);
+    assert.deepEqual(result.verdicts.map((verdict) => [verdict.outcome, verdict.failed]), [['blocked', true]]);
+  });
+  test('open: it passes, recorded as an error', () => {
+    const result = runStage([failing('open')], 'input', ['hello']);
+    assert.equal(result.blocked, null);
+    assert.deepEqual(result.verdicts.map((verdict) => verdict.outcome), ['error']);
+  });
+  test('on output the block is a 502', () => {
+    const guardrail = failing('closed');
+    guardrail.policy.stages = new Set(['output']);
+    const result = runStage([guardrail], 'output', ['hello']);
+    assert.equal(result.blocked?.status, 502);
+    assert.equal(result.blocked?.type, 'api_error');
   });
 });
