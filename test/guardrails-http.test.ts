@@ -188,4 +188,14 @@ describe('guardrails on the call path', () => {
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.code, 'not_found');
   });
+
+  test('on the Responses API (the provider\'s own, passed through): the masked input is what is sent, the answer masked', async () => {
+    fake.scriptResponses({ kind: 'text', deltas: ['Card ', CARD, ' kept.'], usage: USAGE });
+    const response = await client('masked').responses.create({ model: 'gpt-4o', input: `I am ada@example.org` });
+    const upstream = fake.server.requests.at(-1)!;
+    assert.equal(upstream.path, '/v1/responses');
+    assert.ok(upstream.rawBody.toString('utf8').includes('I am [email]'), upstream.rawBody.toString('utf8'));
+    assert.ok(!upstream.rawBody.toString('utf8').includes('ada@example.org'));
+    assert.equal(response.output_text, 'Card [card] kept.');
+  });
 });
