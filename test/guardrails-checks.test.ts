@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildCheck, findPii, ibanValid, luhn, maskSpans, parseGuardrails, runStage, type GuardrailConfig, type PiiKind } from '../src/guardrails/index.js';
+import { buildCheck, CallGuard, findPii, ibanValid, luhn, maskSpans, parseGuardrails, runStage, type GuardrailConfig, type PiiKind } from '../src/guardrails/index.js';
 
 // Key-shaped values assembled at run time, so the source holds none.
 const join = (...parts: string[]) => parts.join('');
@@ -205,5 +205,66 @@ describe('a check that fails', () => {
     const result = runStage([guardrail], 'output', ['hello']);
     assert.equal(result.blocked?.status, 502);
     assert.equal(result.blocked?.type, 'api_error');
+  });
+});
+
+describe('a guarded stream', () => {
+  const chunk = (content: string) => ({ type: 'chunk-received', chunk: { choices: [{ index: 0, delta: { content } }] } });
+  /** A provider stream whose batches the test pushes one at a time. */
+  const scripted = () => {
+    let reader: { onEvents(events: readonly unknown[]): boolean; onEnd(): void } | null = null;
+    return {
+      stream: { read: (r: typeof reader) => void (reader = r), resume: () => undefined },
+      push: (...events: unknown[]) => reader!.onEvents(events),
+      end: () => reader!.onEnd(),
+    };
+  };
+  const guardOf = (window: number) => {
+    const [policy] = parseGuardrails(
+      [{ name: 'codename', check: 'keywords', stage: ['output'], action: 'block', onError: 'closed', apply: { all: true, keys: [], projects: [], models: [] }, window, options: { words: ['Nightingale'] } }],
+      () => undefined,
+    );
+    const verdicts: string[] = [];
+    const guard = new CallGuard('chat', [{ policy: policy!, check: buildCheck(policy!, 'g') }], (found) => verdicts.push(...found.map((verdict) => verdict.outcome)));
+    return { guard, verdicts };
+  };
+  const textOf = (events: unknown[]) => events.map((event) => ((event as ReturnType<typeof chunk>).chunk?.choices[0]?.delta.content ?? '')).join('');
+
+  test('text is handed on once a window of text came after it; the rest at the end', () => {
+    const provider = scripted();
+    const { guard, verdicts } = guardOf(16);
+    const received: unknown[] = [];
+    let ended = false;
+    (guard.answer(provider.stream) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => (ended = true) });
+    provider.push(chunk('0123456789'));
+    assert.equal(textOf(received), '', 'nothing before a window of text followed');
+    provider.push(chunk('abcdefghij'), chunk('ABCDEFGHIJ'));
+    assert.equal(textOf(received), '0123456789', 'the first piece, once 16 characters came after it');
+    provider.end();
+    assert.equal(textOf(received), '0123456789abcdefghijABCDEFGHIJ');
+    assert.equal(ended, true);
+    assert.deepEqual(verdicts, ['passed']);
+  });
+
+  test('a finding ends the stream with the guardrail error; what was found is never handed on', () => {
+    const provider = scripted();
+    const { guard, verdicts } = guardOf(16);
+    const received: unknown[] = [];
+    (guard.answer(provider.stream) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => undefined });
+    provider.push(chunk('An opening that is '));
+    provider.push(chunk('long enough. '));
+    provider.push(chunk('Then Night'));
+    assert.equal(textOf(received), 'An opening that is ', 'what lies a window before the end went out');
+    provider.push(chunk('ingale and more text after it.'));
+    const failure = received.at(-1) as { type: string; error: { code: string; status: number } };
+    assert.equal(failure.type, 'stream-failed');
+    assert.equal(failure.error.code, 'guardrail_blocked');
+    assert.equal(failure.error.status, 502);
+    assert.ok(!textOf(received).includes('Night'), textOf(received));
+    assert.equal(textOf(received), 'An opening that is ');
+    provider.push(chunk('late'));
+    provider.end();
+    assert.ok(!textOf(received).includes('late'));
+    assert.deepEqual(verdicts, ['blocked']);
   });
 });
