@@ -27,6 +27,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
+import { Guardrails } from '../guardrails/index.js';
 import { standbyWhileWaiting } from './standby.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
@@ -174,7 +175,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
+    const guardrails = Guardrails.fromConfig(config.guardrails);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     // llm nodes reach the MCP gateway (made below) only once a run starts.
@@ -222,6 +224,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       responses: accounting.responses,
       tracing,
       calls,
+      guardrails,
       keyring,
       vetting,
       applyRouting,

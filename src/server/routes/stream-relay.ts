@@ -47,6 +47,9 @@ export function openEventStream(reply: FastifyReply): void {
   headers['content-type'] = 'text/event-stream; charset=utf-8';
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
+  // The input stage's verdicts; the answer's are in the request record (the header is sent before it).
+  const guardrails = options.call.guardrailsHeader;
+  if (guardrails !== null) headers['x-modelgate-guardrails'] = guardrails;
   reply.raw.writeHead(200, headers);
 }
 
@@ -95,8 +98,11 @@ class StreamRelay<D extends { type: string }> implements StreamReader<StreamEven
     if (this.gone()) {
       this.output.destroy();
     } else if (this.failure !== null) {
-      call.streamFailed(this.failure.logDetail);
-      this.output.end(this.encoder.fail(new GatewayError('provider_error', this.failure.message), this.options.requestId));
+      // A failure of the gateway's own (a guardrail blocked the answer) is sent as it is.
+      const own = this.failure.error instanceof GatewayError ? this.failure.error : null;
+      if (own === null) call.streamFailed(this.failure.logDetail);
+      else call.failed(own);
+      this.output.end(this.encoder.fail(own ?? new GatewayError('provider_error', this.failure.message), this.options.requestId));
     } else {
       const frames = this.encoder.end(this.usage);
       if (typeof frames !== 'string') {
