@@ -1,3 +1,4 @@
+import type { CacheQuery, CacheTicket, ResponseCache } from '../cache/index.js';
 import type { Catalog, ModelMode, ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
@@ -53,8 +54,14 @@ export class ModelCalls {
     private readonly limiter: Limiter,
     private readonly router?: Router,
     observer?: FinishedRequestObserver,
+    private readonly cache?: ResponseCache,
   ) {
     if (observer !== undefined) this.observers.push(observer);
+  }
+
+  /** The request's use of the response cache (docs/caching.md); null when no cache policy applies to it. */
+  async cacheTicket(query: CacheQuery): Promise<CacheTicket | null> {
+    return this.cache === undefined ? null : this.cache.ticket(query);
   }
 
   private readonly observers: FinishedRequestObserver[] = [];
