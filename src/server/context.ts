@@ -16,6 +16,7 @@ import type { Tracing } from '../telemetry/index.js';
 import type { Keyring } from '../crypto/index.js';
 import type { VettingService } from '../vetting/index.js';
 import type { McpGateway } from '../mcp/index.js';
+import type { ResponseCache } from '../cache/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -45,6 +46,8 @@ export interface GatewayContext {
   readonly keyring: Keyring;
   /** The one model-call path every model endpoint, VETTING and agents go through. */
   readonly calls: ModelCalls;
+  /** The response cache (docs/caching.md): its lookups happen on the call path; here for clearing it. */
+  readonly cache: ResponseCache;
   /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
   readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** VETTING's draft → verify → redraft loop, over the model-call path. */

@@ -28,6 +28,7 @@ import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
 import { standbyWhileWaiting } from './standby.js';
+import { createCacheStore, ResponseCache } from '../cache/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -168,7 +169,24 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
+    const cacheStore = await createCacheStore({
+      redisUrl: config.redisUrl,
+      keyPrefix: `${config.limits.redisKeyPrefix}cache:`,
+      commandTimeoutMs: config.limits.redisCommandTimeoutMs,
+    });
+    const cacheMetrics = accounting.metrics.cache;
+    const cache = new ResponseCache({ policies: config.cache, retentionDays: config.logs.retentionDays }, cacheStore, {
+      looked: (policy, surface, status) => cacheMetrics.looked(policy, surface, status),
+      kept: (policy, bytes) => cacheMetrics.kept(policy, bytes),
+      evicted: (policy, entries) => cacheMetrics.evicted(policy, entries),
+      failed: (error) => {
+        cacheMetrics.failed();
+        logger.warn({ reason: redactText((error as Error).message ?? String(error)) }, 'the response cache store failed; the request went on without the cache');
+      },
+    });
+    cacheMetrics.watchHeldBytes(() => cache.heldBytes());
+    shutdownTasks.push(() => cache.close());
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, cache);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     const agents = createAgentServices({ config, db: storage.db, catalog, logger });
@@ -215,6 +233,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       responses: accounting.responses,
       tracing,
       calls,
+      cache,
       keyring,
       vetting,
       applyRouting,
