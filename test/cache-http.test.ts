@@ -135,13 +135,13 @@ describe('response cache: chat completions', () => {
   });
 
   test('an unknown x-modelgate-cache value or a bad TTL is a 400 naming the header', async () => {
-    await assert.rejects(ask(client, {}, { 'x-modelgate-cache': 'sometimes' }), (error: OpenAI.APIError) => {
+    await assert.rejects(ask(client, {}, { 'x-modelgate-cache': 'sometimes' }), (error: InstanceType<typeof OpenAI.APIError>) => {
       assert.equal(error.status, 400);
       assert.equal(error.code, 'invalid_body');
       assert.equal(error.param, 'x-modelgate-cache');
       return true;
     });
-    await assert.rejects(ask(client, {}, { 'x-modelgate-cache-ttl': '-5' }), (error: OpenAI.APIError) => error.status === 400 && error.param === 'x-modelgate-cache-ttl');
+    await assert.rejects(ask(client, {}, { 'x-modelgate-cache-ttl': '-5' }), (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && error.param === 'x-modelgate-cache-ttl');
   });
 
   test('another project never gets the answer, whatever it sends', async () => {

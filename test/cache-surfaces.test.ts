@@ -162,6 +162,6 @@ describe('response cache: Messages, Responses and embeddings', () => {
     await limited.chat.completions.create(params);
     const hit = await limited.chat.completions.create(params).withResponse();
     assert.equal(hit.response.headers.get('x-modelgate-cache'), 'hit');
-    await assert.rejects(limited.chat.completions.create(params), (error: OpenAI.APIError) => error.status === 429 && error.code === 'rate_limit_exceeded');
+    await assert.rejects(limited.chat.completions.create(params), (error: InstanceType<typeof OpenAI.APIError>) => error.status === 429 && error.code === 'rate_limit_exceeded');
   });
 });

@@ -12,9 +12,9 @@ interface Namespace {
   bytes: number;
 }
 
-/** Bytes of a held value: its text as UTF-16 code units (what the process holds), plus its key. */
+/** What a held value counts toward its namespace's maxBytes: the characters of its text and key (as the Redis store counts their bytes; JSON is mostly ASCII). */
 function bytesOf(key: string, value: string): number {
-  return (key.length + value.length) * 2;
+  return key.length + value.length;
 }
 
 /** Cached answers in this process: per namespace, bounded in entries and bytes, least recently used evicted first. */
