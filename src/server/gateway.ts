@@ -185,6 +185,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       },
     });
     cacheMetrics.watchHeldBytes(() => cache.heldBytes());
+    for (const policy of config.cache.filter((entry) => entry.mode === 'semantic')) {
+      logger.warn({ policy: policy.name }, `cache policy ${policy.name} asks for mode semantic, which this version does not serve: it caches exact requests only (docs/caching.md#semantic-mode)`);
+    }
     shutdownTasks.push(() => cache.close());
     const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, cache);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
