@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { loggedRecord, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 
 /*
  * The response cache over the chat-completions API with the official OpenAI SDK as the client:
@@ -184,6 +184,19 @@ describe('response cache: chat completions', () => {
     assert.equal((await ask(client, { max_tokens: 30 })).cache, 'miss');
     assert.equal((await ask(client, { model: 'gpt-4o' })).cache, 'miss');
     assert.equal(upstreamCalls() - before, 3);
+  });
+
+  test('the metrics count hits, misses and bypasses by policy and surface, and the bytes kept', async () => {
+    await ask(client);
+    await ask(client);
+    await ask(client, { temperature: 1 });
+    const response = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    const text = await response.text();
+    for (const outcome of ['hit', 'miss', 'bypass']) {
+      assert.match(text, new RegExp(`modelgate_cache_requests_total\\{[^}]*policy="class-answers"[^}]*surface="chat-completions"[^}]*outcome="${outcome}"[^}]*\\} [1-9]`));
+    }
+    assert.match(text, /modelgate_cache_stored_bytes_total\{[^}]*policy="class-answers"[^}]*\} [1-9]/);
+    assert.match(text, /modelgate_cache_bytes(\{[^}]*\})? [1-9]/);
   });
 
   test('usage shows the hits and what they saved', async () => {
