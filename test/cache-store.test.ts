@@ -145,6 +145,31 @@ describe('response cache service', () => {
   });
 });
 
+test('a Redis that does not answer leaves the cache out of the request, never fails it', async () => {
+  const failures: unknown[] = [];
+  const observer = { ...counting(), failed: (error: unknown) => failures.push(error) };
+  // Nothing listens on port 1: every command fails at once (no offline queue).
+  const store = await createCacheStore({ redisUrl: 'redis://127.0.0.1:1', keyPrefix: 'mg-cache-down:', commandTimeoutMs: 200 });
+  const cache = new ResponseCache({ policies: [policy()], retentionDays: 0 }, store, observer);
+  try {
+    const ticket = (await cache.ticket({
+      surface: 'chat-completions',
+      model: 'gpt-4o-mini',
+      stream: false,
+      body: { messages: [] },
+      caller: { keyId: 'key_1', projectId: 'p1' },
+      traits: { temperature: 0, storeFalse: false, media: false, toolResults: false },
+      controls: { use: 'default' },
+      requestId: 'req_1',
+    }))!;
+    assert.equal(ticket.status, 'bypass');
+    assert.equal(ticket.reason, 'store_unavailable');
+    assert.equal(failures.length, 1);
+  } finally {
+    await cache.close();
+  }
+});
+
 describe('two gateways sharing Redis', { skip: NO_REDIS }, () => {
   let fake: OpenAIFake;
   let first: TestGateway;

@@ -92,6 +92,9 @@ export function waitingForStorage(
     log({ database, reason: redactText((error as Error).message ?? String(error)), retryInMs }, `waiting for the database (${database}); next attempt in ${retryInMs / 1000} s`);
 }
 
+/** How long between two warnings about a failing response-cache store; the failures between are counted. */
+const CACHE_WARNING_INTERVAL_MS = 10_000;
+
 /** How long between two warnings about failed database connections; the ones between are counted. */
 const CONNECTION_WARNING_INTERVAL_MS = 10_000;
 
@@ -181,13 +184,21 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       commandTimeoutMs: config.limits.redisCommandTimeoutMs,
     });
     const cacheMetrics = accounting.metrics.cache;
+    let lastCacheWarningAt = 0;
+    let cacheFailures = 0;
     const cache = new ResponseCache({ policies: config.cache, retentionDays: config.logs.retentionDays }, cacheStore, {
       looked: (policy, surface, status) => cacheMetrics.looked(policy, surface, status),
       kept: (policy, bytes) => cacheMetrics.kept(policy, bytes),
       evicted: (policy, entries) => cacheMetrics.evicted(policy, entries),
       failed: (error) => {
         cacheMetrics.failed();
-        logger.warn({ reason: redactText((error as Error).message ?? String(error)) }, 'the response cache store failed; the request went on without the cache');
+        // Once per interval: a Redis that is away would otherwise write a warning per request.
+        cacheFailures += 1;
+        const now = Date.now();
+        if (now - lastCacheWarningAt < CACHE_WARNING_INTERVAL_MS) return;
+        logger.warn({ reason: redactText((error as Error).message ?? String(error)), failures: cacheFailures }, 'the response cache store failed; requests go on without the cache');
+        lastCacheWarningAt = now;
+        cacheFailures = 0;
       },
     });
     cacheMetrics.watchHeldBytes(() => cache.heldBytes());
