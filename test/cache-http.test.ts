@@ -134,6 +134,15 @@ describe('response cache: chat completions', () => {
     assert.equal(upstreamCalls() - before, 5);
   });
 
+  test('x-modelgate-cache-ttl keeps an answer for less than the policy says', async () => {
+    const before = upstreamCalls();
+    await ask(client, {}, { 'x-modelgate-cache-ttl': '3' });
+    assert.equal((await ask(client)).cache, 'hit');
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    assert.equal((await ask(client)).cache, 'miss');
+    assert.equal(upstreamCalls() - before, 2);
+  });
+
   test('an unknown x-modelgate-cache value or a bad TTL is a 400 naming the header', async () => {
     await assert.rejects(ask(client, {}, { 'x-modelgate-cache': 'sometimes' }), (error: InstanceType<typeof OpenAI.APIError>) => {
       assert.equal(error.status, 400);
