@@ -82,6 +82,10 @@ const SCENARIOS = [
   { name: 'responses stream', body: 'responsesStream', connections: 50, modelgateOnly: true },
   // The chat answer after a failed attempt: the model's one deployment answers 503, its fallback answers (only modelgate routes).
   { name: 'fallback', body: 'fallback', connections: 50, modelgateOnly: true },
+  // The response cache (docs/caching.md): the same chat request answered from the cache, and answered anew and kept
+  // (x-modelgate-cache: refresh: the lookup, the provider call and the store write a miss costs). Compare with chat.
+  { name: 'cache hit', body: 'cached', connections: 50, modelgateOnly: true },
+  { name: 'cache miss', body: 'cached', connections: 50, modelgateOnly: true, headers: { 'x-modelgate-cache': 'refresh' } },
   { name: 'embeddings', body: 'embeddings', connections: 50 },
   { name: 'image 1 MiB', body: 'image', connections: 10 },
 ].map((scenario) => ({ ...scenario, path: PATHS[scenario.body] }));
@@ -135,7 +139,7 @@ function machineFacts() {
  * cores were with other work (a busy server core means the figures are noisy).
  */
 async function measure(target, upstream, scenario, bodies) {
-  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers };
+  const load = { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: { ...target.headers, ...scenario.headers } };
   await wrk(bench, { ...load, seconds: WARMUP });
   resetPeakRss(target.pid);
   const groups = { server: target.pid, upstream: upstream.pid };
@@ -189,7 +193,7 @@ async function throughput(allTargets, upstream, bodies) {
     const targets = allTargets.filter((target) => !target.skips?.includes(scenario.name) && (!scenario.modelgateOnly || servesFormats(target)));
     // Until the JIT has settled, CPU per request keeps falling: every target gets a long warm-up first.
     for (const target of targets) {
-      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: target.headers, seconds: INITIAL_WARMUP });
+      await wrk(bench, { url: `${target.base}${scenario.path}`, bodyFile: bodies[scenario.body], connections: scenario.connections, apiKey: target.apiKey, headers: { ...target.headers, ...scenario.headers }, seconds: INITIAL_WARMUP });
     }
     const samples = new Map(targets.map((target) => [target.name, []]));
     for (let round = 0; round < ROUNDS; round += 1) {

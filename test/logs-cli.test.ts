@@ -1,22 +1,13 @@
-import { execFile } from 'node:child_process';
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from './helpers/gateway.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { CLI_NOT_BUILT } from './helpers/serve-process.js';
+import { adminCli } from './helpers/admin-cli.js';
 
 /** `modelgate logs|usage …` as an operator runs it, against a gateway started here. */
-function cli(gateway: TestGateway, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['bin/modelgate.js', ...args, '--url', gateway.url],
-      { env: { ...process.env, MODELGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN } },
-      (error, stdout, stderr) => done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-    );
-  });
-}
+const cli = adminCli;
 
 describe('modelgate logs and usage', { skip: CLI_NOT_BUILT }, () => {
   let fake: OpenAIFake;

@@ -21,6 +21,7 @@ export const PATHS = {
   messagesStream: '/v1/messages',
   responsesStream: '/v1/responses',
   fallback: CHAT,
+  cached: CHAT,
   embeddings: '/v1/embeddings',
   image: CHAT,
 };
@@ -40,6 +41,8 @@ export const BODIES = {
   responsesStream: () => ({ stream: true, model: 'gpt-4o-mini', input: MESSAGES, store: false }),
   // A model whose only deployment is down (bench/run.mjs routes it): every request falls back to gpt-4o-mini.
   fallback: () => ({ stream: false, model: 'gpt-4o', messages: MESSAGES }),
+  // The one model the bench's cache policy applies to (lib/targets.mjs), at temperature 0: the same body is a hit after the first.
+  cached: () => ({ stream: false, model: 'gpt-4.1-nano', temperature: 0, messages: MESSAGES }),
   embeddings: () => ({ model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog' }),
   image: () => ({
     stream: false,

@@ -1,7 +1,7 @@
 // The servers of the benchmark: the fake upstream, the bare proxy and modelgate in its
 // realistic configuration (key auth, a per-key rpm limit, request logging with payloads on).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -99,6 +99,11 @@ export async function startModelgate(root, upstreamBase, options = {}) {
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl, MODELGATE_REDIS_KEY_PREFIX: `modelgate:bench:${randomBytes(4).toString('hex')}:` } : {}),
     ...options.env,
   };
+  // A checkout with the response cache gets a policy for the cache scenarios' one model (bodies.mjs `cached`); the others never match it.
+  if (existsSync(join(root, 'src/cache/policy.ts')) && env.MODELGATE_CONFIG === undefined) {
+    env.MODELGATE_CONFIG = join(dataDir, 'modelgate.yaml');
+    writeFileSync(env.MODELGATE_CONFIG, 'cache:\n  - name: bench\n    apply: { all: true, models: [gpt-4.1-nano] }\n');
+  }
   const bin = join(root, 'bin/modelgate.js');
   const nodeArgs = [...startFlags(root), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
   const args = [...nodeArgs, bin, 'serve', '--port', String(port), '--data-dir', dataDir, '--workers', String(options.workers ?? 1)];

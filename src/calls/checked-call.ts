@@ -5,6 +5,8 @@ import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import type { UsageEstimate } from '../limits/index.js';
 import { CallGuard, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
 import type { Principal } from '../keys/index.js';
+import type { CacheTicket } from '../cache/index.js';
+import { costOfEntries } from './finish.js';
 
 /** The provider capabilities a model call can use. */
 export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
@@ -166,8 +168,16 @@ export class CheckedCall<C extends Capability> {
    * deployments, retries and fallbacks happen here, before the first byte (docs/routing.md).
    * `signal` is the caller's: once it aborts, nothing more is tried. Resolves when the answer
    * began (a stream's first frame); the usage its result reports is recorded.
+   *
+   * With a cache ticket (the request's, from `RequestCall.cacheTicket`): a hit is answered
+   * with the kept result and no provider call; a miss's result is kept once it is whole.
    */
-  async invoke<R>(call: ProviderCall<C, R>, signal?: AbortSignal, entryOptions: { metered?: (entry: CallEntry) => void } = {}): Promise<R> {
+  async invoke<R>(call: ProviderCall<C, R>, signal?: AbortSignal, entryOptions: { metered?: (entry: CallEntry) => void; cache?: CacheTicket | null } = {}): Promise<R> {
+    const cache = entryOptions.cache ?? null;
+    if (cache?.hit != null) {
+      this.options.onServed?.(this.target.resolved.id, 0);
+      return cache.hit.result as R;
+    }
     const entry = this.ledger?.started(this.options.purpose ?? null);
     if (entry !== undefined) {
       if (entryOptions.metered !== undefined) {
@@ -197,8 +207,13 @@ export class CheckedCall<C extends Capability> {
         if (measured.usage !== undefined) entry.usage = measured.usage;
         if (measured.imageCount !== undefined) entry.imageCount = measured.imageCount;
       }
-      // The answer came (and is priced) before its output guardrails may refuse it.
-      return guard === null ? served.result : guard.answer(served.result);
+      // The answer came (and is priced) before its output guardrails may refuse it; the cache keeps what the caller gets.
+      const answered = guard === null ? served.result : guard.answer(served.result);
+      if (cache?.status === 'miss' && entry !== undefined) {
+        const measured = () => ({ costMicroUsd: costOfEntries([entry]), usage: entry.usage });
+        return cache.keep(answered, measured, () => signal?.aborted !== true && entry.failure === null);
+      }
+      return answered;
     } catch (error) {
       servedModel = attempts.at(-1)?.model ?? servedModel;
       if (entry !== undefined) entry.failure = (error as { code?: string }).code ?? 'internal_error';

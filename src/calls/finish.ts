@@ -1,5 +1,5 @@
 import type { ModelPricing, ResolvedModel } from '../catalog/index.js';
-import { computeCombinedCost, computeCost, type AttemptRecord, type Cost, type FinishedRequest, type LoggedErrorCode, type MediaSummary, type ModelCallRecord, type RecordMode, type RequestRecord, type ToolCallRecord } from '../logs/index.js';
+import { computeCombinedCost, computeCost, type AttemptRecord, type CacheRecord, type Cost, type FinishedRequest, type LoggedErrorCode, type MediaSummary, type ModelCallRecord, type RecordMode, type RequestRecord, type ToolCallRecord } from '../logs/index.js';
 import type { Admission, ActualUsage, UsageEstimate } from '../limits/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import type { CallEntry } from './checked-call.js';
@@ -32,6 +32,8 @@ export interface CallState {
   agent: string | null;
   extra: Record<string, unknown> | null;
   admission: Admission | null;
+  /** The request's use of the response cache; null when no policy applied. */
+  cache: CacheRecord | null;
 }
 
 function pricingOf(entry: CallEntry): ModelPricing | null {
@@ -131,7 +133,9 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
   const firstAnswered = entries.find((entry) => entry.answered);
   const upstreamLatencyMs = firstAnswered?.latencyMs ?? null;
   // A stream the client left after the provider began answering used something too.
-  const cost = requestCost(state, status < 400, aborted);
+  const cacheHit = state.cache?.status === 'hit';
+  // A hit made no provider call: it costs the caller nothing (its requests per minute still counted).
+  const cost: Cost = cacheHit ? { microUsd: 0, startingPrice: false } : requestCost(state, status < 400, aborted);
   // The model that served the request's one call (a fallback after a fallback); a request that
   // names no model of its own (an agent run) names none.
   const servedBy = state.resolved !== null && entries.length === 1 && entries[0]!.answered ? entries[0]! : null;
@@ -145,7 +149,7 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
     const cutOff = aborted && unmetered.some((entry) => !entry.answered);
     const measuredCost = cutOff ? null : unmetered.length === entries.length ? cost.microUsd : unmetered.length === 0 ? 0 : costOfEntries(unmetered);
     const measuredUsage = cutOff ? null : unmetered.length === entries.length ? usage : addUsages(unmetered.map((entry) => entry.usage));
-    const actual = settlementOf(state.admission.reserved, { usage: measuredUsage, costMicroUsd: measuredCost }, status < 400 || aborted);
+    const actual = cacheHit ? { tokens: 0, costUsd: 0 } : settlementOf(state.admission.reserved, { usage: measuredUsage, costMicroUsd: measuredCost }, status < 400 || aborted);
     state.admission.settle(actual).catch(settlementFailed);
   }
 
@@ -174,6 +178,7 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
     upstreamLatencyMs,
     agent: state.agent,
     extra: state.extra,
+    ...(state.cache === null ? {} : { cache: state.cache }),
   };
   const providerRequestIds = entries.flatMap((entry) => entry.providerRequestIds);
   return { record, caller: end.caller, status, latencyMs, cost, ...(providerRequestIds.length === 0 ? {} : { providerRequestIds }) };

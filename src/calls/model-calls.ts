@@ -1,3 +1,4 @@
+import type { CacheQuery, CacheTicket, ResponseCache } from '../cache/index.js';
 import type { Catalog, ModelMode, ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
@@ -57,8 +58,17 @@ export class ModelCalls {
     private readonly router?: Router,
     observer?: FinishedRequestObserver,
     private readonly guardrails?: Guardrails,
+    private readonly cache?: ResponseCache,
   ) {
     if (observer !== undefined) this.observers.push(observer);
+  }
+
+  /** The request's use of the response cache (docs/caching.md); null when no cache policy applies to it. */
+  async cacheTicket(query: CacheQuery): Promise<CacheTicket | null> {
+    if (this.cache === undefined) return null;
+    const { keyId, projectId } = query.caller;
+    const guarded = this.guardrails?.attached(keyId === null || projectId === null ? { kind: 'anonymous' } : { kind: 'key', keyId, projectId }, query.model);
+    return this.cache.ticket(guarded == null ? query : { ...query, guardrails: guarded.map((guardrail) => guardrail.policy.name).join(',') });
   }
 
   private readonly observers: FinishedRequestObserver[] = [];

@@ -1,8 +1,9 @@
+import type { CacheQuery, CacheTicket } from '../cache/index.js';
 import type { ResolvedModel } from '../catalog/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import type { Admission, UsageEstimate } from '../limits/index.js';
-import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
+import type { AttemptRecord, CacheRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import { guardrailsHeader, type GuardrailVerdict } from '../guardrails/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
@@ -85,6 +86,7 @@ export class RequestCall implements CallLedger {
   private readonly toolCalls: { after: number; record: ToolCallRecord }[] = [];
   readonly attempts: AttemptRecord[] = [];
   private admission: Admission | null = null;
+  private cacheUse: CacheRecord | null = null;
   private work: Promise<unknown> | undefined;
   private finished: FinishedRequest | null = null;
   /** Who the request reserved for: the key and project guardrails are attached to. */
@@ -179,6 +181,31 @@ export class RequestCall implements CallLedger {
   /** Checks another model call of the request (VETTING's verification, an agent's node): it is priced and listed in the record, which names the request's own model. */
   subcall<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
     return this.calls.check(request, this);
+  }
+
+  /**
+   * The request's use of the response cache (docs/caching.md), looked up once its model is
+   * checked and before anything is reserved: null when no cache policy applies. The record
+   * keeps what it was (a hit: the request whose answer it got, and what that answer cost).
+   */
+  async cacheTicket(principal: Principal, query: Omit<CacheQuery, 'caller' | 'requestId'>): Promise<CacheTicket | null> {
+    const caller = principal.kind === 'key' ? { keyId: principal.keyId, projectId: principal.projectId } : { keyId: null, projectId: null };
+    const ticket = await this.calls.cacheTicket({ ...query, caller, requestId: this.requestId });
+    if (ticket !== null) {
+      this.cacheUse = {
+        status: ticket.status,
+        policy: ticket.policy,
+        reason: ticket.reason,
+        sourceRequestId: ticket.hit?.sourceRequestId ?? null,
+        savedMicroUsd: ticket.hit?.savedMicroUsd ?? null,
+      };
+    }
+    return ticket;
+  }
+
+  /** Whether the request was answered from the response cache. */
+  get cacheHit(): boolean {
+    return this.cacheUse?.status === 'hit';
   }
 
   /** Reserves the request's estimate against the principal's limits, once (a 429 when nothing is left); settled when the request finishes. */
@@ -331,6 +358,7 @@ export class RequestCall implements CallLedger {
         agent: this.agentSlug,
         extra: this.verdicts === null ? this.extraFacts : { ...this.extraFacts, guardrails: this.verdicts.map(recordedVerdict) },
         admission: this.admission,
+        cache: this.cacheUse,
       },
       end,
       (error) => {

@@ -6,6 +6,7 @@ import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
 import { registerUsersCommand } from './users-command.js';
 import { registerStatusCommand } from './status-command.js';
+import { registerCacheCommand } from './cache-command.js';
 import { inert } from './output.js';
 
 /**
@@ -47,6 +48,7 @@ registerLogsCommand(program);
 registerUsageCommand(program);
 registerUsersCommand(program);
 registerStatusCommand(program);
+registerCacheCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.

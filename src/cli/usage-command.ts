@@ -5,7 +5,7 @@ import { keyLabel, keyNames } from './key-names.js';
 import { queryOf, withFilterOptions, type FilterOptions } from './logs-command.js';
 import { orDash, printJson, printTable, printText } from './output.js';
 
-/** `modelgate usage`: requests, tokens and cost per day, model or key (docs/cli.md). */
+/** `modelgate usage`: requests, tokens and cost per day, model or key, and what the response cache saved (docs/cli.md). */
 
 function parseGrouping(value: string): UsageGrouping {
   if (!(USAGE_GROUPINGS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${USAGE_GROUPINGS.join(', ')}`);
@@ -25,7 +25,7 @@ function printUsage(grouping: UsageGrouping, rows: UsageView[], names: ReadonlyM
     return;
   }
   printTable(
-    [grouping, 'requests', 'errors', 'prompt tokens', 'completion tokens', 'total tokens', 'cost usd', 'unpriced'],
+    [grouping, 'requests', 'errors', 'prompt tokens', 'completion tokens', 'total tokens', 'cost usd', 'unpriced', 'cache hits', 'saved usd'],
     rows.map((row) => [
       groupOf(grouping, row, names),
       String(row.requests),
@@ -35,6 +35,8 @@ function printUsage(grouping: UsageGrouping, rows: UsageView[], names: ReadonlyM
       String(row.total_tokens),
       row.cost_usd.toFixed(6),
       String(row.unpriced_requests),
+      String(row.cache_hits),
+      row.saved_usd.toFixed(6),
     ]),
   );
 }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CompatibleProviderSchema, VENDOR_PROVIDERS, vendorSettingsSchemas } from '../providers/index.js';
 import { ModelOverrideSchema, type ModelMode, type ModelOverride } from '../model-api/index.js';
 import { GuardrailSchema } from '../guardrails/index.js';
+import { CachePolicySchema } from '../cache/index.js';
 
 /**
  * The whole configuration, one schema. Every setting has a config-file name (the path in
@@ -194,6 +195,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     routing: Type.Array(RoutingEntrySchema, { default: [], description: 'deployments, retries and fallbacks per model (docs/routing.md)' }),
+    cache: Type.Array(CachePolicySchema, { default: [], description: 'response-cache policies, the first that applies to a request is used (docs/caching.md)' }),
     mcp: Type.Object(
       {
         servers: Type.Array(McpServerSchema, { default: [], description: 'upstream MCP servers served at /mcp (docs/mcp.md)' }),

@@ -127,6 +127,17 @@ function cacheWritesOf(usage: RequestRecord['usage']): Record<string, number> {
   return { cacheWriteTokens: written, cacheWrite1hTokens: usage?.cacheWrite1hPromptTokens ?? 0 };
 }
 
+/** A request's use of the response cache as the record's detail shows it (decisions §14: `cache.hit`, `cache.source_request_id`, `cache.saved_usd`). */
+function cacheDetail(cache: NonNullable<RequestRecord['cache']>): Record<string, unknown> {
+  return {
+    hit: cache.status === 'hit',
+    status: cache.status,
+    policy: cache.policy,
+    ...(cache.reason === null ? {} : { reason: cache.reason }),
+    ...(cache.status === 'hit' ? { source_request_id: cache.sourceRequestId, saved_usd: cache.savedMicroUsd === null ? null : cache.savedMicroUsd / 1_000_000 } : {}),
+  };
+}
+
 function storedObject(value: Record<string, unknown> | null): string | null {
   if (value === null || Object.keys(value).length === 0) return null;
   return toJson(redactValue(value));
@@ -215,6 +226,7 @@ export function toLogRow(finished: FinishedRequest & Partial<Pick<QueuedRequest,
     ...(record.attempts === undefined ? {} : { attempts: record.attempts }),
     ...(record.calls === undefined ? {} : { calls: record.calls }),
     ...(record.droppedFields.length === 0 ? {} : { droppedFields: record.droppedFields }),
+    ...(record.cache === undefined ? {} : { cache: cacheDetail(record.cache) }),
   };
   return {
     request_id: record.requestId,
@@ -245,6 +257,8 @@ export function toLogRow(finished: FinishedRequest & Partial<Pick<QueuedRequest,
     media: record.media === null ? null : toJson(redactValue(record.media)),
     provider_request_id: storedProviderRequestIds(finished.providerRequestIds),
     agent: record.agent,
+    cache_status: record.cache?.status ?? null,
+    cache_saved_micro_usd: record.cache?.status === 'hit' ? record.cache.savedMicroUsd : null,
     request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
     response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
     payloads_omitted: finished.payloadsOmitted ?? null,

@@ -60,6 +60,8 @@ function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
     row.media ?? null,
     row.provider_request_id ?? null,
     row.agent ?? null,
+    row.cache_status ?? null,
+    row.cache_saved_micro_usd ?? null,
     payloads,
     row.payloads_omitted ?? null,
     row.detail ?? null,

@@ -37,6 +37,8 @@ export const SUMMARY_COLUMNS = [
   'media',
   'provider_request_id',
   'agent',
+  'cache_status',
+  'cache_saved_micro_usd',
 ] as const;
 
 /** The columns of a record in full beyond its summary. */

@@ -15,6 +15,9 @@ export interface UsageRow {
   costMicroUsd: number;
   /** Answered requests (499s too) whose cost is null: the cost total leaves them out. */
   unpricedRequests: number;
+  /** Requests answered from the response cache, and the cost their answers had when made. */
+  cacheHits: number;
+  savedMicroUsd: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -49,6 +52,8 @@ export async function usageOf(db: Kysely<Database>, grouping: UsageGrouping, fil
       sql<number | null>`sum(cost_micro_usd)`.as('cost_micro_usd'),
       // Answered (499: a client that left during the answer) but not priced.
       sql<number>`sum(case when cost_micro_usd is null and (status < 400 or status = 499) then 1 else 0 end)`.as('unpriced'),
+      sql<number>`sum(case when cache_status = 'hit' then 1 else 0 end)`.as('cache_hits'),
+      sql<number | null>`sum(cache_saved_micro_usd)`.as('saved_micro_usd'),
     ])
     .groupBy(group)
     .execute();
@@ -63,6 +68,8 @@ export async function usageOf(db: Kysely<Database>, grouping: UsageGrouping, fil
     totalTokens: Number(row.total_tokens ?? 0),
     costMicroUsd: Number(row.cost_micro_usd ?? 0),
     unpricedRequests: Number(row.unpriced),
+    cacheHits: Number(row.cache_hits ?? 0),
+    savedMicroUsd: Number(row.saved_micro_usd ?? 0),
   }));
 }
 

@@ -18,6 +18,8 @@ export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
   cost_usd: number | null;
   cost_is_starting_price: boolean;
   media: unknown;
+  /** `hit`, `miss` or `bypass` where a response-cache policy applied (docs/caching.md); null otherwise. */
+  cache: 'hit' | 'miss' | 'bypass' | null;
 }
 
 /** One record in full (GET /admin/v1/logs/:id and exports): payloads and the upstream detail too. */
@@ -63,6 +65,7 @@ export function toSummaryView(row: LogSummaryRow): LogSummaryView {
     cost_usd: row.cost_micro_usd === null ? null : microToUsd(row.cost_micro_usd),
     cost_is_starting_price: row.cost_flag === 'starting_price',
     media: parseJsonColumn(row.media),
+    cache: (row.cache_status as LogSummaryView['cache'] | null) ?? null,
   };
 }
 
@@ -89,6 +92,9 @@ export interface UsageView {
   cost_usd: number;
   /** Answered requests without a price (models without pricing): not in cost_usd. */
   unpriced_requests: number;
+  /** Requests answered from the response cache, and what their answers had cost when they were made (docs/caching.md). */
+  cache_hits: number;
+  saved_usd: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -111,5 +117,7 @@ export function toUsageView(grouping: UsageGrouping, row: UsageRow): UsageView {
     total_tokens: row.totalTokens,
     cost_usd: microToUsd(row.costMicroUsd),
     unpriced_requests: row.unpricedRequests,
+    cache_hits: row.cacheHits,
+    saved_usd: microToUsd(row.savedMicroUsd),
   };
 }

@@ -52,6 +52,19 @@ export interface ModelCallRecord {
   outcome: 'ok' | ErrorCode;
 }
 
+/** A request's use of the response cache (docs/caching.md), as its record keeps it. */
+export interface CacheRecord {
+  status: 'hit' | 'miss' | 'bypass';
+  /** The cache policy that applied. */
+  policy: string;
+  /** Why a request the policy applies to left the cache out (`requested`, `not_deterministic`, `media`, …); null otherwise. */
+  reason: string | null;
+  /** A hit: the request whose answer it got. */
+  sourceRequestId: string | null;
+  /** A hit: what the answer cost when it was made (integer micro-USD); null when it could not be priced. */
+  savedMicroUsd: number | null;
+}
+
 /**
  * One MCP tool call a request's tool loop made (a Responses `mcp` tool, an agent's llm node
  * with tools), listed with the model calls in the order they happened. As in a tool call's
@@ -112,6 +125,8 @@ export interface RequestRecord {
   readonly agent: string | null;
   /** Whether this is an agent test run (authoring), run id, agent version, … */
   readonly extra: Record<string, unknown> | null;
+  /** The request's use of the response cache; absent when no cache policy applied. */
+  readonly cache?: CacheRecord;
 }
 
 /** Which records a caller may see: the admin token sees every project; a project-scoped caller only its own. */

@@ -2,6 +2,7 @@ import type { LimiterState } from '../limits/index.js';
 import { Counter, Gauge, Histogram, Registry, type CounterSeries, type HistogramSeries, type Labels } from './registry.js';
 import { RoutingMetrics } from './routing-metrics.js';
 import { McpMetrics } from './mcp-metrics.js';
+import { CacheMetrics } from './cache-metrics.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120] as const;
 const WRITE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5] as const;
@@ -130,6 +131,8 @@ export class GatewayMetrics {
   readonly routing = new RoutingMetrics(this.registry);
   /** Tool calls and server health of the MCP gateway. */
   readonly mcp = new McpMetrics(this.registry);
+  /** Hits, misses, evictions and bytes of the response cache. */
+  readonly cache = new CacheMetrics(this.registry);
 
   constructor() {
     this.registry.register(

@@ -4,3 +4,4 @@ export { Counter, Gauge, Histogram, LabelledGauge, Registry, mergeRenderings, PR
 export type { Labels } from './registry.js';
 export { RoutingMetrics } from './routing-metrics.js';
 export { McpMetrics } from './mcp-metrics.js';
+export { CacheMetrics } from './cache-metrics.js';

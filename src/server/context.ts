@@ -17,6 +17,7 @@ import type { Tracing } from '../telemetry/index.js';
 import type { Keyring } from '../crypto/index.js';
 import type { VettingService } from '../vetting/index.js';
 import type { McpGateway } from '../mcp/index.js';
+import type { ResponseCache } from '../cache/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -48,6 +49,8 @@ export interface GatewayContext {
   readonly calls: ModelCalls;
   /** The configured guardrails (docs/guardrails.md); undefined when there are none. */
   readonly guardrails: Guardrails | undefined;
+  /** The response cache (docs/caching.md): its lookups happen on the call path; here for clearing it. */
+  readonly cache: ResponseCache;
   /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
   readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** VETTING's draft → verify → redraft loop, over the model-call path. */

@@ -29,6 +29,7 @@ import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
 import { Guardrails } from '../guardrails/index.js';
 import { standbyWhileWaiting } from './standby.js';
+import { createCacheStore, ResponseCache } from '../cache/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -91,6 +92,9 @@ export function waitingForStorage(
   return (error, retryInMs) =>
     log({ database, reason: redactText((error as Error).message ?? String(error)), retryInMs }, `waiting for the database (${database}); next attempt in ${retryInMs / 1000} s`);
 }
+
+/** How long between two warnings about a failing response-cache store; the failures between are counted. */
+const CACHE_WARNING_INTERVAL_MS = 10_000;
 
 /** How long between two warnings about failed database connections; the ones between are counted. */
 const CONNECTION_WARNING_INTERVAL_MS = 10_000;
@@ -176,7 +180,35 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
     const guardrails = Guardrails.fromConfig(config.guardrails);
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails);
+    const cacheStore = await createCacheStore({
+      redisUrl: config.redisUrl,
+      keyPrefix: `${config.limits.redisKeyPrefix}cache:`,
+      commandTimeoutMs: config.limits.redisCommandTimeoutMs,
+    });
+    const cacheMetrics = accounting.metrics.cache;
+    let lastCacheWarningAt = 0;
+    let cacheFailures = 0;
+    const cache = new ResponseCache({ policies: config.cache, retentionDays: config.logs.retentionDays }, cacheStore, {
+      looked: (policy, surface, status) => cacheMetrics.looked(policy, surface, status),
+      kept: (policy, bytes) => cacheMetrics.kept(policy, bytes),
+      evicted: (policy, entries) => cacheMetrics.evicted(policy, entries),
+      failed: (error) => {
+        cacheMetrics.failed();
+        // Once per interval: a Redis that is away would otherwise write a warning per request.
+        cacheFailures += 1;
+        const now = Date.now();
+        if (now - lastCacheWarningAt < CACHE_WARNING_INTERVAL_MS) return;
+        logger.warn({ reason: redactText((error as Error).message ?? String(error)), failures: cacheFailures }, 'the response cache store failed; requests go on without the cache');
+        lastCacheWarningAt = now;
+        cacheFailures = 0;
+      },
+    });
+    cacheMetrics.watchHeldBytes(() => cache.heldBytes());
+    for (const policy of config.cache.filter((entry) => entry.mode === 'semantic')) {
+      logger.warn({ policy: policy.name }, `cache policy ${policy.name} asks for mode semantic, which this version does not serve: it caches exact requests only (docs/caching.md#semantic-mode)`);
+    }
+    shutdownTasks.push(() => cache.close());
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     // llm nodes reach the MCP gateway (made below) only once a run starts.
@@ -225,6 +257,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       tracing,
       calls,
       guardrails,
+      cache,
       keyring,
       vetting,
       applyRouting,

@@ -328,6 +328,15 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.dropIndex('request_logs_project_started_at').ifExists().execute();
       },
     },
+    '0037-logs-cache': {
+      async up(db: Kysely<unknown>) {
+        // A request answered from the response cache (docs/caching.md): `hit`, `miss` or
+        // `bypass` where a cache policy applied, and for a hit what its answer had cost, so
+        // usage can show what the cache saved.
+        await db.schema.alterTable('request_logs').addColumn('cache_status', 'text').execute();
+        await db.schema.alterTable('request_logs').addColumn('cache_saved_micro_usd', 'bigint').execute();
+      },
+    },
   };
 }
 

@@ -69,6 +69,10 @@ export interface RequestLogsTable {
   provider_request_id: string | null;
   /** The agent's slug, for an agent run (its version and run id are in `detail`). */
   agent: string | null;
+  /** `hit`, `miss` or `bypass` when a response-cache policy applied (docs/caching.md); null otherwise. */
+  cache_status: string | null;
+  /** A cache hit: what its answer had cost when it was made (integer micro-USD). */
+  cache_saved_micro_usd: number | null;
   /** JSON, redacted: records written before payloads were compressed (new records use `payloads`). */
   request_payload: string | null;
   response_payload: string | null;

@@ -9,3 +9,4 @@ export { ResponsesStreamEncoder } from './stream-encoder.js';
 export type { ResponsesStreamSettings } from './stream-encoder.js';
 export { ResponsesPassThroughEncoder } from './pass-through-encoder.js';
 export type { PassThroughSettings } from './pass-through-encoder.js';
+export { newResponsesId } from './ids.js';

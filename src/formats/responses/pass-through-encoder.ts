@@ -23,6 +23,8 @@ export interface PassThroughSettings {
   requestedModel: string;
   /** Keeps the finished response before the caller sees its last event; never rejects. */
   keep(response: JsonObject): Promise<void>;
+  /** The id the lifecycle events show instead of the provider's (a stream replayed from the response cache). */
+  responseId?: string;
 }
 
 /**
@@ -50,7 +52,8 @@ export class ResponsesPassThroughEncoder implements StreamEncoder<ResponseEventR
       // whitespace between tokens, and a space means the same.
       return eventFrame(type, LINE_BREAK.test(received.json) ? received.json.replace(LINE_BREAKS, ' ') : received.json);
     }
-    this.last = { ...(response as JsonObject), model: this.settings.requestedModel };
+    const id = this.settings.responseId;
+    this.last = { ...(response as JsonObject), model: this.settings.requestedModel, ...(id === undefined ? {} : { id }) };
     const frame = eventFrame(type, JSON.stringify({ ...event, response: this.last }));
     if (!FINAL_EVENTS.has(type)) return frame;
     this.held = frame;

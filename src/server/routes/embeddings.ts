@@ -5,7 +5,7 @@ import { patchJsonObject } from '../../providers/index.js';
 import type { EmbeddingResult, JsonObject } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import {
-  admitCall,
+  admit,
   bodyBytes,
   connectionGoneSignal,
   defaultModelOf,
@@ -13,7 +13,9 @@ import {
   MODEL_ROUTE_SCHEMA,
   sendBytes,
   sendJsonText,
+  servedHeaders,
 } from './model-call.js';
+import { cacheTicketFor } from './response-cache.js';
 import { showRequestedModel, upstreamBody } from '../../formats/index.js';
 
 /** The OpenAI embeddings request; other fields (dimensions, encoding_format, user, …) pass through. */
@@ -62,13 +64,24 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
       request.call.describe({ mode: 'embedding', payload: body });
       checkInput(body.input);
       const model = body.model ?? defaultModelOf(context, 'embedding');
-      const call = await admitCall(request, reply, { mode: 'embedding', model, capability: 'embeddings' }, ({ target }) =>
-        estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0),
-      );
+      const call = request.call.check({ mode: 'embedding', model, capability: 'embeddings', allowedFor: request.principal, onServed: servedHeaders(reply) });
+      const upstream = upstreamBody(body);
+      // Embeddings are deterministic: a policy's onlyDeterministic never leaves them out.
+      const cache = await cacheTicketFor(request, reply, {
+        surface: 'embeddings',
+        model: call.target.resolved.id,
+        stream: false,
+        body: upstream,
+        traits: { temperature: null, storeFalse: false, media: false, toolResults: false },
+      });
+      const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateTokens(call.target.resolved.model.entry.pricing, bodyBytes(request), 0);
+      await admit(request, reply, estimate);
+      call.reserved(estimate);
       const signal = connectionGoneSignal(reply);
       const result = await call.invoke(
-        (embeddings, attempt) => embeddings.embed({ ...attempt, body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id }),
+        (embeddings, attempt) => embeddings.embed({ ...attempt, body: upstream, sourceJson: request.jsonBytes, signal, requestId: request.id }),
         signal,
+        { cache },
       );
       const providerModel = result.response.model;
       showRequestedModel(result.response, model);

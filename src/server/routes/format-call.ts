@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { carriesToolResults, type CacheTicket } from '../../cache/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import { fitExtensions, type ApiFormat, type DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
 import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
+import { cacheTicketFor, storeFalseIn, temperatureOf } from './response-cache.js';
 
 /**
  * Chooses, once the call is checked and before anything is reserved, a format's own way to
@@ -12,7 +14,7 @@ import { sendEventStream } from './stream-relay.js';
  * undefined to answer through the internal chat call. May throw a GatewayError (a field the
  * internal call cannot carry).
  */
-export type NativeAnswer<D extends DecodedCall> = (call: CheckedCall<'chat'>, decoded: D) => (() => Promise<FastifyReply>) | undefined;
+export type NativeAnswer<D extends DecodedCall> = (call: CheckedCall<'chat'>, decoded: D) => ((cache: CacheTicket | null) => Promise<FastifyReply>) | undefined;
 
 /**
  * Answers a request of a public API format through the one model call: decode, check (resolve,
@@ -40,23 +42,38 @@ export async function answerInFormat<B, D extends DecodedCall>(
     onServed: servedHeaders(reply),
   });
   const answer = native?.(call, decoded) ?? translation(context, call, decoded);
+  const isNative = typeof answer === 'function';
+  // A provider that speaks the format itself gets the caller's body (and API headers): that is what its answer answers.
+  const cache = await cacheTicketFor(request, reply, {
+    surface: isNative ? `${format.name}:native` : format.name,
+    model: call.target.resolved.id,
+    stream: decoded.stream,
+    body: isNative ? { request: request.body, beta: request.headers['anthropic-beta'] ?? null } : decoded.body,
+    traits: {
+      temperature: temperatureOf(isNative ? request.body : decoded.body),
+      storeFalse: storeFalseIn(request.body),
+      media: call.media !== null && call.media.images + call.media.files > 0,
+      toolResults: carriesToolResults(decoded.body),
+    },
+  });
   // Media is priced by the provider per image or page, not per base64 byte.
   const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
-  const estimate = estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
+  // A hit makes no provider call: it reserves nothing but its request against the per-minute limit.
+  const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
   await admit(request, reply, estimate);
   call.reserved(estimate);
-  if (typeof answer === 'function') return answer();
+  if (isNative) return answer(cache);
   const { extensions, dropped } = answer;
   recordDroppedFields(request, reply, dropped);
   const providerCall = { body: decoded.body, sourceJson: decoded.sourceJson, extensions, signal: connectionGoneSignal(reply), requestId: request.id };
   if (decoded.stream) {
-    const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal);
+    const stream = await call.invoke((chat, attempt) => chat.stream({ ...providerCall, ...attempt }), providerCall.signal, { cache });
     const counted = { body: decoded.body, upstreamModel: call.target.resolved.model.upstreamId };
     const promptTokens = () => call.target.capability.countPromptTokens?.(counted) ?? null;
     const encoder = format.streamEncoder(decoded, { transcriptCharacters: transcriptCharactersOf(context), promptTokens });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: providerCall.signal, call: requestCall });
   }
-  const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal);
+  const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal, { cache });
   return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
 }
 

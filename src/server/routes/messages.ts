@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import type { CacheTicket } from '../../cache/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import {
   estimateInputTokens,
@@ -102,7 +103,7 @@ function messagesNatively(request: FastifyRequest, reply: FastifyReply, context:
       if (request.headers['anthropic-beta'] !== undefined) decoded.dropped.push('anthropic-beta');
       return undefined;
     }
-    return () => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body));
+    return (cache) => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body), cache);
   };
 }
 
@@ -113,13 +114,14 @@ async function answerNatively(
   native: CheckedCall<'messages'>,
   decoded: MessagesDecodedCall,
   call: Omit<MessagesCall, 'upstreamModel'>,
+  cache: CacheTicket | null,
 ): Promise<FastifyReply> {
   if (decoded.stream) {
-    const stream = await native.invoke((messages, attempt) => messages.stream({ ...call, ...attempt }), call.signal);
+    const stream = await native.invoke((messages, attempt) => messages.stream({ ...call, ...attempt }), call.signal, { cache });
     const encoder = new NativeMessagesStreamEncoder(decoded.model, { transcriptCharacters: transcriptCharactersOf(context) });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: call.signal, call: request.call });
   }
-  const result = await native.invoke((messages, attempt) => messages.create({ ...call, ...attempt }), call.signal);
+  const result = await native.invoke((messages, attempt) => messages.create({ ...call, ...attempt }), call.signal, { cache });
   result.message.model = decoded.model;
   return sendLoggedJson(request, reply, result.message);
 }

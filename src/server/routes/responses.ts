@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
+import type { CacheTicket } from '../../cache/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
 import {
   inputItemsOf,
   namesGatewayMcpServer,
+  newResponsesId,
   responsesFormat,
   ResponsesPassThroughEncoder,
   upstreamBody,
@@ -132,7 +134,7 @@ export const responsesRoutes: RouteModule = (app, context) => {
           return mcpToolLoopAnswer(request, reply, context, call, decoded);
         }
         const own = call.through('responses');
-        if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
+        if (own !== undefined) return (cache) => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keeper, cache });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
         return undefined;
       });
@@ -221,28 +223,33 @@ function keeperOf(context: GatewayContext, request: FastifyRequest, body: Respon
 
 /**
  * A provider with its own Responses API: the body as sent. A conversation it made itself it
- * continues by `previous_response_id`; one another provider made is sent as items.
+ * continues by `previous_response_id`; one another provider made is sent as items. An answer
+ * from the response cache gets an id of the gateway's own and is kept as the gateway's (the
+ * provider never saw it: continuing it sends the conversation as items).
  */
 async function nativeAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
   call: CheckedCall<'responses'>,
   decoded: ResponsesDecodedCall,
-  options: { continuesOwn: boolean; keep: ResponsesTurn['keep'] },
+  options: { continuesOwn: boolean; keeper: (native: boolean) => ResponsesTurn['keep']; cache: CacheTicket | null },
 ): Promise<FastifyReply> {
+  const { cache } = options;
+  const renamed = cache?.hit != null ? newResponsesId('resp') : undefined;
+  const keep = options.keeper(renamed === undefined);
   const { body, history } = decoded.turn;
   const signal = connectionGoneSignal(reply);
   const providerCall = options.continuesOwn
     ? { body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id }
     : { body: withHistory(body, history), signal, requestId: request.id };
   if (decoded.stream) {
-    const stream = await call.invoke((responses, attempt) => responses.stream({ ...providerCall, ...attempt }), signal);
-    const encoder = new ResponsesPassThroughEncoder({ requestedModel: body.model, keep: options.keep });
+    const stream = await call.invoke((responses, attempt) => responses.stream({ ...providerCall, ...attempt }), signal, { cache });
+    const encoder = new ResponsesPassThroughEncoder({ requestedModel: body.model, keep, ...(renamed === undefined ? {} : { responseId: renamed }) });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal, call: request.call });
   }
-  const result = await call.invoke((responses, attempt) => responses.create({ ...providerCall, ...attempt }), signal);
-  const response = { ...result.response, model: body.model };
-  await options.keep(response);
+  const result = await call.invoke((responses, attempt) => responses.create({ ...providerCall, ...attempt }), signal, { cache });
+  const response = { ...result.response, model: body.model, ...(renamed === undefined ? {} : { id: renamed }) };
+  await keep(response);
   return sendLoggedJson(request, reply, response);
 }
 

@@ -1,0 +1,10 @@
+export { ResponseCache } from './response-cache.js';
+export type { CacheControls, CacheObserver, CacheQuery, CacheStatus, CacheTicket, CachedAnswer, KeptAnswer, ResponseCacheSettings } from './response-cache.js';
+export { CachePolicySchema, namespaceOf, policyFor, projectNamespace } from './policy.js';
+export type { CacheCaller, CachePolicy } from './policy.js';
+export { cacheKeyOf, carriesToolResults, ineligibility } from './cache-key.js';
+export type { KeyParts, RequestTraits } from './cache-key.js';
+export type { CacheStore, NamespaceBounds } from './cache-store.js';
+export { MemoryCacheStore } from './memory-store.js';
+export { createCacheStore } from './create-store.js';
+export type { CacheStoreSettings } from './create-store.js';

@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CacheControls, CacheTicket, KeyParts, RequestTraits } from '../../cache/index.js';
+import { invalidBody } from '../../errors/index.js';
+
+/**
+ * The HTTP side of the response cache (docs/caching.md): the caller's controls read from its
+ * headers, the ticket taken through the request's call, and the answer's
+ * `x-modelgate-cache: hit|miss|bypass`.
+ */
+
+const CACHE_HEADER = 'x-modelgate-cache';
+const TTL_HEADER = 'x-modelgate-cache-ttl';
+
+function headerText(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/**
+ * What the caller asks of the cache: `x-modelgate-cache: bypass` or `Cache-Control: no-store`
+ * leave it out; `x-modelgate-cache: refresh` or `Cache-Control: no-cache` answer anew and keep
+ * the answer; `x-modelgate-cache-ttl: <seconds>` keeps it for less than the policy's TTL.
+ */
+export function cacheControlsOf(request: FastifyRequest): CacheControls {
+  const asked = headerText(request, CACHE_HEADER)?.trim().toLowerCase();
+  if (asked !== undefined && asked !== '' && asked !== 'bypass' && asked !== 'refresh') {
+    throw invalidBody(`The ${CACHE_HEADER} header takes bypass (leave the cache out) or refresh (answer anew and keep the answer); remove it for the default.`, CACHE_HEADER);
+  }
+  const directives = (headerText(request, 'cache-control') ?? '').toLowerCase().split(',').map((directive) => directive.trim());
+  const use = asked === 'bypass' || directives.includes('no-store') ? 'bypass' : asked === 'refresh' || directives.includes('no-cache') ? 'refresh' : 'default';
+  const ttl = headerText(request, TTL_HEADER);
+  if (ttl === undefined) return { use };
+  const seconds = Number(ttl.trim());
+  if (!/^\d+$/.test(ttl.trim()) || !Number.isSafeInteger(seconds) || seconds < 1) {
+    throw invalidBody(`The ${TTL_HEADER} header takes a whole number of seconds of at least 1 (the policy's ttlSeconds is the longest).`, TTL_HEADER);
+  }
+  return { use, ttlSeconds: seconds };
+}
+
+/** Takes the request's cache ticket (null: no cache policy applies) and says on the reply what it was. */
+export async function cacheTicketFor(request: FastifyRequest, reply: FastifyReply, parts: KeyParts & { traits: RequestTraits }): Promise<CacheTicket | null> {
+  const controls = cacheControlsOf(request);
+  const ticket = await request.call.cacheTicket(request.principal, { ...parts, controls });
+  if (ticket !== null) reply.header(CACHE_HEADER, ticket.status);
+  return ticket;
+}
+
+/** A request's temperature as the cache reads it: a number it set, else undefined (the vendor's default). */
+export function temperatureOf(body: unknown): number | undefined {
+  const temperature = (body as { temperature?: unknown } | null)?.temperature;
+  return typeof temperature === 'number' ? temperature : undefined;
+}
+
+/** Whether the caller's body says `store: false`. */
+export function storeFalseIn(body: unknown): boolean {
+  return (body as { store?: unknown } | null)?.store === false;
+}
