@@ -35,6 +35,8 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null,
     readonly retryAfterSeconds: number | null,
+    /** The gateway's id of the failed request (its x-request-id): the request log's id of a model call. */
+    readonly requestId: string | null = null,
   ) {
     super(message);
   }
@@ -79,6 +81,7 @@ export async function send(method: string, path: string, body?: unknown, signal?
       error?.message ?? `The gateway answered HTTP ${response.status}.`,
       error?.param ?? null,
       retryAfter === null ? null : Number(retryAfter),
+      response.headers.get('x-request-id'),
     );
     if (failure.code === 'session_expired' && path !== '/session') onSessionEnded();
     throw failure;

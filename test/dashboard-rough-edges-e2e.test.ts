@@ -1,0 +1,107 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, shoot as shootInto, signIn as signInAs, startDashboardRig, watchedPage, type DashboardRig } from './helpers/dashboard-browser.js';
+import type { OpenAIFake } from './fakes/openai.js';
+import type { TestGateway } from './helpers/gateway.js';
+
+/**
+ * The dashboard's small things, in Debian's Chromium against a real gateway in front of the
+ * OpenAI fake: money with sensible precision, the playground's history and failures, the
+ * request log and usage pages' layout and errors, dialogs' focus, form labels and the agent
+ * pickers. Screenshots go to test-artifacts/dashboard/.
+ */
+
+const SCREENSHOTS = resolve('test-artifacts/dashboard');
+const ADMIN = { email: 'admin@example.com', password: 'admin password 0123' };
+
+let rig: DashboardRig;
+let gateway: TestGateway;
+let fake: OpenAIFake;
+let browser: Browser;
+const problems: string[] = [];
+
+const newPage = (viewport?: { width: number; height: number }) => watchedPage(browser, gateway.url, problems, viewport);
+const shoot = (page: Page, name: string) => shootInto(page, SCREENSHOTS, name);
+
+async function signedIn(viewport?: { width: number; height: number }): Promise<Page> {
+  const page = await newPage(viewport);
+  await signInAs(page, gateway.url, ADMIN);
+  return page;
+}
+
+/** The JSON body of a curl snippet (`-d '…'`). */
+function curlBody(curl: string): { messages: { role: string; content: unknown }[] } {
+  const data = /-d '(.*)'$/s.exec(curl);
+  assert.ok(data !== null, `a body in ${curl}`);
+  return JSON.parse(data[1]!.replace(/'\\''/g, "'"));
+}
+
+describe('dashboard rough edges in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    rig = await startDashboardRig();
+    ({ gateway, browser, fake } = rig);
+    await gateway.gateway.context.accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
+  });
+  after(async () => {
+    await rig?.close();
+  });
+
+  test("a key's monthly cost reads in dollars and cents, not six decimals", async () => {
+    await gateway.admin('POST', '/admin/v1/keys', { name: 'budgeted-key', scopes: ['model:request'], limits: { monthly_cost_usd: 5 } });
+    const page = await signedIn();
+    await page.goto(`${gateway.url}/dashboard/keys?q=budgeted`);
+    const row = page.getByRole('row').filter({ hasText: 'budgeted-key' });
+    await row.getByText('$0.00 of $5.00').waitFor();
+    assert.doesNotMatch(await row.innerText(), /0\.000000/);
+    await page.context().close();
+  });
+
+  test('the playground: Show code adds no empty turn, a failed turn leaves the history and links its record', async () => {
+    const made = await gateway.admin('POST', '/admin/v1/keys', { name: 'playground-key', scopes: ['model:request'] });
+    const page = await signedIn();
+    await page.goto(`${gateway.url}/dashboard/playground`);
+    await page.getByLabel('Find a key').fill('playground-key');
+    await page.getByLabel('Calls are made as the key').selectOption(made.body.id);
+    await page.getByRole('tab', { name: 'Chat' }).click();
+    await page.getByLabel('Stream the answer').uncheck();
+
+    // A call that fails: its error links the log record, and the message is back in the box, not in the history.
+    fake.failNext('/v1/chat/completions', 400, 'The fake refuses this one.');
+    await page.getByLabel('Message').fill('First question');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const transcript = page.getByRole('region', { name: 'Conversation' });
+    await transcript.getByRole('alert').filter({ hasText: 'The fake refuses this one.' }).waitFor();
+    const link = transcript.getByRole('link', { name: /^req_/ });
+    const failedId = await link.innerText();
+    assert.equal(await transcript.locator('.turn.user').count(), 0, 'the failed turn is not in the history');
+    assert.equal(await page.getByLabel('Message').inputValue(), 'First question');
+    await shoot(page, 'playground-failed-turn');
+
+    // Sent again: one user message reaches the provider, not two in a row.
+    fake.scriptChat({ kind: 'reply', text: 'An answer at last.', usage: { promptTokens: 5, completionTokens: 4 } });
+    await page.getByRole('button', { name: 'Send' }).click();
+    await transcript.locator('.turn.assistant').filter({ hasText: 'An answer at last.' }).waitFor();
+    const upstream = fake.server.requests.filter((request) => request.path === '/v1/chat/completions').at(-1)!;
+    assert.deepEqual(
+      (upstream.json.messages as { role: string }[]).map((message) => message.role),
+      ['user'],
+    );
+
+    // Show code with an empty message box: the conversation so far, no empty user turn after it.
+    await page.getByRole('button', { name: 'Show code' }).click();
+    const body = curlBody(await page.getByLabel('curl', { exact: true }).innerText());
+    assert.deepEqual(
+      body.messages.map((message) => message.role),
+      ['user', 'assistant'],
+    );
+
+    // The failed call's link opens its record.
+    await page.goto(`${gateway.url}/dashboard/logs/${failedId}`);
+    await page.getByRole('heading', { name: `Request ${failedId}` }).waitFor();
+    await page.context().close();
+  });
+});
