@@ -50,6 +50,33 @@ describe('dashboard rough edges in a browser', { skip: existsSync(CHROMIUM) ? fa
     await rig?.close();
   });
 
+  /** Log records of eight models with long names, one costing a thousandth of another's cost; a few failed with long error codes. */
+  let manyModels: Promise<string[]> | undefined;
+  const recordsOfManyModels = () => (manyModels ??= writeRecordsOfManyModels());
+  async function writeRecordsOfManyModels(): Promise<string[]> {
+    const models = ['anthropic.claude-3-5-sonnet-20241022-v2:0', 'gemini-2.5-flash-preview-native-audio', 'gpt-4o-mini-transcribe', 'text-embedding-3-large', 'mistral-large-2411', 'gpt-4o-2024-11-20', 'claude-opus-4-1-20250805', 'o4-mini-deep-research'];
+    const now = Date.now();
+    await gateway.gateway.context.logs.store.insertBatch(
+      models.map((model, index) => ({
+        request_id: `req_many${index}`,
+        started_at: now - 3_600_000 + index,
+        endpoint: index % 2 === 0 ? '/v1/audio/transcriptions' : '/v1/images/generations',
+        platform: 'dashboard-playground-with-a-long-name',
+        key_id: 'key_26eb466588167886',
+        fingerprint: 'key_26eb466588167886…w2Xk',
+        requested_model: model,
+        resolved_model: model,
+        status: index % 3 === 0 ? 429 : 200,
+        error_code: index % 3 === 0 ? 'upstream_rate_limited_for_a_long_while' : null,
+        latency_ms: 123_456 + index,
+        streaming: 0,
+        total_tokens: 1_234_567,
+        cost_micro_usd: index === 0 ? 1_000 : 1_000_000 + index * 250_000,
+      })),
+    );
+    return models;
+  }
+
   test("a key's monthly cost reads in dollars and cents, not six decimals", async () => {
     await gateway.admin('POST', '/admin/v1/keys', { name: 'budgeted-key', scopes: ['model:request'], limits: { monthly_cost_usd: 5 } });
     const page = await signedIn();
@@ -102,6 +129,47 @@ describe('dashboard rough edges in a browser', { skip: existsSync(CHROMIUM) ? fa
     // The failed call's link opens its record.
     await page.goto(`${gateway.url}/dashboard/logs/${failedId}`);
     await page.getByRole('heading', { name: `Request ${failedId}` }).waitFor();
+    await page.context().close();
+  });
+
+  test('the request log fits 1366 px with its Latency column; a bad filter replaces the old results', async () => {
+    await recordsOfManyModels();
+    const page = await signedIn({ width: 1366, height: 768 });
+    await page.goto(`${gateway.url}/dashboard/logs`);
+    const table = page.getByRole('region', { name: 'Request log, newest first' });
+    await table.getByRole('row').filter({ hasText: 'o4-mini-deep-research' }).waitFor();
+    const fits = await table.evaluate((region) => region.scrollWidth <= region.clientWidth);
+    await shoot(page, 'logs-1366');
+    assert.ok(fits, 'the table needs no sideways scrolling at 1366 px');
+    const latency = await table.getByRole('columnheader', { name: 'Latency' }).boundingBox();
+    const box = await table.boundingBox();
+    assert.ok(latency !== null && box !== null && latency.x + latency.width <= box.x + box.width, 'the Latency column is in view');
+
+    await page.getByLabel('Since').fill('last tuesday');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('alert').filter({ hasText: /since/ }).waitFor();
+    assert.equal(await page.getByRole('row').filter({ hasText: 'o4-mini-deep-research' }).count(), 0, 'the old results are gone');
+    await page.context().close();
+  });
+
+  test('usage: a bad URL shows its error without "Loading…"; every chart label shows and a small bar is visible', async () => {
+    const models = await recordsOfManyModels();
+    const page = await signedIn();
+    await page.goto(`${gateway.url}/dashboard/usage?since=last-tuesday`);
+    await page.getByRole('alert').waitFor();
+    assert.equal(await page.getByText('Loading…').count(), 0);
+
+    await page.goto(`${gateway.url}/dashboard/usage?since=1d&by=model&metric=cost_usd`);
+    await page.locator(`tr[data-group="${models[0]}"]`).waitFor();
+    const rows = await page.locator('.usage-table tbody tr').count();
+    const chart = page.getByRole('figure');
+    await chart.locator('.recharts-bar-rectangle').first().waitFor();
+    const labels = await chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick').count();
+    assert.equal(labels, rows, 'a label under every bar');
+    const heights = await chart.locator('.recharts-bar-rectangle path').evaluateAll((paths) => paths.map((path) => path.getBoundingClientRect().height));
+    assert.equal(heights.length, rows, 'a bar for every group');
+    assert.ok(heights.every((height) => height >= 2), `every bar can be seen: ${heights.join(', ')}`);
+    await shoot(page, 'usage-many-models');
     await page.context().close();
   });
 });
