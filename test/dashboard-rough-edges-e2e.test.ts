@@ -172,4 +172,51 @@ describe('dashboard rough edges in a browser', { skip: existsSync(CHROMIUM) ? fa
     await shoot(page, 'usage-many-models');
     await page.context().close();
   });
+
+  test('the create-key dialog: Escape gives focus back to its button; an error under a field moves no field', async () => {
+    const page = await signedIn();
+    await page.goto(`${gateway.url}/dashboard/keys`);
+    const opener = page.getByRole('button', { name: 'Create key' });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'Create a key' });
+    const tokens = dialog.getByLabel('Tokens per UTC day');
+    const widths = async () => Promise.all(['Requests per minute', 'Tokens per UTC day', 'Cost per UTC month (USD)'].map(async (label) => (await dialog.getByLabel(label).boundingBox())!.width));
+    const before = await widths();
+    await tokens.fill('abc');
+    await dialog.getByText('a whole number of 1 or more').waitFor();
+    assert.deepEqual(await widths(), before, 'the fields keep their widths when an error appears');
+    await shoot(page, 'keys-create-error');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await opener.evaluate((button) => button === button.ownerDocument.activeElement), true, 'focus is back on Create key');
+    await page.context().close();
+  });
+
+  test('the agent form: labels in words, the images checkbox beside its label, an unlinked llm node reported', async () => {
+    const page = await signedIn();
+    await page.goto(`${gateway.url}/dashboard/agents`);
+    await page.getByLabel('New agent slug').fill('labels');
+    await page.getByRole('button', { name: 'New agent' }).click();
+    await page.locator('.react-flow__node[data-id="input"]').waitFor();
+    await page.locator('.status-line').getByText('Valid.').waitFor();
+    await page.getByRole('navigation', { name: 'Node types' }).getByRole('button', { name: 'llm', exact: true }).click();
+    await page.locator('.react-flow__node[data-id="llm"]').waitFor();
+    for (const label of ['Model', 'System prompt', 'Include earlier turns', 'Max tokens']) await page.getByLabel(label, { exact: true }).waitFor();
+    assert.equal(await page.getByLabel('includeHistory', { exact: true }).count(), 0);
+    assert.equal(await page.getByLabel('maxTokens', { exact: true }).count(), 0);
+
+    const checkbox = page.getByRole('checkbox', { name: 'Only models that take images' });
+    const box = (await checkbox.boundingBox())!;
+    const label = (await page.locator('label.check').filter({ has: checkbox }).boundingBox())!;
+    assert.ok(box.width < 30, `the checkbox is its own size (${box.width} px), not the field's`);
+    assert.ok(label.height < 2.5 * box.height, 'checkbox and text sit on one line');
+
+    // Not linked from the input: a problem on the llm node, not "No problems".
+    await page.getByLabel('Model', { exact: true }).selectOption('gpt-4o-mini');
+    const problemsList = page.getByRole('region', { name: 'Problems' });
+    await problemsList.getByText(/no path from the entry "input" leads to this node/).waitFor();
+    assert.equal(await problemsList.getByText('No problems').count(), 0);
+    await shoot(page, 'agents-unlinked-node');
+    await page.context().close();
+  });
 });
