@@ -219,4 +219,56 @@ describe('dashboard rough edges in a browser', { skip: existsSync(CHROMIUM) ? fa
     await shoot(page, 'agents-unlinked-node');
     await page.context().close();
   });
+
+  test('the agent pickers offer only keys that may run it; a grant given in the page adds a key of another project', async () => {
+    await gateway.admin('POST', '/admin/v1/projects', { id: 'elsewhere', name: 'Elsewhere' });
+    const key = (name: string, project: string, scopes: string[]) => gateway.admin('POST', '/admin/v1/keys', { name, project, scopes });
+    const own = (await key('own-runner', 'default', ['agents:execute'])).body;
+    const noScope = (await key('model-only', 'default', ['model:request'])).body;
+    const stranger = (await key('stranger-runner', 'elsewhere', ['agents:execute'])).body;
+    const graph = {
+      version: 1,
+      name: 'Picky',
+      entry: 'input',
+      nodes: [
+        { id: 'input', type: 'input', next: 'out' },
+        { id: 'out', type: 'output', config: { text: '{{input}}' } },
+      ],
+    };
+    assert.equal((await gateway.admin('PUT', '/admin/v1/agents/picky', { graph })).status, 200);
+
+    const page = await signedIn({ width: 1440, height: 900 });
+    await page.goto(`${gateway.url}/dashboard/agents/picky`);
+    await page.getByRole('tab', { name: 'Test' }).click();
+    const offered = async (label: string) => {
+      const picker = page.getByLabel(label);
+      await picker.locator(`option[value="${own.id}"]`).waitFor({ state: 'attached' });
+      return picker.locator('option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value));
+    };
+    const tested = await offered('Key (metered and logged)');
+    assert.ok(tested.includes(own.id));
+    assert.ok(!tested.includes(noScope.id), 'a key without agents:execute is not offered');
+    assert.ok(!tested.includes(stranger.id), "a key of another project without a grant is not offered");
+
+    // A grant, given under Publish, through the admin API's grant route.
+    await page.getByRole('tab', { name: 'Publish' }).click();
+    await page.getByRole('heading', { name: 'Grants' }).waitFor();
+    await page.getByLabel('Key to grant').selectOption(stranger.id);
+    await page.getByRole('button', { name: 'Grant', exact: true }).click();
+    await page.getByRole('list', { name: 'Keys granted' }).getByText(stranger.id).waitFor();
+    assert.deepEqual((await gateway.admin('GET', '/admin/v1/agents/picky/grants')).body.data.map((grant: { key_id: string }) => grant.key_id), [stranger.id]);
+    await shoot(page, 'agents-grants');
+
+    await page.getByRole('tab', { name: 'Conversations' }).click();
+    const shown = await offered('As the key');
+    assert.ok(shown.includes(stranger.id), 'the granted key is offered now');
+    assert.ok(!shown.includes(noScope.id));
+
+    // Withdrawn: gone from the grants.
+    await page.getByRole('tab', { name: 'Publish' }).click();
+    await page.getByRole('list', { name: 'Keys granted' }).getByRole('button', { name: 'Withdraw' }).click();
+    await page.getByText('No grants.').waitFor();
+    assert.deepEqual((await gateway.admin('GET', '/admin/v1/agents/picky/grants')).body.data, []);
+    await page.context().close();
+  });
 });

@@ -166,6 +166,12 @@ export interface AgentConversationMessage {
   asset_ids: string[];
 }
 
+/** `GET /admin/v1/agents/{slug}/grants`: a key of another project that may run the agent. */
+export interface AgentGrant {
+  key_id: string;
+  created_at: string;
+}
+
 const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
 
 export const adminApi = {
@@ -207,6 +213,11 @@ export const adminApi = {
     conversations: (slug: string, keyId: string) => request<{ data: AgentConversation[] }>('GET', `${agentPath(slug)}/conversations${queryOf({ key_id: keyId })}`),
     conversation: (slug: string, id: string, keyId: string) =>
       request<{ id: string; messages: AgentConversationMessage[] }>('GET', `${agentPath(slug)}/conversations/${encodeURIComponent(id)}${queryOf({ key_id: keyId })}`),
+    grants: {
+      list: (slug: string) => request<{ data: AgentGrant[] }>('GET', `${agentPath(slug)}/grants`),
+      add: (slug: string, keyId: string) => request<AgentGrant>('POST', `${agentPath(slug)}/grants`, { key_id: keyId }),
+      remove: (slug: string, keyId: string) => request<void>('DELETE', `${agentPath(slug)}/grants/${encodeURIComponent(keyId)}`),
+    },
     publish: (slug: string, draftVersion: number) =>
       request<AgentView & { version: number; draft_version: number }>('POST', `${agentPath(slug)}/publish`, { draft_version: draftVersion }),
   },
