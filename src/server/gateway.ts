@@ -58,6 +58,12 @@ export interface StartOptions {
   providers?: readonly Provider[];
   /** Told the standby listener's URL when the database does not answer at start-up (it listens meanwhile). */
   onStandby?: (url: string) => void;
+  /**
+   * Listen on standby while the database does not answer (default true). A `serve --workers`
+   * worker does not: the port is shared, and a standby worker would take its siblings' traffic
+   * only to answer 503.
+   */
+  standby?: boolean;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -127,7 +133,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     logger.warn({ url }, `answering on ${url} while waiting for the database: /healthz 200, /readyz 503, other requests 503 storage_unavailable`);
     options.onStandby?.(url);
   });
-  const waiting = options.listen === false ? logWaiting : standby.waiting;
+  const waiting = options.listen === false || options.standby === false ? logWaiting : standby.waiting;
   const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting).catch(async (error: unknown) => {
     await standby.close();
     throw error;
