@@ -58,7 +58,10 @@ describe('graph editor admin routes', () => {
     assert.deepEqual(loop.links, { kind: 'branches', handles: ['continue', 'done'] });
     assert.equal(loop.config.find((entry: Loose) => entry.name === 'count').maximum, 50, 'agents.maxLoopIterations, resolved');
     const llm = body.node_types.find((entry: Loose) => entry.type === 'llm');
-    assert.deepEqual(llm.config.find((entry: Loose) => entry.name === 'model'), { name: 'model', kind: 'model', required: true, description: 'a chat model of the catalog', mode: 'chat' });
+    assert.deepEqual(llm.config.find((entry: Loose) => entry.name === 'model'), { name: 'model', label: 'Model', kind: 'model', required: true, description: 'a chat model of the catalog', mode: 'chat' });
+    // Forms show labels in words, not config keys.
+    const labelOf = (name: string) => llm.config.find((entry: Loose) => entry.name === name).label;
+    assert.deepEqual([labelOf('includeHistory'), labelOf('maxTokens'), labelOf('system')], ['Include earlier turns', 'Max tokens', 'System prompt']);
 
     // Each listed setting passes the validator's known-key check; a setting not listed fails it.
     for (const nodeType of body.node_types) {
@@ -68,6 +71,27 @@ describe('graph editor admin routes', () => {
       const unknown = result.issues.filter((issue: Loose) => /is not a known setting/.test(issue.message)).map((issue: Loose) => issue.field);
       assert.deepEqual(unknown, ['config.bogus'], nodeType.type);
     }
+  });
+
+  test('a node no path from the entry leads to is a problem, named on that node', async () => {
+    const graph = {
+      version: 1,
+      name: 'orphan',
+      entry: 'input',
+      nodes: [
+        { id: 'input', type: 'input', config: {}, next: 'out' },
+        { id: 'stray', type: 'llm', config: { model: 'gpt-4o-mini' }, next: 'out' },
+        { id: 'out', type: 'output', config: { text: '{{input}}' } },
+      ],
+    };
+    const { status, body } = await gateway.admin('POST', '/admin/v1/agents/validate', { graph });
+    assert.equal(status, 200);
+    assert.equal(body.valid, false);
+    assert.deepEqual(
+      body.issues.map((issue: Loose) => [issue.node, issue.field]),
+      [['stray', 'id']],
+    );
+    assert.match(body.issues[0].message, /no path from the entry "input" leads to this node/);
   });
 
   test('a saved draft can be read back by number; an unknown one is 404', async () => {

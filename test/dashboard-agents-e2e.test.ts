@@ -94,8 +94,8 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await page.getByLabel('Variable 1 value').fill('maths');
     await palette(page, 'llm').click();
     await canvasNode(page, 'llm').waitFor();
-    await page.getByLabel('model', { exact: true }).selectOption('gpt-4o-mini');
-    const system = page.getByLabel('system', { exact: true });
+    await page.getByLabel('Model', { exact: true }).selectOption('gpt-4o-mini');
+    const system = page.getByLabel('System prompt', { exact: true });
     await system.click();
     await system.pressSequentially('Is this about {{vars.su');
     await page.getByRole('option', { name: '{{vars.subject}}' }).waitFor();
@@ -110,15 +110,15 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
 
     // A condition reading a field the llm does not declare, and a second output.
     await palette(page, 'condition').click();
-    await page.getByLabel('field', { exact: true }).fill('llm.json.topic');
-    await page.getByLabel('op', { exact: true }).selectOption('truthy');
+    await page.getByLabel('Value tested', { exact: true }).fill('llm.json.topic');
+    await page.getByLabel('Comparison', { exact: true }).selectOption('truthy');
     await page.getByLabel('branch true').selectOption('out');
     await palette(page, 'output').click();
-    await page.getByLabel('text (required)').fill('I only answer maths questions.');
+    await page.getByLabel('Answer (required)').fill('I only answer maths questions.');
     await canvasNode(page, 'condition').click();
     await page.getByLabel('branch false').selectOption('output');
     await canvasNode(page, 'out').click();
-    await page.getByLabel('text (required)').fill('Maths: {{input}}');
+    await page.getByLabel('Answer (required)').fill('Maths: {{input}}');
     await canvasNode(page, 'input').click();
     await page.getByLabel('next', { exact: true }).selectOption('llm');
 
@@ -141,9 +141,9 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     await canvasNode(page, 'condition').getByText('1 problem').waitFor();
     await canvasNode(page, 'condition').click();
     await page.locator('#field-condition-field-problems').getByText('reads llm.json.topic, but node "llm" declares only on_topic').waitFor();
-    assert.equal(await page.getByLabel('field', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Value tested', { exact: true }).getAttribute('aria-invalid'), 'true');
     await shoot(page, 'agents-editor-problem');
-    await page.getByLabel('field', { exact: true }).fill('llm.json.on_topic');
+    await page.getByLabel('Value tested', { exact: true }).fill('llm.json.on_topic');
     await status(page).getByText('Valid.').waitFor();
     assert.equal(await canvasNode(page, 'condition').getByText('1 problem').count(), 0);
 
@@ -220,7 +220,7 @@ describe('agent graph editor in a browser', { skip: existsSync(CHROMIUM) ? false
     // A second draft, published, with its diff; then one click rolls back to version 1.
     await page.getByRole('tab', { name: 'Node' }).click();
     await canvasNode(page, 'out').click();
-    await page.getByLabel('text (required)').fill('Maths, v2: {{input}}');
+    await page.getByLabel('Answer (required)').fill('Maths, v2: {{input}}');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await status(page).getByText('Saved as draft 2.').waitFor();
     await page.getByRole('tab', { name: 'Publish' }).click();

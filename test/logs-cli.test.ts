@@ -43,7 +43,7 @@ describe('modelgate logs and usage', { skip: CLI_NOT_BUILT }, () => {
   test('logs show: the record in full, payloads included', async () => {
     const shown = await cli(gateway, 'logs', 'show', requestId);
     assert.equal(shown.code, 0, shown.stderr);
-    assert.match(shown.stdout, /cost usd\s+0\.000053/);
+    assert.match(shown.stdout, /cost\s+\$0\.000053/);
     assert.ok(shown.stdout.includes('hello log'));
     const missing = await cli(gateway, 'logs', 'show', 'req_missing');
     assert.notEqual(missing.code, 0);

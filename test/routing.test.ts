@@ -291,6 +291,22 @@ describe('configuration', () => {
     await failsWith([{ model: 'text-embedding-3-small', deployments: [{ provider: 'anthropic' }] }], /routing\[0\]\.deployments\[0\]\.provider: anthropic does not serve embedding models/);
     await failsWith([{ model: MODEL }, { model: MODEL }], /routing\[1\]\.model: .* routing\[0\] routes already/);
   });
+
+  test('every problem of the routing list is listed at once, each naming its field', async () => {
+    const routing = [
+      { model: 'gpt-9' },
+      { model: MODEL, deployments: [{ provider: 'no-such-cloud' }, { provider: 'openai', apiKeyEnv: 'NOT_SET_ANYWHERE' }], fallbacks: ['text-embedding-3-small'] },
+    ];
+    await assert.rejects(startTestGateway({ configFile: { routing } }), (error: Error) => {
+      const lines = error.message.split('\n');
+      assert.equal(lines[0], '4 settings are invalid:');
+      assert.match(error.message, /routing\[0\]\.model: "gpt-9" is not a model/);
+      assert.match(error.message, /routing\[1\]\.deployments\[0\]\.provider: "no-such-cloud" is not a provider/);
+      assert.match(error.message, /routing\[1\]\.deployments\[1\]\.apiKeyEnv: the environment variable NOT_SET_ANYWHERE is not set/);
+      assert.match(error.message, /routing\[1\]\.fallbacks\[0\]: "text-embedding-3-small" is a embedding model/);
+      return true;
+    });
+  });
 });
 
 describe('reloads', () => {

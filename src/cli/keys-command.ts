@@ -3,7 +3,7 @@ import type { ApiKeyView, Scope } from '../keys/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { closestIds } from '../config/index.js';
 import { CLEAR, orNull, parseCountLimit, parseList, parseModels, parseNewCountLimit, parseNewUsdLimit, parseScopes, parseUsdLimit, type Clear } from './arguments.js';
-import { ask, CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
+import { ask, CliError, moneyOrDash, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate keys …`: a client of the admin API's key routes (docs/cli.md). */
 
@@ -95,7 +95,7 @@ function keyFields(key: ApiKeyView): [string, string][] {
     ['fingerprint', key.fingerprint],
     ['rpm', orDash(key.limits.rpm)],
     ['daily tokens', orDash(key.limits.daily_tokens)],
-    ['monthly cost USD', orDash(key.limits.monthly_cost_usd)],
+    ['monthly cost', moneyOrDash(key.limits.monthly_cost_usd)],
     ['models', key.allowed_models === null ? 'any' : key.allowed_models.join(', ')],
     ['tools', key.allowed_tools === null || key.allowed_tools === undefined ? 'any' : key.allowed_tools.join(', ')],
     ['created', key.created_at],
@@ -123,7 +123,7 @@ function printKeyList(keys: ApiKeyView[]): void {
     return;
   }
   printTable(
-    ['id', 'name', 'project', 'status', 'scopes', 'rpm', 'daily tokens', 'monthly usd', 'models'],
+    ['id', 'name', 'project', 'status', 'scopes', 'rpm', 'daily tokens', 'monthly cost', 'models'],
     keys.map((key) => [
       key.id,
       key.name,
@@ -132,7 +132,7 @@ function printKeyList(keys: ApiKeyView[]): void {
       key.scopes.join(','),
       orDash(key.limits.rpm),
       orDash(key.limits.daily_tokens),
-      orDash(key.limits.monthly_cost_usd),
+      moneyOrDash(key.limits.monthly_cost_usd),
       key.allowed_models === null ? 'any' : key.allowed_models.join(','),
     ]),
   );

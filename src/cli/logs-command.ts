@@ -6,7 +6,7 @@ import type { LogDetailView, LogSummaryView } from '../logs/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { parseWholeNumber } from './arguments.js';
 import { keyLabel, keyNames } from './key-names.js';
-import { orDash, printFields, printJson, printTable, jsonText, printText } from './output.js';
+import { formatUsd, orDash, printFields, printJson, printTable, jsonText, printText } from './output.js';
 
 /** `modelgate logs …` and the filters it shares with `modelgate usage` (docs/cli.md). */
 
@@ -45,7 +45,8 @@ function filterParameters(options: FilterOptions): Record<string, string | undef
 
 function formatCost(costUsd: number | null, startingPrice: boolean): string {
   if (costUsd === null) return '-';
-  return `${costUsd.toFixed(6)}${startingPrice ? ' (from)' : ''}`;
+  // A starting price is the least the call cost (a tiered price whose tier is unknown).
+  return `${startingPrice ? 'from ' : ''}${formatUsd(costUsd)}`;
 }
 
 function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | null }, names: ReadonlyMap<string, string>): void {
@@ -54,7 +55,7 @@ function printLogTable(page: { data: LogSummaryView[]; next_cursor: string | nul
     return;
   }
   printTable(
-    ['time', 'request id', 'key', 'model', 'status', 'ms', 'tokens', 'cost usd'],
+    ['time', 'request id', 'key', 'model', 'status', 'ms', 'tokens', 'cost'],
     page.data.map((record) => [
       record.created_at,
       record.request_id,
@@ -93,7 +94,7 @@ function printLogRecord(record: LogDetailView): void {
     ['tokens', record.usage === null ? '-' : `${orDash(record.usage.prompt_tokens)} in, ${orDash(record.usage.completion_tokens)} out, ${orDash(record.usage.cached_tokens)} cached`],
     ['images', orDash(record.image_count)],
     ['audio seconds', orDash(record.audio_seconds)],
-    ['cost usd', formatCost(record.cost_usd, record.cost_is_starting_price)],
+    ['cost', formatCost(record.cost_usd, record.cost_is_starting_price)],
     ...(record.payloads_omitted === null ? [] : [['payloads', `omitted (${PAYLOADS_OMITTED[record.payloads_omitted] ?? record.payloads_omitted})`] as const]),
   ]);
   for (const [title, value] of [

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseWholeNumber } from './arguments.js';
 import { registerAgentsCommand } from './agents-command.js';
@@ -36,8 +37,12 @@ function registerServeCommand(program: Command): void {
     });
 }
 
+/** The package's version: package.json is two folders up from both src/cli/ and dist/cli/. */
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('modelgate')
   .description('Self-hosted, OpenAI-compatible model gateway')
+  .version(version, '-V, --version', 'print the version of modelgate')
   .showHelpAfterError()
   .enablePositionalOptions();
 

@@ -73,6 +73,25 @@ export function printFields(fields: readonly (readonly [string, string])[]): voi
   process.stdout.write(`${fields.map(([label, value]) => `${label.padEnd(width)}  ${inert(value)}`).join('\n')}\n`);
 }
 
+/**
+ * A sum of US dollars as the CLI prints it: cents for a dollar or more (`$5.00`, `$1,234.50`), up to three
+ * significant digits below (`$0.011`, `$0.000053`), never more than six decimals, and
+ * `<$0.000001` for a cost too small to show rather than a misleading `$0.00`.
+ */
+export function formatUsd(value: number): string {
+  const size = Math.abs(value);
+  if (size === 0) return '$0.00';
+  const sign = value < 0 ? '-' : '';
+  if (size < 0.0000005) return `${sign}<$0.000001`;
+  const shown = size >= 1 ? size : Number(size.toPrecision(3));
+  return `${sign}$${shown.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: size >= 1 ? 2 : 6 })}`;
+}
+
+/** A sum of dollars, or `-` for none (no limit). */
+export function moneyOrDash(value: number | null): string {
+  return value === null ? '-' : formatUsd(value);
+}
+
 /** How an absent value (no limit, no restriction) reads in a table. */
 export function orDash(value: string | number | null): string {
   return value === null ? '-' : String(value);

@@ -3,7 +3,7 @@ import { USAGE_GROUPINGS, type UsageGrouping, type UsageView } from '../logs/ind
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { keyLabel, keyNames } from './key-names.js';
 import { queryOf, withFilterOptions, type FilterOptions } from './logs-command.js';
-import { orDash, printJson, printTable, printText } from './output.js';
+import { formatUsd, orDash, printJson, printTable, printText } from './output.js';
 
 /** `modelgate usage`: requests, tokens and cost per day, model or key, and what the response cache saved (docs/cli.md). */
 
@@ -25,7 +25,7 @@ function printUsage(grouping: UsageGrouping, rows: UsageView[], names: ReadonlyM
     return;
   }
   printTable(
-    [grouping, 'requests', 'errors', 'prompt tokens', 'completion tokens', 'total tokens', 'cost usd', 'unpriced', 'cache hits', 'saved usd'],
+    [grouping, 'requests', 'errors', 'prompt tokens', 'completion tokens', 'total tokens', 'cost', 'unpriced', 'cache hits', 'saved'],
     rows.map((row) => [
       groupOf(grouping, row, names),
       String(row.requests),
@@ -33,10 +33,10 @@ function printUsage(grouping: UsageGrouping, rows: UsageView[], names: ReadonlyM
       String(row.prompt_tokens),
       String(row.completion_tokens),
       String(row.total_tokens),
-      row.cost_usd.toFixed(6),
+      formatUsd(row.cost_usd),
       String(row.unpriced_requests),
       String(row.cache_hits),
-      row.saved_usd.toFixed(6),
+      formatUsd(row.saved_usd),
     ]),
   );
 }

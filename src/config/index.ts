@@ -1,4 +1,4 @@
-export { loadConfig, loadedConfigFile, ConfigError } from './load.js';
+export { loadConfig, loadedConfigFile, ConfigError, configErrorOf } from './load.js';
 export type { CommandLineSettings, LoadOptions } from './load.js';
 export { configuredCredentials, resolveSecrets, findAdminToken } from './secrets.js';
 export type { GatewaySecrets } from './secrets.js';

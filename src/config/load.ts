@@ -8,11 +8,11 @@ import { ConfigSchema, type GatewayConfig } from './schema.js';
 import { ENVIRONMENT_SETTINGS, type SettingKind } from './env.js';
 import { closestIds } from './closest-names.js';
 import { checkMcpServers } from './mcp-servers.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError, configErrorOf } from './config-error.js';
 import { VENDOR_PROVIDERS } from '../providers/index.js';
 import { buildCheck, GuardrailConfigError, parseGuardrails } from '../guardrails/index.js';
 
-export { ConfigError };
+export { ConfigError, configErrorOf };
 
 /** Settings given on the command line (they win over everything else). */
 export interface CommandLineSettings {
@@ -131,8 +131,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
     const topField = [...sources.keys()].find((source) => field === source || field.startsWith(`${source}.`));
     return topField !== undefined ? sources.get(topField)! : `config file ${configPath}`;
   });
-  if (problems.length === 1) throw new ConfigError(problems[0]!);
-  if (problems.length > 1) throw new ConfigError(`${problems.length} settings are invalid:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  if (problems.length > 0) throw configErrorOf(problems);
   const config = withDefaults as GatewayConfig;
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   assertProviderNamesUnique(config);

@@ -1,5 +1,5 @@
 import type { CatalogModel, ModelMode, ResolvedModel } from '../catalog/index.js';
-import { ConfigError, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
+import { ConfigError, configErrorOf, type DeploymentConfig, type FailureClass, type RoutingEntry } from '../config/index.js';
 import { addKnownSecrets } from '../logs/index.js';
 import { ProviderSettingsError, type ProviderVariants } from '../providers/index.js';
 import type { Provider } from '../model-api/index.js';
@@ -64,6 +64,26 @@ function invalid(field: string, problem: string): ConfigError {
   return new ConfigError(`invalid setting ${field}: ${problem}`);
 }
 
+/** The problems of a routing list, gathered so that all of them are reported at once (each once). */
+class Problems {
+  private readonly found = new Set<string>();
+
+  /** What `compute` returns, or undefined after noting the ConfigError it threw. */
+  collect<T>(compute: () => T): T | undefined {
+    try {
+      return compute();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.found.add(error.message);
+      return undefined;
+    }
+  }
+
+  throwIfAny(): void {
+    if (this.found.size > 0) throw configErrorOf([...this.found]);
+  }
+}
+
 function findModel(sources: PlanSources, id: string, field: string): ResolvedModel {
   const resolved = sources.catalog.find(id);
   if (resolved === undefined) throw invalid(field, `"${id}" is not a model or alias of the catalog (GET /v1/models lists them; declare others in catalog.models)`);
@@ -103,21 +123,28 @@ function providerOf(sources: PlanSources, deployment: DeploymentConfig, field: s
   }
 }
 
-function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): Deployment[] {
+function deploymentsOf(sources: PlanSources, problems: Problems, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): Deployment[] {
   const configured: DeploymentConfig[] =
     entry === undefined || entry.deployments.length === 0 ? [{ provider: resolved.model.provider, weight: 1 }] : entry.deployments;
   const names = new Set<string>();
   const capability = CAPABILITY_OF_MODE[resolved.model.entry.mode];
-  return configured.map((deployment, index) => {
+  return configured.flatMap((deployment, index) => {
     const at = `${field}.deployments[${index}]`;
     const providerField = entry === undefined ? field : `${at}.provider`;
-    const provider = providerOf(sources, deployment, at, providerField);
-    if (provider[capability] === undefined) throw invalid(providerField, `${deployment.provider} does not serve ${resolved.model.entry.mode} models like ${resolved.id}`);
     const count = configured.slice(0, index).filter((other) => other.provider === deployment.provider).length;
     const name = deployment.name ?? (count === 0 ? deployment.provider : `${deployment.provider}#${count + 1}`);
-    if (names.has(name)) throw invalid(`${at}.name`, `"${name}" names another deployment of this model too; give each its own name`);
-    names.add(name);
-    return {
+    const unique = problems.collect(() => {
+      if (names.has(name)) throw invalid(`${at}.name`, `"${name}" names another deployment of this model too; give each its own name`);
+      names.add(name);
+      return true;
+    });
+    const provider = problems.collect(() => {
+      const found = providerOf(sources, deployment, at, providerField);
+      if (found[capability] === undefined) throw invalid(providerField, `${deployment.provider} does not serve ${resolved.model.entry.mode} models like ${resolved.id}`);
+      return found;
+    });
+    if (unique === undefined || provider === undefined) return [];
+    return [{
       key: `${resolved.id}/${name}`,
       name,
       providerName: deployment.provider,
@@ -126,7 +153,7 @@ function deploymentsOf(sources: PlanSources, entry: RoutingEntry | undefined, re
       weight: deployment.weight,
       rpm: deployment.rpm,
       tpm: deployment.tpm,
-    };
+    }];
   });
 }
 
@@ -140,10 +167,10 @@ function upstreamIdOn(sources: PlanSources, resolved: ResolvedModel, provider: s
   return sources.catalog.counterpart(resolved.id, provider)?.upstreamId ?? resolved.model.upstreamId;
 }
 
-function targetOf(sources: PlanSources, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): RouteTarget {
+function targetOf(sources: PlanSources, problems: Problems, entry: RoutingEntry | undefined, resolved: ResolvedModel, field: string): RouteTarget {
   return {
     resolved,
-    deployments: deploymentsOf(sources, entry, resolved, field),
+    deployments: deploymentsOf(sources, problems, entry, resolved, field),
     cooldown: entry?.cooldown ?? { failures: 3, windowMs: 60_000, durationMs: 30_000 },
   };
 }
@@ -151,30 +178,44 @@ function targetOf(sources: PlanSources, entry: RoutingEntry | undefined, resolve
 /**
  * Compiles the `routing` list into a plan per catalog id. Every problem a request would meet
  * later — an unknown model or provider, a credential variable not set, a fallback of another
- * mode — stops start-up (or is refused by a reload) with an error naming the field.
+ * mode — stops start-up (or is refused by a reload) with an error naming the field; all of
+ * them are listed at once, not only the first.
  */
 export function compilePlans(entries: readonly RoutingEntry[], sources: PlanSources): Map<string, RoutePlan> {
-  const resolvedEntries = entries.map((entry, index) => ({ entry, field: `routing[${index}]`, resolved: findModel(sources, entry.model, `routing[${index}].model`) }));
+  const problems = new Problems();
+  const resolvedEntries = entries.flatMap((entry, index) => {
+    const field = `routing[${index}]`;
+    const resolved = problems.collect(() => findModel(sources, entry.model, `${field}.model`));
+    return resolved === undefined ? [] : [{ entry, field, resolved }];
+  });
   const byId = new Map<string, (typeof resolvedEntries)[number]>();
-  for (const item of resolvedEntries) {
-    const earlier = byId.get(item.resolved.id);
-    if (earlier !== undefined) throw invalid(`${item.field}.model`, `"${item.entry.model}" is ${item.resolved.id}, which ${earlier.field} routes already`);
-    byId.set(item.resolved.id, item);
-  }
+  const routed = resolvedEntries.filter((item) =>
+    problems.collect(() => {
+      const earlier = byId.get(item.resolved.id);
+      if (earlier !== undefined) throw invalid(`${item.field}.model`, `"${item.entry.model}" is ${item.resolved.id}, which ${earlier.field} routes already`);
+      byId.set(item.resolved.id, item);
+      return true;
+    }),
+  );
   const plans = new Map<string, RoutePlan>();
-  for (const { entry, field, resolved } of resolvedEntries) {
+  for (const { entry, field, resolved } of routed) {
     const mode = resolved.model.entry.mode;
-    const fallbacks = entry.fallbacks.map((id, index) => {
+    const primary = targetOf(sources, problems, entry, resolved, field);
+    const fallbacks = entry.fallbacks.flatMap((id, index) => {
       const at = `${field}.fallbacks[${index}]`;
-      const fallback = findModel(sources, id, at);
-      if (fallback.id === resolved.id) throw invalid(at, `"${id}" is the routed model itself`);
-      if (fallback.model.entry.mode !== mode) throw invalid(at, `"${id}" is a ${fallback.model.entry.mode} model; a fallback of ${entry.model} must be a ${mode} model`);
+      const fallback = problems.collect(() => {
+        const found = findModel(sources, id, at);
+        if (found.id === resolved.id) throw invalid(at, `"${id}" is the routed model itself`);
+        if (found.model.entry.mode !== mode) throw invalid(at, `"${id}" is a ${found.model.entry.mode} model; a fallback of ${entry.model} must be a ${mode} model`);
+        return found;
+      });
+      if (fallback === undefined) return [];
       // A fallback is served by its own deployments, when routed; its own fallbacks are not followed (no chains, no loops).
       const own = byId.get(fallback.id);
-      return targetOf(sources, own?.entry, fallback, own?.field ?? at);
+      return [targetOf(sources, problems, own?.entry, fallback, own?.field ?? at)];
     });
     plans.set(resolved.id, {
-      primary: targetOf(sources, entry, resolved, field),
+      primary,
       retries: entry.retries,
       backoffMs: entry.backoffMs,
       latencyAware: entry.strategy === 'latency',
@@ -185,5 +226,6 @@ export function compilePlans(entries: readonly RoutingEntry[], sources: PlanSour
       totalMs: entry.timeouts.totalMs ?? sources.defaultTotalMs,
     });
   }
+  problems.throwIfAny();
   return plans;
 }

@@ -35,6 +35,8 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null,
     readonly retryAfterSeconds: number | null,
+    /** The gateway's id of the failed request (its x-request-id): the request log's id of a model call. */
+    readonly requestId: string | null = null,
   ) {
     super(message);
   }
@@ -79,6 +81,7 @@ export async function send(method: string, path: string, body?: unknown, signal?
       error?.message ?? `The gateway answered HTTP ${response.status}.`,
       error?.param ?? null,
       retryAfter === null ? null : Number(retryAfter),
+      response.headers.get('x-request-id'),
     );
     if (failure.code === 'session_expired' && path !== '/session') onSessionEnded();
     throw failure;
@@ -163,6 +166,12 @@ export interface AgentConversationMessage {
   asset_ids: string[];
 }
 
+/** `GET /admin/v1/agents/{slug}/grants`: a key of another project that may run the agent. */
+export interface AgentGrant {
+  key_id: string;
+  created_at: string;
+}
+
 const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
 
 export const adminApi = {
@@ -204,6 +213,11 @@ export const adminApi = {
     conversations: (slug: string, keyId: string) => request<{ data: AgentConversation[] }>('GET', `${agentPath(slug)}/conversations${queryOf({ key_id: keyId })}`),
     conversation: (slug: string, id: string, keyId: string) =>
       request<{ id: string; messages: AgentConversationMessage[] }>('GET', `${agentPath(slug)}/conversations/${encodeURIComponent(id)}${queryOf({ key_id: keyId })}`),
+    grants: {
+      list: (slug: string) => request<{ data: AgentGrant[] }>('GET', `${agentPath(slug)}/grants`),
+      add: (slug: string, keyId: string) => request<AgentGrant>('POST', `${agentPath(slug)}/grants`, { key_id: keyId }),
+      remove: (slug: string, keyId: string) => request<void>('DELETE', `${agentPath(slug)}/grants/${encodeURIComponent(keyId)}`),
+    },
     publish: (slug: string, draftVersion: number) =>
       request<AgentView & { version: number; draft_version: number }>('POST', `${agentPath(slug)}/publish`, { draft_version: draftVersion }),
   },

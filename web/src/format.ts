@@ -1,7 +1,21 @@
 /** How numbers and times read on the pages (usage numbers exactly as the admin API gives them). */
 
+/**
+ * Dollars as the pages show them: cents from a dollar up (`$5.00`), up to three significant
+ * digits below it (`$0.011`, `$0.000053`, never more than six decimals), `<$0.000001` for a
+ * cost too small to show, and `—` for an unknown one.
+ */
 export function formatUsd(value: number | null): string {
-  return value === null ? '—' : `$${value.toFixed(6)}`;
+  if (value === null) return '—';
+  const size = Math.abs(value);
+  const sign = value < 0 ? '-' : '';
+  if (size === 0) return '$0.00';
+  if (size < 0.0000005) return `${sign}<$0.000001`;
+  const text =
+    size >= 1
+      ? size.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+      : Number(size.toPrecision(3)).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+  return `${sign}$${text}`;
 }
 
 export function formatCount(value: number | null | undefined): string {

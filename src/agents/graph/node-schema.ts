@@ -35,7 +35,10 @@ export type ConfigFieldKind =
   | 'tools';
 
 export interface ConfigFieldSchema {
+  /** The config key, as the graph's JSON spells it. */
   name: string;
+  /** What a form calls the field, in words (`Max tokens` for `maxTokens`). */
+  label: string;
   kind: ConfigFieldKind;
   required: boolean;
   description: string;
@@ -57,8 +60,33 @@ export interface NodeTypeSchema {
   config: readonly ConfigFieldSchema[];
 }
 
+/** Labels that are not the key's words capitalised (`maxTokens` → `Max tokens` needs none). */
+const LABELS: Readonly<Record<string, string>> = {
+  system: 'System prompt',
+  user: 'User message',
+  includeHistory: 'Include earlier turns',
+  includeInputMedia: "Include the turn's images",
+  outputs: 'Structured output',
+  field: 'Value tested',
+  op: 'Comparison',
+  value: 'Compared with',
+  expr: 'Expression',
+  n: 'Number of images',
+  url: 'URL',
+  count: 'Iterations',
+  var: 'Iteration variable',
+  text: 'Answer',
+};
+
+/** `maxTokens` → `Max tokens`. */
+const wordsOf = (name: string) => {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+};
+
 const field = (name: string, kind: ConfigFieldKind, description: string, extra: Partial<ConfigFieldSchema> = {}): ConfigFieldSchema => ({
   name,
+  label: LABELS[name] ?? wordsOf(name),
   kind,
   required: false,
   description,

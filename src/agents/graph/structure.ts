@@ -19,7 +19,7 @@ function doneTargetOf(node: RawNode, ids: ReadonlyMap<string, NodeType>): string
 }
 
 /**
- * Whole-graph rules: an output node is reachable from the entry, and every cycle goes through
+ * Whole-graph rules: an output node and every other node are reachable from the entry, and every cycle goes through
  * a loop node's continue branch (the only place a run may go back, under a hard iteration cap).
  */
 export function checkStructure(checker: Checker, entry: string, nodes: readonly RawNode[], types: ReadonlyMap<string, NodeType>): void {
@@ -37,6 +37,10 @@ export function checkStructure(checker: Checker, entry: string, nodes: readonly 
   }
   if (![...reached].some((id) => types.get(id) === 'output')) {
     checker.issue(null, 'nodes', `no output node can be reached from the entry "${entry}"; add an output node and link to it`);
+  }
+  // A node nothing leads to never runs: most often one placed on the canvas and not linked yet.
+  for (const node of nodes) {
+    if (!reached.has(node.id)) checker.issue(node.id, 'id', `no path from the entry "${entry}" leads to this node, so it never runs; link to it (next or a branch) or remove it`);
   }
 
   // Depth-first search over the graph without the continue edges of loop nodes: any cycle left

@@ -33,6 +33,14 @@ const ENDPOINTS = [
   '/v1/vetting/full',
 ];
 
+/**
+ * A cell whose text may break anywhere: long model ids, error codes and platforms wrap so
+ * that every column, Latency the last, fits a laptop's screen without sideways scrolling.
+ */
+function Wrapping({ text }: { text: string }) {
+  return <span className="cell-wrap">{text}</span>;
+}
+
 export function LogsPage() {
   const [search, setSearch] = useSearchParams();
   const filter: LogFilter = paramsOf(search, FILTERS);
@@ -50,7 +58,12 @@ export function LogsPage() {
     adminApi.logs
       .page(JSON.parse(filterKey) as LogFilter, pages.cursor, PAGE_SIZE)
       .then((result) => current && setPage(result))
-      .catch((failure: unknown) => current && setError(failure instanceof ApiError ? failure.message : String(failure)));
+      .catch((failure: unknown) => {
+        if (!current) return;
+        // The error replaces the results: the rows of the previous filter would read as this one's.
+        setPage(null);
+        setError(failure instanceof ApiError ? failure.message : String(failure));
+      });
     return () => {
       current = false;
     };
@@ -76,22 +89,27 @@ export function LogsPage() {
       column.accessor('status', {
         header: 'Status',
         cell: (info) => (
-          <span className={info.getValue() >= 400 ? 'badge revoked' : 'badge active'}>
+          <span className={info.getValue() >= 400 ? 'badge revoked cell-wrap' : 'badge active'}>
             {info.getValue()}
             {info.row.original.error_code !== null ? ` ${info.row.original.error_code}` : ''}
           </span>
         ),
       }),
-      column.accessor('endpoint', { header: 'Endpoint' }),
+      column.accessor('endpoint', { header: 'Endpoint', cell: (info) => <Wrapping text={info.getValue()} /> }),
       column.accessor('requested_model', {
         header: 'Model',
-        cell: (info) => (info.row.original.agent !== null ? `agent ${info.row.original.agent}` : (info.getValue() ?? '—')),
+        cell: (info) => <Wrapping text={info.row.original.agent !== null ? `agent ${info.row.original.agent}` : (info.getValue() ?? '—')} />,
       }),
-      column.accessor('key_id', { header: 'Key', cell: (info) => <code>{info.row.original.fingerprint ?? '—'}</code> }),
-      column.accessor('platform', { header: 'Platform', cell: (info) => info.getValue() ?? '—' }),
+      column.accessor('key_id', {
+        header: 'Key',
+        cell: (info) => (
+          <code className="cell-wrap">{info.row.original.fingerprint ?? '—'}</code>
+        ),
+      }),
+      column.accessor('platform', { header: 'Platform', cell: (info) => <Wrapping text={info.getValue() ?? '—'} /> }),
       column.display({ id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.row.original.usage?.total_tokens) }),
       column.accessor('cost_usd', { header: 'Cost', cell: (info) => formatUsd(info.getValue()) }),
-      column.accessor('latency_ms', { header: 'Latency', cell: (info) => `${info.getValue()} ms` }),
+      column.accessor('latency_ms', { header: 'Latency', cell: (info) => `${formatCount(info.getValue())} ms` }),
     ];
   }, []);
 
@@ -134,7 +152,9 @@ export function LogsPage() {
         </div>
       </form>
       <ErrorAlert message={error} />
-      <DataTable caption="Request log, newest first" columns={columns} rows={page?.data ?? []} rowKey={(row) => row.request_id} empty={page === null ? 'Loading…' : 'No requests match.'} />
+      {error === null && (
+        <DataTable caption="Request log, newest first" columns={columns} rows={page?.data ?? []} rowKey={(row) => row.request_id} empty={page === null ? 'Loading…' : 'No requests match.'} />
+      )}
       <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
     </section>
   );

@@ -37,6 +37,9 @@ function groupOf(by: UsageGrouping, row: UsageView): string {
   return row.key_id ?? '(no key)';
 }
 
+/** A chart label of at most 24 characters. */
+const shortLabel = (label: string) => (label.length > 24 ? `${label.slice(0, 23)}…` : label);
+
 const CSV_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'unpriced_requests'] as const;
 
 function csvOf(by: UsageGrouping, rows: UsageView[]): string {
@@ -60,7 +63,12 @@ export function UsagePage() {
     adminApi
       .usage(by, { since, until })
       .then((result) => current && setUsage(result))
-      .catch((failure: unknown) => current && setError(failure instanceof ApiError ? failure.message : String(failure)));
+      .catch((failure: unknown) => {
+        if (!current) return;
+        // The error takes the place of the numbers: neither "Loading…" nor another period's numbers stay beside it.
+        setUsage(null);
+        setError(failure instanceof ApiError ? failure.message : String(failure));
+      });
     return () => {
       current = false;
     };
@@ -102,22 +110,26 @@ export function UsagePage() {
         <SelectField id="usage-metric" label="Chart" value={metric} options={METRICS} onChange={(value) => set('metric', value)} />
       </form>
       <ErrorAlert message={error} />
+      {error === null && (
       <figure className="chart" aria-label={`${metricLabel} per ${by}`}>
         {rows.length === 0 ? (
           <p className="muted">{usage === null ? 'Loading…' : 'No requests in this period.'}</p>
         ) : (
           <ResponsiveContainer width="100%" height={280}>
-            <BarChart data={chartData} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
+            <BarChart data={chartData} margin={{ top: 8, right: 8, bottom: 8, left: 48 }}>
               <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="group" />
+              {/* Every label, slanted and shortened so none is dropped for want of room (the tooltip and the table have the whole name). */}
+              <XAxis dataKey="group" interval={0} angle={-30} textAnchor="end" height={90} tickFormatter={shortLabel} />
               <YAxis />
               <Tooltip formatter={(value: number) => (metric === 'cost_usd' ? formatUsd(value) : formatCount(value))} />
-              <Bar dataKey="value" name={metricLabel} fill="#3b6fd8" isAnimationActive={false} />
+              {/* A bar of a few pixels at the least: a group that cost a thousandth of another's is still seen. */}
+              <Bar dataKey="value" name={metricLabel} fill="#3b6fd8" isAnimationActive={false} minPointSize={(value) => ((value ?? 0) > 0 ? 3 : 0)} />
             </BarChart>
           </ResponsiveContainer>
         )}
         <figcaption className="visually-hidden">The table below has the same numbers.</figcaption>
       </figure>
+      )}
       <div className="table-scroll" role="region" aria-label="Usage numbers" tabIndex={0}>
         <table className="usage-table">
           <caption className="visually-hidden">Usage per {by}</caption>

@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { LeaveGuard } from '../../components/LeaveGuard.js';
 import { Canvas, PALETTE_MIME } from './Canvas.js';
 import { ConversationsPanel } from './ConversationsPanel.js';
+import { GrantsPanel } from './GrantsPanel.js';
 import {
   addNode,
   autoLayout,
@@ -362,9 +363,14 @@ export function AgentEditorPage() {
                 />
               ))}
             {tab === 'graph' && <GraphSettings graph={current} issues={graphIssues} onChange={change} />}
-            {tab === 'test' && <TestPanel slug={slug} draftVersion={agent?.latest_draft ?? null} unsaved={unsaved} />}
-            {tab === 'conversations' && <ConversationsPanel slug={slug} />}
-            {tab === 'versions' && <VersionsPanel agent={agent} onChanged={() => void loadAgent(false).catch((failure: unknown) => setError(messageOf(failure)))} />}
+            {tab === 'test' && <TestPanel slug={slug} projectId={agent?.project_id} draftVersion={agent?.latest_draft ?? null} unsaved={unsaved} />}
+            {tab === 'conversations' && <ConversationsPanel slug={slug} projectId={agent?.project_id} />}
+            {tab === 'versions' && (
+              <>
+                <VersionsPanel agent={agent} onChanged={() => void loadAgent(false).catch((failure: unknown) => setError(messageOf(failure)))} />
+                {agent !== null && <GrantsPanel slug={agent.slug} projectId={agent.project_id} />}
+              </>
+            )}
           </div>
         </aside>
       </div>

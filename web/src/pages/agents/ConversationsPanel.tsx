@@ -8,7 +8,7 @@ import { KeyPicker } from './KeyPicker.js';
  * The published agent's conversations as one key sees them through the API: the key's own
  * conversations only, and none when the key may not run the agent.
  */
-export function ConversationsPanel({ slug }: { slug: string }) {
+export function ConversationsPanel({ slug, projectId }: { slug: string; projectId: string | undefined }) {
   const [keyId, setKeyId] = useState('');
   const [list, setList] = useState<AgentConversation[] | null>(null);
   const [open, setOpen] = useState<{ id: string; messages: AgentConversationMessage[] } | null>(null);
@@ -37,7 +37,7 @@ export function ConversationsPanel({ slug }: { slug: string }) {
   return (
     <section aria-labelledby="conversations-title">
       <h2 id="conversations-title">Conversations</h2>
-      <KeyPicker id="conversations-key" label="As the key" value={keyId} onChange={setKeyId} onError={setError} />
+      <KeyPicker id="conversations-key" label="As the key" agent={{ slug, projectId }} value={keyId} onChange={setKeyId} onError={setError} />
       <ErrorAlert message={error} />
       {list !== null && list.length === 0 && <p className="hint">This key has no conversations with the published agent.</p>}
       <ul className="conversation-list">

@@ -77,7 +77,7 @@ function ModelField(props: { id: string; field: ConfigFieldSchema; value: unknow
   const value = typeof props.value === 'string' ? props.value : '';
   return (
     <div className="field">
-      <label htmlFor={props.id}>model</label>
+      <label htmlFor={props.id}>{props.field.label}</label>
       <select id={props.id} value={value} aria-invalid={props.invalid} aria-describedby={props.describedBy} onChange={(event) => props.onChange(event.target.value === '' ? undefined : event.target.value)}>
         <option value="">choose a model…</option>
         {value !== '' && !choices.some((model) => model.id === value) && <option value={value}>{value} (not in this list)</option>}
@@ -89,7 +89,7 @@ function ModelField(props: { id: string; field: ConfigFieldSchema; value: unknow
       </select>
       {props.field.mode === 'chat' && (
         <label className="check">
-          <input type="checkbox" checked={imagesOnly} onChange={(event) => setImagesOnly(event.target.checked)} /> only models that take images
+          <input type="checkbox" checked={imagesOnly} onChange={(event) => setImagesOnly(event.target.checked)} /> Only models that take images
         </label>
       )}
     </div>
@@ -157,7 +157,8 @@ function ConfigField(props: {
   const problems = problemsOf(props.issues, `config.${field.name}`);
   const problemsId = problems.length > 0 ? `${id}-problems` : undefined;
   const invalid = problems.length > 0;
-  const label = `${field.name}${field.required ? ' (required)' : ''}`;
+  // The label in words; the hint below names the config key as the graph's JSON spells it.
+  const label = `${field.label}${field.required ? ' (required)' : ''}`;
   const text = typeof value === 'string' ? value : '';
   let control;
   switch (field.kind) {
@@ -271,7 +272,9 @@ function ConfigField(props: {
   return (
     <div className="config-field">
       {control}
-      <span className="hint">{field.description}</span>
+      <span className="hint">
+        {field.description} · <code>{field.name}</code>
+      </span>
       <Problems id={`${id}-problems`} issues={problems} />
     </div>
   );

@@ -65,7 +65,7 @@ function TraceTable({ steps }: { steps: readonly TestTraceStep[] }) {
  * Runs the saved draft turn by turn as a key the author picks: metered against that key and in
  * the request log under it (marked as a test), like the CLI's `modelgate agents test`.
  */
-export function TestPanel({ slug, draftVersion, unsaved }: { slug: string; draftVersion: number | null; unsaved: boolean }) {
+export function TestPanel({ slug, projectId, draftVersion, unsaved }: { slug: string; projectId: string | undefined; draftVersion: number | null; unsaved: boolean }) {
   const [keyId, setKeyId] = useState('');
   const [input, setInput] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -93,7 +93,7 @@ export function TestPanel({ slug, draftVersion, unsaved }: { slug: string; draft
       <h2 id="test-title">Test draft {draftVersion ?? '—'}</h2>
       {draftVersion === null && <p className="hint">Save the graph first: tests run a saved draft.</p>}
       {unsaved && draftVersion !== null && <p className="hint">The canvas has changes that are not saved; the test runs draft {draftVersion}.</p>}
-      <KeyPicker id="test-key" label="Key (metered and logged)" value={keyId} onChange={setKeyId} onError={setError} />
+      <KeyPicker id="test-key" label="Key (metered and logged)" agent={{ slug, projectId }} value={keyId} onChange={setKeyId} onError={setError} />
       <ol className="turns" aria-label="Conversation">
         {turns.map((turn) => (
           <li key={turn.response.run_id}>

@@ -1,6 +1,6 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
-import { relayChatStream, relayJson } from './relay.js';
+import { relayChatStream, relayJson, requestIdOf } from './relay.js';
 import { firstModelOf, LogLink, messageOf, ModelField, numberOf, OptionalNumber, ShowCode, TextArea, type PanelProps } from './parts.js';
 
 /** A file the user attached: an image or a PDF, as the data URI the chat format carries. */
@@ -98,6 +98,7 @@ export function ChatPanel({ keyId, models }: PanelProps) {
   const controller = useRef<AbortController | null>(null);
 
   const nextTurn: Turn = { role: 'user', text: draft, attachments };
+  const hasDraft = draft.trim() !== '' || attachments.length > 0;
   const bodyFor = (conversation: readonly Turn[]): Record<string, unknown> => ({
     model,
     messages: chatMessages(system, conversation),
@@ -108,7 +109,7 @@ export function ChatPanel({ keyId, models }: PanelProps) {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (draft.trim() === '' && attachments.length === 0) return;
+    if (!hasDraft) return;
     const conversation = [...turns, nextTurn];
     const body = bodyFor(conversation);
     setTurns(conversation);
@@ -143,7 +144,15 @@ export function ChatPanel({ keyId, models }: PanelProps) {
       setTurns([...conversation, { role: 'assistant', text, attachments: [] }]);
     } catch (failure) {
       setError(controller.current.signal.aborted ? 'Stopped.' : messageOf(failure));
+      setRequestId(requestIdOf(failure));
       if (text !== '') setTurns([...conversation, { role: 'assistant', text, attachments: [] }]);
+      else {
+        // Nothing was answered: the message goes back to the box, so the next call does not
+        // send it twice in a row (two user turns) and it can be sent again as it is.
+        setTurns(turns);
+        setDraft(nextTurn.text);
+        setAttachments(attachments);
+      }
     } finally {
       setAnswer(null);
       setBusy(false);
@@ -199,7 +208,7 @@ export function ChatPanel({ keyId, models }: PanelProps) {
           <LogLink requestId={requestId} />
         </section>
       </div>
-      <ShowCode endpoint="chat/completions" body={bodyFor([...turns, nextTurn])} />
+      <ShowCode endpoint="chat/completions" body={bodyFor(hasDraft ? [...turns, nextTurn] : turns)} />
     </>
   );
 }

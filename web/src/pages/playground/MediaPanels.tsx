@@ -20,7 +20,7 @@ function OneCallForm<T>(props: {
   show: (value: T) => ReactNode;
   children: ReactNode;
 }) {
-  const { result, busy, error, submitWith } = useCall<{ value: T; requestId: string | null }>();
+  const { result, busy, error, failedRequestId, submitWith } = useCall<{ value: T; requestId: string | null }>();
   return (
     <>
       <div className="panel-grid">
@@ -34,6 +34,7 @@ function OneCallForm<T>(props: {
         </form>
         <section className="results" aria-label={`${props.label}: result`} aria-busy={busy}>
           <ErrorAlert message={error} />
+          <LogLink requestId={failedRequestId} />
           {result !== null && (
             <>
               {props.show(result.value)}

@@ -60,7 +60,7 @@ export function VettingPanel({ keyId, models }: PanelProps) {
   const [temperature, setTemperature] = useState('');
   const [maxTokens, setMaxTokens] = useState('');
   const [maxAttempts, setMaxAttempts] = useState('');
-  const { result: outcome, busy, error, submitWith } = useCall<Outcome>();
+  const { result: outcome, busy, error, failedRequestId, submitWith } = useCall<Outcome>();
 
   const optional = (name: string, value: string | number | undefined) => (value === undefined || value === '' ? {} : { [name]: value });
   const user = { role: 'user', content: message };
@@ -152,6 +152,7 @@ export function VettingPanel({ keyId, models }: PanelProps) {
         </form>
         <section className="results" aria-label="VETTING result" aria-busy={busy}>
           <ErrorAlert message={error} />
+          <LogLink requestId={failedRequestId} />
           {outcome === null && error === null && <p className="muted">Run the loop to see each attempt: its draft, the verdict and the reason.</p>}
           {outcome !== null && (
             <>

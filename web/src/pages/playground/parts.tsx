@@ -4,6 +4,7 @@ import type { PlaygroundEndpoint, PublicModelEntry } from '@modelgate/admin-api'
 import { ApiError } from '../../api.js';
 import { SelectField } from '../../components/SelectField.js';
 import { snippetsOf } from './snippets.js';
+import { requestIdOf } from './relay.js';
 
 /** What the panels of the playground share: the key calls are made as, and the live catalog. */
 export interface PanelProps {
@@ -58,17 +59,23 @@ export function useCall<T>() {
   const [result, setResult] = useState<T | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** The request id of a call that failed, for the link to its log record. */
+  const [failedRequestId, setFailedRequestId] = useState<string | null>(null);
   /** A form's submit handler that makes the call. */
   const submitWith = (call: () => Promise<T>) => (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
+    setFailedRequestId(null);
     setResult(null);
     call()
-      .then(setResult, (failure: unknown) => setError(messageOf(failure)))
+      .then(setResult, (failure: unknown) => {
+        setError(messageOf(failure));
+        setFailedRequestId(requestIdOf(failure));
+      })
       .finally(() => setBusy(false));
   };
-  return { result, busy, error, submitWith };
+  return { result, busy, error, failedRequestId, submitWith };
 }
 
 /** A link to the call's record in the request log. */

@@ -1,5 +1,5 @@
 import type { PlaygroundEndpoint } from '@modelgate/admin-api';
-import { send } from '../../api.js';
+import { ApiError, send } from '../../api.js';
 
 /**
  * Calls of the public model endpoints made through the admin API's playground relay, as the
@@ -24,6 +24,21 @@ export async function relayBytes(keyId: string, endpoint: PlaygroundEndpoint, bo
   return { value: await response.blob(), requestId: response.headers.get('x-request-id') };
 }
 
+/** A stream that failed after the gateway answered: the answer's request id comes with the message. */
+class StreamFailure extends Error {
+  constructor(
+    message: string,
+    readonly requestId: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** The request id of a failed call, when the gateway gave one: its record in the request log. */
+export function requestIdOf(failure: unknown): string | null {
+  return failure instanceof ApiError || failure instanceof StreamFailure ? failure.requestId : null;
+}
+
 interface ChatChunk {
   choices?: { delta?: { content?: string | null } }[];
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
@@ -42,13 +57,13 @@ export async function relayChatStream(
 ): Promise<Relayed<ChatChunk['usage']>> {
   const response = await send('POST', pathOf(keyId, 'chat/completions'), body, signal);
   const requestId = response.headers.get('x-request-id');
-  if (response.body === null) throw new Error('The gateway sent no event stream.');
+  if (response.body === null) throw new StreamFailure('The gateway sent no event stream.', requestId);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';
   let usage: ChatChunk['usage'] = null;
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) throw new Error('The event stream ended before data: [DONE]; the answer may be incomplete.');
+    if (done) throw new StreamFailure('The event stream ended before data: [DONE]; the answer may be incomplete.', requestId);
     buffered += value;
     let end: number;
     while ((end = buffered.indexOf('\n\n')) !== -1) {
@@ -62,7 +77,7 @@ export async function relayChatStream(
       if (data === '') continue;
       if (data === '[DONE]') return { value: usage, requestId };
       const chunk = JSON.parse(data) as ChatChunk;
-      if (chunk.error !== undefined) throw new Error(chunk.error.message);
+      if (chunk.error !== undefined) throw new StreamFailure(chunk.error.message, requestId);
       const text = chunk.choices?.[0]?.delta?.content;
       if (typeof text === 'string' && text.length > 0) onText(text);
       if (chunk.usage) usage = chunk.usage;
