@@ -1,4 +1,4 @@
-import type { Catalog, ModelMode, ResolvedModel } from '../catalog/index.js';
+import type { Catalog, ModelMode, ModelPricing, ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
 import { assertModelAllowed, type Principal } from '../keys/index.js';
 import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../limits/index.js';
@@ -7,6 +7,7 @@ import type { Provider } from '../model-api/index.js';
 import type { Router, RouteTarget } from '../routing/index.js';
 import { CheckedCall, type CallLedger, type Capability, type ServedListener } from './checked-call.js';
 import { inspectMessages } from './input-policy.js';
+import { ProjectPolicies } from './project-policies.js';
 import { RequestCall, type FinishedRequestObserver, type RequestStart } from './request-call.js';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
@@ -53,6 +54,7 @@ export class ModelCalls {
     private readonly limiter: Limiter,
     private readonly router?: Router,
     observer?: FinishedRequestObserver,
+    readonly policies: ProjectPolicies = new ProjectPolicies(),
   ) {
     if (observer !== undefined) this.observers.push(observer);
   }
@@ -97,7 +99,7 @@ export class ModelCalls {
         messages === undefined ? null : inspectMessages(messages, { acceptsRemoteImageUrls: remoteUrls, inputModalities: model.entry.input_modalities });
       const media = inspect(resolved.model, plan === undefined ? provider.acceptsRemoteImageUrls : plan.primary.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
       if (messages !== undefined) facts?.media(media);
-      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected };
+      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected, param };
       if (plan === undefined) return new CheckedCall(target, media, request.capability, ledger, options);
       // A fallback was chosen by the operator: the caller's allow-list does not apply to it, its input rules do.
       const accepts = (fallback: RouteTarget) => {
@@ -111,6 +113,25 @@ export class ModelCalls {
       return new CheckedCall(target, media, request.capability, ledger, { ...options, routing: { router: this.router!, plan, accepts } });
     };
     return inspected(request.messages);
+  }
+
+  /**
+   * A key with a monthly cost cap is never served by a model whose cost cannot be computed:
+   * counted as free, it would let the cap be overrun. Allowed when the key or its project says so.
+   */
+  assertPriced(principal: Principal, calls: readonly CheckedCall<Capability>[]): void {
+    if (principal.kind !== 'key' || principal.limits.monthlyCostUsd === null) return;
+    if (principal.allowUnpriced === true || this.policies.of(principal.projectId).allowUnpriced) return;
+    const unpriced = calls.find((call) => !isPriced(call.pricing));
+    if (unpriced === undefined) return;
+    const { id } = unpriced.target.resolved;
+    throw new GatewayError(
+      'model_unpriced',
+      `The model "${id}" has no price the gateway can compute a cost from, and this key has a monthly cost cap that could not count it. ` +
+        `Use a priced model (GET /v1/models shows each pricing), or ask an administrator to give "${id}" a price (catalog.models[].pricing in the config) ` +
+        `or to allow unpriced models for this key (allow_unpriced) or its project (projects.<id>.allowUnpriced).`,
+      { param: unpriced.param },
+    );
   }
 
   /** Reserves the estimate against the principal's limits (a 429 when nothing is left). */
@@ -127,6 +148,12 @@ export class ModelCalls {
   reserveCaps(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
     return this.limiter.admit(heldTo(principal, 'caps'), estimate);
   }
+}
+
+/** Whether a model has any price: a pricing object with every unit null prices nothing. */
+function isPriced(pricing: ModelPricing | null): boolean {
+  if (pricing === null) return false;
+  return pricing.input_per_million !== null || pricing.output_per_million !== null || pricing.image_per_unit !== null || pricing.audio_per_minute !== null;
 }
 
 /** The key's allow-list, with the error naming the body field that chose the model. */

@@ -81,6 +81,8 @@ export class RequestCall implements CallLedger {
   private readonly dropped: string[] = [];
   private failure: Failure | null = null;
   private readonly entries: CallEntry[] = [];
+  /** The calls checked so far: a reservation must be able to price each. */
+  private readonly checkedCalls: CheckedCall<Capability>[] = [];
   readonly attempts: AttemptRecord[] = [];
   private admission: Admission | null = null;
   private work: Promise<unknown> | undefined;
@@ -164,20 +166,29 @@ export class RequestCall implements CallLedger {
 
   /** Checks the request's model call: resolve, allow-list, input policy; the record names its model and media. */
   check<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
-    return this.calls.check(request, this, {
-      requested: (model) => (this.requestedModel = model),
-      resolved: (resolved) => (this.resolved = resolved),
-      media: (media) => (this.mediaSummary = media),
-    });
+    return this.checked(
+      this.calls.check(request, this, {
+        requested: (model) => (this.requestedModel = model),
+        resolved: (resolved) => (this.resolved = resolved),
+        media: (media) => (this.mediaSummary = media),
+      }),
+    );
   }
 
   /** Checks another model call of the request (VETTING's verification, an agent's node): it is priced and listed in the record, which names the request's own model. */
   subcall<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
-    return this.calls.check(request, this);
+    return this.checked(this.calls.check(request, this));
+  }
+
+  private checked<C extends Capability>(call: CheckedCall<C>): CheckedCall<C> {
+    this.checkedCalls.push(call as CheckedCall<Capability>);
+    return call;
   }
 
   /** Reserves the request's estimate against the principal's limits, once (a 429 when nothing is left); settled when the request finishes. */
   async reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
+    // Every model the request checked is one it may call: each must be one the caps can price.
+    this.calls.assertPriced(principal, this.checkedCalls);
     const admission = await this.calls.reserve(principal, estimate);
     this.admission = admission;
     return admission;
@@ -204,6 +215,7 @@ export class RequestCall implements CallLedger {
     providerCall: ProviderCall<C, R>,
     signal: AbortSignal,
   ): Promise<{ result: R; usage: TokenUsage | null; costMicroUsd: number | null }> {
+    this.calls.assertPriced(principal, [call as CheckedCall<Capability>]);
     const reservation = await this.calls.reserveCaps(principal, estimate);
     call.reserved(estimate);
     let entry: CallEntry | undefined;

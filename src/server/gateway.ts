@@ -18,7 +18,7 @@ import { registerTraceHook } from './trace-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
-import { finishedRequestObserver, ModelCalls } from '../calls/index.js';
+import { finishedRequestObserver, ModelCalls, ProjectPolicies } from '../calls/index.js';
 import { Keyring } from '../crypto/index.js';
 import { VettingService } from '../vetting/index.js';
 import { createAgentServices } from '../agents/index.js';
@@ -168,7 +168,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, new ProjectPolicies(config.projects));
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     const agents = createAgentServices({ config, db: storage.db, catalog, logger });
