@@ -1,6 +1,7 @@
 import type { Catalog, ModelMode, ModelPricing, ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
-import { assertModelAllowed, type Principal } from '../keys/index.js';
+import type { UpstreamObjectKind, UpstreamObjectRef } from '../formats/index.js';
+import { assertModelAllowed, projectOf, type Principal } from '../keys/index.js';
 import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../limits/index.js';
 import type { MediaSummary } from '../logs/index.js';
 import type { Provider } from '../model-api/index.js';
@@ -134,6 +135,23 @@ export class ModelCalls {
     );
   }
 
+  /**
+   * On native pass-through, objects of the vendor account the body names (a conversation, a
+   * stored prompt, files, vector stores, containers, items) are the operator's: refused unless
+   * the gateway made them for this key (`made`) or the key's project is granted them.
+   */
+  assertGranted(principal: Principal, refs: readonly UpstreamObjectRef[], made: ReadonlySet<string> = new Set()): void {
+    const policy = this.policies.of(projectOf(principal));
+    const refused = refs.find((ref) => !made.has(ref.id) && !policy.grants(ref.kind, ref.id));
+    if (refused === undefined) return;
+    throw new GatewayError(
+      'upstream_object_not_granted',
+      `${refused.param} names "${refused.id}", one of the ${OBJECT_NAMES[refused.kind]} held in the gateway's own account with the model's vendor, and this key's project is not granted it. ` +
+        `Send the content itself instead, or ask an administrator to grant the project that id (projects.<id>.upstreamObjects.${refused.kind} in the config).`,
+      { param: refused.param },
+    );
+  }
+
   /** Reserves the estimate against the principal's limits (a 429 when nothing is left). */
   reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
     return this.limiter.admit(principal, estimate);
@@ -149,6 +167,15 @@ export class ModelCalls {
     return this.limiter.admit(heldTo(principal, 'caps'), estimate);
   }
 }
+
+const OBJECT_NAMES: { readonly [K in UpstreamObjectKind]: string } = {
+  conversations: 'conversations',
+  prompts: 'stored prompts',
+  items: 'conversation items',
+  vectorStores: 'vector stores',
+  files: 'uploaded files',
+  containers: 'containers',
+};
 
 /** Whether a model has any price: a pricing object with every unit null prices nothing. */
 function isPriced(pricing: ModelPricing | null): boolean {

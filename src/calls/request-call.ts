@@ -3,6 +3,7 @@ import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import type { Admission, UsageEstimate } from '../limits/index.js';
 import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode } from '../logs/index.js';
+import type { UpstreamObjectRef } from '../formats/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
 import { costOfEntries, finishedRequest, settlementOfEntries } from './finish.js';
@@ -185,10 +186,20 @@ export class RequestCall implements CallLedger {
     return call;
   }
 
+  /**
+   * A body sent to the vendor's own API as it is (native pass-through): the objects of the
+   * vendor account it names must be ones the gateway made for the key (`made`) or granted to
+   * its project, else `403 upstream_object_not_granted` naming the field.
+   */
+  passesThrough(principal: Principal, refs: readonly UpstreamObjectRef[], made?: ReadonlySet<string>): void {
+    this.calls.assertGranted(principal, refs, made);
+  }
+
   /** Reserves the request's estimate against the principal's limits, once (a 429 when nothing is left); settled when the request finishes. */
   async reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    // Every model the request checked is one it may call: each must be one the caps can price.
-    this.calls.assertPriced(principal, this.checkedCalls);
+    // Every model the request checked is one it may call: each must be one the caps can price
+    // (a request that costs nothing by its nature, a token count, is not held to it).
+    if (estimate.costUsd !== 0) this.calls.assertPriced(principal, this.checkedCalls);
     const admission = await this.calls.reserve(principal, estimate);
     this.admission = admission;
     return admission;

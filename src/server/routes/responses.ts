@@ -6,6 +6,7 @@ import {
   inputItemsOf,
   responsesFormat,
   ResponsesPassThroughEncoder,
+  responsesUpstreamObjects,
   upstreamBody,
   type ResponsesBody,
   type ResponsesDecodedCall,
@@ -125,7 +126,10 @@ export const responsesRoutes: RouteModule = (app, context) => {
       const turn: ResponsesTurn = { body, history: historyOf(previous), keep: keeper(false) };
       return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
         const own = call.through('responses');
-        if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
+        if (own !== undefined) {
+          request.call.passesThrough(request.principal, responsesUpstreamObjects(body), itemIdsOf(previous));
+          return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
+        }
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
         return undefined;
       });
@@ -192,6 +196,14 @@ export const responsesRoutes: RouteModule = (app, context) => {
     },
   );
 };
+
+/** Ids of the items of the conversation a request continues (of this key's stored response): items the gateway made for the key. */
+function itemIdsOf(previous: StoredResponse | null): ReadonlySet<string> {
+  if (previous === null) return new Set();
+  const output = Array.isArray(previous.response.output) ? previous.response.output : [];
+  const ids = [...previous.inputItems, ...output].map((item) => (typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined));
+  return new Set(ids.filter((id): id is string => typeof id === 'string'));
+}
 
 /**
  * Keeps a finished response for its key unless the caller said `store: false`: with the
