@@ -252,6 +252,10 @@ export const ConfigSchema = Type.Object(
       {
         redisKeyPrefix: Type.String({ minLength: 1, default: 'modelgate:limits:', description: 'prefix of the counters in Redis' }),
         redisCommandTimeoutMs: Milliseconds(500, 'longest wait for Redis before this instance enforces limits on its own'),
+        redisOutage: Type.Union([Type.Literal('local'), Type.Literal('failClosed')], {
+          default: 'local',
+          description: 'while Redis is unreachable: local = each instance enforces with its own counters; failClosed = limited keys are refused with 503',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
