@@ -66,7 +66,8 @@ const RetrieveQuery = Type.Object({
 
 const InputItemsQuery = Type.Object({
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  // A query string is text: `?limit=5`, as the SDKs send it, is read as the number.
+  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', default: '20', description: 'Items per page, 1 to 100 (default 20)' })),
   after: Type.Optional(Type.String({ minLength: 1, description: 'An item id: the page starts after it' })),
   include: Type.Optional(Type.Unknown()),
 });
@@ -190,7 +191,7 @@ export const responsesRoutes: RouteModule = (app, context) => {
       const stored = await storedResponse(context, request, id, null);
       const items = query.order === 'asc' ? stored.inputItems : [...stored.inputItems].reverse();
       const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
-      const page = items.slice(start, start + (query.limit ?? 20));
+      const page = items.slice(start, start + Number(query.limit ?? 20));
       const list = { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + page.length < items.length };
       return sendJsonText(reply, list);
     },
