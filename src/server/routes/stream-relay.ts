@@ -31,6 +31,14 @@ export function sendEventStream<D extends { type: string }>(
   encoder: StreamEncoder<D>,
   options: StreamRelayOptions,
 ): FastifyReply {
+  openEventStream(reply);
+  // The request log waits for the relay when the client goes away, so late usage still counts.
+  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
+  return reply;
+}
+
+/** Takes the response over for server-sent events: a 200 with the reply's headers (request id, limits). */
+export function openEventStream(reply: FastifyReply): void {
   reply.hijack();
   // One header object for writeHead: setting each on the response first validated and stored
   // it twice.
@@ -40,9 +48,6 @@ export function sendEventStream<D extends { type: string }>(
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
   reply.raw.writeHead(200, headers);
-  // The request log waits for the relay when the client goes away, so late usage still counts.
-  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
-  return reply;
 }
 
 /** Writes the frames of the events it is handed to the client, and ends the response and the record's stream part. */
