@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Accounts, csrfTokenOf, hashPassword, isCsrfTokenOf, verifyPassword } from '../src/accounts/index.js';
+import { Accounts, csrfTokenOf, hashesWaiting, hashPassword, isCsrfTokenOf, verifyPassword } from '../src/accounts/index.js';
 import { isGatewayError } from '../src/errors/index.js';
 import type { Storage } from '../src/storage/index.js';
 import { openBackendStorage, STORAGE_BACKENDS } from './helpers/storage-backends.js';
@@ -17,6 +17,14 @@ describe('passwords', () => {
     assert.equal(await verifyPassword(`${PASSWORD} `, hash), false);
     assert.notEqual(await hashPassword(PASSWORD), hash);
     assert.equal(await verifyPassword(PASSWORD, 'plain-text'), false);
+  });
+
+  test('at most two hashes run at once: a flood waits its turn instead of filling the thread pool', async () => {
+    const hashes = Array.from({ length: 10 }, () => hashPassword(PASSWORD));
+    // Two went to the pool; the other eight wait in line, in the gateway, not in libuv's queue.
+    assert.equal(hashesWaiting(), 8);
+    await Promise.all(hashes);
+    assert.equal(hashesWaiting(), 0);
   });
 });
 
@@ -37,11 +45,20 @@ for (const backend of STORAGE_BACKENDS) {
     let close: () => Promise<void>;
     let accounts: Accounts;
 
+    // The throttle's clock stands still unless a test moves it: its waits are counted, not timed.
+    let clock = Date.now();
+    let checks = 0;
+
     before(async () => {
       ({ storage, close } = await openBackendStorage(backend));
       accounts = new Accounts(storage.db, {
         lifetimes: { idleMs: 10 * 60_000, absoluteMs: 60 * 60_000 },
         throttle: { windowMs: 60_000, perAccount: 3, perAddress: 5 },
+        now: () => clock,
+        verify: (password, stored) => {
+          checks += 1;
+          return verifyPassword(password, stored);
+        },
       });
       await accounts.createUser('Ops@Example.com', PASSWORD, 'admin');
     });
@@ -103,6 +120,36 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(refused.code, 'rate_limit_exceeded');
       assert.ok(refused.retryAfterSeconds !== undefined && refused.retryAfterSeconds > 0 && refused.retryAfterSeconds <= 60);
       assert.match(refused.message, /Try again in \d+ seconds/);
+    });
+
+    test('60 concurrent wrong passwords for one account: two are checked at once, the rest refused before any check', async () => {
+      await accounts.createUser('flooded@example.com', PASSWORD, 'viewer');
+      checks = 0;
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, index) => accounts.signIn('flooded@example.com', 'wrong password!!', `10.0.3.${index}`).catch((error: unknown) => error)),
+      );
+      const codes = answers.map((answer) => (isGatewayError(answer) ? answer.code : 'signed in'));
+      assert.equal(checks, 2, 'password checks');
+      assert.equal(codes.filter((code) => code === 'invalid_credentials').length, 2);
+      assert.equal(codes.filter((code) => code === 'rate_limit_exceeded').length, 58);
+    });
+
+    test('no lockout: each failure past the free ones doubles the wait, and the right password is admitted once it is over', async () => {
+      await accounts.createUser('owner@example.com', PASSWORD, 'viewer');
+      const attacker = '10.0.4.1';
+      const waitOf = async (password: string, address: string) => {
+        const answer = await accounts.signIn('owner@example.com', password, address).catch((error: unknown) => error);
+        return isGatewayError(answer) ? (answer.code === 'rate_limit_exceeded' ? answer.retryAfterSeconds : 0) : -1;
+      };
+      for (let attempt = 0; attempt < 3; attempt += 1) assert.equal(await waitOf('wrong password!!', attacker), 0, 'free failures');
+      checks = 0;
+      assert.equal(await waitOf(PASSWORD, '10.0.4.2'), 1, 'the fourth attempt waits 1 s, the right password too');
+      clock += 1000;
+      assert.equal(await waitOf('wrong password!!', attacker), 0, 'checked after the wait');
+      assert.equal(await waitOf('wrong password!!', attacker), 2, 'the next wait is twice as long');
+      clock += 2000;
+      assert.equal(await waitOf(PASSWORD, '10.0.4.2'), -1, 'the owner signs in once the wait is over');
+      assert.equal(checks, 2);
     });
 
     test('per address: failures on many accounts from one address stop that address', async () => {

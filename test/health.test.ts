@@ -19,7 +19,7 @@ describe('GET /healthz and GET /readyz', () => {
       assert.deepEqual(await getJson(`${gateway.url}/healthz`), { status: 200, body: { status: 'alive' } });
       assert.deepEqual(await getJson(`${gateway.url}/readyz`), {
         status: 200,
-        body: { status: 'ready', checks: { storage: 'ok', redis: 'not_configured', providers: 'ok' }, missing: [] },
+        body: { status: 'ready', checks: { storage: 'ok', redis: 'not_configured', providers: 'ok' }, missing: [], limits: 'in_process' },
       });
     } finally {
       await gateway.close();

@@ -156,6 +156,13 @@ describe('Responses API through the gateway (openai SDK)', () => {
         items.data.map((item) => item.type),
         ['message', 'function_call', 'function_call_output'],
       );
+      // The SDK sends `limit` in the query string, as text (`?limit=2`).
+      const page = await sdk.client.responses.inputItems.list(second.id, { order: 'asc', limit: 2 });
+      assert.deepEqual(
+        page.data.map((item) => item.type),
+        ['message', 'function_call'],
+      );
+      assert.equal(page.has_more, true);
     });
 
     test('a streamed function call reaches the helper with its arguments; the limits count the stored conversation', async () => {

@@ -22,6 +22,10 @@ export interface SignedIn {
 export interface AccountsOptions {
   lifetimes?: SessionLifetimes;
   throttle?: ThrottleLimits;
+  /** The clock the throttle reads (tests hold it still). */
+  now?: () => number;
+  /** Checks a password against its stored hash (tests count the checks). */
+  verify?: (password: string, stored: string) => Promise<boolean>;
 }
 
 const WRONG_CREDENTIALS = 'The email or password is not right. Check both and try again.';
@@ -31,11 +35,15 @@ export class Accounts {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly throttle: SignInThrottle;
+  private readonly now: () => number;
+  private readonly verify: (password: string, stored: string) => Promise<boolean>;
 
   constructor(db: Kysely<Database>, options: AccountsOptions = {}) {
     this.users = new UserStore(db);
     this.sessions = new SessionStore(db, options.lifetimes);
     this.throttle = new SignInThrottle(db, options.throttle);
+    this.now = options.now ?? Date.now;
+    this.verify = options.verify ?? verifyPassword;
   }
 
   /**
@@ -45,21 +53,27 @@ export class Accounts {
    */
   async signIn(email: string, password: string, address: string): Promise<SignedIn> {
     const normalized = normalizeEmail(email);
-    const wait = await this.throttle.waitSeconds(normalized, address);
-    if (wait > 0) {
+    const now = this.now();
+    const admitted = await this.throttle.admit(normalized, address, now);
+    if ('wait' in admitted) {
       throw new GatewayError(
         'rate_limit_exceeded',
-        `Too many failed sign-ins for this account or from this address. Try again in ${wait} seconds, or ask an administrator to reset the password.`,
-        { retryAfterSeconds: wait },
+        `Too many failed sign-ins for this account or from this address. Try again in ${admitted.wait} seconds; the right password is admitted once the wait is over.`,
+        { retryAfterSeconds: admitted.wait },
       );
     }
-    const user = await this.users.findByEmail(normalized);
-    const matches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()));
-    if (user === undefined || !matches || user.disabled === 1) {
-      await this.throttle.recordFailure(normalized, address);
-      throw new GatewayError('invalid_credentials', WRONG_CREDENTIALS);
+    let user: UserRow | undefined;
+    try {
+      user = await this.users.findByEmail(normalized);
+      const matches = await this.verify(password, user?.password_hash ?? (await decoyPasswordHash()));
+      if (user === undefined || !matches || user.disabled === 1) {
+        await this.throttle.recordFailure(normalized, address, now);
+        throw new GatewayError('invalid_credentials', WRONG_CREDENTIALS);
+      }
+      await this.throttle.clearAccount(normalized);
+    } finally {
+      admitted.attempt.done();
     }
-    await this.throttle.clearAccount(normalized);
     const { token, session } = await this.sessions.create(user.id, address);
     return { token, view: this.viewOf(token, { user, session }) };
   }

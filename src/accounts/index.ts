@@ -8,4 +8,4 @@ export { csrfTokenOf, isCsrfTokenOf, DEFAULT_SESSION_LIFETIMES } from './session
 export type { SessionLifetimes } from './session-store.js';
 export { DEFAULT_THROTTLE_LIMITS } from './sign-in-throttle.js';
 export type { ThrottleLimits } from './sign-in-throttle.js';
-export { hashPassword, verifyPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';
+export { hashesWaiting, hashPassword, verifyPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';

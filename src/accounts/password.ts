@@ -16,12 +16,42 @@ const HASH_BYTES = 32;
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 1024;
 
+/**
+ * Hashes computed at once, at most: scrypt runs on libuv's thread pool (4 threads), which DNS
+ * look-ups and file reads share, so a flood of sign-ins must never hold all of it. The rest
+ * wait their turn here, in order.
+ */
+export const CONCURRENT_HASHES = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function turn<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await work();
+  } finally {
+    // The slot passes to the next in line, or is given back.
+    const next = waiting.shift();
+    if (next === undefined) running -= 1;
+    else next();
+  }
+}
+
+/** Hashes waiting for a turn now (a sign-in flood shows here). */
+export function hashesWaiting(): number {
+  return waiting.length;
+}
+
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   // scrypt needs 128 * N * r bytes; the default ceiling (32 MiB) is exactly that, and Node refuses equality.
   const options: ScryptOptions = { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, HASH_BYTES, options, (error, key) => (error === null ? resolve(key) : reject(error)));
-  });
+  return turn(
+    () =>
+      new Promise((resolve, reject) => {
+        scrypt(password.normalize('NFC'), salt, HASH_BYTES, options, (error, key) => (error === null ? resolve(key) : reject(error)));
+      }),
+  );
 }
 
 /** Why a password cannot be used, or undefined when it can. */

@@ -85,6 +85,8 @@ export type ServedListener = (model: string, attempts: number) => void;
 export interface CheckedCallOptions<C extends Capability> {
   routing?: Routing | undefined;
   purpose?: string | null;
+  /** The body field that named the model, for errors about it. */
+  param?: string;
   onServed?: ServedListener | undefined;
   /** The input policy applied to messages for the same resolved model (withMessages). */
   inspect?: ((messages: readonly unknown[]) => CheckedCall<C>) | undefined;
@@ -138,6 +140,11 @@ export class CheckedCall<C extends Capability> {
   withMessages(messages: readonly unknown[]): CheckedCall<C> {
     if (this.options.inspect === undefined) throw new Error('a checked call outside the model-call path has no input policy');
     return this.options.inspect(messages);
+  }
+
+  /** The body field that named the model. */
+  get param(): string {
+    return this.options.param ?? 'model';
   }
 
   /** The catalog pricing of the model the call resolved to. */

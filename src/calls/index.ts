@@ -9,3 +9,5 @@ export { checkImageUrl, inspectMessages, parseDataUri } from './input-policy.js'
 export type { ContentRules, DataUri } from './input-policy.js';
 export { finishedRequestObserver } from './observers.js';
 export type { ObserverParts } from './observers.js';
+export { ProjectPolicies } from './project-policies.js';
+export type { ProjectPolicy, UpstreamObjectKind } from './project-policies.js';

@@ -1,7 +1,8 @@
 import type { CacheQuery, CacheTicket, ResponseCache } from '../cache/index.js';
-import type { Catalog, ModelMode, ResolvedModel } from '../catalog/index.js';
+import type { Catalog, ModelMode, ModelPricing, ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
-import { assertModelAllowed, type Principal } from '../keys/index.js';
+import type { UpstreamObjectKind, UpstreamObjectRef } from '../formats/index.js';
+import { assertModelAllowed, projectOf, type Principal } from '../keys/index.js';
 import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../limits/index.js';
 import type { MediaSummary } from '../logs/index.js';
 import type { Provider } from '../model-api/index.js';
@@ -9,6 +10,7 @@ import type { Router, RouteTarget } from '../routing/index.js';
 import type { Guardrails } from '../guardrails/index.js';
 import { CheckedCall, type CallLedger, type Capability, type ServedListener } from './checked-call.js';
 import { inspectMessages } from './input-policy.js';
+import { ProjectPolicies } from './project-policies.js';
 import { RequestCall, type FinishedRequestObserver, type RequestStart } from './request-call.js';
 
 /** What one model call asks for, as a format's request decoder or a domain (VETTING, agents) states it. */
@@ -59,6 +61,7 @@ export class ModelCalls {
     observer?: FinishedRequestObserver,
     private readonly guardrails?: Guardrails,
     private readonly cache?: ResponseCache,
+    readonly policies: ProjectPolicies = new ProjectPolicies(),
   ) {
     if (observer !== undefined) this.observers.push(observer);
   }
@@ -111,7 +114,7 @@ export class ModelCalls {
         messages === undefined ? null : inspectMessages(messages, { acceptsRemoteImageUrls: remoteUrls, inputModalities: model.entry.input_modalities });
       const media = inspect(resolved.model, plan === undefined ? provider.acceptsRemoteImageUrls : plan.primary.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
       if (messages !== undefined) facts?.media(media);
-      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected, guardrails: request.guarded === false ? undefined : this.guardrails };
+      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected, param, guardrails: request.guarded === false ? undefined : this.guardrails };
       if (plan === undefined) return new CheckedCall(target, media, request.capability, ledger, options);
       // A fallback was chosen by the operator: the caller's allow-list does not apply to it, its input rules do.
       const accepts = (fallback: RouteTarget) => {
@@ -125,6 +128,42 @@ export class ModelCalls {
       return new CheckedCall(target, media, request.capability, ledger, { ...options, routing: { router: this.router!, plan, accepts } });
     };
     return inspected(request.messages);
+  }
+
+  /**
+   * A key with a monthly cost cap is never served by a model whose cost cannot be computed:
+   * counted as free, it would let the cap be overrun. Allowed when the key or its project says so.
+   */
+  assertPriced(principal: Principal, calls: readonly CheckedCall<Capability>[]): void {
+    if (principal.kind !== 'key' || principal.limits.monthlyCostUsd === null) return;
+    if (principal.allowUnpriced === true || this.policies.of(principal.projectId).allowUnpriced) return;
+    const unpriced = calls.find((call) => !isPriced(call.pricing));
+    if (unpriced === undefined) return;
+    const { id } = unpriced.target.resolved;
+    throw new GatewayError(
+      'model_unpriced',
+      `The model "${id}" has no price the gateway can compute a cost from, and this key has a monthly cost cap that could not count it. ` +
+        `Use a priced model (GET /v1/models shows each pricing), or ask an administrator to give "${id}" a price (catalog.models[].pricing in the config) ` +
+        `or to allow unpriced models for this key (allow_unpriced) or its project (projects.<id>.allowUnpriced).`,
+      { param: unpriced.param },
+    );
+  }
+
+  /**
+   * On native pass-through, objects of the vendor account the body names (a conversation, a
+   * stored prompt, files, vector stores, containers, items) are the operator's: refused unless
+   * the gateway made them for this key (`made`) or the key's project is granted them.
+   */
+  assertGranted(principal: Principal, refs: readonly UpstreamObjectRef[], made: ReadonlySet<string> = new Set()): void {
+    const policy = this.policies.of(projectOf(principal));
+    const refused = refs.find((ref) => !made.has(ref.id) && !policy.grants(ref.kind, ref.id));
+    if (refused === undefined) return;
+    throw new GatewayError(
+      'upstream_object_not_granted',
+      `${refused.param} names "${refused.id}", one of the ${OBJECT_NAMES[refused.kind]} held in the gateway's own account with the model's vendor, and this key's project is not granted it. ` +
+        `Send the content itself instead, or ask an administrator to grant the project that id (projects.<id>.upstreamObjects.${refused.kind} in the config).`,
+      { param: refused.param },
+    );
   }
 
   /** Reserves the estimate against the principal's limits (a 429 when nothing is left). */
@@ -141,6 +180,21 @@ export class ModelCalls {
   reserveCaps(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
     return this.limiter.admit(heldTo(principal, 'caps'), estimate);
   }
+}
+
+const OBJECT_NAMES: { readonly [K in UpstreamObjectKind]: string } = {
+  conversations: 'conversations',
+  prompts: 'stored prompts',
+  items: 'conversation items',
+  vectorStores: 'vector stores',
+  files: 'uploaded files',
+  containers: 'containers',
+};
+
+/** Whether a model has any price: a pricing object with every unit null prices nothing. */
+function isPriced(pricing: ModelPricing | null): boolean {
+  if (pricing === null) return false;
+  return pricing.input_per_million !== null || pricing.output_per_million !== null || pricing.image_per_unit !== null || pricing.audio_per_minute !== null;
 }
 
 /** The key's allow-list, with the error naming the body field that chose the model. */

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import type { Admission, UsageEstimate } from '../limits/index.js';
 import type { AttemptRecord, CacheRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
+import type { UpstreamObjectRef } from '../formats/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import { guardrailsHeader, type GuardrailVerdict } from '../guardrails/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
@@ -83,6 +84,8 @@ export class RequestCall implements CallLedger {
   private readonly dropped: string[] = [];
   private failure: Failure | null = null;
   private readonly entries: CallEntry[] = [];
+  /** The calls checked so far: a reservation must be able to price each. */
+  private readonly checkedCalls: CheckedCall<Capability>[] = [];
   private readonly toolCalls: { after: number; record: ToolCallRecord }[] = [];
   readonly attempts: AttemptRecord[] = [];
   private admission: Admission | null = null;
@@ -171,16 +174,32 @@ export class RequestCall implements CallLedger {
 
   /** Checks the request's model call: resolve, allow-list, input policy; the record names its model and media. */
   check<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
-    return this.calls.check(request, this, {
-      requested: (model) => (this.requestedModel = model),
-      resolved: (resolved) => (this.resolved = resolved),
-      media: (media) => (this.mediaSummary = media),
-    });
+    return this.checked(
+      this.calls.check(request, this, {
+        requested: (model) => (this.requestedModel = model),
+        resolved: (resolved) => (this.resolved = resolved),
+        media: (media) => (this.mediaSummary = media),
+      }),
+    );
   }
 
   /** Checks another model call of the request (VETTING's verification, an agent's node): it is priced and listed in the record, which names the request's own model. */
   subcall<C extends Capability>(request: CallRequest<C>): CheckedCall<C> {
-    return this.calls.check(request, this);
+    return this.checked(this.calls.check(request, this));
+  }
+
+  private checked<C extends Capability>(call: CheckedCall<C>): CheckedCall<C> {
+    this.checkedCalls.push(call as CheckedCall<Capability>);
+    return call;
+  }
+
+  /**
+   * A body sent to the vendor's own API as it is (native pass-through): the objects of the
+   * vendor account it names must be ones the gateway made for the key (`made`) or granted to
+   * its project, else `403 upstream_object_not_granted` naming the field.
+   */
+  passesThrough(principal: Principal, refs: readonly UpstreamObjectRef[], made?: ReadonlySet<string>): void {
+    this.calls.assertGranted(principal, refs, made);
   }
 
   /**
@@ -211,6 +230,9 @@ export class RequestCall implements CallLedger {
   /** Reserves the request's estimate against the principal's limits, once (a 429 when nothing is left); settled when the request finishes. */
   async reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
     this.principal = principal;
+    // Every model the request checked is one it may call: each must be one the caps can price
+    // (a request that costs nothing by its nature, a token count, is not held to it).
+    if (estimate.costUsd !== 0) this.calls.assertPriced(principal, this.checkedCalls);
     const admission = await this.calls.reserve(principal, estimate);
     this.admission = admission;
     return admission;
@@ -238,6 +260,7 @@ export class RequestCall implements CallLedger {
     signal: AbortSignal,
   ): Promise<{ result: R; usage: TokenUsage | null; costMicroUsd: number | null }> {
     this.principal ??= principal;
+    this.calls.assertPriced(principal, [call as CheckedCall<Capability>]);
     const reservation = await this.calls.reserveCaps(principal, estimate);
     call.reserved(estimate);
     let entry: CallEntry | undefined;

@@ -13,6 +13,8 @@ interface LimitOptions {
   monthlyCost?: number | Clear;
   models?: string[] | Clear;
   tools?: string[] | Clear;
+  /** commander's `--allow-unpriced` / `--no-allow-unpriced`. */
+  allowUnpriced?: boolean;
 }
 
 interface CreateOptions extends AdminOptions, LimitOptions {
@@ -38,14 +40,17 @@ function withLimitOptions(command: Command, use: 'create' | 'update'): Command {
       .option('--daily-tokens <n>', 'tokens per UTC day (default: no cap)', parseNewCountLimit)
       .option('--monthly-cost <usd>', 'USD per UTC calendar month (default: no cap)', parseNewUsdLimit)
       .option('--models <ids>', 'comma-separated model ids or aliases the key may use (default: any model)', parseList)
-      .option('--tools <entries>', 'comma-separated MCP tools the key may use: server__tool or server__* (default: every tool)', parseList);
+      .option('--tools <entries>', 'comma-separated MCP tools the key may use: server__tool or server__* (default: every tool)', parseList)
+      .option('--allow-unpriced', 'with --monthly-cost, serve models without a price too, uncounted (default: refused)');
   }
   return command
     .option('--rpm <n>', `requests per minute (${CLEAR} = no limit)`, parseCountLimit)
     .option('--daily-tokens <n>', `tokens per UTC day (${CLEAR} = no cap)`, parseCountLimit)
     .option('--monthly-cost <usd>', `USD per UTC calendar month (${CLEAR} = no cap)`, parseUsdLimit)
     .option('--models <ids>', `comma-separated model ids or aliases the key may use (${CLEAR} = any model)`, parseModels)
-    .option('--tools <entries>', `comma-separated MCP tools the key may use: server__tool or server__* (${CLEAR} = every tool)`, parseModels);
+    .option('--tools <entries>', `comma-separated MCP tools the key may use: server__tool or server__* (${CLEAR} = every tool)`, parseModels)
+    .option('--allow-unpriced', 'with a monthly cost cap, serve models without a price too, uncounted')
+    .option('--no-allow-unpriced', 'refuse models without a price while the key has a monthly cost cap (the default)');
 }
 
 /**
@@ -98,6 +103,7 @@ function keyFields(key: ApiKeyView): [string, string][] {
     ['monthly cost', moneyOrDash(key.limits.monthly_cost_usd)],
     ['models', key.allowed_models === null ? 'any' : key.allowed_models.join(', ')],
     ['tools', key.allowed_tools === null || key.allowed_tools === undefined ? 'any' : key.allowed_tools.join(', ')],
+    ['unpriced models', key.allow_unpriced === true ? 'allowed' : 'refused under a cost cap'],
     ['created', key.created_at],
     ['updated', key.updated_at],
   ];
@@ -158,6 +164,7 @@ export function registerKeysCommand(program: Command): void {
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
+        ...(options.allowUnpriced !== undefined ? { allow_unpriced: options.allowUnpriced } : {}),
       });
       printCreated(key, options);
     });
@@ -206,9 +213,10 @@ export function registerKeysCommand(program: Command): void {
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
+        ...(options.allowUnpriced !== undefined ? { allow_unpriced: options.allowUnpriced } : {}),
       };
       if (Object.keys(changes).length === 0) {
-        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models or --tools');
+        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models, --tools or --[no-]allow-unpriced');
       }
       const client = AdminClient.fromOptions(options);
       if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);

@@ -122,6 +122,28 @@ export const McpServerSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const GrantedIds = (what: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { default: [], description: `${what} the project's keys may name on native pass-through; "*" = any` });
+
+/** What a project may do beyond its keys' own settings (docs/limits.md, docs/security.md): read on every call, so kept in the config. */
+export const ProjectPolicySchema = Type.Object(
+  {
+    allowUnpriced: Type.Boolean({ default: false, description: 'keys of the project with a monthly cost cap may use models the gateway cannot price' }),
+    upstreamObjects: Type.Object(
+      {
+        conversations: GrantedIds('conversation ids (Responses `conversation`)'),
+        prompts: GrantedIds('stored prompt ids (Responses `prompt.id`)'),
+        items: GrantedIds('item ids (`item_reference`) of the vendor account'),
+        vectorStores: GrantedIds('vector store ids (`file_search.vector_store_ids`)'),
+        files: GrantedIds('uploaded file ids (`file_id`, Anthropic `file` sources)'),
+        containers: GrantedIds('container ids (code interpreter / Anthropic `container`)'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const ConfigSchema = Type.Object(
   {
     server: Type.Object(
@@ -194,6 +216,7 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    projects: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' }), ProjectPolicySchema, { default: {}, description: 'per-project policies, by project id' }),
     routing: Type.Array(RoutingEntrySchema, { default: [], description: 'deployments, retries and fallbacks per model (docs/routing.md)' }),
     cache: Type.Array(CachePolicySchema, { default: [], description: 'response-cache policies, the first that applies to a request is used (docs/caching.md)' }),
     mcp: Type.Object(
@@ -232,6 +255,10 @@ export const ConfigSchema = Type.Object(
       {
         redisKeyPrefix: Type.String({ minLength: 1, default: 'modelgate:limits:', description: 'prefix of the counters in Redis' }),
         redisCommandTimeoutMs: Milliseconds(500, 'longest wait for Redis before this instance enforces limits on its own'),
+        redisOutage: Type.Union([Type.Literal('local'), Type.Literal('failClosed')], {
+          default: 'local',
+          description: 'while Redis is unreachable: local = each instance enforces with its own counters; failClosed = limited keys are refused with 503',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -285,3 +312,4 @@ export type RoutingEntry = Static<typeof RoutingEntrySchema>;
 export type DeploymentConfig = Static<typeof DeploymentSchema>;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 export type McpServerConfig = Static<typeof McpServerSchema>;
+export type ProjectPolicyConfig = Static<typeof ProjectPolicySchema>;

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'invalid_agent_graph'
   | 'invalid_body'
   | 'unsupported_field'
+  | 'model_unpriced'
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'invalid_credentials'
@@ -20,6 +21,7 @@ export type ErrorCode =
   | 'insufficient_scope'
   | 'model_not_allowed'
   | 'agent_access_denied'
+  | 'upstream_object_not_granted'
   | 'csrf_token_invalid'
   | 'insufficient_role'
   | 'agent_not_found'
@@ -73,6 +75,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   invalid_agent_graph: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_body: { status: 400, type: 'invalid_request_error', retryable: false },
   unsupported_field: { status: 400, type: 'invalid_request_error', retryable: false },
+  model_unpriced: { status: 400, type: 'invalid_request_error', retryable: false },
   missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_credentials: { status: 401, type: 'authentication_error', retryable: false },
@@ -82,6 +85,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   insufficient_scope: { status: 403, type: 'permission_error', retryable: false },
   model_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   agent_access_denied: { status: 403, type: 'permission_error', retryable: false },
+  upstream_object_not_granted: { status: 403, type: 'permission_error', retryable: false },
   csrf_token_invalid: { status: 403, type: 'permission_error', retryable: false },
   insufficient_role: { status: 403, type: 'permission_error', retryable: false },
   agent_not_found: { status: 404, type: 'invalid_request_error', retryable: false },

@@ -8,3 +8,6 @@ export { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refus
 export type { MessagesBody, MessagesDecodedCall } from './messages/index.js';
 export { fitExtensions } from './extensions.js';
 export type { ModelAbilities } from './extensions.js';
+export type { UpstreamObjectKind, UpstreamObjectRef } from './types.js';
+export { responsesUpstreamObjects } from './responses/upstream-objects.js';
+export { messagesUpstreamObjects } from './messages/upstream-objects.js';

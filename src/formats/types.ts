@@ -97,3 +97,13 @@ export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends Error
   /** A fresh encoder for one stream of the internal call. */
   streamEncoder(decoded: D, options: StreamEncoderOptions): StreamEncoder;
 }
+
+/** The kinds of object held in a vendor account that a request body can name (docs/security.md, "Upstream objects"). */
+export type UpstreamObjectKind = 'conversations' | 'prompts' | 'items' | 'vectorStores' | 'files' | 'containers';
+
+/** An object of the vendor account a request names, and the body field that names it. */
+export interface UpstreamObjectRef {
+  kind: UpstreamObjectKind;
+  id: string;
+  param: string;
+}

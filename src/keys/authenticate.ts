@@ -40,6 +40,7 @@ function toPrincipal(row: KeyRow): Principal & { kind: 'key' } {
       limits: { rpm: row.rpm_limit, dailyTokens: row.daily_token_cap, monthlyCostUsd: row.monthly_cost_cap_usd },
       allowedModels: row.allowed_models === null ? null : new Set(JSON.parse(row.allowed_models) as string[]),
       allowedTools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
+      allowUnpriced: Number(row.allow_unpriced) === 1,
     };
     principalCache.set(row, principal);
   }

@@ -16,6 +16,7 @@ export interface NewKey {
   limits: KeyLimits;
   allowedModels: string[] | null;
   allowedTools?: string[] | null;
+  allowUnpriced?: boolean;
 }
 
 export interface KeyChanges {
@@ -24,6 +25,7 @@ export interface KeyChanges {
   limits?: Partial<KeyLimits>;
   allowedModels?: string[] | null;
   allowedTools?: string[] | null;
+  allowUnpriced?: boolean;
 }
 
 export function toKeyView(row: KeyRow): ApiKeyView {
@@ -37,6 +39,7 @@ export function toKeyView(row: KeyRow): ApiKeyView {
     limits: { rpm: row.rpm_limit, daily_tokens: row.daily_token_cap, monthly_cost_usd: row.monthly_cost_cap_usd },
     allowed_models: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
     allowed_tools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
+    allow_unpriced: Number(row.allow_unpriced) === 1,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -67,6 +70,7 @@ export class KeyStore {
       monthly_cost_cap_usd: input.limits.monthlyCostUsd,
       allowed_models: input.allowedModels === null ? null : JSON.stringify(input.allowedModels),
       allowed_tools: input.allowedTools === undefined || input.allowedTools === null ? null : JSON.stringify(input.allowedTools),
+      allow_unpriced: input.allowUnpriced === true ? 1 : 0,
       created_at: now,
       updated_at: now,
     };
@@ -134,6 +138,7 @@ export class KeyStore {
         ...(changes.allowedTools !== undefined
           ? { allowed_tools: changes.allowedTools === null ? null : JSON.stringify(changes.allowedTools) }
           : {}),
+        ...(changes.allowUnpriced !== undefined ? { allow_unpriced: changes.allowUnpriced ? 1 : 0 } : {}),
         updated_at: nextVersion(),
       })
       .where('id', '=', id)

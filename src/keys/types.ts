@@ -24,6 +24,8 @@ export interface ApiKeyView {
   allowed_models: string[] | null;
   /** `server__tool` or `server__*` entries of the MCP gateway; null = every tool. */
   allowed_tools: string[] | null;
+  /** With a monthly cost cap, models without a price are served too (uncounted). */
+  allow_unpriced: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -42,6 +44,8 @@ export type Principal =
       allowedModels: ReadonlySet<string> | null;
       /** `allowedTools` entries of the MCP gateway (`server__tool`, `server__*`); null or absent = every tool. */
       allowedTools?: readonly string[] | null;
+      /** With a monthly cost cap, models the gateway cannot price are still served (absent: refused). */
+      allowUnpriced?: boolean;
     }
   | { kind: 'anonymous'; fingerprint: 'anonymous' };
 

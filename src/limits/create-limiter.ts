@@ -8,6 +8,8 @@ export interface LimiterSettings {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   redisCommandTimeoutMs: number;
+  /** While Redis is unreachable: each instance counts on its own (`local`, default), or limited keys are refused (`failClosed`). */
+  redisOutage?: 'local' | 'failClosed';
 }
 
 /**
@@ -28,7 +30,7 @@ export async function createLimiter(settings: LimiterSettings, seeds: LimitSeedS
     keyPrefix: settings.redisKeyPrefix,
     commandTimeoutMs: settings.redisCommandTimeoutMs,
   });
-  const limiter = new FailoverLimiter(redis, seeds, logger);
+  const limiter = new FailoverLimiter(redis, seeds, logger, settings.redisOutage ?? 'local');
   await limiter.start();
   return limiter;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isGatewayError } from '../errors/index.js';
+import { GatewayError, isGatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import { hasLimits, InMemoryLimiter, unlimitedAdmission } from './in-memory-limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
@@ -26,6 +26,7 @@ export class FailoverLimiter implements Limiter {
     private readonly primary: RedisLimiter,
     private readonly seeds: LimitSeedSource,
     private readonly logger: Logger,
+    private readonly outageMode: 'local' | 'failClosed' = 'local',
   ) {
     primary.client.on('ready', () => {
       this.retryPrimaryAt = 0;
@@ -63,6 +64,13 @@ export class FailoverLimiter implements Limiter {
     } else if (!this.primary.available()) {
       this.enterFallback(new Error(`Redis connection is ${this.primary.client.status}`));
     }
+    if (this.outageMode === 'failClosed') {
+      throw new GatewayError(
+        'storage_unavailable',
+        'The key limits cannot be counted right now: their shared counters (Redis) do not answer, and this deployment refuses limited keys until they do (limits.redisOutage: failClosed). Try again shortly.',
+        { retryAfterSeconds: 5 },
+      );
+    }
     await this.seeding;
     const admission = await this.fallback.admit(principal, estimate);
     this.fallbackAdmissions += 1;
@@ -74,7 +82,7 @@ export class FailoverLimiter implements Limiter {
   }
 
   state(): LimiterState {
-    return { backend: 'redis', fallbackActive: this.fallbackActive, fallbackAdmissions: this.fallbackAdmissions };
+    return { backend: 'redis', fallbackActive: this.fallbackActive, fallbackAdmissions: this.fallbackAdmissions, outageMode: this.outageMode };
   }
 
   sharedCountersAnswer(): Promise<boolean> {

@@ -32,6 +32,8 @@ export interface LimiterState {
   fallbackActive: boolean;
   /** Admissions decided by the in-process fallback since start. */
   fallbackAdmissions: number;
+  /** What a Redis outage does (limits.redisOutage): per-instance counters, or refusals (absent: in-process counters, no outage to speak of). */
+  outageMode?: 'local' | 'failClosed';
 }
 
 /** Usage already spent in the current windows, read from the request log at start-up. */

@@ -164,6 +164,11 @@ export class GatewayMetrics {
       ),
     );
     this.registry.register(
+      new Gauge('modelgate_limiter_fail_closed', '1 when a Redis outage refuses limited keys (limits.redisOutage: failClosed), 0 when each instance then counts on its own.', () =>
+        this.sources.limiter().outageMode === 'failClosed' ? 1 : 0,
+      ),
+    );
+    this.registry.register(
       new Gauge('modelgate_limiter_fallback_admissions', 'Admissions decided by the per-instance fallback since start.', () =>
         this.sources.limiter().fallbackAdmissions,
       ),

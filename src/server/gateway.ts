@@ -18,7 +18,7 @@ import { registerTraceHook } from './trace-hook.js';
 import { registerRequestLogHook } from './request-log-hook.js';
 import { startAccounting } from './accounting.js';
 import type { GatewayContext } from './context.js';
-import { finishedRequestObserver, ModelCalls } from '../calls/index.js';
+import { finishedRequestObserver, ModelCalls, ProjectPolicies } from '../calls/index.js';
 import { Keyring } from '../crypto/index.js';
 import { VettingService } from '../vetting/index.js';
 import { createAgentServices } from '../agents/index.js';
@@ -208,7 +208,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       logger.warn({ policy: policy.name }, `cache policy ${policy.name} asks for mode semantic, which this version does not serve: it caches exact requests only (docs/caching.md#semantic-mode)`);
     }
     shutdownTasks.push(() => cache.close());
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache, new ProjectPolicies(config.projects));
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     // llm nodes reach the MCP gateway (made below) only once a run starts.

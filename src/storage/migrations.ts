@@ -299,6 +299,12 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('projects').addColumn('allowed_tools', 'text').execute();
       },
     },
+    '0033-keys-allow-unpriced': {
+      async up(db: Kysely<unknown>) {
+        // A key with a monthly cost cap is refused models without a price unless this says otherwise (docs/limits.md).
+        await db.schema.alterTable('api_keys').addColumn('allow_unpriced', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      },
+    },
     '0031-mcp-servers': {
       async up(db: Kysely<unknown>) {
         // MCP servers an administrator added through the admin API (docs/mcp.md): the entry as JSON,

@@ -29,6 +29,8 @@ export interface ApiKeysTable {
   allowed_models: string | null;
   /** JSON array of `allowedTools` entries, or null for every tool of every MCP server. */
   allowed_tools: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1: with a monthly cost cap, models without a price are served too; 0 (default): refused. */
+  allow_unpriced: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }

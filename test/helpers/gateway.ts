@@ -61,6 +61,7 @@ export interface KeyOptions {
   monthlyCostUsd?: number | null;
   allowedModels?: string[] | null;
   allowedTools?: string[] | null;
+  allowUnpriced?: boolean;
 }
 
 /** Starts a real gateway on 127.0.0.1:<random port> with a temp data dir and silent logs. */
@@ -109,6 +110,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         },
         allowedModels: keyOptions.allowedModels ?? null,
         allowedTools: keyOptions.allowedTools ?? null,
+        allowUnpriced: keyOptions.allowUnpriced ?? false,
       });
       gateway.context.keys.cache.put(row);
       return secret;

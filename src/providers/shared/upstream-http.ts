@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../errors/index.js';
+import { cachedLookup } from '../../network/index.js';
 import { whenAborted } from './abort-listeners.js';
 import type { UpstreamNotes } from '../../model-api/index.js';
 import { rateLimitShareOf } from './provider-rate-limits.js';
@@ -22,6 +23,8 @@ export interface UpstreamHttpOptions {
 
 export function createUpstreamDispatcher(options: { connectionsPerOrigin: number; timeoutMs: number; streamIdleTimeoutMs: number }): Dispatcher {
   return new Agent({
+    // Provider host names from memory: a thread pool busy with other work never stalls a call.
+    connect: { lookup: cachedLookup() },
     connections: options.connectionsPerOrigin,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 600_000,

@@ -8,6 +8,7 @@ import {
   SCOPES,
   toKeyView,
   toProjectView,
+  type ProjectRow,
   type KeyAction,
   type KeyLimits,
   type KeyRow,
@@ -54,6 +55,7 @@ const KeyFields = {
       description: 'MCP tools the key may see and call (docs/mcp.md); null = every tool',
     }),
   ),
+  allow_unpriced: Type.Boolean({ description: 'with a monthly cost cap, serve models the gateway cannot price too (uncounted); default false: refused with 400 model_unpriced' }),
 };
 
 const CreateKeyBody = Type.Object(
@@ -64,6 +66,7 @@ const CreateKeyBody = Type.Object(
     limits: Type.Optional(KeyFields.limits),
     allowed_models: Type.Optional(KeyFields.allowed_models),
     allowed_tools: Type.Optional(KeyFields.allowed_tools),
+    allow_unpriced: Type.Optional(KeyFields.allow_unpriced),
   },
   { additionalProperties: false },
 );
@@ -75,6 +78,7 @@ const UpdateKeyBody = Type.Object(
     limits: Type.Optional(KeyFields.limits),
     allowed_models: Type.Optional(KeyFields.allowed_models),
     allowed_tools: Type.Optional(KeyFields.allowed_tools),
+    allow_unpriced: Type.Optional(KeyFields.allow_unpriced),
   },
   { additionalProperties: false },
 );
@@ -99,11 +103,23 @@ const KeyView = Type.Object({
   }),
   allowed_models: Nullable(Type.Array(Type.String())),
   allowed_tools: Nullable(Type.Array(Type.String())),
+  allow_unpriced: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
 const CreatedKeyView = Type.Composite([KeyView, Type.Object({ secret: Type.String({ description: 'shown once' }) })]);
-const ProjectView = Type.Object({ id: Type.String(), name: Type.String(), allowed_tools: Nullable(Type.Array(Type.String())), created_at: Type.String() });
+const GrantedIds = Type.Array(Type.String());
+const ProjectView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  allowed_tools: Nullable(Type.Array(Type.String())),
+  allow_unpriced: Type.Boolean({ description: 'projects.<id>.allowUnpriced of the config file' }),
+  upstream_objects: Type.Object(
+    { conversations: GrantedIds, prompts: GrantedIds, items: GrantedIds, vectorStores: GrantedIds, files: GrantedIds, containers: GrantedIds },
+    { description: 'projects.<id>.upstreamObjects of the config file: vendor-account objects its keys may name' },
+  ),
+  created_at: Type.String(),
+});
 
 const KeyIdParams = Type.Object({ id: Type.String() });
 
@@ -140,6 +156,12 @@ const ACTIONS: readonly (readonly [KeyAction, string])[] = [
 export const adminKeysRoutes: RouteModule = async (app, context) => {
   const { store, propagation } = context.keys;
   const { projects } = context.keys;
+  const noGrants = { conversations: [], prompts: [], items: [], vectorStores: [], files: [], containers: [] };
+  /** A project with the policy the config file gives it (none when it lists it not). */
+  const projectView = (row: ProjectRow) => {
+    const policy = context.config.projects[row.id];
+    return { ...toProjectView(row), allow_unpriced: policy?.allowUnpriced ?? false, upstream_objects: policy?.upstreamObjects ?? noGrants };
+  };
 
   /** Applies a changed row on this instance at once, announces it to the others and returns its view. */
   const applied = (row: KeyRow) => {
@@ -160,6 +182,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null, ...limitChanges(body.limits) },
           allowedModels: body.allowed_models ?? null,
           allowedTools: body.allowed_tools ?? null,
+          allowUnpriced: body.allow_unpriced ?? false,
         });
         request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
         reply.code(201);
@@ -218,12 +241,12 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.patch(
       '/keys/:id',
       {
-        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
+        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools, unpriced models', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
       },
       async (request) => {
         const { body } = request;
         if (Object.keys(body).length === 0) {
-          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools.');
+          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools, allow_unpriced.');
         }
         const row = await store.update(request.params.id, {
           ...(body.name !== undefined ? { name: body.name } : {}),
@@ -231,6 +254,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           limits: limitChanges(body.limits),
           ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
           ...(body.allowed_tools !== undefined ? { allowedTools: body.allowed_tools } : {}),
+          ...(body.allow_unpriced !== undefined ? { allowUnpriced: body.allow_unpriced } : {}),
         });
         request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
         return applied(row);
@@ -252,7 +276,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/projects',
       { schema: { ...ADMIN_SCHEMA, summary: 'List projects', response: { 200: listOf(ProjectView) } } },
-      async () => ({ object: 'list' as const, data: (await projects.list()).map(toProjectView) }),
+      async () => ({ object: 'list' as const, data: (await projects.list()).map(projectView) }),
     );
 
     admin.post(
@@ -264,7 +288,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         context.mcp.projectChanged(row.id, request.body.allowed_tools ?? null);
         request.log.info({ projectId: row.id }, 'admin: project created');
         reply.code(201);
-        return toProjectView(row);
+        return projectView(row);
       },
     );
 
@@ -277,7 +301,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         const row = await projects.setAllowedTools(request.params.id, request.body.allowed_tools);
         context.mcp.projectChanged(row.id, request.body.allowed_tools);
         request.log.info({ projectId: row.id }, 'admin: project updated');
-        return toProjectView(row);
+        return projectView(row);
       },
     );
   });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { LimiterState } from '../../limits/index.js';
 import type { RouteModule } from '../app.js';
 import { STORAGE_PROBE_MS } from './admin-status.js';
 
@@ -18,6 +19,11 @@ const ReadinessResponseSchema = Type.Object({
     ),
   }),
   missing: Type.Array(Type.String(), { description: 'what keeps the instance from serving, and what to check; empty when ready' }),
+  limits: Type.Optional(
+    Type.Union([Type.Literal('shared'), Type.Literal('local'), Type.Literal('fail_closed'), Type.Literal('in_process')], {
+      description: 'how key limits are counted now: shared (Redis), local (Redis away, each instance on its own), fail_closed (Redis away, limited keys refused with 503), in_process (no Redis)',
+    }),
+  ),
 });
 
 /**
@@ -69,7 +75,15 @@ export const healthRoutes: RouteModule = (app, context) => {
           ...(mcpServers.length === 0 ? {} : { mcp_servers: Object.fromEntries(mcpServers.map(({ name, health }) => [name, health.state === 'ready' ? ('ok' as const) : health.state])) }),
         },
         missing,
+        limits: limitsMode(limits.state()),
       });
     },
   );
 };
+
+/** How key limits are counted now, for /readyz. */
+function limitsMode(state: LimiterState): 'shared' | 'local' | 'fail_closed' | 'in_process' {
+  if (state.backend === 'memory') return 'in_process';
+  if (!state.fallbackActive) return 'shared';
+  return state.outageMode === 'failClosed' ? 'fail_closed' : 'local';
+}

@@ -5,6 +5,7 @@ import type { CheckedCall } from '../../calls/index.js';
 import {
   estimateInputTokens,
   messagesFormat,
+  messagesUpstreamObjects,
   NativeMessagesStreamEncoder,
   refuseUntranslatable,
   type MessagesBody,
@@ -103,6 +104,7 @@ function messagesNatively(request: FastifyRequest, reply: FastifyReply, context:
       if (request.headers['anthropic-beta'] !== undefined) decoded.dropped.push('anthropic-beta');
       return undefined;
     }
+    request.call.passesThrough(request.principal, messagesUpstreamObjects(body));
     return (cache) => answerNatively(request, reply, context, native, decoded, nativeCallOf(request, reply, body), cache);
   };
 }
@@ -170,6 +172,7 @@ export const messagesRoutes: RouteModule = (app, context) => {
       // Counting calls no model: it counts against the key's requests per minute only.
       await admit(request, reply, { tokens: 0, costUsd: 0 });
       const native = call.through('messages');
+      if (native !== undefined) request.call.passesThrough(request.principal, messagesUpstreamObjects(body));
       const inputTokens =
         native === undefined
           ? estimateInputTokens(body)

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CheckedCall } from '../../calls/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
-import { estimateInputTokens, responsesFormat, upstreamBody, type MessagesBody, type ResponsesBody, type ResponsesDecodedCall } from '../../formats/index.js';
+import { estimateInputTokens, responsesFormat, responsesUpstreamObjects, upstreamBody, type MessagesBody, type ResponsesBody, type ResponsesDecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
@@ -102,10 +102,11 @@ function checkedCall(request: FastifyRequest, reply: FastifyReply, body: Respons
 async function countInputTokens(request: FastifyRequest, reply: FastifyReply, body: ResponsesBody): Promise<number> {
   const decoded = decodeConversation(body);
   const call = checkedCall(request, reply, body, decoded.body.messages as unknown[]);
+  const own = call.through('responses');
+  if (own !== undefined) request.call.passesThrough(request.principal, responsesUpstreamObjects(body));
   // Counting calls no model: it counts against the key's requests per minute only.
   await admit(request, reply, { tokens: 0, costUsd: 0 });
   const signal = connectionGoneSignal(reply);
-  const own = call.through('responses');
   if (own !== undefined) {
     return own.invoke((responses, attempt) => responses.countInputTokens({ body: upstreamBody(body), sourceJson: request.jsonBytes, signal, requestId: request.id, ...attempt }), signal);
   }
@@ -144,6 +145,7 @@ async function compact(request: FastifyRequest, reply: FastifyReply, body: Respo
   const own = checked.through('responses');
   const messages = own === undefined ? [...(decoded.body.messages as JsonObject[]), { role: 'user', content: COMPACTION_PROMPT }] : (decoded.body.messages as JsonObject[]);
   if (own === undefined) translatable(body, decoded);
+  else request.call.passesThrough(request.principal, responsesUpstreamObjects(body));
   const call = own ?? checked.withMessages(messages);
   const estimate = estimateTokens(call.target.resolved.model.entry.pricing, bodyBytes(request) - ((call.media?.bytes ?? 0) * 4) / 3, null);
   await admit(request, reply, estimate);

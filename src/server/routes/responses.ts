@@ -9,6 +9,7 @@ import {
   newResponsesId,
   responsesFormat,
   ResponsesPassThroughEncoder,
+  responsesUpstreamObjects,
   upstreamBody,
   type ResponsesBody,
   type ResponsesDecodedCall,
@@ -69,7 +70,8 @@ const RetrieveQuery = Type.Object({
 
 const InputItemsQuery = Type.Object({
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  // A query string is text: `?limit=5`, as the SDKs send it, is read as the number.
+  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', default: '20', description: 'Items per page, 1 to 100 (default 20)' })),
   after: Type.Optional(Type.String({ minLength: 1, description: 'An item id: the page starts after it' })),
   include: Type.Optional(Type.Unknown()),
 });
@@ -134,7 +136,10 @@ export const responsesRoutes: RouteModule = (app, context) => {
           return mcpToolLoopAnswer(request, reply, context, call, decoded);
         }
         const own = call.through('responses');
-        if (own !== undefined) return (cache) => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keeper, cache });
+        if (own !== undefined) {
+          request.call.passesThrough(request.principal, responsesUpstreamObjects(body), itemIdsOf(previous));
+          return (cache) => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keeper, cache });
+        }
         if (decoded.untranslatable !== null) throw decoded.untranslatable;
         return undefined;
       });
@@ -195,12 +200,20 @@ export const responsesRoutes: RouteModule = (app, context) => {
       const stored = await storedResponse(context, request, id, null);
       const items = query.order === 'asc' ? stored.inputItems : [...stored.inputItems].reverse();
       const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
-      const page = items.slice(start, start + (query.limit ?? 20));
+      const page = items.slice(start, start + Number(query.limit ?? 20));
       const list = { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + page.length < items.length };
       return sendJsonText(reply, list);
     },
   );
 };
+
+/** Ids of the items of the conversation a request continues (of this key's stored response): items the gateway made for the key. */
+function itemIdsOf(previous: StoredResponse | null): ReadonlySet<string> {
+  if (previous === null) return new Set();
+  const output = Array.isArray(previous.response.output) ? previous.response.output : [];
+  const ids = [...previous.inputItems, ...output].map((item) => (typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined));
+  return new Set(ids.filter((id): id is string => typeof id === 'string'));
+}
 
 /**
  * Keeps a finished response for its key unless the caller said `store: false`: with the
