@@ -1,4 +1,4 @@
-export type { ApiFormat, DecodedCall, EncodedError, ErrorFormat, StreamEncoder, StreamEncoderOptions } from './types.js';
+export type { ApiFormat, CredentialLocations, DecodedCall, EncodedError, ErrorFormat, StreamEncoder, StreamEncoderOptions } from './types.js';
 export { chatCompletionsFormat } from './chat-completions/index.js';
 export type { ChatCompletionBody, ChatDecodedCall } from './chat-completions/index.js';
 export { showRequestedModel, upstreamBody } from './openai-bodies.js';

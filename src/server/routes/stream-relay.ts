@@ -36,7 +36,7 @@ export function sendEventStream<D extends { type: string }>(
   // it twice.
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-  headers['content-type'] = 'text/event-stream; charset=utf-8';
+  headers['content-type'] = encoder.contentType ?? 'text/event-stream; charset=utf-8';
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
   reply.raw.writeHead(200, headers);
