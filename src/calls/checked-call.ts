@@ -5,7 +5,7 @@ import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import type { UsageEstimate } from '../limits/index.js';
 
 /** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
+export type Capability = 'chat' | 'responses' | 'messages' | 'geminiApi' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** The model and provider capability a call resolved to. */
 export interface CallTarget<C extends Capability> {

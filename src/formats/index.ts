@@ -8,3 +8,17 @@ export { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refus
 export type { MessagesBody, MessagesDecodedCall } from './messages/index.js';
 export { fitExtensions } from './extensions.js';
 export type { ModelAbilities } from './extensions.js';
+export {
+  decodeEmbedRequests,
+  embeddingsOf,
+  estimateGeminiTokens,
+  geminiErrorBody,
+  geminiFormat,
+  geminiModelOf,
+  geminiModelPage,
+  listsModel,
+  NativeGeminiStreamEncoder,
+  refuseUntranslatableGemini,
+  StreamFraming,
+} from './gemini/index.js';
+export type { GeminiBody, GeminiDecodedCall, GeminiEmbedRequest, GeminiFramedCall, GeminiRequest, ListedModel } from './gemini/index.js';

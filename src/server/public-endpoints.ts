@@ -41,6 +41,6 @@ function publicEndpointOf(route: RouteOptions): PublicEndpoint | null {
 export function documentedPath(route: Pick<RouteOptions, 'url' | 'schema' | 'config'>): string {
   const transform = (route.config as { swaggerTransform?: unknown } | undefined)?.swaggerTransform;
   const url = typeof transform === 'function' ? ((transform as (input: { schema: unknown; url: string }) => { url?: string })({ schema: route.schema, url: route.url }).url ?? route.url) : route.url;
-  // `::` is a colon of the path itself (`/v1beta/models/:model::generateContent`), as the router and the OpenAPI plugin read it.
-  return url.replace(/::|:([A-Za-z0-9_]+)/g, (_match, name: string | undefined) => (name === undefined ? ':' : `{${name}}`));
+  // `::` is a colon of the path itself, and a parameter may carry its pattern (`/v1beta/models/:model(.+)::generateContent`), as the OpenAPI plugin reads them.
+  return url.replace(/::|:([A-Za-z0-9_]+)(?:\([^)]*\))?/g, (_match, name: string | undefined) => (name === undefined ? ':' : `{${name}}`));
 }

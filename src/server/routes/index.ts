@@ -13,6 +13,7 @@ import { chatRoutes } from './chat.js';
 import { embeddingsRoutes } from './embeddings.js';
 import { healthRoutes } from './health.js';
 import { imagesRoutes } from './images.js';
+import { geminiRoutes } from './gemini.js';
 import { messagesRoutes } from './messages.js';
 import { mcpRoutes } from './mcp.js';
 import { adminMcpRoutes } from './admin-mcp.js';
@@ -24,4 +25,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, mcpRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, mcpRoutes, dashboardRoutes];
