@@ -97,8 +97,11 @@ export class GeminiStreamEncoder implements StreamEncoder {
     return frames + this.framing.close();
   }
 
+  /** The pieces held back go out first: the caller keeps what was answered before the failure. */
   fail(error: GatewayError, requestId: string): string {
-    return this.framing.frame(JSON.stringify(geminiErrorBody(error, requestId))) + this.framing.close();
+    let frames = '';
+    for (const [index, state] of this.candidates) if (state.held.length > 0) frames += this.response(index, state.held, null);
+    return frames + this.framing.frame(JSON.stringify(geminiErrorBody(error, requestId))) + this.framing.close();
   }
 
   transcript(usage: TokenUsage | null, complete: boolean): JsonObject {
