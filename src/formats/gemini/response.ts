@@ -1,4 +1,5 @@
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
+import { toolInputOf } from '../estimate.js';
 
 /** The Gemini API's finishReason for the internal call's finish_reason. */
 export function finishReasonOf(finishReason: unknown): string {
@@ -40,19 +41,7 @@ interface ChatToolCall {
 
 /** A tool call of the internal answer as a `functionCall` part: its id kept, so a function response can name it. */
 export function functionCallPart(call: ChatToolCall): JsonObject {
-  return { functionCall: { id: String(call.id ?? ''), name: String(call.function?.name ?? ''), args: argumentsOf(call.function?.arguments) } };
-}
-
-/** A tool call's arguments as the object `args` is; text that is not a JSON object is kept under `arguments`. */
-function argumentsOf(text: unknown): JsonObject {
-  if (typeof text !== 'string' || text.trim().length === 0) return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as JsonObject;
-  } catch {
-    // falls through
-  }
-  return { arguments: text };
+  return { functionCall: { id: String(call.id ?? ''), name: String(call.function?.name ?? ''), args: toolInputOf(call.function?.arguments) } };
 }
 
 /** The id a translated answer carries as `responseId`: the provider's completion id. */
