@@ -174,6 +174,22 @@ describe('@google/genai: keys, models and embeddings', () => {
     assert.equal(openai.object, 'list', 'GET /v1/models without a Google header stays OpenAI\'s');
   });
 
+  test("a key's allowed models hold on these paths: another model is Google's 403", async () => {
+    const limited = await gateway.createKey({ scopes: ['model:request'], allowedModels: ['gpt-4o-mini'] });
+    const client = clientOf(gateway, limited);
+    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => {
+      assert.ok(error instanceof ApiError && error.status === 403, String(error));
+      assert.equal((JSON.parse(error.message) as { error: { status: string } }).error.status, 'PERMISSION_DENIED');
+      return true;
+    });
+  });
+
+  test("the dashboard's log filter lists the Gemini API's endpoints", async () => {
+    const { status, body } = await gateway.admin('GET', '/admin/v1/endpoints');
+    assert.equal(status, 200);
+    assert.ok(body.data.includes('/v1beta/models/{model}:generateContent') && body.data.includes('/v1/chat/completions'), JSON.stringify(body.data));
+  });
+
   test('embedContent through the embeddings call', async () => {
     const client = clientOf(gateway, key);
     const response = await client.models.embedContent({ model: 'gemini-embedding-001', contents: ['first text', 'second text'], config: { outputDimensionality: 4 } });
