@@ -2,7 +2,7 @@ import type { ResolvedModel } from '../catalog/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import type { Admission, UsageEstimate } from '../limits/index.js';
-import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode } from '../logs/index.js';
+import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
 import { costOfEntries, finishedRequest, settlementOfEntries } from './finish.js';
@@ -81,6 +81,7 @@ export class RequestCall implements CallLedger {
   private readonly dropped: string[] = [];
   private failure: Failure | null = null;
   private readonly entries: CallEntry[] = [];
+  private readonly toolCalls: { after: number; record: ToolCallRecord }[] = [];
   readonly attempts: AttemptRecord[] = [];
   private admission: Admission | null = null;
   private work: Promise<unknown> | undefined;
@@ -238,6 +239,12 @@ export class RequestCall implements CallLedger {
     return entry;
   }
 
+  /** A tool call of the request's tool loop ended: listed in the record's calls, after the model calls made so far. */
+  toolCalled(call: { tool: string; server: string; latencyMs: number; outcome: ToolCallRecord['outcome'] }): void {
+    const record: ToolCallRecord = { purpose: 'tool', model: call.tool, provider: call.server, usage: null, imageCount: null, costMicroUsd: null, latencyMs: call.latencyMs, outcome: call.outcome };
+    this.toolCalls.push({ after: this.entries.length, record });
+  }
+
   /** Usage reported after the call began (a stream's running total): the request's last model call used it. */
   used(usage: TokenUsage): void {
     const entry = this.entries.at(-1);
@@ -302,6 +309,7 @@ export class RequestCall implements CallLedger {
         failure: this.failure,
         attempts: this.attempts,
         entries: this.entries,
+        toolCalls: this.toolCalls,
         dropped: this.dropped,
         agent: this.agentSlug,
         extra: this.extraFacts,

@@ -31,18 +31,26 @@ export function sendEventStream<D extends { type: string }>(
   encoder: StreamEncoder<D>,
   options: StreamRelayOptions,
 ): FastifyReply {
+  openEventStream(reply, encoder.contentType);
+  // The request log waits for the relay when the client goes away, so late usage still counts.
+  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
+  return reply;
+}
+
+/**
+ * Takes the response over for server-sent events (or the stream's own content type: a streamed
+ * JSON array): a 200 with the reply's headers (request id, limits).
+ */
+export function openEventStream(reply: FastifyReply, contentType = 'text/event-stream; charset=utf-8'): void {
   reply.hijack();
   // One header object for writeHead: setting each on the response first validated and stored
   // it twice.
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-  headers['content-type'] = encoder.contentType ?? 'text/event-stream; charset=utf-8';
+  headers['content-type'] = contentType;
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
   reply.raw.writeHead(200, headers);
-  // The request log waits for the relay when the client goes away, so late usage still counts.
-  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
-  return reply;
 }
 
 /** Writes the frames of the events it is handed to the client, and ends the response and the record's stream part. */
