@@ -145,11 +145,14 @@ test('a streamed tool call goes out whole, with its id, in the last response; wi
 test('a recorded Gemini stream passes through as sent, framed as asked, and the transcript keeps its text', () => {
   const data = sseData(fixture('gemini/stream-generate-content.sse'));
   const events: ContentFrameReceived[] = data.map((text) => ({ type: 'content-frame-received', data: text, value: JSON.parse(text) as JsonObject }));
-  const sse = new NativeGeminiStreamEncoder(true, OPTIONS);
+  const sse = new NativeGeminiStreamEncoder('gemini-2.5-flash', true, OPTIONS);
   assert.deepEqual(sseData(events.map((event) => sse.encode(event)).join('') + sse.end(null)), data);
   assert.equal(sse.transcript(null, true).text, 'The sky is blue.');
-  const array = new NativeGeminiStreamEncoder(false, OPTIONS);
+  const array = new NativeGeminiStreamEncoder('gemini-2.5-flash', false, OPTIONS);
   assert.deepEqual(JSON.parse(events.map((event) => array.encode(event)).join('') + array.end(null)), events.map((event) => event.value));
+  const renamed = new NativeGeminiStreamEncoder('fast', true, OPTIONS);
+  const shown = sseData(renamed.encode(events[0]!)).map((text) => JSON.parse(text) as JsonObject)[0]!;
+  assert.deepEqual(shown, { ...events[0]!.value, modelVersion: 'fast' }, "only modelVersion changes: it shows the caller's model");
 });
 
 test("the model list pages in Google's shape, chat and embedding models only", () => {

@@ -385,7 +385,7 @@ export const FORMATS: FormatDescriptor[] = [
   },
   {
     name: 'Gemini API',
-    native: ['Gemini'],
+    native: ['Gemini', 'Google Vertex AI (Gemini)'],
     nativeOnly: { body: { contents: [{ role: 'user', parts: [{ text: 'Run it.' }] }], tools: [{ codeExecution: {} }] }, param: 'tools[0].codeExecution' },
     servingHint: { body: { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] }, param: 'safetySettings' },
     // Google refuses names it does not know: the probe is a generationConfig member the gateway does not read.

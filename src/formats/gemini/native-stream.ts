@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../errors/index.js';
 import type { ContentFrameReceived, JsonObject, TokenUsage, UsageReported } from '../../model-api/index.js';
+import { memberEdits, rewriteObjectText, type MemberEdits } from '../../json/index.js';
 import { chatUsageOf, TextRoom } from '../chat-transcript.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../types.js';
 import { geminiErrorBody } from './errors.js';
@@ -10,7 +11,8 @@ const MAX_TRANSCRIPT_CALLS = 128;
 
 /**
  * A stream of a provider that speaks the Gemini API, passed through: each
- * GenerateContentResponse as the provider sent it (its text, no member changed), framed as
+ * GenerateContentResponse as the provider sent it (its text, only `modelVersion` replaced by
+ * the model the caller named, in place), framed as
  * the caller asked (events or the JSON array). The transcript for the request log keeps the
  * answer's text, thoughts and function calls (bounded, as the chat transcript) and the finish
  * reason.
@@ -24,7 +26,14 @@ export class NativeGeminiStreamEncoder implements StreamEncoder<ContentFrameRece
   private readonly calls: JsonObject[] = [];
   private finishReason: unknown = null;
 
-  constructor(sse: boolean, options: StreamEncoderOptions) {
+  private readonly edits: MemberEdits;
+
+  constructor(
+    private readonly model: string,
+    sse: boolean,
+    options: StreamEncoderOptions,
+  ) {
+    this.edits = memberEdits({ modelVersion: model }, []);
     this.framing = new StreamFraming(sse);
     this.contentType = this.framing.contentType;
     this.room = new TextRoom(options.transcriptCharacters);
@@ -32,8 +41,12 @@ export class NativeGeminiStreamEncoder implements StreamEncoder<ContentFrameRece
 
   encode(event: ContentFrameReceived): string {
     this.note(event.value);
+    let data = event.data;
+    if (event.value.modelVersion !== undefined && event.value.modelVersion !== this.model) {
+      data = rewriteObjectText(data, this.edits) ?? JSON.stringify({ ...event.value, modelVersion: this.model });
+    }
     // A line break would end the event early (the parser joins multi-line data with one).
-    const data = this.framing.sse && (event.data.includes('\n') || event.data.includes('\r')) ? JSON.stringify(event.value) : event.data;
+    if (this.framing.sse && (data.includes('\n') || data.includes('\r'))) data = JSON.stringify({ ...event.value, modelVersion: event.value.modelVersion === undefined ? undefined : this.model });
     return this.framing.frame(data);
   }
 

@@ -126,10 +126,12 @@ async function answerNatively(
 ): Promise<FastifyReply> {
   if (decoded.stream) {
     const stream = await native.invoke((api, attempt) => api.stream({ ...call, ...attempt }), call.signal);
-    const encoder = new NativeGeminiStreamEncoder(decoded.sse, { transcriptCharacters: transcriptCharactersOf(context) });
+    const encoder = new NativeGeminiStreamEncoder(decoded.model, decoded.sse, { transcriptCharacters: transcriptCharactersOf(context) });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: call.signal, call: request.call });
   }
   const result = await native.invoke((api, attempt) => api.generate({ ...call, ...attempt }), call.signal);
+  // The model the caller named, as every format's answer shows it.
+  if (result.response.modelVersion !== undefined) result.response.modelVersion = decoded.model;
   return sendLoggedJson(request, reply, result.response);
 }
 
