@@ -168,6 +168,8 @@ describe('status routes', () => {
       ['/v1/chat/completions', 'model:request'],
       ['/v1/messages', 'model:request'],
       ['/v1/messages/count_tokens', 'model:request'],
+      ['/v1beta/models/{model}:generateContent', 'model:request'],
+      ['/v1beta/models/{model}:streamGenerateContent', 'model:request'],
       ['/v1/chat/vetting', 'model:request'],
       ['/v1/vetting/full', 'model:request'],
       ['/v1/embeddings', 'model:request'],
@@ -191,7 +193,7 @@ describe('status routes', () => {
     const openapi = await getJson<{ paths: Record<string, Record<string, { summary?: string; description?: string; tags?: string[] }>> }>(`${gateway.url}/openapi.json`);
     const documented = Object.entries(openapi.body.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
-        .filter(([method, operation]) => method !== 'head' && !(operation.tags ?? []).includes('admin') && (path === '/' || path.startsWith('/v1/')))
+        .filter(([method, operation]) => method !== 'head' && !(operation.tags ?? []).includes('admin') && (path === '/' || path.startsWith('/v1/') || path.startsWith('/v1beta/')))
         .map(([method, operation]) => `${method.toUpperCase()} ${path}: ${[operation.summary, operation.description].filter(Boolean).join('. ')}`),
     );
     const listed = body.endpoints.filter((candidate) => candidate.path !== '/openapi.json' && candidate.path !== '/docs');

@@ -9,7 +9,7 @@ import type { CacheTicket } from '../cache/index.js';
 import { costOfEntries } from './finish.js';
 
 /** The provider capabilities a model call can use. */
-export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
+export type Capability = 'chat' | 'responses' | 'messages' | 'geminiApi' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** The model and provider capability a call resolved to. */
 export interface CallTarget<C extends Capability> {

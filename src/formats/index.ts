@@ -1,4 +1,4 @@
-export type { ApiFormat, DecodedCall, EncodedError, ErrorFormat, StreamEncoder, StreamEncoderOptions } from './types.js';
+export type { ApiFormat, CredentialLocations, DecodedCall, EncodedError, ErrorFormat, StreamEncoder, StreamEncoderOptions } from './types.js';
 export { chatCompletionsFormat } from './chat-completions/index.js';
 export type { ChatCompletionBody, ChatDecodedCall } from './chat-completions/index.js';
 export { showRequestedModel, upstreamBody } from './openai-bodies.js';
@@ -11,3 +11,17 @@ export type { ModelAbilities } from './extensions.js';
 export type { UpstreamObjectKind, UpstreamObjectRef } from './types.js';
 export { responsesUpstreamObjects } from './responses/upstream-objects.js';
 export { messagesUpstreamObjects } from './messages/upstream-objects.js';
+export {
+  decodeEmbedRequests,
+  embeddingsOf,
+  estimateGeminiTokens,
+  geminiErrorBody,
+  geminiFormat,
+  geminiModelOf,
+  geminiModelPage,
+  listsModel,
+  NativeGeminiStreamEncoder,
+  refuseUntranslatableGemini,
+  StreamFraming,
+} from './gemini/index.js';
+export type { GeminiBody, GeminiDecodedCall, GeminiEmbedRequest, GeminiFramedCall, GeminiRequest, ListedModel } from './gemini/index.js';

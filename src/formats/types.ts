@@ -60,6 +60,8 @@ export interface StreamEncoderOptions {
  * events where a provider speaks the format itself).
  */
 export interface StreamEncoder<D = ChunkReceived> {
+  /** The response's content type, when the stream is not server-sent events (a streamed JSON array). */
+  readonly contentType?: string;
   /** The frames for one data event, '' for none. */
   encode(event: D): string;
   /** Usage as reported (the running total): frames to send now, usually ''. */
@@ -82,13 +84,32 @@ export interface EncodedError {
   headers: Record<string, string>;
 }
 
-/** The part of a format the error handler needs: every route names its format in its config. */
+/**
+ * Where a format's clients send the gateway key besides `Authorization: Bearer` and
+ * `X-API-Key` (which every route takes): further headers, and a query parameter. A key in the
+ * query is read for authentication only: the request log keeps the route's path, never the URL.
+ */
+export interface CredentialLocations {
+  headers?: readonly string[];
+  query?: string;
+}
+
+/**
+ * The part of a format the HTTP layer needs for a route: every route names its format in its
+ * config, and the error handler answers in its shape, the auth hook looks for the key where
+ * its clients send it.
+ */
 export interface ErrorFormat {
   readonly name: string;
   encodeError(error: GatewayError, requestId: string): EncodedError;
+  readonly credentials?: CredentialLocations;
 }
 
-/** A public API format over the internal chat call. `B`: its request body; `D`: its decoded request. */
+/**
+ * A public API format over the internal chat call. `B`: its request as the route read it (the
+ * body, or for a format that names the model in its path, the path's parts and the body);
+ * `D`: its decoded request.
+ */
 export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends ErrorFormat {
   /** The request as the internal call; throws the gateway's error (docs/errors.md: a 400 naming the field) for what has no equivalent. */
   decodeRequest(body: B, sourceJson: Buffer | undefined): D;

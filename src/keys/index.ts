@@ -8,6 +8,7 @@ export type { KeyChangeChannel, KeyChannelSettings } from './key-propagation.js'
 export { ProjectStore, toProjectView, PROJECT_ID_PATTERN } from './project-store.js';
 export type { ProjectRow, ProjectView } from './project-store.js';
 export { Authenticator, assertModelAllowed, extractSecret } from './authenticate.js';
+export type { CredentialHeaders } from './authenticate.js';
 export { nextStatus } from './state-machine.js';
 export type { KeyAction } from './state-machine.js';
 export { SECRET_PREFIX, hashSecret, generateSecret, looksLikeSecret, fingerprintOf } from './secret.js';

@@ -320,6 +320,41 @@ export interface MessagesProvider {
   countTokens(call: MessagesCall): Promise<number>;
 }
 
+/**
+ * A call in the Gemini API's shape, for a provider that speaks it natively: `body` is the
+ * caller's generateContent (or countTokens) request, `sourceJson` its bytes, sent as they are
+ * (the model is in the path, not the body), so fields the gateway does not read reach it.
+ */
+export interface GenerateContentCall extends CallContext, PassThroughSource {
+  upstreamModel: string;
+}
+
+export interface GenerateContentResult {
+  /** The provider's GenerateContentResponse. */
+  response: JsonObject;
+  usage: TokenUsage | null;
+}
+
+/** One GenerateContentResponse of a native stream: its text as the provider sent it, and parsed. */
+export interface ContentFrameReceived {
+  type: 'content-frame-received';
+  data: string;
+  value: JsonObject;
+}
+
+export type ContentStreamEvent = StreamEvent<ContentFrameReceived>;
+
+/** A provider that speaks the Gemini API itself (generateContent, streamGenerateContent, countTokens). */
+export interface GenerateContentProvider {
+  /** Whether it speaks the API for this model; absent means every model. */
+  servesModel?(upstreamModel: string): boolean;
+  generate(call: GenerateContentCall): Promise<GenerateContentResult>;
+  /** Resolves once the first response arrived (as ChatModelProvider.stream). */
+  stream(call: GenerateContentCall): Promise<EventStream<ContentStreamEvent>>;
+  /** The provider's own countTokens answer (`totalTokens`, …) for the request. */
+  countTokens(call: GenerateContentCall): Promise<JsonObject>;
+}
+
 export interface EmbeddingCall extends CallContext, PassThroughSource {
   upstreamModel: string;
   /** OpenAI embeddings body without `model`: `input`, `dimensions`, `encoding_format`, … */
@@ -419,6 +454,8 @@ export interface Provider {
   readonly responses?: ResponsesModelProvider;
   /** Anthropic's Messages API spoken natively (a pass-through for callers of that API). */
   readonly messages?: MessagesProvider;
+  /** The Gemini API spoken natively (a pass-through for callers of that API). */
+  readonly geminiApi?: GenerateContentProvider;
   readonly embeddings?: EmbeddingProvider;
   readonly images?: ImageProvider;
   readonly speech?: SpeechProvider;

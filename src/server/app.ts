@@ -181,6 +181,7 @@ export async function buildApp(context: GatewayContext, modules: AppModules): Pr
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sk-mg-…' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          googApiKey: { type: 'apiKey', in: 'header', name: 'x-goog-api-key', description: 'The Gemini API paths also take the key as ?key=' },
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { Authenticator, Principal, Scope } from '../keys/index.js';
+import { credentialHeadersOf } from './credentials.js';
 import { addKeyedRouteHook, type RequestHook } from './keyed-routes.js';
 import { isPlaygroundRoute } from './playground-relay.js';
 import type { GatewayApp } from './app.js';
@@ -25,10 +26,10 @@ export function registerAuthHook(app: GatewayApp, context: GatewayContext): void
   const { authenticator } = context.keys;
   // Callback style: no promise per request with a known key. A thrown GatewayError reaches the
   // error handler; only a secret the cache does not hold waits for the store.
-  addKeyedRouteHook(app, ({ url, scope }) => {
+  addKeyedRouteHook(app, ({ url, scope, credentials }) => {
     if (isPlaygroundRoute(url)) return playgroundPrincipalHook(authenticator, scope);
     return (request, _reply, done) => {
-      const principal = authenticator.authenticate(request.headers, scope);
+      const principal = authenticator.authenticate(credentialHeadersOf(request, credentials), scope);
       if (!(principal instanceof Promise)) {
         request.principal = principal;
         done();

@@ -30,15 +30,18 @@ function publicEndpointOf(route: RouteOptions): PublicEndpoint | null {
   const schema = route.schema as { hide?: boolean; tags?: readonly string[]; description?: string; summary?: string } | undefined;
   const methods = [route.method].flat().filter((method) => method !== 'HEAD');
   if (schema === undefined || schema.hide === true || schema.tags?.includes('admin') === true || methods.length !== 1) return null;
-  const path = openApiPath(route);
-  if (path !== '/' && !path.startsWith('/v1/')) return null;
+  const path = documentedPath(route);
+  // The gateway's own API under /v1/, and every route of a public API format wherever its vendor puts it (/v1beta/…).
+  // (The playground relays the model routes under /admin/: those are the admin API's.)
+  if (path !== '/' && !path.startsWith('/v1/') && (route.config?.format === undefined || path.startsWith('/admin/'))) return null;
   const scope = route.config?.scope ?? null;
   return { method: methods[0]!, path, auth: scope === null ? 'none' : 'api_key', scope, description: [schema.summary, schema.description].filter((text) => text !== undefined).join('. ') };
 }
 
 /** The path as the OpenAPI document writes it: `{name}` parameters, a wildcard route under the name it documents. */
-function openApiPath(route: RouteOptions): string {
+export function documentedPath(route: Pick<RouteOptions, 'url' | 'schema' | 'config'>): string {
   const transform = (route.config as { swaggerTransform?: unknown } | undefined)?.swaggerTransform;
   const url = typeof transform === 'function' ? ((transform as (input: { schema: unknown; url: string }) => { url?: string })({ schema: route.schema, url: route.url }).url ?? route.url) : route.url;
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // `::` is a colon of the path itself, and a parameter may carry its pattern (`/v1beta/models/:model(.+)::generateContent`), as the OpenAPI plugin reads them.
+  return url.replace(/::|:([A-Za-z0-9_]+)(?:\([^)]*\))?/g, (_match, name: string | undefined) => (name === undefined ? ':' : `{${name}}`));
 }

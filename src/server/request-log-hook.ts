@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { timerDelay } from '../config/index.js';
+import { credentialHeadersOf } from './credentials.js';
 import { extractSecret, fingerprintOf, hashSecret } from '../keys/index.js';
 import type { Caller, FinishedRequest } from '../logs/index.js';
 import type { GatewayApp } from './app.js';
@@ -59,7 +60,7 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
   const refusedKeyOf = (request: FastifyRequest) => {
     const keyId = playgroundKeyIdOf(request);
     if (keyId !== undefined) return context.keys.cache.findById(keyId);
-    const secret = extractSecret(request.headers);
+    const secret = extractSecret(credentialHeadersOf(request, request.routeOptions.config.format?.credentials));
     return secret === undefined || secret.length === 0 ? undefined : context.keys.cache.findByHash(hashSecret(secret));
   };
 

@@ -23,10 +23,11 @@ export function platformOf(header: string | string[] | undefined): string | null
 /** Begins every keyed request's call before anything else runs (auth failures are logged too). */
 export function registerRequestRecordHook(app: GatewayApp, context: GatewayContext): void {
   app.decorateRequest('call', null as never);
-  addKeyedRouteHook(app, ({ url }) => {
-    // A playground call is logged as a call of the endpoint it relays, from the dashboard.
-    const endpoint = publicEndpointOf(url);
+  addKeyedRouteHook(app, ({ url, path }) => {
+    // A playground call is logged as a call of the endpoint it relays, from the dashboard; a
+    // wildcard route as the path it documents (never the URL: a key may be in its query).
     const relayed = isPlaygroundRoute(url);
+    const endpoint = relayed ? publicEndpointOf(url) : path;
     return (request, _reply, done) => {
       request.call = context.calls.begin({
         requestId: request.id,

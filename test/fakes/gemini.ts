@@ -355,6 +355,7 @@ const KNOWN_FIELDS: Record<GeminiMethod, readonly string[]> = {
 const GENERATION_CONFIG_FIELDS = [
   'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'candidateCount', 'maxOutputTokens',
   'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs', 'logprobs', 'thinkingConfig', 'imageConfig',
+  'mediaResolution', 'speechConfig', 'enableEnhancedCivicAnswers', 'responseJsonSchema',
 ];
 
 const PART_FIELDS = ['text', 'inlineData', 'functionCall', 'functionResponse', 'fileData', 'thought', 'thoughtSignature', 'executableCode', 'codeExecutionResult'];

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
+import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import OpenAI from 'openai';
 import type { NeutralUsage } from './format-vendors.js';
 
@@ -269,12 +270,92 @@ export function messages(gatewayUrl: string, key: string): FormatUnderTest {
   };
 }
 
+
+/** The Gemini API through @google/genai: its base URL at the gateway, the gateway key as its API key. */
+export function geminiApi(gatewayUrl: string, key: string): FormatUnderTest {
+  const client = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gatewayUrl, retryOptions: { attempts: 1 } } });
+  const config = (tools: boolean | undefined) => (tools === true ? { tools: [{ functionDeclarations: [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.parameters }] }] } : {});
+  const usageOf = (response: GenerateContentResponse | undefined): Outcome['usage'] => {
+    const metadata = response?.usageMetadata;
+    assert.ok(metadata !== undefined, 'the answer carries usageMetadata');
+    const thoughts = metadata.thoughtsTokenCount ?? 0;
+    return { input: metadata.promptTokenCount ?? 0, output: (metadata.candidatesTokenCount ?? 0) + thoughts, cached: metadata.cachedContentTokenCount ?? 0, reasoning: thoughts };
+  };
+  const toolCallOf = (response: GenerateContentResponse): ToolCallSeen | null => {
+    const call = response.functionCalls?.[0];
+    return call === undefined ? null : { id: call.id ?? '', name: call.name ?? '', arguments: (call.args ?? {}) as Record<string, unknown> };
+  };
+  const outcomeOf = (response: GenerateContentResponse): Outcome => ({
+    text: response.text ?? '',
+    stop: response.candidates?.[0]?.finishReason ?? '',
+    usage: usageOf(response),
+    requestId: response.sdkHttpResponse?.headers?.['x-request-id'] ?? '',
+    toolCall: toolCallOf(response),
+    id: response.responseId ?? '',
+    model: response.modelVersion ?? '',
+  });
+  const turn = (model: string, contents: Content[] | string, tools?: boolean) => client.models.generateContent({ model, contents, config: config(tools) });
+  return {
+    name: 'Gemini API',
+    stops: { stop: 'STOP', length: 'MAX_TOKENS', filtered: 'SAFETY', tool: 'STOP' },
+    streamBounds: ['GenerateContentResponse', 'GenerateContentResponse'],
+    create: async (model, prompt, options = {}) => outcomeOf(await turn(model, prompt, options.tools)),
+    async stream(model, prompt, options = {}) {
+      const events: string[] = [];
+      let text = '';
+      let stop = '';
+      let last: GenerateContentResponse | undefined;
+      let withUsage: GenerateContentResponse | undefined;
+      let toolCall: ToolCallSeen | null = null;
+      for await (const chunk of await client.models.generateContentStream({ model, contents: prompt, config: config(options.tools) })) {
+        events.push('GenerateContentResponse');
+        text += chunk.text ?? '';
+        stop = chunk.candidates?.[0]?.finishReason ?? stop;
+        toolCall = toolCallOf(chunk) ?? toolCall;
+        if (chunk.usageMetadata !== undefined) withUsage = chunk;
+        last = chunk;
+      }
+      return { text, stop, usage: usageOf(withUsage), requestId: last?.sdkHttpResponse?.headers?.['x-request-id'] ?? '', toolCall, id: last?.responseId ?? '', model: last?.modelVersion ?? '', events };
+    },
+    async answerTool(model, prompt, previous, result) {
+      const call = previous.toolCall!;
+      const id = call.id === '' ? {} : { id: call.id };
+      const contents: Content[] = [
+        { role: 'user', parts: [{ text: prompt }] },
+        { role: 'model', parts: [{ functionCall: { ...id, name: call.name, args: call.arguments } }] },
+        { role: 'user', parts: [{ functionResponse: { ...id, name: call.name, response: parsed(result) } }] },
+      ];
+      return outcomeOf(await turn(model, contents, true));
+    },
+    async assertError(call, status) {
+      try {
+        await call;
+      } catch (error) {
+        assert.ok(error instanceof ApiError, `an ApiError, not ${String(error)}`);
+        assert.equal(error.status, status);
+        const body = JSON.parse(error.message) as { error?: { code?: number; status?: string; message?: string } };
+        assert.equal(body.error?.code, status);
+        assert.equal(body.error?.status, status === 400 ? 'INVALID_ARGUMENT' : 'UNAVAILABLE');
+        return body.error?.message ?? '';
+      }
+      assert.fail(`expected a ${status}, the call succeeded`);
+    },
+    post: ({ model, ...body }) =>
+      fetch(`${gatewayUrl}/v1beta/models/${String(model)}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  };
+}
+
 export interface FormatDescriptor {
   name: string;
   /** The providers that speak the format themselves: their requests go there as sent. */
   native: readonly string[];
   /** A request with something only those providers can do (a tool only they run), and the param the 400 names for the others. */
   nativeOnly: { body: Record<string, unknown>; param: string };
+  /**
+   * For the native case: a field the gateway does not know that the native provider takes, and
+   * where the provider's request has it (default: an invented top-level field).
+   */
+  unknownField?: { body: Record<string, unknown>; read(body: Record<string, unknown>): unknown; value: unknown };
   /** A request with a field that only tunes how the format's own vendor serves it: dropped and named for the others (`param`). */
   servingHint: { body: Record<string, unknown>; param: string };
   make(gatewayUrl: string, key: string): FormatUnderTest;
@@ -301,5 +382,18 @@ export const FORMATS: FormatDescriptor[] = [
     nativeOnly: { body: { max_tokens: 2048, tools: [{ type: 'code_execution_20250825', name: 'code_execution' }], messages: [{ role: 'user', content: 'Run it.' }] }, param: 'tools[0].type' },
     servingHint: { body: { max_tokens: 256, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] }, messages: [{ role: 'user', content: 'Hi' }] }, param: 'context_management' },
     make: messages,
+  },
+  {
+    name: 'Gemini API',
+    native: ['Gemini', 'Google Vertex AI (Gemini)'],
+    nativeOnly: { body: { contents: [{ role: 'user', parts: [{ text: 'Run it.' }] }], tools: [{ codeExecution: {} }] }, param: 'tools[0].codeExecution' },
+    servingHint: { body: { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] }, param: 'safetySettings' },
+    // Google refuses names it does not know: the probe is a generationConfig member the gateway does not read.
+    unknownField: {
+      body: { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_LOW' } },
+      read: (body) => (body.generationConfig as Record<string, unknown> | undefined)?.mediaResolution,
+      value: 'MEDIA_RESOLUTION_LOW',
+    },
+    make: geminiApi,
   },
 ];

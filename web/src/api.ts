@@ -195,6 +195,7 @@ export const adminApi = {
     remove: (name: string) => request<void>('DELETE', `/mcp/servers/${encodeURIComponent(name)}`),
   },
   models: () => request<ModelList<PublicModelEntry>>('GET', '/models'),
+  endpoints: () => request<{ data: string[] }>('GET', '/endpoints'),
   logs: {
     page: (filter: LogFilter, cursor: string | undefined, limit: number) =>
       request<ListPage<LogSummaryView>>('GET', `/logs${queryOf({ ...filter, cursor, limit })}`),

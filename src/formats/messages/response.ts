@@ -1,4 +1,5 @@
 import type { ChatCompletionResult, JsonObject, TokenUsage } from '../../model-api/index.js';
+import { toolInputOf } from '../estimate.js';
 
 /** Anthropic's stop reasons for the internal call's finish reasons. */
 export function stopReasonOf(finishReason: unknown): string {
@@ -59,16 +60,4 @@ export function encodeMessagesResponse(result: ChatCompletionResult, model: stri
     stop_sequence: null,
     usage: messagesUsageOf(result.usage),
   };
-}
-
-/** A tool call's arguments as the object Anthropic's `input` is; text that is not a JSON object is kept under `arguments`. */
-export function toolInputOf(argumentsText: unknown): JsonObject {
-  if (typeof argumentsText !== 'string' || argumentsText.trim().length === 0) return {};
-  try {
-    const parsed: unknown = JSON.parse(argumentsText);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as JsonObject;
-  } catch {
-    // falls through
-  }
-  return { arguments: argumentsText };
 }

@@ -10,6 +10,7 @@ import { toImageResult, toPredictRequest } from './images.js';
 import { searchDropped, toGenerateContentRequest } from './request-mapping.js';
 import { toChatCompletion } from './response-mapping.js';
 import { GeminiStreamMapper } from './stream-mapping.js';
+import { callerBytes, createNativeGeminiApi } from './native-api.js';
 import {
   checkBatchEmbedContentsResponse,
   checkGenerateContentResponse,
@@ -50,8 +51,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   if (options.apiKey !== undefined) headers['x-goog-api-key'] = options.apiKey;
 
   /** One method call of the model (the key in a header); `build` maps the caller's body. */
-  async function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<UpstreamRequest> {
-    const body = fromCallerInput(() => JSON.stringify(build()));
+  function upstreamRequest(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<UpstreamRequest> {
+    return requestWithBody(call, method, fromCallerInput(() => JSON.stringify(build())));
+  }
+
+  async function requestWithBody(call: ModelCall, method: GeminiMethod, body: string | Buffer): Promise<UpstreamRequest> {
     const url = options.methodUrl?.(call.upstreamModel, method) ?? methodUrl(options.baseUrl, call.upstreamModel, method);
     const callHeaders = options.tokenHeaders === undefined ? headers : { ...headers, ...(await options.tokenHeaders()) };
     return { url, headers: callHeaders, body, signal: call.signal, timeoutMs: call.timeoutMs, provider, requestId: call.requestId, notes: call.notes };
@@ -64,8 +68,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
     return response;
   }
 
-  async function postForJson(call: ModelCall, method: GeminiMethod, build: () => unknown): Promise<unknown> {
-    const response = await post(call, method, build);
+  async function postForJson(call: ModelCall, method: GeminiMethod, build: () => unknown, body?: string | Buffer): Promise<unknown> {
+    const response = body === undefined ? await post(call, method, build) : await sendUpstream(options.http, await requestWithBody(call, method, body));
+    if (!isAnswerStatus(response.status)) throw await failureOfResponse(response, provider);
     let text: string;
     try {
       text = await readBodyText(response.body);
@@ -80,7 +85,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
    * it) rather than by a response header. It documents no header for a client's own id, so the
    * gateway sends none.
    */
-  function noteResponseId(call: ChatCall, response: GenerateContentResponse): void {
+  function noteResponseId(call: CallContext, response: GenerateContentResponse): void {
     if (call.notes !== undefined && response.responseId !== undefined && response.responseId.length > 0) call.notes.providerRequestId = response.responseId.slice(0, 200);
   }
 
@@ -153,6 +158,20 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         return total;
       },
     },
+    geminiApi: createNativeGeminiApi({
+      provider,
+      generate: async (call) => {
+        const value = await postForJson(call, 'generateContent', () => call.body, callerBytes(call));
+        noteResponseId(call, checkGenerateContentResponse(value, provider));
+        return value;
+      },
+      stream: async (call, frames) =>
+        startSseStream(options.http, await requestWithBody(call, 'streamGenerateContent', callerBytes(call)), {
+          frames: frames((frame) => noteResponseId(call, frame), parseFrame),
+          failure: (status, responseHeaders, text) => failureOfErrorBody(provider, status, responseHeaders, text),
+        }),
+      countTokens: (call) => postForJson(call, 'countTokens', () => call.body, callerBytes(call)),
+    }),
     embeddings: {
       async embed(call) {
         const value = await postForJson(call, 'batchEmbedContents', () => toBatchEmbedRequest(call.body, call.upstreamModel));

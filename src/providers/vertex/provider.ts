@@ -5,7 +5,7 @@ import { isRecord } from '../shared/message-content.js';
 import { tokenCount } from '../shared/token-count.js';
 import { mapUpstreamFailure, rateLimitRetryAfterOf } from '../shared/upstream-errors.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type UpstreamHttpOptions } from '../shared/upstream-http.js';
-import type { ChatModelProvider, EmbeddingCall, EmbeddingProvider, EmbeddingResult, MessagesProvider, Provider } from '../../model-api/index.js';
+import type { ChatModelProvider, EmbeddingCall, EmbeddingProvider, EmbeddingResult, GenerateContentProvider, MessagesProvider, Provider } from '../../model-api/index.js';
 import { vertexTokenHeaders } from './access-tokens.js';
 import { projectOf, type VertexSettings } from './settings.js';
 
@@ -71,7 +71,14 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
     stream: (call) => claudeMessages.stream(call),
     countTokens: (call) => claudeMessages.countTokens(call),
   };
-  return { name, acceptsRemoteImageUrls: false, chat, messages, embeddings: new VertexEmbeddings(name, http, tokenHeaders, (model) => modelUrl('google', model, 'predict')) };
+  const geminiApi = gemini.geminiApi!;
+  const generative: GenerateContentProvider = {
+    servesModel: (model) => publisherOf(model) === 'google',
+    generate: (call) => geminiApi.generate(call),
+    stream: (call) => geminiApi.stream(call),
+    countTokens: (call) => geminiApi.countTokens(call),
+  };
+  return { name, acceptsRemoteImageUrls: false, chat, messages, geminiApi: generative, embeddings: new VertexEmbeddings(name, http, tokenHeaders, (model) => modelUrl('google', model, 'predict')) };
 }
 
 /** Google's `{"error": {"code", "message", "status"}}`. */

@@ -2,7 +2,7 @@ import type { RouteModule } from '../app.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 
 /**
- * The live catalog through the admin API, for the dashboard's model pickers (allowed models
+ * The live catalog (and the model endpoints) through the admin API, for the dashboard's model pickers (allowed models
  * of a key): the same entries and aliases as `GET /v1/models`, so the dashboard needs no
  * route outside the admin API.
  */
@@ -14,6 +14,11 @@ export const adminCatalogRoutes: RouteModule = async (app, context) => {
       default_model: catalog.defaultChatModel,
       aliases: catalog.aliases(),
       data: [...catalog.list()],
+    }));
+    // The model endpoints, as the request log names them, for the dashboard's log filter: read
+    // from the route table, so a format's routes appear there when they are registered.
+    admin.get('/endpoints', { schema: { ...ADMIN_SCHEMA, summary: 'The model endpoints the request log names' } }, async () => ({
+      data: [...new Set(app.publicEndpoints.filter((endpoint) => endpoint.scope === 'model:request').map((endpoint) => endpoint.path))],
     }));
   });
 };

@@ -15,6 +15,7 @@ import { chatRoutes } from './chat.js';
 import { embeddingsRoutes } from './embeddings.js';
 import { healthRoutes } from './health.js';
 import { imagesRoutes } from './images.js';
+import { geminiRoutes } from './gemini.js';
 import { messagesRoutes } from './messages.js';
 import { mcpRoutes } from './mcp.js';
 import { adminMcpRoutes } from './admin-mcp.js';
@@ -26,4 +27,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, mcpRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, mcpRoutes, dashboardRoutes];

@@ -31,20 +31,23 @@ export function sendEventStream<D extends { type: string }>(
   encoder: StreamEncoder<D>,
   options: StreamRelayOptions,
 ): FastifyReply {
-  openEventStream(reply, options.call);
+  openEventStream(reply, options.call, encoder.contentType);
   // The request log waits for the relay when the client goes away, so late usage still counts.
   options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
   return reply;
 }
 
-/** Takes the response over for server-sent events: a 200 with the reply's headers (request id, limits, guardrails). */
-export function openEventStream(reply: FastifyReply, call: RequestCall): void {
+/**
+ * Takes the response over for server-sent events (or the stream's own content type: a streamed
+ * JSON array): a 200 with the reply's headers (request id, limits, guardrails).
+ */
+export function openEventStream(reply: FastifyReply, call: RequestCall, contentType = 'text/event-stream; charset=utf-8'): void {
   reply.hijack();
   // One header object for writeHead: setting each on the response first validated and stored
   // it twice.
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-  headers['content-type'] = 'text/event-stream; charset=utf-8';
+  headers['content-type'] = contentType;
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
   // The input stage's verdicts; the answer's are in the request record (the header is sent before it).

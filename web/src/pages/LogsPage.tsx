@@ -21,17 +21,6 @@ const STATUS_CLASSES = [
   { value: '429', label: '429' },
   { value: '5xx', label: '5xx' },
 ];
-const ENDPOINTS = [
-  '/v1/chat/completions',
-  '/v1/responses',
-  '/v1/messages',
-  '/v1/embeddings',
-  '/v1/images/generations',
-  '/v1/audio/transcriptions',
-  '/v1/audio/speech',
-  '/v1/vetting/lightweight',
-  '/v1/vetting/full',
-];
 
 /**
  * A cell whose text may break anywhere: long model ids, error codes and platforms wrap so
@@ -49,6 +38,19 @@ export function LogsPage() {
   const [page, setPage] = useState<ListPage<LogSummaryView> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [draft, setDraft] = useState<LogFilter>(filter);
+  // The model endpoints the gateway serves (every public format's), as the request log names them.
+  const [endpoints, setEndpoints] = useState<string[]>([]);
+
+  useEffect(() => {
+    let current = true;
+    adminApi
+      .endpoints()
+      .then((result) => current && setEndpoints(result.data))
+      .catch(() => current && setEndpoints([]));
+    return () => {
+      current = false;
+    };
+  }, []);
 
   useEffect(() => setDraft(JSON.parse(filterKey) as LogFilter), [filterKey]);
 
@@ -143,7 +145,7 @@ export function LogsPage() {
           id="log-endpoint"
           label="Endpoint"
           value={draft.endpoint ?? ''}
-          options={[{ value: '', label: 'Any' }, ...ENDPOINTS.map((endpoint) => ({ value: endpoint, label: endpoint }))]}
+          options={[{ value: '', label: 'Any' }, ...endpoints.map((endpoint) => ({ value: endpoint, label: endpoint }))]}
           onChange={(endpoint) => setDraft({ ...draft, endpoint })}
         />
         {field('platform', 'Platform', 'X-Platform-ID')}

@@ -1,0 +1,24 @@
+import type { FastifyRequest } from 'fastify';
+import type { CredentialLocations } from '../formats/index.js';
+import type { CredentialHeaders } from '../keys/index.js';
+
+/**
+ * The credential headers of a request as the authenticator reads them: `Authorization` and
+ * `X-API-Key`, or, when the request has neither and its route's format names other places
+ * (Google's clients send `x-goog-api-key`, or `?key=`), the key found there as `X-API-Key`.
+ * A key from the query is used for authentication only: the request log keeps the route's
+ * path, never the URL.
+ */
+export function credentialHeadersOf(request: FastifyRequest, locations: CredentialLocations | undefined): CredentialHeaders {
+  const { headers } = request;
+  if (locations === undefined || headers.authorization !== undefined || headers['x-api-key'] !== undefined) return headers;
+  for (const name of locations.headers ?? []) {
+    const value = headers[name];
+    if (value !== undefined) return { 'x-api-key': value };
+  }
+  if (locations.query !== undefined) {
+    const value = (request.query as Record<string, unknown> | undefined)?.[locations.query];
+    if (typeof value === 'string') return { 'x-api-key': value };
+  }
+  return headers;
+}

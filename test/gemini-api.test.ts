@@ -1,0 +1,199 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { VENDORS, type RunningVendor } from './helpers/format-vendors.js';
+import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
+
+/*
+ * The Gemini API surface driven by Google's own SDK (@google/genai), unchanged but for its base
+ * URL and the gateway key as its API key: generateContent, generateContentStream, a function-call
+ * round trip, countTokens, embedContent and models.list, against a model of each vendor (their
+ * fakes). Google's models get the body as sent; the others a translation.
+ */
+
+const WEATHER = {
+  name: 'get_weather',
+  description: 'The weather in a city',
+  parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+function clientOf(gateway: TestGateway, key: string): GoogleGenAI {
+  return new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url, retryOptions: { attempts: 1 } } });
+}
+
+const USAGE = { input: 20, output: 9, cached: 8, reasoning: 0 };
+
+for (const vendor of VENDORS) {
+  describe(`@google/genai × ${vendor.name}`, () => {
+    let fake: RunningVendor;
+    let gateway: TestGateway;
+    let client: GoogleGenAI;
+    before(async () => {
+      fake = await vendor.start();
+      gateway = await startTestGateway(fake.gateway);
+      client = clientOf(gateway, await gateway.createKey({ scopes: ['model:request'] }));
+    });
+    after(async () => {
+      await gateway?.close();
+      await fake?.close();
+    });
+
+    test('generateContent: the text, finish reason, usage and the caller\'s model; logged with its usage', async () => {
+      fake.answer({ kind: 'text', pieces: ['Hello', ' there.'], finish: 'stop', usage: USAGE });
+      const response = await client.models.generateContent({ model: vendor.model, contents: 'Say hello.', config: { systemInstruction: 'Be brief.', temperature: 0.2 } });
+      assert.equal(response.text, 'Hello there.');
+      assert.equal(response.candidates?.[0]?.finishReason, 'STOP');
+      assert.equal(response.usageMetadata?.promptTokenCount, USAGE.input);
+      assert.equal((response.usageMetadata?.candidatesTokenCount ?? 0) + (response.usageMetadata?.thoughtsTokenCount ?? 0), USAGE.output);
+      const requestId = response.sdkHttpResponse?.headers?.['x-request-id'];
+      assert.ok(requestId !== undefined);
+      const record = await loggedRecord(gateway, requestId);
+      assert.equal(record.usage?.prompt_tokens, USAGE.input);
+      assert.match(record.endpoint, /^\/v1beta\/models\/\{model\}:generateContent$/);
+    });
+
+    test('generateContentStream: the pieces assemble to the answer, the last with its finish reason and usage', async () => {
+      fake.answer({ kind: 'text', pieces: ['Once', ' upon', ' a time.'], finish: 'stop', usage: USAGE });
+      let text = '';
+      let finish: string | undefined;
+      let prompt: number | undefined;
+      for await (const chunk of await client.models.generateContentStream({ model: vendor.model, contents: 'A story?' })) {
+        text += chunk.text ?? '';
+        finish = chunk.candidates?.[0]?.finishReason ?? finish;
+        prompt = chunk.usageMetadata?.promptTokenCount ?? prompt;
+      }
+      assert.equal(text, 'Once upon a time.');
+      assert.equal(finish, 'STOP');
+      assert.equal(prompt, USAGE.input);
+    });
+
+    test('a function call round trip: the call comes back whole, its response reaches the provider for that call', async () => {
+      fake.answer({ kind: 'tool-call', id: 'call_Wx7dQ2', name: 'get_weather', arguments: { city: 'Paris' }, usage: USAGE });
+      const tools = [{ functionDeclarations: [WEATHER] }];
+      const first = await client.models.generateContent({ model: vendor.model, contents: 'Weather in Paris?', config: { tools } });
+      const call = first.functionCalls?.[0];
+      assert.equal(call?.name, 'get_weather');
+      assert.deepEqual(call?.args, { city: 'Paris' });
+      fake.answer({ kind: 'text', pieces: ['Sunny, 21 °C.'], finish: 'stop', usage: USAGE });
+      const contents: Content[] = [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        first.candidates![0]!.content!,
+        { role: 'user', parts: [{ functionResponse: { id: call?.id, name: 'get_weather', response: { sky: 'sunny', celsius: 21 } } }] },
+      ];
+      const second = await client.models.generateContent({ model: vendor.model, contents, config: { tools } });
+      assert.equal(second.text, 'Sunny, 21 °C.');
+      assert.equal(fake.lastToolResultRef(), vendor.toolCallIds ? 'call_Wx7dQ2' : 'get_weather');
+    });
+
+    test('a provider failure is an ApiError with Google\'s shape and the gateway\'s status', async () => {
+      fake.fail(400, 'the conversation is too long for this model');
+      await assert.rejects(client.models.generateContent({ model: vendor.model, contents: 'Hi' }), (error: unknown) => {
+        assert.ok(error instanceof ApiError, String(error));
+        assert.equal(error.status, 400);
+        const body = JSON.parse(error.message) as { error: { code: number; status: string; message: string } };
+        assert.equal(body.error.code, 400);
+        assert.equal(body.error.status, 'INVALID_ARGUMENT');
+        assert.match(body.error.message, /too long/);
+        return true;
+      });
+    });
+
+    test('countTokens answers a count and calls no model', async () => {
+      const before = fake.received();
+      const counted = await client.models.countTokens({ model: vendor.model, contents: 'How many tokens is this?' });
+      assert.ok(typeof counted.totalTokens === 'number' && counted.totalTokens > 0);
+      // Google's own count goes to its countTokens; the others are estimated or counted by their own endpoint.
+      assert.ok(fake.received() - before <= 1);
+    });
+  });
+}
+
+describe('@google/genai: keys, models and embeddings', () => {
+  let fake: FakeGemini;
+  let gateway: TestGateway;
+  let key: string;
+  before(async () => {
+    fake = await startFakeGemini();
+    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY } });
+    key = await gateway.createKey({ scopes: ['model:request'] });
+  });
+  after(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  test("a Google model gets the body as sent — a field the gateway does not know included — with the gateway's credential", async () => {
+    fake.reply('chat', { response: candidateResponse([{ text: 'Native.' }]) });
+    const body = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] };
+    const response = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(response.status, 200, await response.clone().text());
+    const last = fake.last('generateContent')!;
+    assert.deepEqual(last.json, body);
+    assert.equal(last.headers['x-goog-api-key'], FAKE_GEMINI_KEY);
+    assert.equal(response.headers.get('x-modelgate-dropped'), null);
+    const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+    assert.ok(!JSON.stringify(record).includes(key), 'the key in the query is not in the log');
+  });
+
+  test('without alt=sse the stream is one JSON array of responses', async () => {
+    const response = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'Hi' }] }] }),
+    });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /application\/json/);
+    const frames = (await response.json()) as { candidates: unknown[] }[];
+    assert.ok(Array.isArray(frames) && frames.length > 0 && Array.isArray(frames[0]!.candidates));
+  });
+
+  test("errors are in Google's shape: no key, a bad key, an unknown path", async () => {
+    const none = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"contents":[]}' });
+    assert.equal(none.status, 401);
+    assert.equal(((await none.json()) as { error: { status: string } }).error.status, 'UNAUTHENTICATED');
+    const client = new GoogleGenAI({ apiKey: 'sk-mg-not-a-key-000000000000000000000000', httpOptions: { baseUrl: gateway.url, retryOptions: { attempts: 1 } } });
+    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => error instanceof ApiError && error.status === 401);
+    const unknown = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:predictLong`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
+  });
+
+  test('models.list pages through the chat and embedding models in Google\'s shape; models.get reads one', async () => {
+    const client = clientOf(gateway, key);
+    const names: string[] = [];
+    const pager = await client.models.list({ config: { pageSize: 5 } });
+    for await (const model of pager) names.push(model.name ?? '');
+    assert.ok(names.length > 5, 'more than one page');
+    assert.equal(new Set(names).size, names.length, 'no model twice');
+    assert.ok(names.includes('models/gemini-2.5-flash') && names.includes('models/claude-sonnet-4-5'));
+    const one = await client.models.get({ model: 'gpt-4o-mini' });
+    assert.equal(one.name, 'models/gpt-4o-mini');
+    assert.ok(one.supportedActions?.includes('generateContent'));
+    const openai = (await (await fetch(`${gateway.url}/v1/models`)).json()) as { object?: string };
+    assert.equal(openai.object, 'list', 'GET /v1/models without a Google header stays OpenAI\'s');
+  });
+
+  test("a key's allowed models hold on these paths: another model is Google's 403", async () => {
+    const limited = await gateway.createKey({ scopes: ['model:request'], allowedModels: ['gpt-4o-mini'] });
+    const client = clientOf(gateway, limited);
+    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => {
+      assert.ok(error instanceof ApiError && error.status === 403, String(error));
+      assert.equal((JSON.parse(error.message) as { error: { status: string } }).error.status, 'PERMISSION_DENIED');
+      return true;
+    });
+  });
+
+  test("the dashboard's log filter lists the Gemini API's endpoints", async () => {
+    const { status, body } = await gateway.admin('GET', '/admin/v1/endpoints');
+    assert.equal(status, 200);
+    assert.ok(body.data.includes('/v1beta/models/{model}:generateContent') && body.data.includes('/v1/chat/completions'), JSON.stringify(body.data));
+  });
+
+  test('embedContent through the embeddings call', async () => {
+    const client = clientOf(gateway, key);
+    const response = await client.models.embedContent({ model: 'gemini-embedding-001', contents: ['first text', 'second text'], config: { outputDimensionality: 4 } });
+    assert.equal(response.embeddings?.length, 2);
+    assert.equal(response.embeddings?.[0]?.values?.length, 4);
+  });
+});
