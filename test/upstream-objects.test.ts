@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic.js';
+import { FAKE_GEMINI_KEY, startFakeGemini, textResponse, type FakeGemini } from './fakes/gemini.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -14,6 +15,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 describe('upstream objects stay the operator’s', () => {
   let openaiFake: OpenAIFake;
   let anthropicFake: FakeAnthropic;
+  let geminiFake: FakeGemini;
   let gateway: TestGateway;
   let plainKey: string;
   let grantedKey: string;
@@ -21,9 +23,10 @@ describe('upstream objects stay the operator’s', () => {
   before(async () => {
     openaiFake = await startOpenAIFake();
     anthropicFake = await startFakeAnthropic();
+    geminiFake = await startFakeGemini();
     gateway = await startTestGateway({
-      env: { OPENAI_BASE_URL: `${openaiFake.server.url}/v1`, ANTHROPIC_BASE_URL: anthropicFake.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY },
-      configFile: { projects: { docs: { upstreamObjects: { vectorStores: ['vs_team_docs'], files: ['*'], containers: ['container_team'] } } } },
+      env: { OPENAI_BASE_URL: `${openaiFake.server.url}/v1`, ANTHROPIC_BASE_URL: anthropicFake.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY, GEMINI_BASE_URL: geminiFake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY },
+      configFile: { projects: { docs: { upstreamObjects: { vectorStores: ['vs_team_docs'], files: ['*'], containers: ['container_team'], cachedContents: ['cachedContents/team-cache'] } } } },
     });
     plainKey = await gateway.createKey({ projectId: 'tenant-b' });
     grantedKey = await gateway.createKey({ projectId: 'docs' });
@@ -33,6 +36,7 @@ describe('upstream objects stay the operator’s', () => {
     await gateway.close();
     await openaiFake.server.close();
     await anthropicFake.close();
+    await geminiFake.close();
   });
 
   const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
@@ -119,5 +123,24 @@ describe('upstream objects stay the operator’s', () => {
     assert.equal(messagesCalls(), before);
     assert.equal((await send(grantedKey, withFile)).status, 200);
     assert.equal((await send(grantedKey, { container: 'container_team' })).status, 200);
+  });
+
+  test("Gemini API: a context cache of Google's account is refused unless granted", async () => {
+    const send = (key: string) =>
+      fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
+        method: 'POST',
+        headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], cachedContent: 'cachedContents/team-cache' }),
+      });
+    const before = geminiFake.requests.length;
+    const refused = await send(plainKey);
+    assert.equal(refused.status, 403);
+    const error = (await refused.json()) as { error: { code: number; status: string; message: string } };
+    assert.equal(error.error.status, 'PERMISSION_DENIED');
+    assert.match(error.error.message, /cachedContent/);
+    assert.equal(geminiFake.requests.length, before, 'nothing reached Google');
+    geminiFake.reply('chat', { response: textResponse('From the cache.') });
+    assert.equal((await send(grantedKey)).status, 200);
+    assert.equal(geminiFake.requests.at(-1)?.json?.cachedContent, 'cachedContents/team-cache');
   });
 });

@@ -189,6 +189,7 @@ const OBJECT_NAMES: { readonly [K in UpstreamObjectKind]: string } = {
   vectorStores: 'vector stores',
   files: 'uploaded files',
   containers: 'containers',
+  cachedContents: 'context caches',
 };
 
 /** Whether a model has any price: a pricing object with every unit null prices nothing. */

@@ -137,6 +137,7 @@ export const ProjectPolicySchema = Type.Object(
         vectorStores: GrantedIds('vector store ids (`file_search.vector_store_ids`)'),
         files: GrantedIds('uploaded file ids (`file_id`, Anthropic `file` sources)'),
         containers: GrantedIds('container ids (code interpreter / Anthropic `container`)'),
+        cachedContents: GrantedIds('context cache names (Gemini API `cachedContent`)'),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -11,6 +11,7 @@ export type { ModelAbilities } from './extensions.js';
 export type { UpstreamObjectKind, UpstreamObjectRef } from './types.js';
 export { responsesUpstreamObjects } from './responses/upstream-objects.js';
 export { messagesUpstreamObjects } from './messages/upstream-objects.js';
+export { geminiUpstreamObjects } from './gemini/upstream-objects.js';
 export {
   decodeEmbedRequests,
   embeddingsOf,

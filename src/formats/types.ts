@@ -120,7 +120,7 @@ export interface ApiFormat<B, D extends DecodedCall = DecodedCall> extends Error
 }
 
 /** The kinds of object held in a vendor account that a request body can name (docs/security.md, "Upstream objects"). */
-export type UpstreamObjectKind = 'conversations' | 'prompts' | 'items' | 'vectorStores' | 'files' | 'containers';
+export type UpstreamObjectKind = 'conversations' | 'prompts' | 'items' | 'vectorStores' | 'files' | 'containers' | 'cachedContents';
 
 /** An object of the vendor account a request names, and the body field that names it. */
 export interface UpstreamObjectRef {

@@ -115,7 +115,7 @@ const ProjectView = Type.Object({
   allowed_tools: Nullable(Type.Array(Type.String())),
   allow_unpriced: Type.Boolean({ description: 'projects.<id>.allowUnpriced of the config file' }),
   upstream_objects: Type.Object(
-    { conversations: GrantedIds, prompts: GrantedIds, items: GrantedIds, vectorStores: GrantedIds, files: GrantedIds, containers: GrantedIds },
+    { conversations: GrantedIds, prompts: GrantedIds, items: GrantedIds, vectorStores: GrantedIds, files: GrantedIds, containers: GrantedIds, cachedContents: GrantedIds },
     { description: 'projects.<id>.upstreamObjects of the config file: vendor-account objects its keys may name' },
   ),
   created_at: Type.String(),
@@ -156,7 +156,7 @@ const ACTIONS: readonly (readonly [KeyAction, string])[] = [
 export const adminKeysRoutes: RouteModule = async (app, context) => {
   const { store, propagation } = context.keys;
   const { projects } = context.keys;
-  const noGrants = { conversations: [], prompts: [], items: [], vectorStores: [], files: [], containers: [] };
+  const noGrants = { conversations: [], prompts: [], items: [], vectorStores: [], files: [], containers: [], cachedContents: [] };
   /** A project with the policy the config file gives it (none when it lists it not). */
   const projectView = (row: ProjectRow) => {
     const policy = context.config.projects[row.id];

@@ -11,6 +11,7 @@ import {
   geminiModelPage,
   listsModel,
   NativeGeminiStreamEncoder,
+  geminiUpstreamObjects,
   refuseUntranslatableGemini,
   type GeminiBody,
   type GeminiEmbedRequest,
@@ -111,6 +112,7 @@ function generateNatively(request: FastifyRequest, reply: FastifyReply, context:
       refuseUntranslatableGemini(decoded);
       return undefined;
     }
+    request.call.passesThrough(request.principal, geminiUpstreamObjects(body));
     const nativeCall = { body, sourceJson: request.jsonBytes, signal: connectionGoneSignal(reply), requestId: request.id };
     return () => answerNatively(request, reply, context, native, decoded, nativeCall);
   };
