@@ -328,6 +328,31 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.dropIndex('request_logs_project_started_at').ifExists().execute();
       },
     },
+    '0040-audit-log': {
+      async up(db: Kysely<unknown>) {
+        // Administrative changes (src/audit, docs/admin-api.md#audit-log), kept for audit.retentionDays.
+        // Ids sort in time order: the list pages by id; each filter has an (column, id) index.
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('at', 'bigint', (c) => c.notNull())
+          .addColumn('actor_kind', 'text', (c) => c.notNull())
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('actor_id', 'text')
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('target_type', 'text', (c) => c.notNull())
+          .addColumn('target_id', 'text')
+          .addColumn('before', 'text')
+          .addColumn('after', 'text')
+          .addColumn('request_id', 'text')
+          .addColumn('address', 'text')
+          .execute();
+        await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
+        await db.schema.createIndex('audit_log_actor').on('audit_log').columns(['actor', 'id']).execute();
+        await db.schema.createIndex('audit_log_target').on('audit_log').columns(['target_id', 'id']).execute();
+        await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'id']).execute();
+      },
+    },
   };
 }
 

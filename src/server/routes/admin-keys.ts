@@ -15,6 +15,7 @@ import {
 } from '../../keys/index.js';
 import { ALLOWED_TOOL_PATTERN } from '../../mcp/index.js';
 import type { RouteModule } from '../app.js';
+import { recordChange } from '../audit-trail.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
@@ -140,6 +141,7 @@ const ACTIONS: readonly (readonly [KeyAction, string])[] = [
 export const adminKeysRoutes: RouteModule = async (app, context) => {
   const { store, propagation } = context.keys;
   const { projects } = context.keys;
+  const { audit } = context;
 
   /** Applies a changed row on this instance at once, announces it to the others and returns its view. */
   const applied = (row: KeyRow) => {
@@ -162,8 +164,10 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           allowedTools: body.allowed_tools ?? null,
         });
         request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
+        const view = applied(row);
+        await recordChange(audit, request, { action: 'key.create', target: { type: 'key', id: row.id }, after: view });
         reply.code(201);
-        return { ...applied(row), secret };
+        return { ...view, secret };
       },
     );
 
@@ -225,6 +229,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         if (Object.keys(body).length === 0) {
           throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools.');
         }
+        const before = toKeyView(await store.get(request.params.id));
         const row = await store.update(request.params.id, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
@@ -233,7 +238,9 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           ...(body.allowed_tools !== undefined ? { allowedTools: body.allowed_tools } : {}),
         });
         request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
-        return applied(row);
+        const after = applied(row);
+        await recordChange(audit, request, { action: 'key.update', target: { type: 'key', id: row.id }, before, after });
+        return after;
       },
     );
 
@@ -242,9 +249,12 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         `/keys/:id/${action}`,
         { schema: { ...ADMIN_SCHEMA, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
         async (request) => {
+          const before = toKeyView(await store.get(request.params.id));
           const row = await store.transition(request.params.id, action);
           request.log.info({ keyId: row.id, status: row.status }, `admin: key ${done}`);
-          return applied(row);
+          const after = applied(row);
+          await recordChange(audit, request, { action: `key.${action}`, target: { type: 'key', id: row.id }, before, after });
+          return after;
         },
       );
     }
@@ -263,8 +273,10 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         const row = request.body.allowed_tools === undefined ? created : await projects.setAllowedTools(created.id, request.body.allowed_tools);
         context.mcp.projectChanged(row.id, request.body.allowed_tools ?? null);
         request.log.info({ projectId: row.id }, 'admin: project created');
+        const view = toProjectView(row);
+        await recordChange(audit, request, { action: 'project.create', target: { type: 'project', id: row.id }, after: view });
         reply.code(201);
-        return toProjectView(row);
+        return view;
       },
     );
 
@@ -274,10 +286,13 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         schema: { ...ADMIN_SCHEMA, summary: "Change a project's allowed MCP tools", params: Type.Object({ id: ProjectIdSchema }), body: UpdateProjectBody, response: { 200: ProjectView } },
       },
       async (request) => {
+        const before = await projects.find(request.params.id);
         const row = await projects.setAllowedTools(request.params.id, request.body.allowed_tools);
         context.mcp.projectChanged(row.id, request.body.allowed_tools);
         request.log.info({ projectId: row.id }, 'admin: project updated');
-        return toProjectView(row);
+        const after = toProjectView(row);
+        await recordChange(audit, request, { action: 'project.update', target: { type: 'project', id: row.id }, before: before === undefined ? null : toProjectView(before), after });
+        return after;
       },
     );
   });
