@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { parseWholeNumber } from './arguments.js';
 import { registerAgentsCommand } from './agents-command.js';
+import { registerAuditCommand } from './audit-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
@@ -47,6 +48,7 @@ registerLogsCommand(program);
 registerUsageCommand(program);
 registerUsersCommand(program);
 registerStatusCommand(program);
+registerAuditCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.
