@@ -2,12 +2,29 @@ import type { Command } from 'commander';
 import type { ApiKeyView, Scope } from '../keys/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { closestIds } from '../config/index.js';
-import { CLEAR, orNull, parseCountLimit, parseList, parseModels, parseNewCountLimit, parseNewUsdLimit, parseScopes, parseUsdLimit, type Clear } from './arguments.js';
+import {
+  CLEAR,
+  collectMetadata,
+  orNull,
+  parseCountLimit,
+  parseDuration,
+  parseExpiry,
+  parseList,
+  parseModels,
+  parseNewCountLimit,
+  parseNewUsdLimit,
+  parseScopes,
+  parseUsdLimit,
+  type Clear,
+} from './arguments.js';
 import { ask, CliError, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate keys …`: a client of the admin API's key routes (docs/cli.md). */
 
 interface LimitOptions {
+  expires?: string | Clear;
+  tags?: string[] | Clear;
+  meta?: Record<string, string>;
   rpm?: number | Clear;
   dailyTokens?: number | Clear;
   monthlyCost?: number | Clear;
@@ -32,6 +49,10 @@ const keyPath = (id: string) => `/keys/${encodeURIComponent(id)}`;
 
 /** The limit options: on `create` a value or nothing (no limit); on `update` also `none`, to clear one. */
 function withLimitOptions(command: Command, use: 'create' | 'update'): Command {
+  command
+    .option('--expires <when>', `when the key stops working: a duration from now (30d) or an ISO 8601 time${use === 'update' ? ` (${CLEAR} = never)` : ' (default: never)'}`, parseExpiry)
+    .option('--tags <tags>', `comma-separated tags${use === 'update' ? ` replacing the key's (${CLEAR} = no tags)` : ''}`, parseModels)
+    .option('--meta <name=value>', `a metadata field (repeat for more)${use === 'update' ? "; replaces the key's metadata" : ''}`, collectMetadata);
   if (use === 'create') {
     return command
       .option('--rpm <n>', 'requests per minute (default: no limit)', parseNewCountLimit)
@@ -75,6 +96,15 @@ async function confirmRevoke(client: AdminClient, id: string, yes: boolean): Pro
   if (answer.trim().toLowerCase() !== 'yes') throw new CliError(`not revoked: ${id} is unchanged`);
 }
 
+/** The admin API's expiry, tags and metadata fields that were given. */
+function manageFieldsOf(options: LimitOptions): Record<string, unknown> {
+  return {
+    ...(options.expires !== undefined ? { expires_at: orNull(options.expires) } : {}),
+    ...(options.tags !== undefined ? { tags: options.tags === CLEAR ? [] : options.tags } : {}),
+    ...(options.meta !== undefined ? { metadata: options.meta } : {}),
+  };
+}
+
 /** The admin API's `limits` object with only the limits that were given. */
 function limitsOf(options: LimitOptions): Record<string, number | null> | undefined {
   const limits = {
@@ -98,6 +128,10 @@ function keyFields(key: ApiKeyView): [string, string][] {
     ['monthly cost USD', orDash(key.limits.monthly_cost_usd)],
     ['models', key.allowed_models === null ? 'any' : key.allowed_models.join(', ')],
     ['tools', key.allowed_tools === null || key.allowed_tools === undefined ? 'any' : key.allowed_tools.join(', ')],
+    ['expires', key.expires_at ?? 'never'],
+    ...(key.previous_secret_expires_at === null ? [] : [['previous secret until', key.previous_secret_expires_at] as [string, string]]),
+    ['tags', key.tags.length === 0 ? '-' : key.tags.join(', ')],
+    ...Object.entries(key.metadata).map(([name, value]): [string, string] => [`meta ${name}`, value]),
     ['created', key.created_at],
     ['updated', key.updated_at],
   ];
@@ -145,7 +179,7 @@ export function registerKeysCommand(program: Command): void {
     .command('create')
     .description('create a key; prints its secret once')
     .requiredOption('--name <name>', 'a name to recognise the key by')
-    .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use', parseScopes)
+    .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use, metrics:read', parseScopes)
     .option('--project <id>', 'project the key belongs to (default: default; created if new)');
   withAdminOptions(withLimitOptions(create, 'create')).action(async (options: CreateOptions) => {
       const client = AdminClient.fromOptions(options);
@@ -158,14 +192,20 @@ export function registerKeysCommand(program: Command): void {
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
+        ...manageFieldsOf(options),
       });
       printCreated(key, options);
     });
 
   withAdminOptions(keys.command('list').description('list keys'))
     .option('--project <id>', 'only the keys of this project')
-    .action(async (options: AdminOptions & { project?: string }) => {
-      const query = options.project !== undefined ? `?project=${encodeURIComponent(options.project)}` : '';
+    .option('--tag <tag>', 'only the keys with this tag (the newest 500)')
+    .action(async (options: AdminOptions & { project?: string; tag?: string }) => {
+      const parameters = new URLSearchParams({
+        ...(options.project !== undefined ? { project: options.project } : {}),
+        ...(options.tag !== undefined ? { tag: options.tag, limit: '500' } : {}),
+      }).toString();
+      const query = parameters.length > 0 ? `?${parameters}` : '';
       const list = await AdminClient.fromOptions(options).request<{ object: 'list'; data: ApiKeyView[] }>('GET', `/keys${query}`);
       if (options.json === true) printJson(list);
       else printKeyList(list.data);
@@ -192,6 +232,17 @@ export function registerKeysCommand(program: Command): void {
     });
   }
 
+  withAdminOptions(
+    keys
+      .command('rotate')
+      .description('a new secret for the same key and settings; prints it once')
+      .argument('<id>', 'key id (key_…)')
+      .option('--grace <duration>', 'how long the old secret keeps working, such as 15m or 24h (default: it stops at once; at most 30d)', parseDuration),
+  ).action(async (id: string, options: AdminOptions & { grace?: number }) => {
+    const key = await AdminClient.fromOptions(options).request<CreatedKey>('POST', `${keyPath(id)}/rotate`, { grace_period_seconds: Math.floor((options.grace ?? 0) / 1000) });
+    printCreated(key, options);
+  });
+
   const update = keys
     .command('update')
     .description(`change a key's name, scopes, limits or models`)
@@ -206,9 +257,10 @@ export function registerKeysCommand(program: Command): void {
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
+        ...manageFieldsOf(options),
       };
       if (Object.keys(changes).length === 0) {
-        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models or --tools');
+        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models, --tools, --expires, --tags or --meta');
       }
       const client = AdminClient.fromOptions(options);
       if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);

@@ -16,6 +16,10 @@ export interface NewKey {
   limits: KeyLimits;
   allowedModels: string[] | null;
   allowedTools?: string[] | null;
+  /** Epoch ms; null or absent = never expires. */
+  expiresAt?: number | null;
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 export interface KeyChanges {
@@ -24,6 +28,18 @@ export interface KeyChanges {
   limits?: Partial<KeyLimits>;
   allowedModels?: string[] | null;
   allowedTools?: string[] | null;
+  expiresAt?: number | null;
+  tags?: string[];
+  metadata?: Record<string, string>;
+}
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+const tagsColumn = (tags: readonly string[] | undefined) => (tags === undefined || tags.length === 0 ? null : JSON.stringify([...new Set(tags)]));
+const metadataColumn = (metadata: Record<string, string> | undefined) => (metadata === undefined || Object.keys(metadata).length === 0 ? null : JSON.stringify(metadata));
+
+/** Whether the secret with this hash is one a rotation replaced and whose grace period is over (or never was). */
+export function isReplacedSecret(row: KeyRow, hash: string, now: number): boolean {
+  return hash !== row.secret_hash && (row.previous_secret_hash !== hash || row.previous_secret_expires_at === null || now >= Number(row.previous_secret_expires_at));
 }
 
 export function toKeyView(row: KeyRow): ApiKeyView {
@@ -37,6 +53,10 @@ export function toKeyView(row: KeyRow): ApiKeyView {
     limits: { rpm: row.rpm_limit, daily_tokens: row.daily_token_cap, monthly_cost_usd: row.monthly_cost_cap_usd },
     allowed_models: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
     allowed_tools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
+    expires_at: isoOrNull(row.expires_at),
+    previous_secret_expires_at: row.previous_secret_hash === null ? null : isoOrNull(row.previous_secret_expires_at),
+    tags: row.tags === null ? [] : (JSON.parse(row.tags) as string[]),
+    metadata: row.metadata === null ? {} : (JSON.parse(row.metadata) as Record<string, string>),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -69,6 +89,11 @@ export class KeyStore {
       allowed_tools: input.allowedTools === undefined || input.allowedTools === null ? null : JSON.stringify(input.allowedTools),
       created_at: now,
       updated_at: now,
+      expires_at: input.expiresAt ?? null,
+      previous_secret_hash: null,
+      previous_secret_expires_at: null,
+      tags: tagsColumn(input.tags),
+      metadata: metadataColumn(input.metadata),
     };
     await this.db.insertInto('api_keys').values(row).execute();
     return { row, secret };
@@ -86,9 +111,13 @@ export class KeyStore {
     return row;
   }
 
-  /** The key whose secret has this hash, if any: what an instance asks for a secret its cache does not hold. */
+  /** The key whose secret (or the secret its rotation replaced) has this hash, if any: what an instance asks for a secret its cache does not hold. */
   async findByHash(hash: string): Promise<KeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where((eb) => eb.or([eb('secret_hash', '=', hash), eb('previous_secret_hash', '=', hash)]))
+      .executeTakeFirst();
   }
 
   /** The key with this id, if any: what an instance re-reads when another says it changed. */
@@ -134,6 +163,9 @@ export class KeyStore {
         ...(changes.allowedTools !== undefined
           ? { allowed_tools: changes.allowedTools === null ? null : JSON.stringify(changes.allowedTools) }
           : {}),
+        ...(changes.expiresAt !== undefined ? { expires_at: changes.expiresAt } : {}),
+        ...(changes.tags !== undefined ? { tags: tagsColumn(changes.tags) } : {}),
+        ...(changes.metadata !== undefined ? { metadata: metadataColumn(changes.metadata) } : {}),
         updated_at: nextVersion(),
       })
       .where('id', '=', id)
@@ -142,6 +174,34 @@ export class KeyStore {
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw revokedIsFinal(id);
     return this.get(id);
+  }
+
+  /**
+   * A new secret for the same key (id, settings, limits and their counters stay). With a grace
+   * period the replaced secret keeps working until it ends — on every instance, each checking
+   * its own clock; without one it stops at once. A second rotation within the grace period
+   * ends the first one's: only the secret just replaced stays accepted.
+   */
+  async rotate(id: string, graceMs: number, now: number = Date.now()): Promise<{ row: KeyRow; secret: string }> {
+    const row = await this.get(id);
+    if (row.status === 'revoked') throw revokedIsFinal(id);
+    const secret = generateSecret();
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({
+        secret_hash: hashSecret(secret),
+        last4: secret.slice(-4),
+        previous_secret_hash: graceMs > 0 ? row.secret_hash : null,
+        previous_secret_expires_at: graceMs > 0 ? now + graceMs : null,
+        updated_at: nextVersion(),
+      })
+      .where('id', '=', id)
+      // A racing rotation or revoke wins; this one is refused rather than replacing its secret.
+      .where('secret_hash', '=', row.secret_hash)
+      .where('status', '!=', 'revoked')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new GatewayError('conflict', `The key ${id} changed while it was being rotated; look at it and try again.`);
+    return { row: await this.get(id), secret };
   }
 }
 

@@ -328,6 +328,23 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.dropIndex('request_logs_project_started_at').ifExists().execute();
       },
     },
+    '0040-keys-expiry-rotation-tags': {
+      async up(db: Kysely<unknown>) {
+        // Keys as operators manage them (docs/admin-api.md): an expiry, the secret a rotation
+        // replaced (accepted through its grace period), tags and free metadata.
+        for (const [column, type] of [
+          ['expires_at', 'bigint'],
+          ['previous_secret_hash', 'text'],
+          ['previous_secret_expires_at', 'bigint'],
+          ['tags', 'text'],
+          ['metadata', 'text'],
+        ] as const) {
+          await db.schema.alterTable('api_keys').addColumn(column, type).execute();
+        }
+        // An instance that does not hold a secret looks it up by either hash.
+        await db.schema.createIndex('api_keys_previous_secret_hash').on('api_keys').column('previous_secret_hash').execute();
+      },
+    },
     '0040-audit-log': {
       async up(db: Kysely<unknown>) {
         // Administrative changes (src/audit, docs/admin-api.md#audit-log), kept for audit.retentionDays.

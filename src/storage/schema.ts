@@ -31,6 +31,15 @@ export interface ApiKeysTable {
   allowed_tools: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
+  /** Epoch ms after which the key is refused (`key_expired`), or null for never. */
+  expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** After a rotation with a grace period: the SHA-256 of the secret it replaced, accepted until `previous_secret_expires_at`. */
+  previous_secret_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON array of tags, or null for none. */
+  tags: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON object of string values (the operator's own fields), or null for none. */
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One row per request on a keyed endpoint (src/logs). Payloads are redacted before they get here. */

@@ -43,6 +43,10 @@ const LimitsSchema = Type.Object(
   { additionalProperties: false, description: 'null clears a limit' },
 );
 
+/** A tag: what keys are grouped and filtered by (`?tag=`). */
+const TAG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$';
+const MAX_KEY_GRACE_SECONDS = 30 * 86_400;
+
 const KeyFields = {
   name: NameSchema,
   scopes: Type.Array(ScopeSchema, { minItems: 1 }),
@@ -55,6 +59,15 @@ const KeyFields = {
       description: 'MCP tools the key may see and call (docs/mcp.md); null = every tool',
     }),
   ),
+  expires_at: Nullable(Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 time after which the key is refused (401 key_expired); null = never' })),
+  tags: Type.Array(Type.String({ pattern: TAG_PATTERN, description: 'letters, digits and _ . : / -, up to 64' }), { maxItems: 50 }),
+  metadata: Type.Unsafe<Record<string, string>>({
+    type: 'object',
+    propertyNames: { minLength: 1, maxLength: 64 },
+    additionalProperties: { type: 'string', maxLength: 500 },
+    maxProperties: 50,
+    description: 'free fields of the operator: names of 1-64 characters, string values of up to 500',
+  }),
 };
 
 const CreateKeyBody = Type.Object(
@@ -65,6 +78,9 @@ const CreateKeyBody = Type.Object(
     limits: Type.Optional(KeyFields.limits),
     allowed_models: Type.Optional(KeyFields.allowed_models),
     allowed_tools: Type.Optional(KeyFields.allowed_tools),
+    expires_at: Type.Optional(KeyFields.expires_at),
+    tags: Type.Optional(KeyFields.tags),
+    metadata: Type.Optional(KeyFields.metadata),
   },
   { additionalProperties: false },
 );
@@ -76,6 +92,18 @@ const UpdateKeyBody = Type.Object(
     limits: Type.Optional(KeyFields.limits),
     allowed_models: Type.Optional(KeyFields.allowed_models),
     allowed_tools: Type.Optional(KeyFields.allowed_tools),
+    expires_at: Type.Optional(KeyFields.expires_at),
+    tags: Type.Optional(KeyFields.tags),
+    metadata: Type.Optional(KeyFields.metadata),
+  },
+  { additionalProperties: false },
+);
+
+const RotateKeyBody = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_KEY_GRACE_SECONDS, description: 'how long the replaced secret keeps working (default 0: it stops at once); at most 30 days' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -100,6 +128,10 @@ const KeyView = Type.Object({
   }),
   allowed_models: Nullable(Type.Array(Type.String())),
   allowed_tools: Nullable(Type.Array(Type.String())),
+  expires_at: Nullable(Type.String()),
+  previous_secret_expires_at: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  metadata: Type.Record(Type.String(), Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -114,6 +146,7 @@ const KeyListQuery = Type.Object(
     project: Type.Optional(ProjectIdSchema),
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('revoked')])),
     q: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, or the start of the id' })),
+    tag: Type.Optional(Type.String({ pattern: TAG_PATTERN, description: 'only keys with this tag' })),
     limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|[1-4][0-9][0-9]|500)$', description: 'keys per page, 1 to 500' })),
     cursor: Type.Optional(Type.String({ maxLength: 500 })),
   },
@@ -122,6 +155,17 @@ const KeyListQuery = Type.Object(
 const KeyListView = Type.Object({ object: Type.Literal('list'), data: Type.Array(KeyView), has_more: Type.Boolean(), next_cursor: Nullable(Type.String()) });
 
 type LimitsBody = Static<typeof LimitsSchema>;
+
+/** An `expires_at` of a body: an ISO 8601 time (UTC unless it says otherwise), or null for never. */
+function expiryOf(value: string | null | undefined, use: 'create' | 'update', now: number = Date.now()): { expiresAt?: number | null } {
+  if (value === undefined) return {};
+  if (value === null) return { expiresAt: null };
+  const time = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(/[T ]\d{2}:\d{2}/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value) : NaN;
+  if (Number.isNaN(time)) throw invalidBody('expires_at must be an ISO 8601 time such as 2027-01-31T00:00:00Z, or null for never.', 'expires_at');
+  // A key made expired would be refused from its first call; an update may end a key now.
+  if (use === 'create' && time <= now) throw invalidBody('expires_at is in the past: give a later time, or leave it out for a key that does not expire.', 'expires_at');
+  return { expiresAt: time };
+}
 
 function limitChanges(limits: LimitsBody | undefined): Partial<KeyLimits> {
   if (limits === undefined) return {};
@@ -162,6 +206,9 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null, ...limitChanges(body.limits) },
           allowedModels: body.allowed_models ?? null,
           allowedTools: body.allowed_tools ?? null,
+          ...expiryOf(body.expires_at, 'create'),
+          ...(body.tags !== undefined ? { tags: body.tags } : {}),
+          ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
         });
         request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
         const view = applied(row);
@@ -182,14 +229,15 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const { project, status, q, limit, cursor } = request.query;
-        if (limit === undefined && cursor === undefined && status === undefined && q === undefined) {
+        const { project, status, q, tag, limit, cursor } = request.query;
+        if (limit === undefined && cursor === undefined && status === undefined && q === undefined && tag === undefined) {
           return { object: 'list' as const, data: (await store.list(project)).map(toKeyView), has_more: false, next_cursor: null };
         }
         const page = await context.keys.page({
           projectId: project,
           status,
           search: q,
+          tag,
           limit: limit === undefined ? DEFAULT_KEY_PAGE : Number(limit),
           cursor: cursor === undefined ? undefined : parseKeyCursor(cursor),
         });
@@ -222,12 +270,12 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.patch(
       '/keys/:id',
       {
-        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
+        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools, expiry, tags, metadata', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
       },
       async (request) => {
         const { body } = request;
         if (Object.keys(body).length === 0) {
-          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools.');
+          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools, expires_at, tags, metadata.');
         }
         const before = toKeyView(await store.get(request.params.id));
         const row = await store.update(request.params.id, {
@@ -236,6 +284,9 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           limits: limitChanges(body.limits),
           ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
           ...(body.allowed_tools !== undefined ? { allowedTools: body.allowed_tools } : {}),
+          ...expiryOf(body.expires_at, 'update'),
+          ...(body.tags !== undefined ? { tags: body.tags } : {}),
+          ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
         });
         request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
         const after = applied(row);
@@ -258,6 +309,28 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         },
       );
     }
+
+    admin.post(
+      '/keys/:id/rotate',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Rotate a key: a new secret (returned once) for the same key id and settings; the old one works through the grace period given',
+          params: KeyIdParams,
+          body: Type.Optional(RotateKeyBody),
+          response: { 200: CreatedKeyView },
+        },
+      },
+      async (request) => {
+        const before = toKeyView(await store.get(request.params.id));
+        const graceSeconds = request.body?.grace_period_seconds ?? 0;
+        const { row, secret } = await store.rotate(request.params.id, graceSeconds * 1000);
+        request.log.info({ keyId: row.id, graceSeconds }, 'admin: key rotated');
+        const after = applied(row);
+        await recordChange(audit, request, { action: 'key.rotate', target: { type: 'key', id: row.id }, before, after: { ...after, grace_period_seconds: graceSeconds } });
+        return { ...after, secret };
+      },
+    );
 
     admin.get(
       '/projects',
