@@ -137,6 +137,8 @@ for (const backend of STORAGE_BACKENDS) {
         }],
         ['POST /admin/v1/keys/:id/pause', () => ok('POST', `/admin/v1/keys/${state.key}/pause`)],
         ['POST /admin/v1/keys/:id/resume', () => ok('POST', `/admin/v1/keys/${state.key}/resume`)],
+        ['POST /admin/v1/projects/:id/keys/pause', () => ok('POST', '/admin/v1/projects/audited/keys/pause')],
+        ['POST /admin/v1/projects/:id/keys/resume', () => ok('POST', '/admin/v1/projects/audited/keys/resume')],
         ['PUT /admin/v1/agents/:slug', () => ok('PUT', '/admin/v1/agents/echo', { graph: graph('Echo') })],
         ['POST /admin/v1/agents/:slug/publish', () => ok('POST', '/admin/v1/agents/echo/publish', {})],
         ['POST /admin/v1/agents/:slug/grants', () => ok('POST', '/admin/v1/agents/echo/grants', { key_id: state.key })],
@@ -144,6 +146,7 @@ for (const backend of STORAGE_BACKENDS) {
         ['POST /admin/v1/mcp/servers', () => ok('POST', '/admin/v1/mcp/servers', { name: 'files', url: mcpServer.url })],
         ['DELETE /admin/v1/mcp/servers/:name', () => ok('DELETE', '/admin/v1/mcp/servers/files')],
         ['POST /admin/v1/keys/:id/revoke', () => ok('POST', `/admin/v1/keys/${state.key}/revoke`)],
+        ['POST /admin/v1/projects/:id/keys/revoke', () => ok('POST', '/admin/v1/projects/audited/keys/revoke')],
         ['DELETE /admin/v1/session', () => ok('DELETE', '/admin/v1/session', undefined, { cookie: state.cookie!, 'x-csrf-token': state.csrf! })],
       ];
       const covered = new Map(cases);
@@ -186,6 +189,8 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(revoked.address, '127.0.0.1');
       const disabled = (await ok('GET', `/admin/v1/audit?action=user.disable`)).body.data[0];
       assert.deepEqual([disabled.before.disabled, disabled.after.disabled], [false, true]);
+      const paused = (await ok('GET', '/admin/v1/audit?action=project.pause_keys')).body.data[0];
+      assert.deepEqual([paused.target, paused.before.keys, paused.after.keys], [{ type: 'project', id: 'audited' }, [{ id: state.key, status: 'active' }], [{ id: state.key, status: 'paused' }]]);
       const signIn = (await ok('GET', `/admin/v1/audit?action=session.sign_in`)).body.data[0];
       assert.equal(signIn.actor.name, 'ops@example.com');
     });

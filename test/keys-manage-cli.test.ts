@@ -64,6 +64,15 @@ describe('modelgate keys: expiry, rotation, tags, metadata', { skip: CLI_NOT_BUI
     assert.equal(now.code, 0, now.stderr);
     assert.deepEqual([await probe(gateway, secret), await probe(gateway, JSON.parse(now.stdout).secret)], [401, 200]);
 
+    const paused = await cli(gateway, 'keys', 'pause-project', 'default');
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(paused.stdout, /^2 keys of default paused: key_/);
+    const unconfirmed = await cli(gateway, 'keys', 'revoke-project', 'default');
+    assert.notEqual(unconfirmed.code, 0);
+    assert.match(unconfirmed.stderr, /--yes/);
+    const revoked = await cli(gateway, 'keys', 'revoke-project', 'default', '--yes', '--json');
+    assert.equal(JSON.parse(revoked.stdout).data.length, 2);
+
     const bad = await cli(gateway, 'keys', 'rotate', key.id, '--grace', 'soon');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /duration such as/);

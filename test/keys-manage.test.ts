@@ -136,6 +136,31 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal((await probe(b, key.secret)).status, 200);
     });
 
+    test("a project's keys paused, resumed and revoked in one action, on every instance", async () => {
+      const first = await create({ name: 'class-1', project: 'class' });
+      const second = await create({ name: 'class-2', project: 'class' });
+      const elsewhere = await create({ name: 'elsewhere', project: 'other-class' });
+      await a.admin('POST', `/admin/v1/keys/${second.id}/pause`);
+      for (const key of [first, elsewhere]) assert.equal((await probe(b, key.secret)).status, 200);
+
+      const paused = await a.admin('POST', '/admin/v1/projects/class/keys/pause');
+      assert.equal(paused.status, 200);
+      assert.deepEqual(paused.body.data.map((key: Loose) => [key.id, key.status]), [[first.id, 'paused']]);
+      await eventually('b refuses the paused project key', async () => (await probe(b, first.secret)).code === 'key_paused');
+      assert.equal((await probe(b, elsewhere.secret)).status, 200);
+
+      const resumed = await a.admin('POST', '/admin/v1/projects/class/keys/resume');
+      assert.deepEqual(resumed.body.data.map((key: Loose) => key.id).sort(), [first.id, second.id].sort());
+      await eventually('b takes the resumed key', async () => (await probe(b, second.secret)).status === 200);
+
+      const revoked = await a.admin('POST', '/admin/v1/projects/class/keys/revoke');
+      assert.equal(revoked.body.data.length, 2);
+      for (const key of [first, second]) await eventually('b refuses the revoked key', async () => (await probe(b, key.secret)).code === 'key_revoked');
+      assert.equal((await probe(a, elsewhere.secret)).status, 200);
+      assert.deepEqual((await a.admin('POST', '/admin/v1/projects/class/keys/revoke')).body.data, []);
+      assert.equal((await a.admin('POST', '/admin/v1/projects/no-such-project/keys/pause')).status, 404);
+    });
+
     test('tags and metadata are kept, changed, and filtered on', async () => {
       const tagged = await create({ name: 'tagged', project: 'tags', tags: ['course:cs101', 'student'], metadata: { owner: 'ada', cohort: '2026' } });
       await create({ name: 'untagged', project: 'tags' });

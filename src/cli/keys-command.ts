@@ -243,6 +243,21 @@ export function registerKeysCommand(program: Command): void {
     printCreated(key, options);
   });
 
+  for (const [action, description] of [
+    ['pause', 'pause every active key of a project at once'],
+    ['resume', 'resume every paused key of a project at once'],
+    ['revoke', 'revoke every key of a project at once (final; needs --yes)'],
+  ] as const) {
+    const command = withAdminOptions(keys.command(`${action}-project`).description(description).argument('<project>', 'project id'));
+    if (action === 'revoke') command.option('--yes', 'confirm: every key of the project is refused for ever');
+    command.action(async (project: string, options: AdminOptions & { yes?: boolean }) => {
+      if (action === 'revoke' && options.yes !== true) throw new CliError(`revoking every key of ${project} is final; pass --yes to do it`);
+      const changed = await AdminClient.fromOptions(options).request<{ object: 'list'; data: ApiKeyView[] }>('POST', `/projects/${encodeURIComponent(project)}/keys/${action}`);
+      if (options.json === true) printJson(changed);
+      else printText(`${changed.data.length} key${changed.data.length === 1 ? '' : 's'} of ${project} ${action === 'revoke' ? 'revoked' : `${action}d`}${changed.data.length > 0 ? `: ${changed.data.map((key) => key.id).join(', ')}` : ''}\n`);
+    });
+  }
+
   const update = keys
     .command('update')
     .description(`change a key's name, scopes, limits or models`)

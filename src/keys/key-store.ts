@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/index.js';
 import type { ApiKeysTable, Database } from '../storage/index.js';
 import { ProjectStore } from './project-store.js';
 import { fingerprintOf, generateSecret, hashSecret } from './secret.js';
-import { nextStatus, type KeyAction } from './state-machine.js';
+import { canTake, nextStatus, type KeyAction } from './state-machine.js';
 import type { ApiKeyView, KeyLimits, Scope } from './types.js';
 
 export type KeyRow = Selectable<ApiKeysTable>;
@@ -143,6 +143,23 @@ export class KeyStore {
       throw new GatewayError('conflict', `The key ${id} changed while it was being updated; try again.`);
     }
     return this.get(id);
+  }
+
+  /**
+   * `action` on every key of a project that can take it (a pause skips paused and revoked
+   * keys); a key that changed meanwhile keeps its change. Returns the rows before and after.
+   */
+  async transitionProject(projectId: string, action: KeyAction): Promise<{ before: KeyRow; after: KeyRow }[]> {
+    const changed: { before: KeyRow; after: KeyRow }[] = [];
+    for (const row of await this.list(projectId)) {
+      if (!canTake(row.status, action)) continue;
+      try {
+        changed.push({ before: row, after: await this.transition(row.id, action) });
+      } catch (error) {
+        if (!(error instanceof GatewayError && error.code === 'conflict')) throw error;
+      }
+    }
+    return changed;
   }
 
   async update(id: string, changes: KeyChanges): Promise<KeyRow> {

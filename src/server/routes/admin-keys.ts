@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { invalidBody } from '../../errors/index.js';
+import { GatewayError, invalidBody } from '../../errors/index.js';
 import { MAX_SPEND_KEYS } from '../../logs/index.js';
 import {
   encodeKeyCursor,
@@ -331,6 +331,34 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         return { ...after, secret };
       },
     );
+
+    for (const action of ['pause', 'resume', 'revoke'] as const) {
+      admin.post(
+        `/projects/:id/keys/${action}`,
+        {
+          schema: {
+            ...ADMIN_SCHEMA,
+            summary: `${action[0]!.toUpperCase()}${action.slice(1)} every key of a project that can be (one action, one audit entry)`,
+            params: Type.Object({ id: ProjectIdSchema }),
+            response: { 200: KeyListView },
+          },
+        },
+        async (request) => {
+          const project = await projects.find(request.params.id);
+          if (project === undefined) throw new GatewayError('not_found', `There is no project "${request.params.id}". GET /admin/v1/projects lists them.`);
+          const changed = await store.transitionProject(project.id, action);
+          const views = changed.map(({ after }) => applied(after));
+          request.log.info({ projectId: project.id, keys: views.length }, `admin: project keys ${action === 'revoke' ? 'revoked' : `${action}d`}`);
+          await recordChange(audit, request, {
+            action: `project.${action}_keys`,
+            target: { type: 'project', id: project.id },
+            before: { keys: changed.map(({ before }) => ({ id: before.id, status: before.status })) },
+            after: { keys: views.map((view) => ({ id: view.id, status: view.status })) },
+          });
+          return { object: 'list' as const, data: views, has_more: false, next_cursor: null };
+        },
+      );
+    }
 
     admin.get(
       '/projects',
