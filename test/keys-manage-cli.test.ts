@@ -73,6 +73,17 @@ describe('modelgate keys: expiry, rotation, tags, metadata', { skip: CLI_NOT_BUI
     const revoked = await cli(gateway, 'keys', 'revoke-project', 'default', '--yes', '--json');
     assert.equal(JSON.parse(revoked.stdout).data.length, 2);
 
+    const bulk = await cli(gateway, 'keys', 'create', '--count', '3', '--name-prefix', 'seat', '--project', 'exam', '--scopes', 'model:request', '--tags', 'exam');
+    assert.equal(bulk.code, 0, bulk.stderr);
+    const rows = bulk.stdout.trim().split('\n');
+    assert.equal(rows[0], 'id,name,secret');
+    assert.deepEqual(rows.slice(1).map((row) => row.split(',')[1]), ['seat-1', 'seat-2', 'seat-3']);
+    for (const row of rows.slice(1)) assert.equal(await probe(gateway, row.split(',')[2]!), 200);
+    assert.equal(JSON.parse((await cli(gateway, 'keys', 'list', '--tag', 'exam', '--json')).stdout).data.length, 3);
+    const noPrefix = await cli(gateway, 'keys', 'create', '--count', '2', '--scopes', 'model:request');
+    assert.notEqual(noPrefix.code, 0);
+    assert.match(noPrefix.stderr, /--name-prefix/);
+
     const bad = await cli(gateway, 'keys', 'rotate', key.id, '--grace', 'soon');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /duration such as/);

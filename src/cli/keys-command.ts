@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiKeyView, Scope } from '../keys/index.js';
+import { csvCell } from '../logs/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { closestIds } from '../config/index.js';
 import {
@@ -33,7 +34,9 @@ interface LimitOptions {
 }
 
 interface CreateOptions extends AdminOptions, LimitOptions {
-  name: string;
+  name?: string;
+  count?: number;
+  namePrefix?: string;
   scopes: Scope[];
   project?: string;
 }
@@ -44,6 +47,9 @@ interface UpdateOptions extends AdminOptions, LimitOptions {
 }
 
 type CreatedKey = ApiKeyView & { secret: string };
+
+/** Keys `keys create --count` makes in one run. */
+const MAX_BULK_KEYS = 1000;
 
 const keyPath = (id: string) => `/keys/${encodeURIComponent(id)}`;
 
@@ -178,23 +184,37 @@ export function registerKeysCommand(program: Command): void {
   const create = keys
     .command('create')
     .description('create a key; prints its secret once')
-    .requiredOption('--name <name>', 'a name to recognise the key by')
+    .option('--name <name>', 'a name to recognise the key by (required unless --count)')
+    .option('--count <n>', 'create this many keys alike (1-1000), named PREFIX-1 … PREFIX-N; their secrets are printed once as CSV', parseNewCountLimit)
+    .option('--name-prefix <prefix>', 'with --count: the names\' prefix')
     .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use, metrics:read', parseScopes)
     .option('--project <id>', 'project the key belongs to (default: default; created if new)');
   withAdminOptions(withLimitOptions(create, 'create')).action(async (options: CreateOptions) => {
       const client = AdminClient.fromOptions(options);
       if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);
       const limits = limitsOf(options);
-      const key = await client.request<CreatedKey>('POST', '/keys', {
-        name: options.name,
+      const settings = {
         scopes: options.scopes,
         ...(options.project !== undefined ? { project: options.project } : {}),
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
         ...manageFieldsOf(options),
-      });
-      printCreated(key, options);
+      };
+      if (options.count === undefined) {
+        if (options.name === undefined) throw new CliError('pass --name, or --count N --name-prefix PREFIX for many keys');
+        printCreated(await client.request<CreatedKey>('POST', '/keys', { name: options.name, ...settings }), options);
+        return;
+      }
+      if (options.namePrefix === undefined || options.name !== undefined) throw new CliError('--count takes --name-prefix PREFIX (the keys are named PREFIX-1 … PREFIX-N), not --name');
+      if (options.count > MAX_BULK_KEYS) throw new CliError(`--count may be at most ${MAX_BULK_KEYS}`);
+      // One key at a time, each line printed as soon as its key exists: an error part-way leaves
+      // the keys made so far listed with their secrets.
+      printText('id,name,secret\n');
+      for (let index = 1; index <= options.count; index += 1) {
+        const key = await client.request<CreatedKey>('POST', '/keys', { name: `${options.namePrefix}-${index}`, ...settings });
+        printText(`${csvCell(key.id)},${csvCell(key.name)},${csvCell(key.secret)}\n`);
+      }
     });
 
   withAdminOptions(keys.command('list').description('list keys'))
