@@ -186,6 +186,18 @@ describe('resolution', () => {
     assert.equal(declared.resolve('claude-haiku-4-5-20251001', chat).model.entry.description, 'Pinned Haiku');
   });
 
+  test("a cloud's entry of a model not in the catalog is left out; an Azure deployment of an unknown model names its deployment", () => {
+    const clouds = [...VENDOR_PROVIDERS, 'bedrock', 'vertex'];
+    const haikuOnClouds = (catalog: Catalog) => catalog.list().filter((entry) => entry.id.includes('claude-haiku-4-5') && entry.id.includes('/')).map((entry) => entry.id);
+    assert.equal(haikuOnClouds(new Catalog(DEFAULT_CATALOG, configFrom(), clouds)).length, 2, 'shipped: Bedrock and Vertex serve Claude Haiku 4.5');
+    const withoutHaiku = { ...DEFAULT_CATALOG, models: DEFAULT_CATALOG.models.filter((model) => !model.id.startsWith('claude-haiku-4-5')) };
+    assert.deepEqual(haikuOnClouds(new Catalog(withoutHaiku, configFrom(), clouds)), []);
+    assert.throws(
+      () => catalogFrom({ providers: { azure: { deployments: [{ name: 'prod-gpt', model: 'gpt-9-unknown' }] } } }, [...VENDOR_PROVIDERS, 'azure']),
+      (error: unknown) => error instanceof ConfigError && /^providers\.azure\.deployments\[0\]: azure\/prod-gpt is the same model as "gpt-9-unknown"/.test(error.message),
+    );
+  });
+
   test('the longest prefix decides the inferred mode', () => {
     assert.equal(shipped.resolve('gemini-embedding-002', { mode: 'embedding' }).model.entry.mode, 'embedding');
     assert.equal(shipped.resolve('gpt-image-2', { mode: 'image_generation' }).model.entry.mode, 'image_generation');

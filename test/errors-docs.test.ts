@@ -5,10 +5,10 @@ import { ERROR_CODES, statusOf, type ErrorCode } from '../src/errors/index.js';
 
 const docs = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
 
-/** The table rows of docs/errors.md: `| status | type | \`code\` | …`, code → documented status. */
-function documentedCodes(): Map<string, number> {
-  const rows = new Map<string, number>();
-  for (const match of docs.matchAll(/^\| (\d{3}) \| \w+ \| `([a-z_]+)` \|/gm)) rows.set(match[2]!, Number(match[1]));
+/** The table rows of docs/errors.md: `| status | type | \`code\` | …`, code → documented statuses (a code raised on input and on output has two rows). */
+function documentedCodes(): Map<string, number[]> {
+  const rows = new Map<string, number[]>();
+  for (const match of docs.matchAll(/^\| (\d{3}) \| \w+ \| `([a-z_]+)` \|/gm)) rows.set(match[2]!, [...(rows.get(match[2]!) ?? []), Number(match[1])]);
   return rows;
 }
 
@@ -16,7 +16,8 @@ test('docs/errors.md documents every error code, with the status the gateway sen
   const documented = documentedCodes();
   for (const code of ERROR_CODES) {
     assert.ok(documented.has(code), `${code} is missing from docs/errors.md`);
-    assert.equal(documented.get(code), statusOf(code), `docs/errors.md gives ${code} another status`);
+    const statuses = [...new Set([statusOf(code), statusOf(code, { output: true })])];
+    assert.deepEqual(documented.get(code), statuses, `docs/errors.md gives ${code} other statuses`);
   }
 });
 

@@ -7,7 +7,7 @@ import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gate
 /*
  * The conformance suite every public format × provider pair runs: chat completions and the
  * Responses API through the official openai SDK, the Messages API through @anthropic-ai/sdk,
- * each against OpenAI, an OpenAI-compatible server, Anthropic and Gemini (their fakes). A
+ * each against every vendor's fake (test/helpers/format-vendors.ts). A
  * pair passes through when the provider speaks the format itself (Responses for OpenAI,
  * Messages for Anthropic) and is translated otherwise; either way the caller gets the same:
  * a JSON answer, a stream the SDK's helper assembles, tool-call ids that map both ways, the

@@ -94,6 +94,33 @@ test('a key without the scope mcp:use is refused', async () => {
   assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
 });
 
+test('refused /mcp requests are request-log records: the wrong scope names its key, an unknown key is counted', async () => {
+  const secret = await gateway.createKey({ scopes: ['model:request'] });
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+  const post = (authorization: string) =>
+    fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-platform-id': 'tools-\u00e9client' },
+      body: JSON.stringify(initialize),
+    });
+  const wrongScope = await post(`Bearer ${secret}`);
+  assert.equal(wrongScope.status, 403);
+  const record = await loggedRecord(gateway, wrongScope.headers.get('x-request-id')!);
+  assert.equal(record.endpoint, '/mcp');
+  assert.equal(record.error_code, 'insufficient_scope');
+  assert.equal(record.mode, 'tool');
+  assert.notEqual(record.key_id, null);
+  // The header is kept as every endpoint keeps it: printable ASCII only (a client cannot even send control characters).
+  assert.equal(record.platform, 'tools-client');
+
+  const unknown = await post('Bearer mg-not-a-key-0123456789abcdef0123456789');
+  assert.equal(unknown.status, 401);
+  gateway.gateway.context.logs.refusals.flush();
+  await gateway.gateway.context.logs.writer.flush();
+  const list = await gateway.admin('GET', '/admin/v1/logs?endpoint=/mcp&limit=50');
+  assert.ok(list.body.data.some((row: { status: number }) => row.status === 401), 'the unknown key\'s refusal is in the log');
+});
+
 test('allowedTools: a key sees and calls only its tools; look-alikes, "__" names and hidden servers get the unknown-tool answer', async () => {
   const client = await connect(await gateway.createKey({ scopes: ['mcp:use'], allowedTools: ['files__echo', 'local__*'] }));
   const listed = await client.listTools();
@@ -192,7 +219,10 @@ test('/readyz and the admin API show each server\'s health; credentials never ap
 test('the tool source of a model call: the key\'s tools narrowed to the servers asked for, each call counted', async () => {
   const secret = await gateway.createKey({ scopes: ['mcp:use'], allowedTools: ['files__echo', 'local__*'] });
   const principal = gateway.gateway.context.keys.authenticator.authenticate({ authorization: `Bearer ${secret}` }, 'mcp:use');
-  const source = await gateway.gateway.context.mcp.toolSource(await principal, { servers: ['files', 'everything'] });
+  // A server the key may not see is refused as one that does not exist, never silently left out.
+  await assert.rejects(gateway.gateway.context.mcp.toolSource(await principal, { servers: ['files', 'everything'] }), /no MCP server "everything" this key may use/);
+  await assert.rejects(gateway.gateway.context.mcp.toolSource(await principal, { servers: ['nowhere'] }), /no MCP server "nowhere" this key may use/);
+  const source = await gateway.gateway.context.mcp.toolSource(await principal, { servers: ['files'] });
   const signal = new AbortController().signal;
   const listed = await source.list(signal);
   assert.deepEqual(listed.tools.map((tool) => tool.name), ['files__echo']);

@@ -391,10 +391,23 @@ describe('anthropic adapter', () => {
       assert.equal(body.tools.length, 1);
       assert.equal(body.tools[0].name, 'vetting_verdict');
       assert.deepEqual(body.tools[0].input_schema, verdictFormat.json_schema.schema);
+      assert.equal(body.tools[0].strict, true, 'a strict schema is enforced by strict tool use');
       const choice = (completion.choices as Loose[])[0];
       assert.equal(choice.finish_reason, 'stop');
       assert.deepEqual(JSON.parse(choice.message.content), verdict);
       assert.equal(choice.message.tool_calls, undefined);
+    });
+
+    test('strict only where asked: a lax schema and a lax function tool stay lax, a strict function tool is strict', async () => {
+      fake.reply({ message: { content: [{ type: 'tool_use', id: 'toolu_01W', name: 'lax', input: verdict }], stop_reason: 'tool_use' } });
+      const laxFormat = { type: 'json_schema', json_schema: { ...verdictFormat.json_schema, name: 'lax', strict: false } };
+      const tools = [
+        { type: 'function', function: { name: 'strict_lookup', strict: true, parameters: { type: 'object', properties: {}, additionalProperties: false } } },
+        { type: 'function', function: { name: 'lax_lookup', parameters: { type: 'object', properties: {} } } },
+      ];
+      await chat.complete(callOf({ ...userSays('Check this draft'), response_format: laxFormat, tools }));
+      const sent = fake.lastBody().tools as Loose[];
+      assert.deepEqual(sent.map((tool) => [tool.name, tool.strict]), [['strict_lookup', true], ['lax_lookup', undefined], ['lax', undefined]]);
     });
 
     test('streamed: the forced tool input streams as content deltas, finish_reason stop', async () => {

@@ -1,5 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
@@ -160,5 +163,54 @@ describe('one routing entry over Anthropic and Bedrock', () => {
       await bedrock.close();
       await claude.close();
     }
+  });
+});
+
+describe("AWS's credential chain", () => {
+  /** The chain reads the shared files from the process's environment, as the AWS CLI and SDKs do. */
+  async function withSharedFiles<T>(credentials: string, run: () => Promise<T>): Promise<T> {
+    const dir = mkdtempSync(join(tmpdir(), 'modelgate-aws-'));
+    writeFileSync(join(dir, 'credentials'), credentials);
+    writeFileSync(join(dir, 'config'), '');
+    const saved = { AWS_SHARED_CREDENTIALS_FILE: process.env.AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE: process.env.AWS_CONFIG_FILE };
+    process.env.AWS_SHARED_CREDENTIALS_FILE = join(dir, 'credentials');
+    process.env.AWS_CONFIG_FILE = join(dir, 'config');
+    try {
+      return await run();
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('a profile of the shared credentials file signs the calls; a profile it lacks is a 502, not a 500', async () => {
+    const bedrock = await startFakeBedrock();
+    const profileFile = `[default]\naws_access_key_id = AKIDNOTTHISONE0000\naws_secret_access_key = not-this-secret\n\n[team]\naws_access_key_id = ${FAKE_AWS.accessKeyId}\naws_secret_access_key = ${FAKE_AWS.secretAccessKey}\n`;
+    await withSharedFiles(profileFile, async () => {
+      const env = { AWS_REGION: FAKE_AWS.region, BEDROCK_BASE_URL: bedrock.server.url, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' };
+      const gateway = await startTestGateway({ env: { ...env, AWS_PROFILE: 'team' } });
+      const lacking = await startTestGateway({ env: { ...env, AWS_PROFILE: 'nobody' } });
+      try {
+        assert.match(gateway.gateway.context.providers.summaries().find((provider) => provider.name === 'bedrock')?.description ?? '', /AWS profile team/);
+        bedrock.scriptChat({ kind: 'reply', text: 'Signed by the profile.', usage: { promptTokens: 2, completionTokens: 3 } });
+        const openai = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+        const answer = await openai.chat.completions.create({ model: 'bedrock/amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'Hi' }] });
+        assert.equal(answer.choices[0]?.message.content, 'Signed by the profile.');
+        assert.equal(signatureProblem(bedrock.server.requests.at(-1)!, FAKE_AWS), null);
+
+        const refused = await new OpenAI({ apiKey: await lacking.createKey(), baseURL: `${lacking.url}/v1`, maxRetries: 0 }).chat.completions
+          .create({ model: 'bedrock/amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'Hi' }] })
+          .then(() => assert.fail('expected a refusal'), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+        assert.equal(refused.status, 502);
+        assert.equal((refused.error as { code?: string }).code, 'provider_error');
+      } finally {
+        await gateway.close();
+        await lacking.close();
+        await bedrock.close();
+      }
+    });
   });
 });

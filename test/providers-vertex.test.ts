@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT, type VertexFake } from './fakes/vertex.js';
+import { startFakeVertex, vertexEnv, VERTEX_LOCATION, VERTEX_PROJECT, type VertexFake } from './fakes/vertex.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { runProviderConformance } from './providers/conformance.js';
 
@@ -13,12 +13,7 @@ import { runProviderConformance } from './providers/conformance.js';
  */
 
 const FIRST_TOKEN = 'ya29.fake-access-token-1';
-const envOf = (fake: VertexFake) => ({
-  GOOGLE_APPLICATION_CREDENTIALS: fake.account.path,
-  GOOGLE_CLOUD_LOCATION: VERTEX_LOCATION,
-  VERTEX_BASE_URL: fake.server.url,
-  VERTEX_TOKEN_URL: fake.tokenUrl,
-});
+const envOf = vertexEnv;
 
 let geminiFake: VertexFake;
 runProviderConformance({

@@ -199,9 +199,13 @@ describe('startSseStream', () => {
 
   test('a reader that throws on events (a frame it cannot take) gets stream-failed and its end; nothing escapes to undici or the process', async () => {
     for (const throwOn of [1, 2]) {
-      const stream = await start({ chunks: ['data: {"n":1}\n\n', 'data: {"n":2}\n\n', 'data: {"n":3}\n\n', 'data: [END]\n\n'] });
       const seen: unknown[] = [];
       let calls = 0;
+      // Each frame is written once the reader took the one before, so each is a batch of its own however busy the machine.
+      const readerTook = async (index: number) => {
+        while (calls < index && !seen.includes('stream-failed')) await sleep(1);
+      };
+      const stream = await start({ chunks: ['data: {"n":1}\n\n', 'data: {"n":2}\n\n', 'data: {"n":3}\n\n', 'data: [END]\n\n'], before: readerTook });
       await new Promise<void>((resolve) =>
         stream.read({
           onEvents: (events) => {

@@ -16,7 +16,7 @@ import { readTurnInput, type RunInputBody } from './run-input.js';
 import { testTrace, toRunResponse, totalCostMicroUsd, totalUsage, type AgentRunResponse } from './run-response.js';
 import { executeGraph, RunProgress } from './runtime/execute.js';
 import { assertTurnImagesAccepted } from './runtime/preflight.js';
-import type { HttpCaller } from './runtime/types.js';
+import type { AgentTools, HttpCaller } from './runtime/types.js';
 import type { AgentRow } from './store/agent-store.js';
 import { AssetRecords } from './store/asset-records.js';
 import type { ConversationRow, ConversationStore } from './store/conversation-store.js';
@@ -37,6 +37,8 @@ export interface AgentRunnerDependencies {
   mediaStore: MediaStore;
   http: HttpCaller;
   httpAllowlist: HostAllowlist;
+  /** The gateway's MCP tools, for llm nodes with `tools`. */
+  tools?: AgentTools;
 }
 
 /** Which graph runs: a published version, or (authoring test) a draft. */
@@ -56,7 +58,7 @@ export interface RunTurnRequest {
   assetUrl: AssetUrl;
   signal: AbortSignal;
   /** The request's call through the model-call path: the run's model calls are its sub-calls, metered against the caller's key caps. */
-  call: Pick<RequestCall, 'subcall' | 'metered'>;
+  call: Pick<RequestCall, 'subcall' | 'metered' | 'toolCalled'>;
 }
 
 /** What a run used and made, filled in as it goes: the route logs and meters it even after a failure. */
@@ -148,6 +150,7 @@ export class AgentRunner {
         limits: this.dependencies.config,
         media,
         http: this.dependencies.http,
+        ...(this.dependencies.tools === undefined ? {} : { tools: this.dependencies.tools }),
         requestId: request.requestId,
         signal: request.signal,
         recordValues: target.test,

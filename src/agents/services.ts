@@ -14,12 +14,15 @@ import { S3MediaStore } from './media/s3-media-store.js';
 import { AgentStore } from './store/agent-store.js';
 import { AssetRecords } from './store/asset-records.js';
 import { ConversationStore } from './store/conversation-store.js';
+import type { AgentTools } from './runtime/types.js';
 
 export interface AgentServiceParts {
   config: GatewayConfig;
   db: Kysely<Database>;
   catalog: Catalog;
   logger: Logger;
+  /** The gateway's MCP tools, for llm nodes with `tools`. */
+  tools?: AgentTools;
 }
 
 export interface AgentServices {
@@ -72,7 +75,7 @@ export function createAgentServices(parts: AgentServiceParts): AgentServices {
   const mediaStore = createMediaStore(config);
   const agents = new AgentStore(parts.db);
   const conversations = new ConversationStore(parts.db);
-  const runner = new AgentRunner({ db: parts.db, conversations, catalog: parts.catalog, config: config.agents, mediaStore, http, httpAllowlist: allowlist });
+  const runner = new AgentRunner({ db: parts.db, conversations, catalog: parts.catalog, config: config.agents, mediaStore, http, httpAllowlist: allowlist, ...(parts.tools === undefined ? {} : { tools: parts.tools }) });
   return {
     agents,
     authoring: new AgentAuthoring(agents, runner.environment),

@@ -3,6 +3,8 @@ import type { AttemptRecord, MediaSummary } from '../logs/index.js';
 import type { Provider, TokenUsage, UpstreamNotes } from '../model-api/index.js';
 import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import type { UsageEstimate } from '../limits/index.js';
+import { CallGuard, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
+import type { Principal } from '../keys/index.js';
 
 /** The provider capabilities a model call can use. */
 export type Capability = 'chat' | 'responses' | 'messages' | 'embeddings' | 'images' | 'speech' | 'transcription';
@@ -50,6 +52,10 @@ export interface CallLedger {
   started(purpose: string | null): CallEntry;
   /** Every try of a routed call is appended here. */
   readonly attempts: AttemptRecord[];
+  /** Who the request reserved for, as guardrails are attached by key and project (null: not yet). */
+  readonly principal?: Principal | null;
+  /** The verdicts of the guardrails a call ran. */
+  guarded?(verdicts: readonly GuardrailVerdict[]): void;
 }
 
 /** One provider call as a request's ledger keeps it. */
@@ -80,6 +86,8 @@ export interface CheckedCallOptions<C extends Capability> {
   onServed?: ServedListener | undefined;
   /** The input policy applied to messages for the same resolved model (withMessages). */
   inspect?: ((messages: readonly unknown[]) => CheckedCall<C>) | undefined;
+  /** The gateway's guardrails, when it has any and the call is guarded: those attached run on its input and answer. */
+  guardrails?: Guardrails | undefined;
 }
 
 /** Whether a capability serves the model (a cloud's Messages API: its Claude models only). */
@@ -173,8 +181,9 @@ export class CheckedCall<C extends Capability> {
     const before = attempts.length;
     const started = performance.now();
     let servedModel = this.target.resolved.id;
+    const guard = this.options.guardrails === undefined ? null : this.guard(this.options.guardrails);
     try {
-      const served = await this.attempt(call, signal, entry, attempts);
+      const served = await this.attempt(guard === null ? call : (capability, attempt) => call(guard.capability(capability), attempt), signal, entry, attempts);
       if (served.routed !== null) {
         servedModel = served.routed.resolved.id;
         if (entry !== undefined) {
@@ -188,7 +197,8 @@ export class CheckedCall<C extends Capability> {
         if (measured.usage !== undefined) entry.usage = measured.usage;
         if (measured.imageCount !== undefined) entry.imageCount = measured.imageCount;
       }
-      return served.result;
+      // The answer came (and is priced) before its output guardrails may refuse it.
+      return guard === null ? served.result : guard.answer(served.result);
     } catch (error) {
       servedModel = attempts.at(-1)?.model ?? servedModel;
       if (entry !== undefined) entry.failure = (error as { code?: string }).code ?? 'internal_error';
@@ -197,6 +207,13 @@ export class CheckedCall<C extends Capability> {
       if (entry !== undefined) entry.latencyMs = this.options.routing === undefined ? performance.now() - started : (attempts.at(-1)?.latencyMs ?? null);
       this.options.onServed?.(servedModel, this.options.routing === undefined ? 1 : attempts.length - before);
     }
+  }
+
+  /** The guardrails attached to this call (by key, project or its model), or null when none is. */
+  private guard(guardrails: Guardrails): CallGuard | null {
+    const attached = guardrails.attached(this.ledger?.principal ?? null, this.target.resolved.id);
+    if (attached === null) return null;
+    return new CallGuard(this.capabilityName, attached, (verdicts) => this.ledger?.guarded?.(verdicts));
   }
 
   /** One call to the model's provider, or the routed model's attempts by its plan; `routed` names who served a routed call. */

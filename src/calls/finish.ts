@@ -1,5 +1,5 @@
 import type { ModelPricing, ResolvedModel } from '../catalog/index.js';
-import { computeCombinedCost, computeCost, type AttemptRecord, type Cost, type FinishedRequest, type LoggedErrorCode, type MediaSummary, type ModelCallRecord, type RecordMode, type RequestRecord } from '../logs/index.js';
+import { computeCombinedCost, computeCost, type AttemptRecord, type Cost, type FinishedRequest, type LoggedErrorCode, type MediaSummary, type ModelCallRecord, type RecordMode, type RequestRecord, type ToolCallRecord } from '../logs/index.js';
 import type { Admission, ActualUsage, UsageEstimate } from '../limits/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import type { CallEntry } from './checked-call.js';
@@ -26,6 +26,8 @@ export interface CallState {
   failure: { code: LoggedErrorCode; detail: Record<string, unknown> | null } | null;
   attempts: readonly AttemptRecord[];
   entries: readonly CallEntry[];
+  /** Tool calls of the request's tool loop, each after the model calls made before it (`after` of them). */
+  toolCalls: readonly { after: number; record: ToolCallRecord }[];
   dropped: readonly string[];
   agent: string | null;
   extra: Record<string, unknown> | null;
@@ -92,17 +94,26 @@ function requestCost(state: CallState, succeeded: boolean, answeredAborted: bool
   );
 }
 
-function callRecords(entries: readonly CallEntry[]): ModelCallRecord[] | undefined {
-  if (entries.length < 2) return undefined;
-  return entries.map((entry) => ({
-    purpose: entry.purpose,
-    model: entry.resolved?.id ?? 'unknown',
-    provider: entry.providerName ?? 'unknown',
-    usage: entry.usage,
-    imageCount: entry.imageCount,
-    costMicroUsd: costOfEntry(entry, null, entry.answered).microUsd,
-    outcome: entry.answered ? 'ok' : ((entry.failure ?? 'internal_error') as ModelCallRecord['outcome']),
-  }));
+function callRecords(entries: readonly CallEntry[], toolCalls: CallState['toolCalls']): (ModelCallRecord | ToolCallRecord)[] | undefined {
+  if (entries.length < 2 && toolCalls.length === 0) return undefined;
+  const records: (ModelCallRecord | ToolCallRecord)[] = toolCalls.filter((call) => call.after === 0).map((call) => call.record);
+  for (const [index, entry] of entries.entries()) {
+    records.push({
+      purpose: entry.purpose,
+      model: entry.resolved?.id ?? 'unknown',
+      provider: entry.providerName ?? 'unknown',
+      usage: entry.usage,
+      imageCount: entry.imageCount,
+      costMicroUsd: costOfEntry(entry, null, entry.answered).microUsd,
+      outcome: entry.answered ? 'ok' : ((entry.failure ?? 'internal_error') as ModelCallRecord['outcome']),
+    });
+    for (const call of toolCalls) if (call.after === index + 1) records.push(call.record);
+  }
+  return records;
+}
+
+function callsMember(calls: (ModelCallRecord | ToolCallRecord)[] | undefined): { calls?: (ModelCallRecord | ToolCallRecord)[] } {
+  return calls === undefined ? {} : { calls };
 }
 
 function sumImages(entries: readonly CallEntry[]): number | null {
@@ -158,7 +169,7 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
     logDetail: state.failure?.detail ?? null,
     errorCode: state.failure?.code ?? null,
     ...(state.attempts.length === 0 ? {} : { attempts: state.attempts }),
-    ...(entries.length < 2 ? {} : { calls: callRecords(entries)! }),
+    ...callsMember(callRecords(entries, state.toolCalls)),
     droppedFields: state.dropped,
     upstreamLatencyMs,
     agent: state.agent,

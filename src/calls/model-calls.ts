@@ -5,6 +5,7 @@ import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../lim
 import type { MediaSummary } from '../logs/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { Router, RouteTarget } from '../routing/index.js';
+import type { Guardrails } from '../guardrails/index.js';
 import { CheckedCall, type CallLedger, type Capability, type ServedListener } from './checked-call.js';
 import { inspectMessages } from './input-policy.js';
 import { RequestCall, type FinishedRequestObserver, type RequestStart } from './request-call.js';
@@ -30,6 +31,8 @@ export interface CallRequest<C extends Capability> {
   purpose?: string;
   /** Told which model served the call (a fallback's id after a fallback) and after how many attempts, failed calls too. */
   onServed?: ServedListener;
+  /** false for the gateway's own check of a call already guarded (VETTING's verification): no guardrail runs on it. */
+  guarded?: boolean;
 }
 
 /** Where a checked call's facts go in its request's record as it is checked. */
@@ -53,6 +56,7 @@ export class ModelCalls {
     private readonly limiter: Limiter,
     private readonly router?: Router,
     observer?: FinishedRequestObserver,
+    private readonly guardrails?: Guardrails,
   ) {
     if (observer !== undefined) this.observers.push(observer);
   }
@@ -97,7 +101,7 @@ export class ModelCalls {
         messages === undefined ? null : inspectMessages(messages, { acceptsRemoteImageUrls: remoteUrls, inputModalities: model.entry.input_modalities });
       const media = inspect(resolved.model, plan === undefined ? provider.acceptsRemoteImageUrls : plan.primary.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
       if (messages !== undefined) facts?.media(media);
-      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected };
+      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected, guardrails: request.guarded === false ? undefined : this.guardrails };
       if (plan === undefined) return new CheckedCall(target, media, request.capability, ledger, options);
       // A fallback was chosen by the operator: the caller's allow-list does not apply to it, its input rules do.
       const accepts = (fallback: RouteTarget) => {

@@ -2,8 +2,9 @@ import type { ResolvedModel } from '../catalog/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import type { Admission, UsageEstimate } from '../limits/index.js';
-import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode } from '../logs/index.js';
+import type { AttemptRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
 import type { TokenUsage } from '../model-api/index.js';
+import { guardrailsHeader, type GuardrailVerdict } from '../guardrails/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
 import { costOfEntries, finishedRequest, settlementOfEntries } from './finish.js';
 import type { CallRequest, ModelCalls } from './model-calls.js';
@@ -81,10 +82,14 @@ export class RequestCall implements CallLedger {
   private readonly dropped: string[] = [];
   private failure: Failure | null = null;
   private readonly entries: CallEntry[] = [];
+  private readonly toolCalls: { after: number; record: ToolCallRecord }[] = [];
   readonly attempts: AttemptRecord[] = [];
   private admission: Admission | null = null;
   private work: Promise<unknown> | undefined;
   private finished: FinishedRequest | null = null;
+  /** Who the request reserved for: the key and project guardrails are attached to. */
+  principal: Principal | null = null;
+  private verdicts: GuardrailVerdict[] | null = null;
 
   constructor(
     start: RequestStart,
@@ -178,6 +183,7 @@ export class RequestCall implements CallLedger {
 
   /** Reserves the request's estimate against the principal's limits, once (a 429 when nothing is left); settled when the request finishes. */
   async reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
+    this.principal = principal;
     const admission = await this.calls.reserve(principal, estimate);
     this.admission = admission;
     return admission;
@@ -204,6 +210,7 @@ export class RequestCall implements CallLedger {
     providerCall: ProviderCall<C, R>,
     signal: AbortSignal,
   ): Promise<{ result: R; usage: TokenUsage | null; costMicroUsd: number | null }> {
+    this.principal ??= principal;
     const reservation = await this.calls.reserveCaps(principal, estimate);
     call.reserved(estimate);
     let entry: CallEntry | undefined;
@@ -218,6 +225,17 @@ export class RequestCall implements CallLedger {
     }
     await reservation.settle(settlementOfEntries(reservation.reserved, own(), true));
     return { result, usage: entry?.usage ?? null, costMicroUsd: costOfEntries(own()) };
+  }
+
+  /** CallLedger: the verdicts of a call's guardrails, kept in the record. */
+  guarded(verdicts: readonly GuardrailVerdict[]): void {
+    if (verdicts.length === 0) return;
+    (this.verdicts ??= []).push(...verdicts);
+  }
+
+  /** The `x-modelgate-guardrails` header value of the verdicts so far; null when no guardrail ran. */
+  get guardrailsHeader(): string | null {
+    return this.verdicts === null ? null : guardrailsHeader(this.verdicts);
   }
 
   /** CallLedger: a provider call begins. */
@@ -236,6 +254,12 @@ export class RequestCall implements CallLedger {
     };
     this.entries.push(entry);
     return entry;
+  }
+
+  /** A tool call of the request's tool loop ended: listed in the record's calls, after the model calls made so far. */
+  toolCalled(call: { tool: string; server: string; latencyMs: number; outcome: ToolCallRecord['outcome'] }): void {
+    const record: ToolCallRecord = { purpose: 'tool', model: call.tool, provider: call.server, usage: null, imageCount: null, costMicroUsd: null, latencyMs: call.latencyMs, outcome: call.outcome };
+    this.toolCalls.push({ after: this.entries.length, record });
   }
 
   /** Usage reported after the call began (a stream's running total): the request's last model call used it. */
@@ -302,9 +326,10 @@ export class RequestCall implements CallLedger {
         failure: this.failure,
         attempts: this.attempts,
         entries: this.entries,
+        toolCalls: this.toolCalls,
         dropped: this.dropped,
         agent: this.agentSlug,
-        extra: this.extraFacts,
+        extra: this.verdicts === null ? this.extraFacts : { ...this.extraFacts, guardrails: this.verdicts.map(recordedVerdict) },
         admission: this.admission,
       },
       end,
@@ -316,4 +341,9 @@ export class RequestCall implements CallLedger {
     for (const observer of this.observers) observer.finished(finished);
     return finished;
   }
+}
+
+/** A verdict as the record keeps it: latency to the tenth of a millisecond. */
+function recordedVerdict(verdict: GuardrailVerdict): GuardrailVerdict {
+  return { ...verdict, latencyMs: Math.round(verdict.latencyMs * 10) / 10 };
 }

@@ -156,9 +156,12 @@ export class Catalog {
       const sameAs = model.sameAs === undefined ? undefined : specs.get(model.sameAs);
       if (model.sameAs !== undefined && sameAs === undefined) {
         if (!last) return waiting.push({ provider, owner, model });
-        throw new ConfigError(`providers.${provider}: ${model.id} is the same model as "${model.sameAs}", which is not a model of the catalog; name a catalog id (GET /v1/models lists them)`);
+        // A vendor's built-in entry of a model this catalog's data does not have is left out with it.
+        if (model.declaredAt === undefined) return 0;
+        throw new ConfigError(`providers.${provider}.${model.declaredAt}: ${model.id} is the same model as "${model.sameAs}", which is not a model of the catalog; name a catalog id (GET /v1/models lists them)`);
       }
-      specs.set(model.id, shippedSpec(model, sameAs, { provider, ownedBy: owner }));
+      const { declaredAt: _declaredAt, ...fields } = model;
+      specs.set(model.id, shippedSpec(fields, sameAs, { provider, ownedBy: owner }));
       if (model.sameAs !== undefined) this.counterparts.set(counterpartKey(model.sameAs, provider), model.id);
       return 0;
     };

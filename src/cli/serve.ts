@@ -112,7 +112,7 @@ function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags
 }
 
 async function serveWorker(config: GatewayConfig, flags: CommandLineSettings): Promise<void> {
-  const gateway = await startGateway(config, { keyChannels: [siblingWorkers()] });
+  const gateway = await startGateway(config, { keyChannels: [siblingWorkers()], standby: false });
   scrapeEveryWorker(gateway.context.metrics);
   serveUntilStopped(config, gateway, flags);
   process.send?.({ type: 'listening', url: gateway.url, report: reportStart(gateway, flags) } satisfies ClusterMessage);

@@ -10,6 +10,7 @@ import { closestIds } from './closest-names.js';
 import { checkMcpServers } from './mcp-servers.js';
 import { ConfigError } from './config-error.js';
 import { VENDOR_PROVIDERS } from '../providers/index.js';
+import { buildCheck, GuardrailConfigError, parseGuardrails } from '../guardrails/index.js';
 
 export { ConfigError };
 
@@ -136,6 +137,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   assertProviderNamesUnique(config);
   checkMcpServers(config.mcp.servers);
+  checkGuardrails(config);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.server.publicUrl !== undefined) config.server.publicUrl = config.server.publicUrl.replace(/\/+$/, '');
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
@@ -228,6 +230,16 @@ function assertProviderNamesUnique(config: GatewayConfig): void {
       throw new ConfigError(`invalid setting providers.compatible[${index}].name: "${name}" is already the name of a provider; give each provider its own name`);
     }
     taken.add(name);
+  }
+}
+
+/** What the schema cannot say about `guardrails` (unique names, each check's options, patterns that compile): the first problem stops start-up. */
+function checkGuardrails(config: GatewayConfig): void {
+  try {
+    parseGuardrails(config.guardrails, (policy, field) => void buildCheck(policy, field));
+  } catch (error) {
+    if (error instanceof GuardrailConfigError) throw new ConfigError(error.message);
+    throw error;
   }
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CompatibleProviderSchema, VENDOR_PROVIDERS, vendorSettingsSchemas } from '../providers/index.js';
 import { ModelOverrideSchema, type ModelMode, type ModelOverride } from '../model-api/index.js';
+import { GuardrailSchema } from '../guardrails/index.js';
 
 /**
  * The whole configuration, one schema. Every setting has a config-file name (the path in
@@ -278,6 +279,7 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    guardrails: Type.Array(GuardrailSchema, { default: [], description: 'checks before and after model calls (decisions §13, docs/guardrails.md)' }),
   },
   { additionalProperties: false },
 );

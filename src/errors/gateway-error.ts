@@ -43,7 +43,8 @@ export type ErrorCode =
   | 'tool_not_found'
   | 'mcp_session_not_found'
   | 'mcp_server_unavailable'
-  | 'mcp_server_error';
+  | 'mcp_server_error'
+  | 'guardrail_blocked';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -108,6 +109,16 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   mcp_session_not_found: { status: 404, type: 'invalid_request_error', retryable: false },
   mcp_server_unavailable: { status: 502, type: 'api_error', retryable: true },
   mcp_server_error: { status: 502, type: 'api_error', retryable: false },
+  // A guardrail refused the caller's input (docs/guardrails.md); on the model's answer it is OUTPUT_CLASSES'.
+  guardrail_blocked: { status: 400, type: 'invalid_request_error', retryable: false },
+};
+
+/**
+ * Codes that mean another status when raised on the model's answer rather than the caller's
+ * input (decisions §13): the caller did nothing wrong, the gateway refuses what came back.
+ */
+const OUTPUT_CLASSES: { readonly [C in ErrorCode]?: ErrorClass } = {
+  guardrail_blocked: { status: 502, type: 'api_error', retryable: false },
 };
 
 /**
@@ -150,6 +161,8 @@ export interface GatewayErrorOptions {
   logDetail?: Record<string, unknown>;
   /** What the provider said, when a provider call failed. */
   upstream?: UpstreamFacts;
+  /** Raised on the model's answer, not the caller's input: the code's output status where it has one (OUTPUT_CLASSES). */
+  output?: boolean;
   cause?: unknown;
 }
 
@@ -168,7 +181,7 @@ export class GatewayError extends Error {
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
-    const errorClass = ERROR_CLASSES[code];
+    const errorClass = (options.output === true ? OUTPUT_CLASSES[code] : undefined) ?? ERROR_CLASSES[code];
     this.code = code;
     this.status = errorClass.status;
     this.type = errorClass.type;
@@ -213,8 +226,8 @@ export interface ErrorBody {
   error: { message: string; type: ErrorType; code: ErrorCode; param: string | null; request_id: string };
 }
 
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CLASSES[code].status;
+export function statusOf(code: ErrorCode, options: { output?: boolean } = {}): number {
+  return ((options.output === true ? OUTPUT_CLASSES[code] : undefined) ?? ERROR_CLASSES[code]).status;
 }
 
 /** Every code of the closed union, in the order of the table (docs are checked against it). */

@@ -2,8 +2,8 @@ export type { ApiFormat, DecodedCall, EncodedError, ErrorFormat, StreamEncoder, 
 export { chatCompletionsFormat } from './chat-completions/index.js';
 export type { ChatCompletionBody, ChatDecodedCall } from './chat-completions/index.js';
 export { showRequestedModel, upstreamBody } from './openai-bodies.js';
-export { inputItemsOf, responsesFormat, ResponsesPassThroughEncoder } from './responses/index.js';
-export type { ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './responses/index.js';
+export { FinishedItemEvents, inputItemsOf, namesGatewayMcpServer, mcpCallItem, mcpListToolsItem, responseSkeleton, responsesFormat, ResponsesPassThroughEncoder, toolLoopResponse } from './responses/index.js';
+export type { McpToolRequest, ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './responses/index.js';
 export { estimateInputTokens, messagesFormat, NativeMessagesStreamEncoder, refuseUntranslatable } from './messages/index.js';
 export type { MessagesBody, MessagesDecodedCall } from './messages/index.js';
 export { fitExtensions } from './extensions.js';

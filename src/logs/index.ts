@@ -1,4 +1,4 @@
-export type { AttemptRecord, LoggedErrorCode, ModelCallRecord, RecordMode, RequestRecord, MediaSummary, LogAccess, LogFilter, UsageGrouping } from './types.js';
+export type { AttemptRecord, LoggedErrorCode, ModelCallRecord, ToolCallRecord, RecordMode, RequestRecord, MediaSummary, LogAccess, LogFilter, UsageGrouping } from './types.js';
 export { addKnownSecrets, redactText, redactValue, mediaReference, REDACTED } from '../redaction/index.js';
 export type { RedactionOptions } from '../redaction/index.js';
 export { computeCost, computeCombinedCost } from './cost.js';

@@ -53,6 +53,26 @@ export interface ModelCallRecord {
 }
 
 /**
+ * One MCP tool call a request's tool loop made (a Responses `mcp` tool, an agent's llm node
+ * with tools), listed with the model calls in the order they happened. As in a tool call's
+ * own record at /mcp, the tool's gateway name stands where a model call's model does and its
+ * server where the provider does; a tool call has no usage and no price.
+ */
+export interface ToolCallRecord {
+  purpose: 'tool';
+  /** The tool's gateway name, `server__tool`. */
+  model: string;
+  /** The MCP server. */
+  provider: string;
+  usage: null;
+  imageCount: null;
+  costMicroUsd: null;
+  latencyMs: number;
+  /** `ok`, `tool_error` (the tool said it failed), or the error code the call failed with. */
+  outcome: 'ok' | 'tool_error' | ErrorCode;
+}
+
+/**
  * What the gateway knows about one request once its response has ended (streams included):
  * one plain value, made by the model-call path (src/calls) and handed to the request log.
  */
@@ -83,8 +103,8 @@ export interface RequestRecord {
   readonly errorCode: LoggedErrorCode | null;
   /** Every try of the provider call when the model is routed (docs/routing.md); absent otherwise. */
   readonly attempts?: readonly AttemptRecord[];
-  /** The request's model calls, when it made more than one. */
-  readonly calls?: readonly ModelCallRecord[];
+  /** The request's model calls, when it made more than one, and the tool calls of its tool loop. */
+  readonly calls?: readonly (ModelCallRecord | ToolCallRecord)[];
   /** Fields of the request the gateway left out as hints the target does not take (decisions §9), by path. */
   readonly droppedFields: readonly string[];
   readonly upstreamLatencyMs: number | null;

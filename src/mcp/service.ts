@@ -2,10 +2,11 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, type GatewayConfig, type McpServerConfig } from '../config/index.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, type ErrorCode } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import { heldTo, type Limiter } from '../limits/index.js';
 import { AddressPolicy, AddressPolicyError, type Resolver } from '../network/index.js';
+import { splitQualifiedName } from './names.js';
 import { createGatewayServer, gatewayErrorOf, type GatewayServerParts, type RequestContext } from './gateway-server.js';
 import type { ToolResult, ToolSource } from './tool-loop.js';
 import { UpstreamFailure, type ServerHealth } from './upstream-server.js';
@@ -50,6 +51,17 @@ export interface McpHttpRequest {
   method: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+}
+
+/** What narrows a tool loop's tools beyond the caller's allow-lists, and who hears of its calls. */
+export interface ToolNarrowing {
+  /** Only these servers; each must exist and be visible to the caller. */
+  servers?: readonly string[];
+  /** Only these tools (`server__tool`, `server__*`). */
+  allowedTools?: readonly string[];
+  /** The request field that named a server, for the refusal of an unknown one. */
+  param?: (server: string) => string;
+  onCallEnded?: (call: { tool: string; server: string; latencyMs: number; outcome: 'ok' | 'tool_error' | ErrorCode }) => void;
 }
 
 const DEFAULT_PROBE_INTERVAL_MS = 30_000;
@@ -218,12 +230,22 @@ export class McpGateway {
   /**
    * The tools a model call's tool loop may use for this caller (tool-loop.ts): its allow-lists,
    * narrowed to `servers` (a Responses `mcp` tool's server_label) and `allowedTools` of the
-   * request when given. Each call counts against the key's per-minute limit, like one at /mcp.
+   * request when given. A server named there that does not exist or that the caller may not see
+   * is refused, the same way (tool_not_found naming it). Each call counts against the key's
+   * per-minute limit, like one at /mcp, and against the tool's metrics; `onCallEnded` hears how
+   * it ended (the request's record).
    */
-  async toolSource(principal: Principal, narrowing: { servers?: readonly string[]; allowedTools?: readonly string[] } = {}): Promise<ToolSource> {
+  async toolSource(principal: Principal, narrowing: ToolNarrowing = {}): Promise<ToolSource> {
     const projectList = principal.kind === 'key' ? await this.projectLists.of(principal.projectId) : null;
     const requested = narrowing.servers === undefined ? null : narrowing.servers.map((server) => `${server}__*`);
     const access = new ToolAccess(principal.kind === 'key' ? (principal.allowedTools ?? null) : null, projectList, requested, narrowing.allowedTools ?? null);
+    for (const server of narrowing.servers ?? []) {
+      if (this.union.server(server) === undefined || !access.seesServer(server)) {
+        throw new GatewayError('tool_not_found', `There is no MCP server "${server}" this key may use. GET /admin/v1/mcp/servers (admins) or tools/list at /mcp names the servers.`, {
+          param: narrowing.param?.(server) ?? null,
+        });
+      }
+    }
     return {
       list: async (signal) => {
         const listed = await this.union.listTools(access, signal);
@@ -231,12 +253,22 @@ export class McpGateway {
       },
       call: async (name, args, signal) => {
         await this.parts.admitToolCall(principal);
+        const started = performance.now();
+        const server = splitQualifiedName(name)?.server ?? 'other';
+        const ended = (outcome: 'ok' | 'tool_error' | ErrorCode) => {
+          const latencyMs = performance.now() - started;
+          this.options.sinks.metrics.toolCallEnded(server, splitQualifiedName(name)?.name ?? 'other', outcome, latencyMs / 1000);
+          narrowing.onCallEnded?.({ tool: name, server, latencyMs: Math.round(latencyMs), outcome });
+        };
         try {
-          const result: { content?: unknown; toolResult?: unknown } = await this.union.callTool(access, name, args, signal);
+          const result: { content?: unknown; toolResult?: unknown; isError?: unknown } = await this.union.callTool(access, name, args, signal);
+          ended(result.isError === true ? 'tool_error' : 'ok');
           // A server of the protocol's first version may answer `toolResult` instead of `content`.
           return Array.isArray(result.content) ? (result as ToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult ?? null) }] };
         } catch (error) {
-          throw error instanceof UpstreamFailure ? gatewayErrorOf(error) : error;
+          const failure = error instanceof UpstreamFailure ? gatewayErrorOf(error) : error;
+          ended(failure instanceof GatewayError ? failure.code : 'internal_error');
+          throw failure;
         }
       },
     };

@@ -81,6 +81,8 @@ export class ToolLoopError extends Error {
     message: string,
     readonly servers: readonly string[] = [],
     readonly rounds: readonly LoopRound[] = [],
+    /** The failure of the tool call that stopped the loop (`tool_failed`). */
+    readonly failure?: unknown,
   ) {
     super(message);
   }
@@ -170,10 +172,10 @@ export async function runToolLoop<Output>(options: ToolLoopOptions<Output>): Pro
 async function runCall<Output>(options: ToolLoopOptions<Output>, call: LoopToolCall, tools: readonly LoopTool[], record: LoopRound, rounds: LoopRound[]): Promise<ToolOutput> {
   const started = Date.now();
   const args = parseArguments(call.arguments);
-  const failed = (message: string, stop: ToolLoopStop): ToolOutput => {
+  const failed = (message: string, stop: ToolLoopStop, failure: unknown): ToolOutput => {
     record.toolCalls.push({ name: call.name, latencyMs: Date.now() - started, outcome: 'failed', error: message });
     const server = options.serverOf(call.name);
-    if ((options.onToolFailure ?? 'fail') === 'fail') throw new ToolLoopError(stop, message, server === null ? [] : [server], rounds);
+    if ((options.onToolFailure ?? 'fail') === 'fail') throw new ToolLoopError(stop, message, server === null ? [] : [server], rounds, failure);
     return { callId: call.id, name: call.name, text: message, isError: true };
   };
   // The model's own mistakes (a tool it was not offered, arguments that are not an object): it is
@@ -190,6 +192,6 @@ async function runCall<Output>(options: ToolLoopOptions<Output>, call: LoopToolC
     return { callId: call.id, name: call.name, text: toolResultText(result), isError };
   } catch (error) {
     if (options.signal.aborted) throw error;
-    return failed((error as Error).message, 'tool_failed');
+    return failed((error as Error).message, 'tool_failed', error);
   }
 }

@@ -97,6 +97,9 @@ export class GatewayMetrics {
   private readonly rateLimited = this.registry.register(
     new Counter('modelgate_rate_limited_total', 'Requests refused by a per-key limit, by error code.', ['code']),
   );
+  private readonly guardrailVerdicts = this.registry.register(
+    new Counter('modelgate_guardrail_verdicts_total', 'Verdicts of guardrails, by guardrail, stage (input, output) and outcome (passed, masked, blocked, logged, error).', ['guardrail', 'stage', 'outcome']),
+  );
   private readonly providerFaults = this.registry.register(
     new Counter(
       'modelgate_provider_faults_total',
@@ -207,6 +210,11 @@ export class GatewayMetrics {
 
   countRateLimited(code: string): void {
     this.rateLimited.inc({ code });
+  }
+
+  /** One guardrail verdict (its name is the operator's, from the config: a bounded label). */
+  countGuardrailVerdict(guardrail: string, stage: string, outcome: string): void {
+    this.guardrailVerdicts.inc({ guardrail, stage, outcome });
   }
 
   countProviderFault(provider: string, fault: string): void {

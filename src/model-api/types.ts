@@ -155,6 +155,8 @@ export interface StreamFailed {
   type: 'stream-failed';
   message: string;
   logDetail?: Record<string, unknown>;
+  /** The gateway's own error, when the gateway ended the stream (a guardrail blocked the answer): sent as it is, not as a provider failure. */
+  error?: Error;
 }
 
 /** Events of a provider stream, noun-verb names as everywhere in the code: its data events `D`, usage and failure. */

@@ -54,6 +54,12 @@ export type ShippedModel = Omit<ModelOverride, 'provider' | 'disabled'> & {
    * this provider for that id sends this entry's upstream id.
    */
   sameAs?: string;
+  /**
+   * Where the operator declared it (an Azure deployment: `deployments[0]`), for a start-up error
+   * when its `sameAs` is not a catalog model. A vendor's built-in entry has none: when the model it
+   * is the same as is not in the catalog's data, it is left out with it.
+   */
+  declaredAt?: string;
 };
 
 /** What a provider is built from: its registry name, its settings (or a routing deployment's) and the shared HTTP options. */

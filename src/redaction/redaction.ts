@@ -182,6 +182,32 @@ export function redactText(text: string): string {
   return text.replace(TEXT_PATTERNS, (match: string, ...rest: unknown[]) => placeholderOf(match, rest[rest.length - 1] as Record<string, string | undefined>));
 }
 
+/**
+ * Where the credentials of `text` are, by the same families and known secrets redaction
+ * replaces (one list for the request log and the secrets guardrail): each span covers what
+ * redaction would replace, the kept part (a header name, a URL's user) left out. Media is no
+ * credential here.
+ */
+export function credentialSpans(text: string): { start: number; end: number }[] {
+  if (text.length < shortestRedacted || !mayMatch.test(text)) return [];
+  const spans: { start: number; end: number }[] = [];
+  if (knownSecretPattern !== null) {
+    knownSecretPattern.lastIndex = 0;
+    for (let match = knownSecretPattern.exec(text); match !== null; match = knownSecretPattern.exec(text)) spans.push({ start: match.index, end: match.index + match[0].length });
+  }
+  TEXT_PATTERNS.lastIndex = 0;
+  for (let match = TEXT_PATTERNS.exec(text); match !== null; match = TEXT_PATTERNS.exec(text)) {
+    const groups = match.groups ?? {};
+    if (groups.datauri !== undefined) continue;
+    const family = SECRET_FAMILIES.find((candidate) => groups[candidate.family] !== undefined);
+    if (family === undefined) continue;
+    const keep = groups[`${family.family}Keep`] ?? '';
+    if (family.isSecret !== undefined && !family.isSecret(match[0], keep)) continue;
+    spans.push({ start: match.index + keep.length, end: match.index + match[0].length });
+  }
+  return spans;
+}
+
 function isSecretField(name: string): boolean {
   const normalized = name.toLowerCase().replace(/[-_\s]/g, '');
   return SECRET_FIELDS.has(normalized) || SECRET_SUFFIXES.some((suffix) => normalized.endsWith(suffix));

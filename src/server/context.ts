@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
+import type { Guardrails } from '../guardrails/index.js';
 import type { AgentServices } from '../agents/index.js';
 import type { KeySpendView, LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -46,6 +47,8 @@ export interface GatewayContext {
   readonly keyring: Keyring;
   /** The one model-call path every model endpoint, VETTING and agents go through. */
   readonly calls: ModelCalls;
+  /** The configured guardrails (docs/guardrails.md); undefined when there are none. */
+  readonly guardrails: Guardrails | undefined;
   /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
   readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** VETTING's draft → verify → redraft loop, over the model-call path. */

@@ -28,6 +28,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
+import { Guardrails } from '../guardrails/index.js';
 import { standbyWhileWaiting } from './standby.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
@@ -59,6 +60,12 @@ export interface StartOptions {
   providers?: readonly Provider[];
   /** Told the standby listener's URL when the database does not answer at start-up (it listens meanwhile). */
   onStandby?: (url: string) => void;
+  /**
+   * Listen on standby while the database does not answer (default true). A `serve --workers`
+   * worker does not: the port is shared, and a standby worker would take its siblings' traffic
+   * only to answer 503.
+   */
+  standby?: boolean;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -128,7 +135,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     logger.warn({ url }, `answering on ${url} while waiting for the database: /healthz 200, /readyz 503, other requests 503 storage_unavailable`);
     options.onStandby?.(url);
   });
-  const waiting = options.listen === false ? logWaiting : standby.waiting;
+  const waiting = options.listen === false || options.standby === false ? logWaiting : standby.waiting;
   const storage = await whenStorageAnswers(() => openStorage(storageOptions(config, logger)), waiting).catch(async (error: unknown) => {
     await standby.close();
     throw error;
@@ -169,10 +176,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer);
+    const guardrails = Guardrails.fromConfig(config.guardrails);
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails);
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
-    const agents = createAgentServices({ config, db: storage.db, catalog, logger });
+    // llm nodes reach the MCP gateway (made below) only once a run starts.
+    const agents = createAgentServices({ config, db: storage.db, catalog, logger, tools: { toolSource: (principal, narrowing) => mcp.toolSource(principal, narrowing) } });
     shutdownTasks.push(() => agents.close());
     // Conversation history holds what callers and models wrote, as payloads do: kept as long.
     accounting.retain(agents.conversations, 'agent conversation messages');
@@ -221,6 +230,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       responses: accounting.responses,
       tracing,
       calls,
+      guardrails,
       keyring,
       vetting,
       applyRouting,

@@ -117,12 +117,14 @@ export function registerRequestLogHook(app: GatewayApp, context: GatewayContext)
     done();
   });
 
-  app.addHook('onSend', (request, _reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const call = request.call as FastifyRequest['call'] | null;
     if (call === null) {
       done(null, payload);
       return;
     }
+    const guardrails = call.guardrailsHeader;
+    if (guardrails !== null) reply.header('x-modelgate-guardrails', guardrails);
     const state = stateOf(request);
     state.routeDone = true;
     finalizeAbortedWhenDone(request, undefined);

@@ -11,7 +11,8 @@ declare module 'fastify' {
   }
 }
 
-function platformOf(header: string | string[] | undefined): string | null {
+/** The caller's X-Platform-ID as the request log keeps it: the first value, printable ASCII, at most 128 characters; null for none. */
+export function platformOf(header: string | string[] | undefined): string | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return null;
   // Free text from the caller: keep it short and printable.

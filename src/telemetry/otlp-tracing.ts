@@ -32,6 +32,8 @@ const GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 const MODELGATE_REQUEST_ID = 'modelgate.request_id';
 const MODELGATE_COST_USD = 'modelgate.cost_usd';
 const MODELGATE_ERROR_CODE = 'modelgate.error_code';
+/** The request's guardrail outcomes, as the x-modelgate-guardrails header gives them. */
+const MODELGATE_GUARDRAILS = 'modelgate.guardrails';
 const MODELGATE_ATTEMPT = 'modelgate.attempt';
 
 const MICRO_PER_USD = 1_000_000;
@@ -117,6 +119,8 @@ export class OtlpTracing implements Tracing {
     setUsage(span, record);
     if (costMicroUsd !== null) span.setAttribute(MODELGATE_COST_USD, costMicroUsd / MICRO_PER_USD);
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    const guardrails = (record.extra as { guardrails?: readonly { guardrail: string; stage: string; outcome: string }[] } | null)?.guardrails;
+    if (guardrails !== undefined) span.setAttribute(MODELGATE_GUARDRAILS, guardrails.map((verdict) => `${verdict.guardrail}:${verdict.stage}=${verdict.outcome}`).join(','));
     if (record.errorCode !== null) {
       span.setAttribute(MODELGATE_ERROR_CODE, record.errorCode);
       span.setAttribute(ATTR_ERROR_TYPE, record.errorCode);

@@ -17,6 +17,8 @@ export interface FinishedSpan {
     readonly provider: string | null;
     readonly usage: TokenUsage | null;
     readonly errorCode: string | null;
+    /** Facts beyond the columns; its `guardrails` verdicts are on the span. */
+    readonly extra?: Readonly<Record<string, unknown>> | null;
   };
   readonly status: number;
   readonly cost: { readonly microUsd: number | null };

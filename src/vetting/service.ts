@@ -72,7 +72,7 @@ export class VettingService {
     rejectStreaming(body.stream);
     const requested = body.model ?? this.settings.defaultModel ?? this.catalog.defaultChatModel;
     const draft = call.check({ mode: 'chat', capability: 'chat', model: requested, param: 'model', providerHint: body.provider, allowedFor: run.principal, messages: body.messages, purpose: 'draft' });
-    const verification = call.subcall({ mode: 'chat', capability: 'chat', model: this.internalVerificationModel, param: 'vetting.verificationModel', purpose: 'verification' });
+    const verification = call.subcall({ mode: 'chat', capability: 'chat', model: this.internalVerificationModel, param: 'vetting.verificationModel', purpose: 'verification', guarded: false });
     const plan = planLightweight(body, { keyring: this.keyring.forProject(projectOf(run.principal)), verifierInstructions: this.verifierInstructions, maxAttemptsLimit: this.settings.maxAttemptsLimit });
     call.logRequestAs(plan.loggedRequest);
     const admission = await this.admit(run, [draft, verification], plan, plan.maxAttempts);
@@ -115,7 +115,7 @@ export class VettingService {
       return { reply, admission };
     }
 
-    const verification = call.subcall({ mode: 'chat', capability: 'chat', model: plan.verificationModelId, param: 'config.verificationModel.modelId', allowedFor: run.principal, purpose: 'verification' });
+    const verification = call.subcall({ mode: 'chat', capability: 'chat', model: plan.verificationModelId, param: 'config.verificationModel.modelId', allowedFor: run.principal, purpose: 'verification', guarded: false });
     const admission = await this.admit(run, [draft, verification], plan, plan.maxAttempts);
     const outcome = await this.vet(run, { draft, verification }, plan);
     const reply = fullResponse(

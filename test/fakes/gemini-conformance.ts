@@ -1,12 +1,16 @@
 import type { RecordedRequest } from './fake-server.js';
-import { errorBody, startFakeGemini, textFrames, textResponse, type GeminiReply } from './gemini.js';
+import { errorBody, startFakeGemini, textFrames, textResponse, type FakeGemini, type GeminiReply } from './gemini.js';
 import type { ChatScript, ConformanceFake, UpstreamChatView } from '../providers/conformance.js';
 
 const USAGE = { promptTokens: 11, completionTokens: 7 };
 
 /** The fake behind the shared conformance suite: its neutral scripts in Gemini's wire format. */
 export async function startGeminiConformanceFake(): Promise<ConformanceFake> {
-  const fake = await startFakeGemini();
+  return geminiConformanceFake(await startFakeGemini());
+}
+
+/** A Gemini fake seen through the conformance suite's neutral scripts. */
+export function geminiConformanceFake(fake: FakeGemini): ConformanceFake {
   return {
     server: fake.server,
     scriptChat: (script) => fake.reply('chat', conformanceReply(script)),

@@ -78,10 +78,23 @@ function googleError(response: ServerResponse, code: number, status: string, mes
   response.end(JSON.stringify({ error: { code, message, status } }));
 }
 
-/** The Vertex front over the publisher the conformance runs on (its chat views are the inner fake's, the credential the bearer). */
-export async function startFakeVertex(publisher: 'google' | 'anthropic'): Promise<VertexFake> {
+/** The gateway's environment for the Vertex fake: the service account file, the location, the fake's URLs. */
+export function vertexEnv(fake: VertexFake): Record<string, string> {
+  return {
+    GOOGLE_APPLICATION_CREDENTIALS: fake.account.path,
+    GOOGLE_CLOUD_LOCATION: VERTEX_LOCATION,
+    VERTEX_BASE_URL: fake.server.url,
+    VERTEX_TOKEN_URL: fake.tokenUrl,
+  };
+}
+
+/**
+ * The Vertex front over the publisher the conformance runs on (its chat views are the inner
+ * fake's, the credential the bearer), or over a given inner fake of the publisher's own API.
+ */
+export async function startFakeVertex(publisher: 'google' | 'anthropic', given?: ConformanceFake): Promise<VertexFake> {
   const account = writeServiceAccountFile();
-  const inner = publisher === 'google' ? await startGeminiConformanceFake() : await startAnthropicConformanceFake();
+  const inner = given ?? (publisher === 'google' ? await startGeminiConformanceFake() : await startAnthropicConformanceFake());
   const server = await startFakeServer();
   const tokens = new Set<string>();
   const tokenRequests: RecordedRequest[] = [];

@@ -3,7 +3,9 @@
  * vendor's fake scripted through one neutral shape, answering in the vendor's own wire format.
  */
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type AnthropicErrorType } from '../fakes/anthropic.js';
-import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini } from '../fakes/gemini.js';
+import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from '../fakes/gemini.js';
+import { geminiConformanceFake } from '../fakes/gemini-conformance.js';
+import { startFakeVertex, vertexEnv } from '../fakes/vertex.js';
 import { startOpenAIFake } from '../fakes/openai.js';
 import { FAKE_AWS, startFakeBedrock } from '../fakes/bedrock.js';
 import { AZURE_KEY, startFakeAzure } from '../fakes/azure.js';
@@ -114,6 +116,28 @@ const GEMINI_FINISH = { stop: 'STOP', length: 'MAX_TOKENS', filtered: 'SAFETY' }
 
 const CONVERSE_STOP = { stop: 'end_turn', length: 'max_tokens', filtered: 'content_filtered' } as const;
 
+/** A Gemini fake through the suite's neutral shape: Gemini counts thinking apart from the candidates, the cached tokens within the prompt. */
+function geminiViews(fake: FakeGemini): Omit<RunningVendor, 'gateway' | 'close'> {
+  return {
+    answer(answer) {
+      const { input, output, cached, reasoning } = answer.usage;
+      const usage = { promptTokens: input, completionTokens: output - reasoning, cachedTokens: cached, thoughtsTokens: reasoning };
+      const parts =
+        answer.kind === 'text'
+          ? [{ text: answer.pieces.join('') }]
+          : [...(answer.preface === undefined ? [] : [{ text: answer.preface }]), { functionCall: { name: answer.name, args: answer.arguments } }];
+      fake.reply('chat', { response: candidateResponse(parts, { finishReason: answer.kind === 'text' ? GEMINI_FINISH[answer.finish] : 'STOP', usage }) });
+    },
+    fail: (status, message) => fake.reply('chat', { error: status, message }),
+    received: () => fake.requests.length,
+    lastBody: () => fake.requests.at(-1)?.json,
+    lastToolResultRef() {
+      const contents: Loose[] = fake.requests.at(-1)?.json?.contents ?? [];
+      return contents.flatMap((content) => content.parts ?? []).find((part: Loose) => part.functionResponse !== undefined)?.functionResponse.name;
+    },
+  };
+}
+
 export const VENDORS: Vendor[] = [
   {
     name: 'OpenAI',
@@ -217,27 +241,19 @@ export const VENDORS: Vendor[] = [
     toolCallIds: false,
     async start() {
       const fake = await startFakeGemini();
-      return {
-        gateway: { env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY } },
-        answer(answer) {
-          // Gemini counts thinking apart from the candidates, and the cached tokens within the prompt.
-          const { input, output, cached, reasoning } = answer.usage;
-          const usage = { promptTokens: input, completionTokens: output - reasoning, cachedTokens: cached, thoughtsTokens: reasoning };
-          const parts =
-            answer.kind === 'text'
-              ? [{ text: answer.pieces.join('') }]
-              : [...(answer.preface === undefined ? [] : [{ text: answer.preface }]), { functionCall: { name: answer.name, args: answer.arguments } }];
-          fake.reply('chat', { response: candidateResponse(parts, { finishReason: answer.kind === 'text' ? GEMINI_FINISH[answer.finish] : 'STOP', usage }) });
-        },
-        fail: (status, message) => fake.reply('chat', { error: status, message }),
-        received: () => fake.requests.length,
-        lastBody: () => fake.requests.at(-1)?.json,
-        lastToolResultRef() {
-          const contents: Loose[] = fake.requests.at(-1)?.json?.contents ?? [];
-          return contents.flatMap((content) => content.parts ?? []).find((part: Loose) => part.functionResponse !== undefined)?.functionResponse.name;
-        },
-        close: () => fake.close(),
-      };
+      return { ...geminiViews(fake), gateway: { env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY } }, close: () => fake.close() };
+    },
+  },
+  {
+    name: 'Google Vertex AI (Gemini)',
+    model: 'vertex/gemini-2.5-flash',
+    reportsReasoning: true,
+    toolCallIds: false,
+    async start() {
+      // Vertex's front (its token exchange and URLs) over Gemini's own API.
+      const fake = await startFakeGemini();
+      const vertex = await startFakeVertex('google', geminiConformanceFake(fake));
+      return { ...geminiViews(fake), gateway: { env: vertexEnv(vertex) }, close: () => vertex.close() };
     },
   },
 ];

@@ -35,6 +35,13 @@ export interface TestGatewayOptions {
 
 export interface TestGateway {
   readonly url: string;
+  /**
+   * `fetch` answered in-process by Fastify's inject, no socket: for admin API and other
+   * requests the request log does not record, read whole. Model requests go to the real
+   * listener (`url`): their record tells an answer the client received from one it left by the
+   * state of the connection, which inject has none of. Takes a path or an absolute URL on `url`.
+   */
+  readonly fetch: typeof fetch;
   readonly gateway: RunningGateway;
   readonly config: GatewayConfig;
   readonly dataDir: string;
@@ -83,8 +90,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.providers !== undefined ? { providers: options.providers } : {}),
   });
   const url = gateway.url;
+  const inProcessFetch = injectingFetch(gateway, url);
   return {
     url,
+    fetch: inProcessFetch,
     gateway,
     config,
     dataDir,
@@ -105,7 +114,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       return secret;
     },
     async admin(method: string, path: string, body?: unknown) {
-      const response = await fetch(`${url}${path}`, {
+      const response = await inProcessFetch(path, {
         method,
         headers: {
           authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
@@ -120,6 +129,27 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await gateway.close();
       if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+function injectingFetch(gateway: RunningGateway, baseUrl: string): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(typeof input === 'string' && input.startsWith('/') ? `${baseUrl}${input}` : input, init);
+    const target = new URL(request.url);
+    const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+    const answer = await gateway.app.inject({
+      method: request.method as 'GET',
+      url: `${target.pathname}${target.search}`,
+      headers: Object.fromEntries(request.headers),
+      ...(payload === undefined ? {} : { payload }),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
+    }
+    const bodyless = answer.statusCode === 204 || answer.statusCode === 304 || request.method === 'HEAD';
+    return new Response(bodyless ? null : answer.rawPayload, { status: answer.statusCode, headers });
   };
 }
 

@@ -4,6 +4,7 @@ import type { HostAllowlist } from '../http/allowlist.js';
 import type { Template } from '../templates/template.js';
 import { isForbiddenKey, toSafeValue, ValueError } from '../values.js';
 import type { NodeChecker } from './checker.js';
+import { isAllowedToolEntry } from '../../mcp/index.js';
 import { configKeys } from './node-schema.js';
 import {
   CONDITION_OPERATORS,
@@ -48,6 +49,18 @@ function model(check: NodeChecker, value: unknown, mode: 'chat' | 'image_generat
     check.issue('config.model', error.message);
     return null;
   }
+}
+
+const MAX_TOOLS = 64;
+
+/** An llm node's gateway MCP tools: `server__tool` or `server__*` names (which servers exist is checked when the node runs). */
+function tools(check: NodeChecker, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_TOOLS || !value.every((entry) => typeof entry === 'string' && isAllowedToolEntry(entry))) {
+    check.issue('config.tools', `must be a list of at most ${MAX_TOOLS} gateway MCP tool names, each server__tool or server__*`);
+    return [];
+  }
+  return [...new Set(value as string[])];
 }
 
 function outputs(check: NodeChecker, value: unknown): OutputField[] {
@@ -164,7 +177,7 @@ const COMPILERS: Record<GraphNode['type'], Compile> = {
     }
     const maxTokens = check.integer('config.maxTokens', config.maxTokens, 1, 1_000_000);
     if (id === null || links.next === null) return null;
-    return { id: check.node, type: 'llm', next: links.next, model: id, system, user, includeHistory, includeInputMedia, outputs: fields, temperature, maxTokens };
+    return { id: check.node, type: 'llm', next: links.next, model: id, system, user, includeHistory, includeInputMedia, outputs: fields, temperature, maxTokens, tools: tools(check, config.tools) };
   },
 
   condition(check, config, links) {

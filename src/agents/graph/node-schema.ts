@@ -30,7 +30,9 @@ export type ConfigFieldKind =
   /** An expression (docs/agents.md, Templates and expressions). */
   | 'expression'
   /** A variable name. */
-  | 'identifier';
+  | 'identifier'
+  /** Gateway MCP tool names: `server__tool` or `server__*` (an extension of graph version 1). */
+  | 'tools';
 
 export interface ConfigFieldSchema {
   name: string;
@@ -81,6 +83,7 @@ export const NODE_SCHEMAS: readonly NodeTypeSchema[] = [
       field('outputs', 'outputs', 'structured output fields, read as {{node.json.<name>}}'),
       field('temperature', 'number', 'sampling temperature', { minimum: 0, maximum: 2 }),
       field('maxTokens', 'integer', 'largest answer in tokens', { minimum: 1, maximum: 1_000_000 }),
+      field('tools', 'tools', 'gateway MCP tools the model may use: server__tool or server__*'),
     ],
   },
   {

@@ -56,6 +56,8 @@ export interface LlmNode extends NodeBase {
   outputs: OutputField[];
   temperature: number | null;
   maxTokens: number | null;
+  /** Gateway MCP tools the model may use (`server__tool`, `server__*`); empty: none (docs/agents.md). */
+  tools: string[];
 }
 
 export interface ConditionNode extends NodeBase {

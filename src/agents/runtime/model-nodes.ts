@@ -1,7 +1,8 @@
-import type { Capability, CheckedCall, ProviderCall } from '../../calls/index.js';
+import { addUsages, type Capability, type CheckedCall, type ProviderCall } from '../../calls/index.js';
 import { GatewayError, withArticle } from '../../errors/index.js';
 import { estimateImages, estimateTokens, type UsageEstimate } from '../../limits/index.js';
-import type { JsonObject } from '../../model-api/index.js';
+import { runChatToolLoop, splitQualifiedName, ToolLoopError } from '../../mcp/index.js';
+import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 import type { ImageNode, LlmNode, OutputField } from '../graph/types.js';
 import { renderTemplate, type Template } from '../templates/template.js';
 import { emptyObject, isPlainObject, parseSafeJson, type SafeObject } from '../values.js';
@@ -144,18 +145,93 @@ export async function runLlmNode(node: LlmNode, context: ModelNodeContext): Prom
   if (node.outputs.length > 0) {
     body.response_format = { type: 'json_schema', json_schema: { name: `${node.id}_outputs`, strict: true, schema: outputSchema(node.outputs) } };
   }
-  const result = await meteredCall(
-    context,
-    { id: node.id, type: 'llm' },
-    call,
-    estimateTokens(call.pricing, promptTextBytes(messages), node.maxTokens),
-    (chat, attempt) => chat.complete({ ...attempt, body, signal: budget.signal, requestId: dependencies.requestId }),
-    () => null,
-  );
+  const result =
+    node.tools.length > 0
+      ? await toolLoopCall(node, context, call, body)
+      : await meteredCall(
+          context,
+          { id: node.id, type: 'llm' },
+          call,
+          estimateTokens(call.pricing, promptTextBytes(messages), node.maxTokens),
+          (chat, attempt) => chat.complete({ ...attempt, body, signal: budget.signal, requestId: dependencies.requestId }),
+          () => null,
+        );
   const content = completionText(result.completion);
   budget.checkValue(node.id, content);
   const prompt = Object.assign(emptyObject(), { system, user: text });
   return node.outputs.length > 0 ? { content, json: structuredOutput(node, content), prompt } : { content, prompt };
+}
+
+/** Model calls an llm node's tool loop makes at most (each counts against the run's model calls too). */
+const MAX_TOOL_ROUNDS = 10;
+
+/**
+ * An llm node with gateway MCP tools: the tool loop (src/mcp/chat-tool-loop.ts), each round a
+ * metered model call of the node, each tool call within the caller's allow-lists and in the
+ * run's record. The node's usage is the sum of its rounds. A tool the node names that the
+ * caller may not use, or whose server does not answer, fails the node naming it: the model is
+ * never called with fewer tools than the agent gives it.
+ */
+async function toolLoopCall(node: LlmNode, context: ModelNodeContext, call: CheckedCall<'chat'>, body: JsonObject): Promise<{ completion: JsonObject }> {
+  const { dependencies, budget } = context;
+  if (dependencies.tools === undefined) throw new GatewayError('tool_not_found', `The agent's node "${node.id}" uses MCP tools, and this gateway serves none.`, { param: 'config.tools' });
+  const servers = [...new Set(node.tools.map((name) => splitQualifiedName(name)!.server))];
+  const source = await dependencies.tools.toolSource(dependencies.principal, {
+    servers,
+    allowedTools: node.tools,
+    param: () => 'config.tools',
+    onCallEnded: (ended) => dependencies.call.toolCalled(ended),
+  });
+  const rounds: { usage: TokenUsage | null; costMicroUsd: number | null }[] = [];
+  const record = () =>
+    context.recordUsage({
+      node: node.id,
+      type: 'llm',
+      model: call.target.resolved.id,
+      usage: addUsages(rounds.map((round) => round.usage)),
+      images: null,
+      costMicroUsd: rounds.some((round) => round.costMicroUsd !== null) ? rounds.reduce((sum, round) => sum + (round.costMicroUsd ?? 0), 0) : null,
+    });
+  try {
+    const result = await runChatToolLoop({
+      body,
+      tools: source,
+      complete: async (roundBody) => {
+        budget.modelCallStarted();
+        const metered = await dependencies.call.metered(
+          dependencies.principal,
+          call,
+          estimateTokens(call.pricing, Buffer.byteLength(JSON.stringify(roundBody.messages)), node.maxTokens),
+          (chat, attempt) => chat.complete({ ...attempt, body: roundBody, signal: budget.signal, requestId: dependencies.requestId }),
+          budget.signal,
+        );
+        rounds.push({ usage: metered.usage, costMicroUsd: metered.costMicroUsd });
+        return { completion: metered.result.completion, usage: metered.usage };
+      },
+      maxRounds: MAX_TOOL_ROUNDS,
+      signal: budget.signal,
+      serverOf: (name) => splitQualifiedName(name)?.server ?? null,
+      onListed: (listed) => {
+        const missing = node.tools.filter((name) => !name.endsWith('__*') && !listed.some((tool) => tool.name === name));
+        if (missing.length > 0) {
+          throw new GatewayError('tool_not_found', `The agent's node "${node.id}" uses MCP tools this key may not use, or that do not exist: ${missing.join(', ')}.`, { param: 'config.tools' });
+        }
+      },
+    });
+    return { completion: result.completion };
+  } catch (error) {
+    throw callFailure(context, error instanceof ToolLoopError ? toolLoopFailure(node, error) : error);
+  } finally {
+    record();
+  }
+}
+
+function toolLoopFailure(node: LlmNode, error: ToolLoopError): unknown {
+  if (error.failure instanceof GatewayError) return error.failure;
+  if (error.stop === 'max_rounds') {
+    return new GatewayError('provider_error', `The model of the agent's node "${node.id}" still asked for MCP tools after ${MAX_TOOL_ROUNDS} rounds.`, { logDetail: { node: node.id } });
+  }
+  return new GatewayError('mcp_server_unavailable', `The agent's node "${node.id}": ${error.message}`, { logDetail: { node: node.id, mcp_servers: error.servers } });
 }
 
 export async function runImageNode(node: ImageNode, context: ModelNodeContext): Promise<{ prompt: string; images: GeneratedImage[] }> {

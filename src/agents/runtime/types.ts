@@ -1,6 +1,7 @@
 import type { RequestCall } from '../../calls/index.js';
 import type { Catalog } from '../../catalog/index.js';
 import type { Principal } from '../../keys/index.js';
+import type { McpGateway } from '../../mcp/index.js';
 import type { TokenUsage } from '../../model-api/index.js';
 import type { SafeValue } from '../values.js';
 
@@ -76,7 +77,9 @@ export interface RuntimeDependencies {
    * The run's request through the model-call path: every llm and image call is checked (model,
    * input policy), reserved against the caller's key caps and made through it, priced in its record.
    */
-  call: Pick<RequestCall, 'subcall' | 'metered'>;
+  call: Pick<RequestCall, 'subcall' | 'metered' | 'toolCalled'>;
+  /** The gateway's MCP tools, for llm nodes with `tools` (the caller's allow-lists apply); none: such a node fails. */
+  tools?: AgentTools;
   /** Whose caps the run's model calls count against. */
   principal: Principal;
   limits: RunLimits;
@@ -88,6 +91,9 @@ export interface RuntimeDependencies {
   /** Keep what each node read and made (authoring tests show it; published runs do not keep it). */
   recordValues?: boolean;
 }
+
+/** Where llm nodes find the gateway's MCP tools. */
+export type AgentTools = Pick<McpGateway, 'toolSource'>;
 
 /** Usage and cost of one node that called a model (docs/agents.md: usage.nodes, cost.nodes). */
 export interface NodeUsage {

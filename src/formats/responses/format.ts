@@ -3,7 +3,7 @@ import type { JsonObject } from '../../model-api/index.js';
 import { encodeChatError } from '../chat-completions/errors.js';
 import type { ApiFormat, DecodedCall } from '../types.js';
 import { newResponsesId } from './ids.js';
-import { decodeResponsesRequest, inputItemsOf, policyMessagesOf, type DecodedResponsesRequest, type ToolNames } from './request-decoder.js';
+import { decodeResponsesRequest, inputItemsOf, policyMessagesOf, type DecodedResponsesRequest, type McpToolRequest, type ToolNames } from './request-decoder.js';
 import { encodeResponse, responseSkeleton, type ResponseIdentity } from './response-encoder.js';
 import { ResponsesStreamEncoder } from './stream-encoder.js';
 
@@ -39,6 +39,8 @@ export interface ResponsesDecodedCall extends DecodedCall {
   untranslatable: GatewayError | null;
   /** The caller's tools by their chat function names, for the answer's calls (namespace and custom tools). */
   tools: ToolNames;
+  /** The `mcp` tools naming servers of the gateway, whose tool loop the gateway runs. */
+  mcp: McpToolRequest[];
   /** The id and time a translated response gets. */
   identity: ResponseIdentity;
 }
@@ -60,9 +62,9 @@ export const responsesFormat: ApiFormat<ResponsesTurn, ResponsesDecodedCall> = {
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       untranslatable = error;
-      decoded = { chat: { messages: policyMessagesOf({ history: turn.history, input }) }, dropped: [], extensions: undefined, tools: new Map() };
+      decoded = { chat: { messages: policyMessagesOf({ history: turn.history, input }) }, dropped: [], extensions: undefined, tools: new Map(), mcp: [] };
     }
-    const { chat, dropped, extensions, tools } = decoded;
+    const { chat, dropped, extensions, tools, mcp } = decoded;
     return {
       model: body.model,
       stream: body.stream === true,
@@ -78,6 +80,7 @@ export const responsesFormat: ApiFormat<ResponsesTurn, ResponsesDecodedCall> = {
       dropped,
       extensions,
       tools,
+      mcp,
       identity: { id: newResponsesId('resp'), createdAt: Math.floor(Date.now() / 1000), model: body.model },
     };
   },

@@ -1,7 +1,8 @@
 export { responsesFormat } from './format.js';
 export type { ResponsesBody, ResponsesDecodedCall, ResponsesTurn } from './format.js';
-export { decodeResponsesRequest, inputItemsOf, policyMessagesOf } from './request-decoder.js';
-export type { DecodedResponsesRequest, ResponsesConversation } from './request-decoder.js';
+export { decodeResponsesRequest, inputItemsOf, namesGatewayMcpServer, policyMessagesOf } from './request-decoder.js';
+export type { DecodedResponsesRequest, McpToolRequest, ResponsesConversation } from './request-decoder.js';
+export { FinishedItemEvents, mcpCallItem, mcpListToolsItem, toolLoopResponse } from './mcp-items.js';
 export { encodeResponse, finishedResponse, outputOfCompletion, responseSkeleton, responsesUsage } from './response-encoder.js';
 export type { FinishReason, ResponseIdentity } from './response-encoder.js';
 export { ResponsesStreamEncoder } from './stream-encoder.js';

@@ -19,6 +19,26 @@ export interface DecodedResponsesRequest {
   extensions: CallExtensions | undefined;
   /** The caller's tools by the function name the chat call gives them (namespace and custom tools renamed or reshaped). */
   tools: ToolNames;
+  /** The `mcp` tools naming servers of the gateway: the gateway runs their tool loop (docs/mcp.md). */
+  mcp: McpToolRequest[];
+}
+
+/** Whether a body's tools name a server of the gateway (an `mcp` tool without `server_url` or `connector_id`). */
+export function namesGatewayMcpServer(body: JsonObject): boolean {
+  return Array.isArray(body.tools) && body.tools.some((tool: unknown) => isRecord(tool) && isGatewayMcpTool(tool));
+}
+
+function isGatewayMcpTool(tool: JsonObject): boolean {
+  return tool.type === 'mcp' && tool.server_url === undefined && tool.connector_id === undefined;
+}
+
+/** An `mcp` tool without `server_url` or `connector_id`: a server of the gateway, by its name. */
+export interface McpToolRequest {
+  /** Where the tool is in the body (`tools[2]`). */
+  param: string;
+  serverLabel: string;
+  /** The tools of the server it may use, by their names on the server; null: all of them. */
+  allowedTools: string[] | null;
 }
 
 /** How a chat function name maps back to the caller's tool: a namespace's function, or a custom (freeform) tool. */
@@ -52,7 +72,7 @@ const OPENAI_ONLY_TOOLS: Record<string, string> = {
   code_interpreter: 'the code interpreter',
   computer_use_preview: 'computer use',
   computer: 'computer use',
-  mcp: 'a remote MCP tool',
+  mcp: 'a remote MCP tool (server_url or connector_id; a server of this gateway is named by server_label alone)',
   image_generation: 'image generation',
   local_shell: 'the local shell tool',
   shell: 'the shell tool',
@@ -95,6 +115,7 @@ export function decodeResponsesRequest(body: JsonObject, conversation: Responses
     dropped.push(field);
   }
   const tools = new Map<string, CallerTool>();
+  const mcp: McpToolRequest[] = [];
   const extensions: CallExtensions = {};
   const messages: JsonObject[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
@@ -105,10 +126,10 @@ export function decodeResponsesRequest(body: JsonObject, conversation: Responses
   items.append(conversation.history, 'previous_response_id');
   items.append(conversation.input, 'input');
   if (messages.length === 0) throw invalidBody('input must hold at least one message.', 'input');
-  const chat: JsonObject = { messages, ...chatFields(body, { tools, extensions, dropped }) };
+  const chat: JsonObject = { messages, ...chatFields(body, { tools, extensions, dropped, mcp }) };
   const reasoning = reasoningOf(body.reasoning);
   if (reasoning !== null) extensions.reasoning = reasoning;
-  return { chat, dropped, extensions: Object.keys(extensions).length > 0 ? extensions : undefined, tools };
+  return { chat, dropped, extensions: Object.keys(extensions).length > 0 ? extensions : undefined, tools, mcp };
 }
 
 /** `reasoning: {effort, summary}` as the reasoning extension; null when it asks for nothing. */
@@ -179,6 +200,12 @@ class ItemReader {
         case 'reasoning':
           this.reasoningItem(item);
           break;
+        case 'mcp_list_tools':
+          // The gateway's own listing of an earlier turn: the tools are listed again for this one.
+          break;
+        case 'mcp_call':
+          this.mcpCall(item, param);
+          break;
         case 'web_search_call':
           // A search OpenAI ran: its results reached the model then, and the answer that used them follows.
           this.dropped.push(param);
@@ -190,6 +217,17 @@ class ItemReader {
           );
       }
     }
+  }
+
+  /** A tool call the gateway ran in an earlier turn: the model's call of `server__tool`, then its result. */
+  private mcpCall(item: JsonObject, param: string): void {
+    for (const field of ['id', 'server_label', 'name', 'arguments']) {
+      if (typeof item[field] !== 'string') throw invalidBody(`${param}.${field} must be a string.`, `${param}.${field}`);
+    }
+    const id = String(item.id);
+    this.toolCall({ id, type: 'function', function: { name: `${String(item.server_label)}${NAMESPACE_SEPARATOR}${String(item.name)}`, arguments: item.arguments } });
+    const result = typeof item.output === 'string' ? item.output : typeof item.error === 'string' ? item.error : '';
+    this.push({ role: 'tool', tool_call_id: id, content: result });
   }
 
   private reasoningItem(item: JsonObject): void {
@@ -323,6 +361,7 @@ interface ToolTranslation {
   tools: Map<string, CallerTool>;
   extensions: CallExtensions;
   dropped: string[];
+  mcp: McpToolRequest[];
 }
 
 /** The translated top-level fields, in the chat format's words. */
@@ -370,12 +409,56 @@ function toolsOf(tools: unknown, translation: ToolTranslation): JsonObject[] {
       for (const key of ['user_location', 'search_context_size', 'external_web_access']) if (tool[key] !== undefined) translation.dropped.push(`${param}.${key}`);
       return [];
     }
+    if (isGatewayMcpTool(tool)) {
+      translation.mcp.push(gatewayMcpTool(tool, param, translation.dropped));
+      return [];
+    }
     const what = OPENAI_ONLY_TOOLS[type];
     throw unsupportedField(
       `${param}.type "${type}": ${what ?? 'this built-in tool'} runs only on OpenAI's models, and this model cannot run it. Remove the tool, or pick an OpenAI model.`,
       `${param}.type`,
     );
   });
+}
+
+/**
+ * An `mcp` tool naming a gateway server: its label and the tools it may use. The gateway runs
+ * the tools its allow-lists grant without asking (an approval round is not served); the
+ * caller's own credentials for the server have no use (the gateway holds the server's).
+ */
+function gatewayMcpTool(tool: JsonObject, param: string, dropped: string[]): McpToolRequest {
+  if (typeof tool.server_label !== 'string' || tool.server_label.length === 0) {
+    throw invalidBody(`${param}.server_label must name an MCP server of this gateway (or give server_url for a remote one, on OpenAI models).`, `${param}.server_label`);
+  }
+  const approval = tool.require_approval;
+  const asksApproval =
+    approval === 'always' ||
+    (isRecord(approval) && isRecord(approval.always) && ((Array.isArray(approval.always.tool_names) && approval.always.tool_names.length > 0) || approval.always.read_only === true));
+  if (asksApproval) {
+    throw unsupportedField(
+      `${param}.require_approval: the gateway runs the tools its allow-lists grant this key without an approval round. Send "never" (or leave it out).`,
+      `${param}.require_approval`,
+    );
+  }
+  if (approval !== undefined && approval !== null && approval !== 'never' && !isRecord(approval)) {
+    throw invalidBody(`${param}.require_approval must be "never", "always" or an approval filter object.`, `${param}.require_approval`);
+  }
+  for (const key of ['headers', 'authorization', 'server_description']) if (tool[key] !== undefined && tool[key] !== null) dropped.push(`${param}.${key}`);
+  return { param, serverLabel: tool.server_label, allowedTools: allowedMcpTools(tool.allowed_tools, `${param}.allowed_tools`) };
+}
+
+/** `allowed_tools` as tool names: a list, or a filter of `tool_names` (a `read_only` filter needs tool annotations the gateway does not judge). */
+function allowedMcpTools(value: unknown, param: string): string[] | null {
+  if (value === undefined || value === null) return null;
+  const names = isRecord(value) ? value.tool_names : value;
+  if (isRecord(value) && value.read_only !== undefined && value.read_only !== null) {
+    throw unsupportedField(`${param}.read_only is not served: list the tools by tool_names.`, `${param}.read_only`);
+  }
+  if (names === undefined && isRecord(value)) return null;
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name.length > 0)) {
+    throw invalidBody(`${param} must be a list of the server's tool names, or {"tool_names": [...]}.`, param);
+  }
+  return names;
 }
 
 function functionOf(tool: JsonObject, param: string, name = tool.name): JsonObject {

@@ -224,6 +224,7 @@ function toolsOf(tools: unknown): AnthropicTool[] {
       name: fn.name,
       ...(typeof fn.description === 'string' ? { description: fn.description } : {}),
       input_schema: fn.parameters ?? { type: 'object', properties: {} },
+      ...(fn.strict === true ? { strict: true } : {}),
     };
   });
 }
@@ -234,11 +235,13 @@ function responseFormatTool(format: unknown): AnthropicTool | null {
   if (format.type === 'text') return null;
   if (format.type === 'json_object') return { name: 'json_object', description: STRUCTURED_OUTPUT_DESCRIPTION, input_schema: { type: 'object' } };
   if (format.type === 'json_schema' && isRecord(format.json_schema)) {
-    const { name, description, schema } = format.json_schema;
+    const { name, description, schema, strict } = format.json_schema;
     return {
       name: typeof name === 'string' ? name : 'structured_output',
       description: typeof description === 'string' ? description : STRUCTURED_OUTPUT_DESCRIPTION,
       input_schema: schema ?? { type: 'object' },
+      // Asked strict: Anthropic's strict tool use enforces the schema, as OpenAI's strict mode does.
+      ...(strict === true ? { strict: true } : {}),
     };
   }
   throw invalidBody('response_format must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "json_schema": {...}}.', 'response_format');

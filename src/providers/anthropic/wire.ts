@@ -38,6 +38,8 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: unknown;
+  /** Strict tool use: the input is constrained to `input_schema` (Anthropic's structured outputs). */
+  strict?: boolean;
 }
 
 /** Anthropic's server-side web search tool (its web search tool page). */

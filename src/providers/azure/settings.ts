@@ -67,9 +67,10 @@ export function azureSecrets(settings: AzureSettings): string[] {
 
 /** Each deployment as a catalog entry: the properties and price of the model it runs, its own id, the deployment name upstream. */
 export function deploymentModels(settings: AzureSettings): ShippedModel[] {
-  return settings.deployments.map((deployment) => ({
+  return settings.deployments.map((deployment, index) => ({
     id: deployment.id ?? `azure/${deployment.name}`,
     upstreamId: deployment.name,
     sameAs: deployment.model,
+    declaredAt: `deployments[${index}]`,
   }));
 }

@@ -47,7 +47,7 @@ export class BedrockHttp {
   constructor(readonly options: BedrockProviderOptions) {
     this.provider = options.name;
     this.base = (options.settings.baseUrl ?? `https://bedrock-runtime.${options.settings.region ?? 'us-east-1'}.amazonaws.com`).replace(/\/+$/, '');
-    this.authoriser = bedrockAuthoriser(options.settings);
+    this.authoriser = bedrockAuthoriser(options.name, options.settings);
   }
 
   /** `POST /model/{modelId}/{operation}`: the id percent-encoded as one path segment (`:` of `…-v1:0` included). */

@@ -1,7 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { MissingSetting, SettingVariable } from '../descriptor.js';
 
-/** `providers.bedrock`: a region, and an access key pair (perhaps with a session token) or a Bedrock API key. */
+/**
+ * `providers.bedrock`: a region, and an access key pair (perhaps with a session token), a
+ * Bedrock API key, or AWS's standard credential chain (a named profile, SSO, web identity,
+ * container and instance roles).
+ */
 export const BedrockSettingsSchema = Type.Object(
   {
     region: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+$', description: 'AWS region of the Bedrock runtime endpoint' })),
@@ -9,6 +13,10 @@ export const BedrockSettingsSchema = Type.Object(
     secretAccessKey: Type.Optional(Type.String({ minLength: 1 })),
     sessionToken: Type.Optional(Type.String({ minLength: 1, description: 'of temporary credentials (an assumed role, SSO)' })),
     apiKey: Type.Optional(Type.String({ minLength: 1, description: 'a Bedrock API key, sent as Authorization: Bearer instead of signing' })),
+    profile: Type.Optional(Type.String({ minLength: 1, description: 'a profile of the AWS shared config and credentials files (~/.aws), SSO and assumed roles included; implies credentialChain' })),
+    credentialChain: Type.Optional(
+      Type.Boolean({ description: "without an access key pair or API key: credentials from AWS's standard chain (environment, shared files, SSO, web identity on EKS, ECS container and EC2 instance roles), renewed before they expire" }),
+    ),
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://', description: 'default https://bedrock-runtime.<region>.amazonaws.com' })),
     inferenceProfile: Type.Union([Type.Literal('geo'), Type.Literal('global'), Type.Literal('none')], {
       default: 'geo',
@@ -27,18 +35,29 @@ export const BEDROCK_VARIABLES: readonly SettingVariable[] = [
   { field: 'secretAccessKey', variables: ['AWS_SECRET_ACCESS_KEY'], kind: 'string' },
   { field: 'sessionToken', variables: ['AWS_SESSION_TOKEN'], kind: 'string' },
   { field: 'apiKey', variables: ['AWS_BEARER_TOKEN_BEDROCK'], kind: 'string' },
+  { field: 'profile', variables: ['AWS_PROFILE'], kind: 'string' },
+  { field: 'credentialChain', variables: ['BEDROCK_CREDENTIAL_CHAIN'], kind: 'boolean' },
   { field: 'baseUrl', variables: ['BEDROCK_BASE_URL'], kind: 'string' },
 ];
 
+/** How a Bedrock call is authorised, in the order the settings are read. */
+export function bedrockCredentialKind(settings: BedrockSettings): 'api-key' | 'access-key' | 'chain' | 'none' {
+  if (settings.apiKey !== undefined) return 'api-key';
+  if (settings.accessKeyId !== undefined && settings.secretAccessKey !== undefined) return 'access-key';
+  return settings.profile !== undefined || settings.credentialChain === true ? 'chain' : 'none';
+}
+
 export function missingBedrockSetting(settings: BedrockSettings): MissingSetting | null {
   if (settings.region === undefined) return { variable: 'AWS_REGION', field: 'region' };
-  if (settings.apiKey !== undefined || (settings.accessKeyId !== undefined && settings.secretAccessKey !== undefined)) return null;
-  return { variable: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)', field: 'accessKeyId' };
+  if (bedrockCredentialKind(settings) !== 'none') return null;
+  return { variable: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK, AWS_PROFILE, BEDROCK_CREDENTIAL_CHAIN=true)', field: 'accessKeyId' };
 }
 
 export function describeBedrock(settings: BedrockSettings): string {
+  const kind = bedrockCredentialKind(settings);
+  const chain = settings.profile !== undefined ? `AWS profile ${settings.profile}` : "AWS's credential chain";
   const credential =
-    settings.apiKey !== undefined ? 'Bedrock API key' : settings.sessionToken !== undefined ? 'temporary access key' : settings.accessKeyId !== undefined ? 'access key' : 'no credential';
+    kind === 'api-key' ? 'Bedrock API key' : kind === 'chain' ? chain : settings.sessionToken !== undefined ? 'temporary access key' : kind === 'access-key' ? 'access key' : 'no credential';
   return `region ${settings.region ?? '(none)'}, ${credential}, inference profile ${settings.inferenceProfile}${settings.baseUrl === undefined ? '' : `, ${settings.baseUrl}`}`;
 }
 

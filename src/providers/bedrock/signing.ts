@@ -1,15 +1,22 @@
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { BedrockSettings } from './settings.js';
+import { GatewayError } from '../../errors/index.js';
+import { bedrockCredentialKind, type BedrockSettings } from './settings.js';
 
 /** The headers that authorise one Bedrock call: a Signature V4 (AWS's signer) or a Bedrock API key. */
 export interface BedrockAuthoriser {
   headers(url: URL, headers: Record<string, string>, body: string): Promise<Record<string, string>>;
 }
 
-/** Signs with the access key pair (and session token) for service `bedrock` in the region; or sends the API key as a bearer. */
-export function bedrockAuthoriser(settings: BedrockSettings): BedrockAuthoriser {
-  if (settings.apiKey !== undefined) {
+/**
+ * Signs for service `bedrock` in the region with the access key pair (and session token) or
+ * with what AWS's credential chain finds (its provider caches them and renews them before they
+ * expire); or sends the API key as a bearer.
+ */
+export function bedrockAuthoriser(provider: string, settings: BedrockSettings): BedrockAuthoriser {
+  const kind = bedrockCredentialKind(settings);
+  if (kind === 'api-key') {
     const bearer = `Bearer ${settings.apiKey}`;
     return { headers: async (_url, headers) => ({ ...headers, authorization: bearer }) };
   }
@@ -18,11 +25,14 @@ export function bedrockAuthoriser(settings: BedrockSettings): BedrockAuthoriser 
     region: settings.region ?? 'us-east-1',
     // What the AWS SDK for JavaScript gives its signer in Node.
     sha256: Hash.bind(null, 'sha256'),
-    credentials: {
-      accessKeyId: settings.accessKeyId ?? '',
-      secretAccessKey: settings.secretAccessKey ?? '',
-      ...(settings.sessionToken === undefined ? {} : { sessionToken: settings.sessionToken }),
-    },
+    credentials:
+      kind === 'chain'
+        ? defaultProvider(settings.profile === undefined ? {} : { profile: settings.profile })
+        : {
+            accessKeyId: settings.accessKeyId ?? '',
+            secretAccessKey: settings.secretAccessKey ?? '',
+            ...(settings.sessionToken === undefined ? {} : { sessionToken: settings.sessionToken }),
+          },
   });
   return {
     async headers(url, headers, body) {
@@ -35,6 +45,13 @@ export function bedrockAuthoriser(settings: BedrockSettings): BedrockAuthoriser 
         query: {},
         headers: { ...headers, host: url.host },
         body,
+      }).catch((error: unknown) => {
+        // Only the chain can fail here: no profile, an expired SSO session, a role that cannot be assumed.
+        throw new GatewayError('provider_error', 'The model provider refused the request. The gateway operator has been notified; try again later.', {
+          logDetail: { reason: "AWS's credential chain gave no credentials" },
+          upstream: { provider, message: (error as Error).message.slice(0, 300), fault: 'credential_refused' },
+          retryable: false,
+        });
       });
       return signed.headers as Record<string, string>;
     },

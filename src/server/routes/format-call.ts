@@ -65,7 +65,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
  * body: the format's dropped fields, the extensions the model cannot take (or the refusal of one
  * it must), and the hints the provider has no equivalent for. Decided before anything is reserved.
  */
-function translation(context: GatewayContext, call: CheckedCall<'chat'>, decoded: DecodedCall): { extensions: DecodedCall['extensions']; dropped: string[] } {
+export function translation(context: GatewayContext, call: CheckedCall<'chat'>, decoded: DecodedCall): { extensions: DecodedCall['extensions']; dropped: string[] } {
   const abilities = call.target.resolved.model.features;
   const searchModels = () => context.catalog.webSearchModels();
   const fitted = fitExtensions(decoded.extensions, abilities, searchModels);

@@ -1,10 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
+import { platformOf } from '../request-record-hook.js';
 import { MODEL_ROUTE_SCHEMA } from './model-call.js';
 
-/** The caller's X-Platform-ID as sent; the request log bounds what it keeps of it. */
-const firstOf = (header: string | string[] | undefined): string | null => (Array.isArray(header) ? header[0] : header) ?? null;
 
 const MCP_SCHEMA = {
   tags: ['mcp'],
@@ -24,15 +23,20 @@ export const mcpRoutes: RouteModule = (app, context) => {
   const authenticate = (request: FastifyRequest): Principal | Promise<Principal> => context.keys.authenticator.authenticate(request.headers, 'mcp:use');
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await authenticate(request);
-    const serve = await mcp.prepare({
-      principal,
-      requestId: request.id,
-      platform: firstOf(request.headers['x-platform-id']),
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-    });
+    const startedAt = Date.now();
+    const platform = platformOf(request.headers['x-platform-id']);
+    let serve: Awaited<ReturnType<typeof mcp.prepare>>;
+    try {
+      const principal = await authenticate(request);
+      request.principal = principal;
+      serve = await mcp.prepare({ principal, requestId: request.id, platform, method: request.method, headers: request.headers, body: request.body });
+    } catch (error) {
+      // A refused request (no key, a bad one, the wrong scope, another key's session) is a
+      // record like any keyed request's refusal: the request-log hooks finish it with its error.
+      request.call = context.calls.begin({ requestId: request.id, endpoint: '/mcp', platform, startedAt });
+      request.call.describe({ mode: 'tool', payload: request.body ?? null });
+      throw error;
+    }
     reply.hijack();
     try {
       await serve(request.raw, reply.raw);

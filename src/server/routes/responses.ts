@@ -4,6 +4,7 @@ import type { CheckedCall } from '../../calls/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
 import {
   inputItemsOf,
+  namesGatewayMcpServer,
   responsesFormat,
   ResponsesPassThroughEncoder,
   upstreamBody,
@@ -16,6 +17,7 @@ import type { StoredResponse } from '../../responses/index.js';
 import type { RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat } from './format-call.js';
+import { mcpToolLoopAnswer } from './responses-mcp.js';
 import { connectionGoneSignal, ERROR_RESPONSES, MODEL_ROUTE_SCHEMA, sendJsonText, sendLoggedJson } from './model-call.js';
 import { Nullable } from './schema-helpers.js';
 import { sendEventStream } from './stream-relay.js';
@@ -124,6 +126,11 @@ export const responsesRoutes: RouteModule = (app, context) => {
       const keeper = keeperOf(context, request, body, previous);
       const turn: ResponsesTurn = { body, history: historyOf(previous), keep: keeper(false) };
       return answerInFormat(request, reply, context, responsesFormat, turn, (call, decoded) => {
+        // The gateway's own MCP servers: the loop runs here for every model, so no upstream ever reaches them.
+        if (decoded.mcp.length > 0 || namesGatewayMcpServer(body)) {
+          if (decoded.untranslatable !== null) throw decoded.untranslatable;
+          return mcpToolLoopAnswer(request, reply, context, call, decoded);
+        }
         const own = call.through('responses');
         if (own !== undefined) return () => nativeAnswer(request, reply, own, decoded, { continuesOwn: previous === null || previous.native, keep: keeper(true) });
         if (decoded.untranslatable !== null) throw decoded.untranslatable;

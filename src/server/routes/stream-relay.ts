@@ -31,6 +31,14 @@ export function sendEventStream<D extends { type: string }>(
   encoder: StreamEncoder<D>,
   options: StreamRelayOptions,
 ): FastifyReply {
+  openEventStream(reply);
+  // The request log waits for the relay when the client goes away, so late usage still counts.
+  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
+  return reply;
+}
+
+/** Takes the response over for server-sent events: a 200 with the reply's headers (request id, limits). */
+export function openEventStream(reply: FastifyReply): void {
   reply.hijack();
   // One header object for writeHead: setting each on the response first validated and stored
   // it twice.
@@ -39,10 +47,10 @@ export function sendEventStream<D extends { type: string }>(
   headers['content-type'] = 'text/event-stream; charset=utf-8';
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
+  // The input stage's verdicts; the answer's are in the request record (the header is sent before it).
+  const guardrails = options.call.guardrailsHeader;
+  if (guardrails !== null) headers['x-modelgate-guardrails'] = guardrails;
   reply.raw.writeHead(200, headers);
-  // The request log waits for the relay when the client goes away, so late usage still counts.
-  options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
-  return reply;
 }
 
 /** Writes the frames of the events it is handed to the client, and ends the response and the record's stream part. */
@@ -90,8 +98,11 @@ class StreamRelay<D extends { type: string }> implements StreamReader<StreamEven
     if (this.gone()) {
       this.output.destroy();
     } else if (this.failure !== null) {
-      call.streamFailed(this.failure.logDetail);
-      this.output.end(this.encoder.fail(new GatewayError('provider_error', this.failure.message), this.options.requestId));
+      // A failure of the gateway's own (a guardrail blocked the answer) is sent as it is.
+      const own = this.failure.error instanceof GatewayError ? this.failure.error : null;
+      if (own === null) call.streamFailed(this.failure.logDetail);
+      else call.failed(own);
+      this.output.end(this.encoder.fail(own ?? new GatewayError('provider_error', this.failure.message), this.options.requestId));
     } else {
       const frames = this.encoder.end(this.usage);
       if (typeof frames !== 'string') {

@@ -180,6 +180,21 @@ function ConfigField(props: {
         />
       );
       break;
+    case 'tools':
+      control = (
+        <div className="field">
+          <label htmlFor={id}>{`${label}, one per line`}</label>
+          <textarea
+            id={id}
+            rows={3}
+            value={Array.isArray(value) ? value.join('\n') : ''}
+            aria-invalid={invalid}
+            aria-describedby={problemsId}
+            onChange={(event) => onChange(event.target.value.trim() === '' ? undefined : event.target.value.split('\n'))}
+          />
+        </div>
+      );
+      break;
     case 'boolean':
       control = (
         <div className="field">

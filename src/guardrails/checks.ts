@@ -1,0 +1,96 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { credentialSpans } from '../redaction/index.js';
+import { findPii, withoutOverlaps, type Span } from './pii.js';
+import { GuardrailConfigError, type GuardrailCheckSpec } from './policy.js';
+
+/**
+ * The built-in checks: each finds the spans of a text it objects to (none: it passes). Built
+ * once from a guardrail's options at start-up; a pattern that does not compile or a schema ajv
+ * refuses stops start-up naming the field.
+ */
+export interface TextCheck {
+  /** What the check found in `text`; a whole-text check (a JSON schema) gives one span over it all. */
+  find(text: string): Span[];
+  /** Whether what it finds can be masked (replaced) rather than only blocked or logged. */
+  readonly maskable: boolean;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function spansOf(pattern: RegExp, text: string, label: string): Span[] {
+  const spans: Span[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0].length === 0) {
+      pattern.lastIndex += 1;
+      continue;
+    }
+    spans.push({ start: match.index, end: match.index + match[0].length, label });
+  }
+  return spans;
+}
+
+/** The model's answer as JSON: the whole text, or one fenced block that is the whole text. */
+const FENCED = /^```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/i;
+
+export function buildCheck(spec: GuardrailCheckSpec, field: string): TextCheck {
+  switch (spec.check) {
+    case 'pii': {
+      const kinds = spec.options.kinds;
+      return { maskable: true, find: (text) => findPii(text, kinds) };
+    }
+    case 'secrets':
+      return { maskable: true, find: (text) => withoutOverlaps(credentialSpans(text).map((span) => ({ ...span, label: 'secret' }))) };
+    case 'keywords': {
+      const words = [...spec.options.words].sort((a, b) => b.length - a.length).map(escapeRegExp);
+      // Whole words only: "class" is not found in "classic".
+      const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.join('|')})(?![\\p{L}\\p{N}_])`, spec.options.caseSensitive ? 'gu' : 'giu');
+      return { maskable: true, find: (text) => spansOf(pattern, text, 'keyword') };
+    }
+    case 'regex': {
+      const patterns = spec.options.patterns.map((source, index) => {
+        try {
+          return new RegExp(source, spec.options.caseSensitive ? 'g' : 'gi');
+        } catch (error) {
+          throw new GuardrailConfigError(`invalid setting ${field}.options.patterns[${index}]: not a valid regular expression (${(error as Error).message})`);
+        }
+      });
+      return { maskable: true, find: (text) => withoutOverlaps(patterns.flatMap((pattern) => spansOf(pattern, text, 'match'))) };
+    }
+    case 'json_schema': {
+      let validate: ValidateFunction;
+      try {
+        validate = new Ajv({ allErrors: false, strict: false }).compile(spec.options.schema);
+      } catch (error) {
+        throw new GuardrailConfigError(`invalid setting ${field}.options.schema: not a JSON schema ajv compiles (${(error as Error).message})`);
+      }
+      return {
+        maskable: false,
+        find: (text) => {
+          const trimmed = text.trim();
+          const json = FENCED.exec(trimmed)?.[1] ?? trimmed;
+          let value: unknown;
+          try {
+            value = JSON.parse(json);
+          } catch {
+            return [{ start: 0, end: text.length, label: 'json' }];
+          }
+          return validate(value) ? [] : [{ start: 0, end: text.length, label: 'json' }];
+        },
+      };
+    }
+  }
+}
+
+/** `text` with each span replaced by its label in brackets (`[email]`, `[secret]`). */
+export function maskSpans(text: string, spans: readonly Span[]): string {
+  let masked = '';
+  let from = 0;
+  for (const span of spans) {
+    masked += `${text.slice(from, span.start)}[${span.label}]`;
+    from = span.end;
+  }
+  return masked + text.slice(from);
+}

@@ -1,0 +1,143 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Guardrails as the config file states them (decisions §13, docs/guardrails.md): named checks
+ * attached to keys, projects, models or all traffic, run on a call's input, its output or
+ * both. The schema here is part of the config's one schema; `parseGuardrails` checks what the
+ * schema cannot (unique names, each check's own options, patterns that compile) once at
+ * start-up and turns each entry into the typed policy the guardrails service runs.
+ */
+
+export const GUARDRAIL_CHECKS = ['pii', 'secrets', 'regex', 'keywords', 'json_schema'] as const;
+export type GuardrailCheckName = (typeof GUARDRAIL_CHECKS)[number];
+
+export const PII_KINDS = ['email', 'phone', 'card', 'iban', 'ip', 'us_ssn', 'uk_nino', 'es_dni'] as const;
+export type PiiKind = (typeof PII_KINDS)[number];
+
+export type GuardrailStage = 'input' | 'output';
+export type GuardrailAction = 'block' | 'mask' | 'log';
+
+const Stage = Type.Union([Type.Literal('input'), Type.Literal('output')]);
+
+/** One guardrail entry of the config file. */
+export const GuardrailSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 64, description: 'unique; named in errors, the x-modelgate-guardrails header and the request log' }),
+    check: Type.Union(
+      GUARDRAIL_CHECKS.map((name) => Type.Literal(name)),
+      { description: 'pii | secrets | regex | keywords | json_schema' },
+    ),
+    stage: Type.Union([Stage, Type.Array(Stage, { minItems: 1, maxItems: 2 })], { default: ['input'], description: 'input (before the call), output (after it), or both' }),
+    action: Type.Union([Type.Literal('block'), Type.Literal('mask'), Type.Literal('log')], { default: 'block', description: 'block: refuse; mask: replace what matched; log: record only' }),
+    onError: Type.Union([Type.Literal('closed'), Type.Literal('open')], { default: 'closed', description: 'closed: a check that fails blocks; open: it passes (recorded as an error)' }),
+    apply: Type.Object(
+      {
+        all: Type.Boolean({ default: false, description: 'every keyed request' }),
+        keys: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'key ids' }),
+        projects: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'project ids' }),
+        models: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'catalog ids the call resolved to' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    window: Type.Integer({ minimum: 16, maximum: 65_536, default: 256, description: 'streamed output: characters held back from the caller until checked' }),
+    options: Type.Record(Type.String(), Type.Unknown(), { default: {}, description: 'options of the check (docs/guardrails.md)' }),
+  },
+  { additionalProperties: false },
+);
+export type GuardrailConfig = Static<typeof GuardrailSchema>;
+
+const PiiOptions = Type.Object(
+  { kinds: Type.Array(Type.Union(PII_KINDS.map((kind) => Type.Literal(kind))), { minItems: 1, default: [...PII_KINDS] }) },
+  { additionalProperties: false },
+);
+const SecretsOptions = Type.Object({}, { additionalProperties: false });
+const RegexOptions = Type.Object(
+  {
+    patterns: Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 200 }),
+    caseSensitive: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+const KeywordOptions = Type.Object(
+  {
+    words: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 10_000 }),
+    caseSensitive: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+const JsonSchemaOptions = Type.Object({ schema: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
+
+const OPTION_SCHEMAS: { readonly [C in GuardrailCheckName]: TSchema } = {
+  pii: PiiOptions,
+  secrets: SecretsOptions,
+  regex: RegexOptions,
+  keywords: KeywordOptions,
+  json_schema: JsonSchemaOptions,
+};
+
+/** Each check with its options, typed. */
+export type GuardrailCheckSpec =
+  | { check: 'pii'; options: Static<typeof PiiOptions> }
+  | { check: 'secrets'; options: Static<typeof SecretsOptions> }
+  | { check: 'regex'; options: Static<typeof RegexOptions> }
+  | { check: 'keywords'; options: Static<typeof KeywordOptions> }
+  | { check: 'json_schema'; options: Static<typeof JsonSchemaOptions> };
+
+/** A guardrail as the service runs it: its config, parsed. */
+export type GuardrailPolicy = GuardrailCheckSpec & {
+  name: string;
+  stages: ReadonlySet<GuardrailStage>;
+  action: GuardrailAction;
+  failClosed: boolean;
+  apply: { all: boolean; keys: ReadonlySet<string>; projects: ReadonlySet<string>; models: ReadonlySet<string> };
+  window: number;
+};
+
+/** A problem of the guardrails' settings, naming the field (the config loader stops start-up with it). */
+export class GuardrailConfigError extends Error {}
+
+/**
+ * Parses the `guardrails` entries (already checked against GuardrailSchema, defaults filled)
+ * into policies. Throws a GuardrailConfigError naming the first field at fault. `compile`
+ * builds each check once (a bad pattern or schema is found here, not on the first request).
+ */
+export function parseGuardrails(entries: readonly GuardrailConfig[], compile: (policy: GuardrailPolicy, field: string) => void): GuardrailPolicy[] {
+  const names = new Map<string, number>();
+  return entries.map((entry, index) => {
+    const at = `guardrails[${index}]`;
+    const earlier = names.get(entry.name);
+    if (earlier !== undefined) throw new GuardrailConfigError(`invalid setting ${at}.name: "${entry.name}" is already the name of guardrails[${earlier}]; give each guardrail its own name`);
+    names.set(entry.name, index);
+    const schema = OPTION_SCHEMAS[entry.check];
+    const options = Value.Default(schema, Value.Clone(entry.options)) as Record<string, unknown>;
+    const problem = Value.Errors(schema, options).First();
+    if (problem !== undefined) {
+      const field = problem.path.replace(/^\//, '').replaceAll('/', '.');
+      throw new GuardrailConfigError(`invalid setting ${at}.options${field === '' ? '' : `.${field}`} (check ${entry.check}): ${problem.message.charAt(0).toLowerCase()}${problem.message.slice(1)}`);
+    }
+    const stages = new Set<GuardrailStage>(typeof entry.stage === 'string' ? [entry.stage] : entry.stage);
+    if (entry.check === 'json_schema' && stages.has('input')) {
+      throw new GuardrailConfigError(`invalid setting ${at}.stage: a json_schema guardrail checks the model's answer; set stage: output`);
+    }
+    if (entry.check === 'json_schema' && entry.action === 'mask') {
+      throw new GuardrailConfigError(`invalid setting ${at}.action: a json_schema guardrail has nothing to mask; use block or log`);
+    }
+    const apply = entry.apply;
+    if (!apply.all && apply.keys.length === 0 && apply.projects.length === 0 && apply.models.length === 0) {
+      throw new GuardrailConfigError(`invalid setting ${at}.apply: attach the guardrail to keys, projects, models, or all: true`);
+    }
+    const policy = {
+      name: entry.name,
+      check: entry.check,
+      options,
+      stages,
+      action: entry.action,
+      failClosed: entry.onError === 'closed',
+      apply: { all: apply.all, keys: new Set(apply.keys), projects: new Set(apply.projects), models: new Set(apply.models) },
+      window: entry.window,
+    } as GuardrailPolicy;
+    compile(policy, at);
+    return policy;
+  });
+}
