@@ -99,7 +99,7 @@ export function mcpToolLoopAnswer(request: FastifyRequest, reply: FastifyReply, 
       loopItems.push(item);
       if (events === null) return;
       if (!reply.sent) {
-        openEventStream(reply);
+        openEventStream(reply, request.call);
         reply.raw.write(events.opening(skeleton));
       }
       reply.raw.write(events.item(item));

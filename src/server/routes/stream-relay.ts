@@ -31,14 +31,14 @@ export function sendEventStream<D extends { type: string }>(
   encoder: StreamEncoder<D>,
   options: StreamRelayOptions,
 ): FastifyReply {
-  openEventStream(reply);
+  openEventStream(reply, options.call);
   // The request log waits for the relay when the client goes away, so late usage still counts.
   options.call.pending(new Promise<void>((finished) => stream.read(new StreamRelay(stream, encoder, reply.raw, options, finished))));
   return reply;
 }
 
-/** Takes the response over for server-sent events: a 200 with the reply's headers (request id, limits). */
-export function openEventStream(reply: FastifyReply): void {
+/** Takes the response over for server-sent events: a 200 with the reply's headers (request id, limits, guardrails). */
+export function openEventStream(reply: FastifyReply, call: RequestCall): void {
   reply.hijack();
   // One header object for writeHead: setting each on the response first validated and stored
   // it twice.
@@ -48,7 +48,7 @@ export function openEventStream(reply: FastifyReply): void {
   headers['cache-control'] = 'no-cache';
   headers['x-accel-buffering'] = 'no';
   // The input stage's verdicts; the answer's are in the request record (the header is sent before it).
-  const guardrails = options.call.guardrailsHeader;
+  const guardrails = call.guardrailsHeader;
   if (guardrails !== null) headers['x-modelgate-guardrails'] = guardrails;
   reply.raw.writeHead(200, headers);
 }
