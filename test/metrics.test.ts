@@ -70,9 +70,30 @@ describe('GET /metrics', () => {
     await fake.close();
   });
 
-  test('is admin-authorised', async () => {
+  test('is authorised by the admin token or a metrics:read key, which reads metrics and nothing else', async () => {
     assert.equal((await fetch(`${gateway.url}/metrics`)).status, 401);
-    assert.equal((await scrape(`Bearer ${key}`)).status, 401);
+    // A model key without the scope is told which scope it lacks.
+    const modelKey = await scrape(`Bearer ${key}`);
+    assert.equal(modelKey.status, 403);
+    assert.equal(JSON.parse(modelKey.text).error.code, 'insufficient_scope');
+    const scraper = await gateway.createKey({ scopes: ['metrics:read'] });
+    const scraped = await scrape(`Bearer ${scraper}`);
+    assert.equal(scraped.status, 200);
+    assert.match(scraped.text, /modelgate_requests_total/);
+    // The scrape credential cannot create keys, nor make model calls.
+    const createKey = await fetch(`${gateway.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${scraper}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'escalated', scopes: ['model:request'] }),
+    });
+    assert.equal(createKey.status, 401);
+    const chat = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${scraper}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(chat.status, 403);
+    assert.equal(((await chat.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
     const ok = await scrape();
     assert.equal(ok.status, 200);
     assert.equal(ok.type, 'text/plain; version=0.0.4; charset=utf-8');

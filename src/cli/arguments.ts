@@ -72,3 +72,27 @@ export function parseScopes(value: string): Scope[] {
   if (unknown !== undefined) throw new InvalidArgumentError(`unknown scope "${unknown}"; the scopes are ${SCOPES.join(', ')}`);
   return scopes as Scope[];
 }
+
+const DURATION_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as 90s, 15m, 24h or 7d, in milliseconds. */
+export function parseDuration(value: string): number {
+  const match = /^(\d{1,6})([smhd])$/.exec(value);
+  if (match === null) throw new InvalidArgumentError('expected a duration such as 90s, 15m, 24h or 7d');
+  return Number(match[1]) * DURATION_MS[match[2]!]!;
+}
+
+/** When a key expires: a duration from now (30d) or an ISO 8601 time, passed on as an ISO time; `none` for never (update only). */
+export function parseExpiry(value: string): string | Clear {
+  if (value === CLEAR) return CLEAR;
+  if (/^\d{1,6}[smhd]$/.test(value)) return new Date(Date.now() + parseDuration(value)).toISOString();
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) throw new InvalidArgumentError(`expected a duration from now (30d, 12h) or an ISO 8601 time (2027-01-31T00:00:00Z), or "${CLEAR}" for never`);
+  return value;
+}
+
+/** `--meta name=value`, repeatable: the key's metadata so far with this field added. */
+export function collectMetadata(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const separator = value.indexOf('=');
+  if (separator < 1) throw new InvalidArgumentError('expected name=value');
+  return { ...previous, [value.slice(0, separator)]: value.slice(separator + 1) };
+}

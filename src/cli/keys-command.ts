@@ -1,13 +1,31 @@
 import type { Command } from 'commander';
 import type { ApiKeyView, Scope } from '../keys/index.js';
+import { csvCell } from '../logs/index.js';
 import { AdminClient, withAdminOptions, type AdminOptions } from './admin-client.js';
 import { closestIds } from '../config/index.js';
-import { CLEAR, orNull, parseCountLimit, parseList, parseModels, parseNewCountLimit, parseNewUsdLimit, parseScopes, parseUsdLimit, type Clear } from './arguments.js';
+import {
+  CLEAR,
+  collectMetadata,
+  orNull,
+  parseCountLimit,
+  parseDuration,
+  parseExpiry,
+  parseList,
+  parseModels,
+  parseNewCountLimit,
+  parseNewUsdLimit,
+  parseScopes,
+  parseUsdLimit,
+  type Clear,
+} from './arguments.js';
 import { ask, CliError, moneyOrDash, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate keys …`: a client of the admin API's key routes (docs/cli.md). */
 
 interface LimitOptions {
+  expires?: string | Clear;
+  tags?: string[] | Clear;
+  meta?: Record<string, string>;
   rpm?: number | Clear;
   dailyTokens?: number | Clear;
   monthlyCost?: number | Clear;
@@ -18,7 +36,9 @@ interface LimitOptions {
 }
 
 interface CreateOptions extends AdminOptions, LimitOptions {
-  name: string;
+  name?: string;
+  count?: number;
+  namePrefix?: string;
   scopes: Scope[];
   project?: string;
 }
@@ -30,10 +50,17 @@ interface UpdateOptions extends AdminOptions, LimitOptions {
 
 type CreatedKey = ApiKeyView & { secret: string };
 
+/** Keys `keys create --count` makes in one run. */
+const MAX_BULK_KEYS = 1000;
+
 const keyPath = (id: string) => `/keys/${encodeURIComponent(id)}`;
 
 /** The limit options: on `create` a value or nothing (no limit); on `update` also `none`, to clear one. */
 function withLimitOptions(command: Command, use: 'create' | 'update'): Command {
+  command
+    .option('--expires <when>', `when the key stops working: a duration from now (30d) or an ISO 8601 time${use === 'update' ? ` (${CLEAR} = never)` : ' (default: never)'}`, parseExpiry)
+    .option('--tags <tags>', `comma-separated tags${use === 'update' ? ` replacing the key's (${CLEAR} = no tags)` : ''}`, parseModels)
+    .option('--meta <name=value>', `a metadata field (repeat for more)${use === 'update' ? "; replaces the key's metadata" : ''}`, collectMetadata);
   if (use === 'create') {
     return command
       .option('--rpm <n>', 'requests per minute (default: no limit)', parseNewCountLimit)
@@ -80,6 +107,16 @@ async function confirmRevoke(client: AdminClient, id: string, yes: boolean): Pro
   if (answer.trim().toLowerCase() !== 'yes') throw new CliError(`not revoked: ${id} is unchanged`);
 }
 
+/** The admin API's unpriced-models, expiry, tags and metadata fields that were given. */
+function manageFieldsOf(options: LimitOptions): Record<string, unknown> {
+  return {
+    ...(options.allowUnpriced !== undefined ? { allow_unpriced: options.allowUnpriced } : {}),
+    ...(options.expires !== undefined ? { expires_at: orNull(options.expires) } : {}),
+    ...(options.tags !== undefined ? { tags: options.tags === CLEAR ? [] : options.tags } : {}),
+    ...(options.meta !== undefined ? { metadata: options.meta } : {}),
+  };
+}
+
 /** The admin API's `limits` object with only the limits that were given. */
 function limitsOf(options: LimitOptions): Record<string, number | null> | undefined {
   const limits = {
@@ -104,6 +141,10 @@ function keyFields(key: ApiKeyView): [string, string][] {
     ['models', key.allowed_models === null ? 'any' : key.allowed_models.join(', ')],
     ['tools', key.allowed_tools === null || key.allowed_tools === undefined ? 'any' : key.allowed_tools.join(', ')],
     ['unpriced models', key.allow_unpriced === true ? 'allowed' : 'refused under a cost cap'],
+    ['expires', key.expires_at ?? 'never'],
+    ...(key.previous_secret_expires_at === null ? [] : [['previous secret until', key.previous_secret_expires_at] as [string, string]]),
+    ['tags', key.tags.length === 0 ? '-' : key.tags.join(', ')],
+    ...Object.entries(key.metadata).map(([name, value]): [string, string] => [`meta ${name}`, value]),
     ['created', key.created_at],
     ['updated', key.updated_at],
   ];
@@ -150,29 +191,48 @@ export function registerKeysCommand(program: Command): void {
   const create = keys
     .command('create')
     .description('create a key; prints its secret once')
-    .requiredOption('--name <name>', 'a name to recognise the key by')
-    .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use', parseScopes)
+    .option('--name <name>', 'a name to recognise the key by (required unless --count)')
+    .option('--count <n>', 'create this many keys alike (1-1000), named PREFIX-1 … PREFIX-N; their secrets are printed once as CSV', parseNewCountLimit)
+    .option('--name-prefix <prefix>', 'with --count: the names\' prefix')
+    .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use, metrics:read', parseScopes)
     .option('--project <id>', 'project the key belongs to (default: default; created if new)');
   withAdminOptions(withLimitOptions(create, 'create')).action(async (options: CreateOptions) => {
       const client = AdminClient.fromOptions(options);
       if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);
       const limits = limitsOf(options);
-      const key = await client.request<CreatedKey>('POST', '/keys', {
-        name: options.name,
+      const settings = {
         scopes: options.scopes,
         ...(options.project !== undefined ? { project: options.project } : {}),
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
-        ...(options.allowUnpriced !== undefined ? { allow_unpriced: options.allowUnpriced } : {}),
-      });
-      printCreated(key, options);
+        ...manageFieldsOf(options),
+      };
+      if (options.count === undefined) {
+        if (options.name === undefined) throw new CliError('pass --name, or --count N --name-prefix PREFIX for many keys');
+        printCreated(await client.request<CreatedKey>('POST', '/keys', { name: options.name, ...settings }), options);
+        return;
+      }
+      if (options.namePrefix === undefined || options.name !== undefined) throw new CliError('--count takes --name-prefix PREFIX (the keys are named PREFIX-1 … PREFIX-N), not --name');
+      if (options.count > MAX_BULK_KEYS) throw new CliError(`--count may be at most ${MAX_BULK_KEYS}`);
+      // One key at a time, each line printed as soon as its key exists: an error part-way leaves
+      // the keys made so far listed with their secrets.
+      printText('id,name,secret\n');
+      for (let index = 1; index <= options.count; index += 1) {
+        const key = await client.request<CreatedKey>('POST', '/keys', { name: `${options.namePrefix}-${index}`, ...settings });
+        printText(`${csvCell(key.id)},${csvCell(key.name)},${csvCell(key.secret)}\n`);
+      }
     });
 
   withAdminOptions(keys.command('list').description('list keys'))
     .option('--project <id>', 'only the keys of this project')
-    .action(async (options: AdminOptions & { project?: string }) => {
-      const query = options.project !== undefined ? `?project=${encodeURIComponent(options.project)}` : '';
+    .option('--tag <tag>', 'only the keys with this tag (the newest 500)')
+    .action(async (options: AdminOptions & { project?: string; tag?: string }) => {
+      const parameters = new URLSearchParams({
+        ...(options.project !== undefined ? { project: options.project } : {}),
+        ...(options.tag !== undefined ? { tag: options.tag, limit: '500' } : {}),
+      }).toString();
+      const query = parameters.length > 0 ? `?${parameters}` : '';
       const list = await AdminClient.fromOptions(options).request<{ object: 'list'; data: ApiKeyView[] }>('GET', `/keys${query}`);
       if (options.json === true) printJson(list);
       else printKeyList(list.data);
@@ -199,6 +259,32 @@ export function registerKeysCommand(program: Command): void {
     });
   }
 
+  withAdminOptions(
+    keys
+      .command('rotate')
+      .description('a new secret for the same key and settings; prints it once')
+      .argument('<id>', 'key id (key_…)')
+      .option('--grace <duration>', 'how long the old secret keeps working, such as 15m or 24h (default: it stops at once; at most 30d)', parseDuration),
+  ).action(async (id: string, options: AdminOptions & { grace?: number }) => {
+    const key = await AdminClient.fromOptions(options).request<CreatedKey>('POST', `${keyPath(id)}/rotate`, { grace_period_seconds: Math.floor((options.grace ?? 0) / 1000) });
+    printCreated(key, options);
+  });
+
+  for (const [action, description] of [
+    ['pause', 'pause every active key of a project at once'],
+    ['resume', 'resume every paused key of a project at once'],
+    ['revoke', 'revoke every key of a project at once (final; needs --yes)'],
+  ] as const) {
+    const command = withAdminOptions(keys.command(`${action}-project`).description(description).argument('<project>', 'project id'));
+    if (action === 'revoke') command.option('--yes', 'confirm: every key of the project is refused for ever');
+    command.action(async (project: string, options: AdminOptions & { yes?: boolean }) => {
+      if (action === 'revoke' && options.yes !== true) throw new CliError(`revoking every key of ${project} is final; pass --yes to do it`);
+      const changed = await AdminClient.fromOptions(options).request<{ object: 'list'; data: ApiKeyView[] }>('POST', `/projects/${encodeURIComponent(project)}/keys/${action}`);
+      if (options.json === true) printJson(changed);
+      else printText(`${changed.data.length} key${changed.data.length === 1 ? '' : 's'} of ${project} ${action === 'revoke' ? 'revoked' : `${action}d`}${changed.data.length > 0 ? `: ${changed.data.map((key) => key.id).join(', ')}` : ''}\n`);
+    });
+  }
+
   const update = keys
     .command('update')
     .description(`change a key's name, scopes, limits or models`)
@@ -213,10 +299,10 @@ export function registerKeysCommand(program: Command): void {
         ...(limits !== undefined ? { limits } : {}),
         ...(options.models !== undefined ? { allowed_models: orNull(options.models) } : {}),
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
-        ...(options.allowUnpriced !== undefined ? { allow_unpriced: options.allowUnpriced } : {}),
+        ...manageFieldsOf(options),
       };
       if (Object.keys(changes).length === 0) {
-        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models, --tools or --[no-]allow-unpriced');
+        throw new CliError('nothing to change: pass --name, --scopes, --rpm, --daily-tokens, --monthly-cost, --models, --tools, --[no-]allow-unpriced, --expires, --tags or --meta');
       }
       const client = AdminClient.fromOptions(options);
       if (options.models !== undefined && options.models !== CLEAR) await warnUnknownModels(client, options.models);

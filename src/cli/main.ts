@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseWholeNumber } from './arguments.js';
 import { registerAgentsCommand } from './agents-command.js';
+import { registerAuditCommand } from './audit-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
@@ -54,6 +55,7 @@ registerUsageCommand(program);
 registerUsersCommand(program);
 registerStatusCommand(program);
 registerCacheCommand(program);
+registerAuditCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.

@@ -3,7 +3,7 @@ import { firstAccountAdvice } from './first-run.js';
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, loadConfig, loadedConfigFile, resolveSecrets, timerDelay, workerCount, type CommandLineSettings, type GatewayConfig } from '../config/index.js';
 import { openStorage, whenStorageAnswers } from '../storage/index.js';
-import { createProcessLogger, standbyWhileWaiting, startGateway, storageOptions, waitingForStorage, type RunningGateway } from '../server/index.js';
+import { configReloadChange, createProcessLogger, standbyWhileWaiting, startGateway, storageOptions, waitingForStorage, type RunningGateway } from '../server/index.js';
 import type { KeyChangeChannel } from '../keys/index.js';
 import { redactText } from '../logs/index.js';
 import { startupReport } from './startup-report.js';
@@ -83,13 +83,21 @@ async function serveSingle(config: GatewayConfig, flags: CommandLineSettings): P
 
 /** Serves until a signal stops the process; meanwhile the routing and the MCP servers are reloaded on SIGHUP and when the config file changes (docs/routing.md, docs/mcp.md). */
 function serveUntilStopped(config: GatewayConfig, gateway: RunningGateway, flags: CommandLineSettings): void {
+  const file = loadedConfigFile({ flags });
+  let inForce = config;
   const stopWatching = watchRoutingConfig({
-    file: loadedConfigFile({ flags }),
-    reload: () => {
+    file,
+    reload: (trigger) => {
       const reloaded = loadConfig({ flags });
       // Each part is checked whole before it changes: an invalid one keeps what is in force.
       gateway.context.mcp.applyServers(reloaded.mcp.servers);
       gateway.context.applyRouting(reloaded.routing);
+      // Each serving process reloads (and records) for itself; a worker says which it is.
+      const change = configReloadChange(trigger, file, inForce, reloaded, cluster.isWorker ? `worker ${cluster.worker!.id}` : undefined);
+      inForce = reloaded;
+      gateway.context.audit.record({ kind: 'system' }, change).catch((error: unknown) => {
+        gateway.context.logger.error({ reason: redactText((error as Error).message) }, 'the audit log entry of a configuration reload was not written');
+      });
     },
     log: gateway.context.logger,
   });

@@ -38,6 +38,7 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_LOG_PAYLOADS'], path: 'logs.payloads', kind: 'boolean' },
   { variables: ['MODELGATE_LOG_RETENTION_DAYS'], path: 'logs.retentionDays', kind: 'integer' },
   { variables: ['MODELGATE_LOG_MAX_SIZE_MB'], path: 'logs.maxSizeMb', kind: 'integer' },
+  { variables: ['MODELGATE_AUDIT_RETENTION_DAYS'], path: 'audit.retentionDays', kind: 'integer' },
   { variables: ['MODELGATE_LOG_QUEUE_MAX_BYTES'], path: 'logs.queueMaxBytes', kind: 'integer' },
   { variables: ['MODELGATE_LOG_UNAUTHENTICATED_SUMMARY_MS'], path: 'logs.unauthenticatedSummaryMs', kind: 'integer' },
   { variables: ['MODELGATE_UPSTREAM_TIMEOUT_MS'], path: 'upstream.timeoutMs', kind: 'integer' },

@@ -252,6 +252,12 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    audit: Type.Object(
+      {
+        retentionDays: Type.Integer({ minimum: 0, default: 365, description: 'audit log entries older than this are deleted (0 = keep forever)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     limits: Type.Object(
       {
         redisKeyPrefix: Type.String({ minLength: 1, default: 'modelgate:limits:', description: 'prefix of the counters in Redis' }),

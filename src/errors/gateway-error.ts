@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'model_unpriced'
   | 'missing_api_key'
   | 'invalid_api_key'
+  | 'key_expired'
   | 'invalid_credentials'
   | 'session_expired'
   | 'key_paused'
@@ -78,6 +79,7 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   model_unpriced: { status: 400, type: 'invalid_request_error', retryable: false },
   missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  key_expired: { status: 401, type: 'authentication_error', retryable: false },
   invalid_credentials: { status: 401, type: 'authentication_error', retryable: false },
   session_expired: { status: 401, type: 'authentication_error', retryable: false },
   key_paused: { status: 403, type: 'permission_error', retryable: false },

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/index.js';
 import type { KeyCache } from './key-cache.js';
-import type { KeyRow } from './key-store.js';
+import { isReplacedSecret, type KeyRow } from './key-store.js';
 import { fingerprintOf, hashSecret, looksLikeSecret } from './secret.js';
 import type { Principal, Scope } from './types.js';
 
@@ -74,8 +74,8 @@ export class Authenticator {
     if (secret.length === 0) return admit(undefined, scope);
     const hash = hashSecret(secret);
     const known = this.cache.findByHash(hash);
-    if (known !== undefined || !looksLikeSecret(secret)) return admit(known, scope);
-    return this.cache.lookUp(hash)?.then((row) => admit(row, scope)) ?? admit(undefined, scope);
+    if (known !== undefined || !looksLikeSecret(secret)) return admit(known, scope, hash);
+    return this.cache.lookUp(hash)?.then((row) => admit(row, scope, hash)) ?? admit(undefined, scope);
   }
 
   /**
@@ -89,12 +89,24 @@ export class Authenticator {
   }
 }
 
-function admit(row: KeyRow | undefined, scope: Scope): Principal {
+/**
+ * The checks of every keyed call, in memory. Expiry and a rotation's grace period are read
+ * against this instance's clock, so they hold on every instance at the same moment (as far as
+ * their clocks agree) without an announcement.
+ */
+function admit(row: KeyRow | undefined, scope: Scope, hash?: string): Principal {
   if (row === undefined) {
     throw new GatewayError('invalid_api_key', 'The API key is not valid. Check it was copied whole, or create a new key.');
   }
+  const now = Date.now();
+  if (hash !== undefined && isReplacedSecret(row, hash, now)) {
+    throw new GatewayError('invalid_api_key', "This secret was replaced when the key was rotated, and its grace period is over. Use the key's new secret.");
+  }
   if (row.status === 'revoked') {
     throw new GatewayError('key_revoked', 'This API key was revoked and can no longer be used; create a new key.');
+  }
+  if (row.expires_at !== null && now >= Number(row.expires_at)) {
+    throw new GatewayError('key_expired', `This API key expired at ${new Date(Number(row.expires_at)).toISOString()}. An administrator can set a later expiry or create a new key.`);
   }
   if (row.status === 'paused') {
     throw new GatewayError('key_paused', 'This API key is paused. An administrator can resume it.');

@@ -15,7 +15,8 @@ const REFRESH_OVERLAP_MS = 5_000;
  */
 export class KeyCache {
   private readonly byHash = new Map<string, KeyRow>();
-  private readonly hashById = new Map<string, string>();
+  /** The hashes each key is held under: its secret's, and during a rotation's grace period the replaced one's (first is the current). */
+  private readonly hashesById = new Map<string, readonly string[]>();
   private readonly unknown: UnknownKeyLookups;
   private lastRefreshStartedAt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -83,13 +84,16 @@ export class KeyCache {
     // A refresh that read the table before a local change must not undo that change.
     const current = this.findById(row.id);
     if (current !== undefined && current.updated_at > row.updated_at) return;
-    const previousHash = this.hashById.get(row.id);
-    if (previousHash !== undefined && previousHash !== row.secret_hash) this.byHash.delete(previousHash);
-    this.byHash.set(row.secret_hash, row);
-    this.hashById.set(row.id, row.secret_hash);
-    this.unknown.forget(row.secret_hash);
+    const hashes = row.previous_secret_hash === null ? [row.secret_hash] : [row.secret_hash, row.previous_secret_hash];
+    for (const held of this.hashesById.get(row.id) ?? []) if (!hashes.includes(held)) this.byHash.delete(held);
+    for (const hash of hashes) {
+      this.byHash.set(hash, row);
+      this.unknown.forget(hash);
+    }
+    this.hashesById.set(row.id, hashes);
   }
 
+  /** The key held under this secret hash: its current secret's, or (check isReplacedSecret) the one a rotation replaced. */
   findByHash(hash: string): KeyRow | undefined {
     return this.byHash.get(hash);
   }
@@ -104,7 +108,7 @@ export class KeyCache {
 
   /** The key with this id, whatever its state. */
   findById(id: string): KeyRow | undefined {
-    const hash = this.hashById.get(id);
+    const hash = this.hashesById.get(id)?.[0];
     return hash === undefined ? undefined : this.byHash.get(hash);
   }
 }

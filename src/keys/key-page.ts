@@ -17,6 +17,8 @@ export interface KeyPageQuery {
   status?: KeyStatus | undefined;
   /** Part of the name (any case), or the start of the id. */
   search?: string | undefined;
+  /** Only keys with this tag. */
+  tag?: string | undefined;
   limit: number;
   cursor?: KeyCursor | undefined;
 }
@@ -63,6 +65,10 @@ export async function pageOfKeys(db: Kysely<Database>, query: KeyPageQuery): Pro
     const startsWith = `${likeEscaped(search)}%`;
     // ESCAPE named: SQLite has no default escape character, PostgreSQL's is the backslash.
     select = select.where(sql<boolean>`(lower(name) like ${contains} escape '\\' or id like ${startsWith} escape '\\')`);
+  }
+  if (query.tag !== undefined) {
+    // Tags are stored as a JSON array of strings without quotes or backslashes: the quoted tag is one element.
+    select = select.where(sql<boolean>`tags like ${`%${likeEscaped(JSON.stringify(query.tag))}%`} escape '\\'`);
   }
   const cursor = query.cursor;
   if (cursor !== undefined) {

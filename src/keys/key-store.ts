@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/index.js';
 import type { ApiKeysTable, Database } from '../storage/index.js';
 import { ProjectStore } from './project-store.js';
 import { fingerprintOf, generateSecret, hashSecret } from './secret.js';
-import { nextStatus, type KeyAction } from './state-machine.js';
+import { canTake, nextStatus, type KeyAction } from './state-machine.js';
 import type { ApiKeyView, KeyLimits, Scope } from './types.js';
 
 export type KeyRow = Selectable<ApiKeysTable>;
@@ -17,6 +17,10 @@ export interface NewKey {
   allowedModels: string[] | null;
   allowedTools?: string[] | null;
   allowUnpriced?: boolean;
+  /** Epoch ms; null or absent = never expires. */
+  expiresAt?: number | null;
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 export interface KeyChanges {
@@ -26,6 +30,18 @@ export interface KeyChanges {
   allowedModels?: string[] | null;
   allowedTools?: string[] | null;
   allowUnpriced?: boolean;
+  expiresAt?: number | null;
+  tags?: string[];
+  metadata?: Record<string, string>;
+}
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+const tagsColumn = (tags: readonly string[] | undefined) => (tags === undefined || tags.length === 0 ? null : JSON.stringify([...new Set(tags)]));
+const metadataColumn = (metadata: Record<string, string> | undefined) => (metadata === undefined || Object.keys(metadata).length === 0 ? null : JSON.stringify(metadata));
+
+/** Whether the secret with this hash is one a rotation replaced and whose grace period is over (or never was). */
+export function isReplacedSecret(row: KeyRow, hash: string, now: number): boolean {
+  return hash !== row.secret_hash && (row.previous_secret_hash !== hash || row.previous_secret_expires_at === null || now >= Number(row.previous_secret_expires_at));
 }
 
 export function toKeyView(row: KeyRow): ApiKeyView {
@@ -40,6 +56,10 @@ export function toKeyView(row: KeyRow): ApiKeyView {
     allowed_models: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
     allowed_tools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
     allow_unpriced: Number(row.allow_unpriced) === 1,
+    expires_at: isoOrNull(row.expires_at),
+    previous_secret_expires_at: row.previous_secret_hash === null ? null : isoOrNull(row.previous_secret_expires_at),
+    tags: row.tags === null ? [] : (JSON.parse(row.tags) as string[]),
+    metadata: row.metadata === null ? {} : (JSON.parse(row.metadata) as Record<string, string>),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -73,6 +93,11 @@ export class KeyStore {
       allow_unpriced: input.allowUnpriced === true ? 1 : 0,
       created_at: now,
       updated_at: now,
+      expires_at: input.expiresAt ?? null,
+      previous_secret_hash: null,
+      previous_secret_expires_at: null,
+      tags: tagsColumn(input.tags),
+      metadata: metadataColumn(input.metadata),
     };
     await this.db.insertInto('api_keys').values(row).execute();
     return { row, secret };
@@ -90,9 +115,13 @@ export class KeyStore {
     return row;
   }
 
-  /** The key whose secret has this hash, if any: what an instance asks for a secret its cache does not hold. */
+  /** The key whose secret (or the secret its rotation replaced) has this hash, if any: what an instance asks for a secret its cache does not hold. */
   async findByHash(hash: string): Promise<KeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where((eb) => eb.or([eb('secret_hash', '=', hash), eb('previous_secret_hash', '=', hash)]))
+      .executeTakeFirst();
   }
 
   /** The key with this id, if any: what an instance re-reads when another says it changed. */
@@ -120,6 +149,23 @@ export class KeyStore {
     return this.get(id);
   }
 
+  /**
+   * `action` on every key of a project that can take it (a pause skips paused and revoked
+   * keys); a key that changed meanwhile keeps its change. Returns the rows before and after.
+   */
+  async transitionProject(projectId: string, action: KeyAction): Promise<{ before: KeyRow; after: KeyRow }[]> {
+    const changed: { before: KeyRow; after: KeyRow }[] = [];
+    for (const row of await this.list(projectId)) {
+      if (!canTake(row.status, action)) continue;
+      try {
+        changed.push({ before: row, after: await this.transition(row.id, action) });
+      } catch (error) {
+        if (!(error instanceof GatewayError && error.code === 'conflict')) throw error;
+      }
+    }
+    return changed;
+  }
+
   async update(id: string, changes: KeyChanges): Promise<KeyRow> {
     const row = await this.get(id);
     if (row.status === 'revoked') throw revokedIsFinal(id);
@@ -139,6 +185,9 @@ export class KeyStore {
           ? { allowed_tools: changes.allowedTools === null ? null : JSON.stringify(changes.allowedTools) }
           : {}),
         ...(changes.allowUnpriced !== undefined ? { allow_unpriced: changes.allowUnpriced ? 1 : 0 } : {}),
+        ...(changes.expiresAt !== undefined ? { expires_at: changes.expiresAt } : {}),
+        ...(changes.tags !== undefined ? { tags: tagsColumn(changes.tags) } : {}),
+        ...(changes.metadata !== undefined ? { metadata: metadataColumn(changes.metadata) } : {}),
         updated_at: nextVersion(),
       })
       .where('id', '=', id)
@@ -147,6 +196,34 @@ export class KeyStore {
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw revokedIsFinal(id);
     return this.get(id);
+  }
+
+  /**
+   * A new secret for the same key (id, settings, limits and their counters stay). With a grace
+   * period the replaced secret keeps working until it ends — on every instance, each checking
+   * its own clock; without one it stops at once. A second rotation within the grace period
+   * ends the first one's: only the secret just replaced stays accepted.
+   */
+  async rotate(id: string, graceMs: number, now: number = Date.now()): Promise<{ row: KeyRow; secret: string }> {
+    const row = await this.get(id);
+    if (row.status === 'revoked') throw revokedIsFinal(id);
+    const secret = generateSecret();
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({
+        secret_hash: hashSecret(secret),
+        last4: secret.slice(-4),
+        previous_secret_hash: graceMs > 0 ? row.secret_hash : null,
+        previous_secret_expires_at: graceMs > 0 ? now + graceMs : null,
+        updated_at: nextVersion(),
+      })
+      .where('id', '=', id)
+      // A racing rotation or revoke wins; this one is refused rather than replacing its secret.
+      .where('secret_hash', '=', row.secret_hash)
+      .where('status', '!=', 'revoked')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new GatewayError('conflict', `The key ${id} changed while it was being rotated; look at it and try again.`);
+    return { row: await this.get(id), secret };
   }
 }
 

@@ -18,3 +18,8 @@ export function nextStatus(current: KeyStatus, action: KeyAction): KeyStatus {
   }
   throw new GatewayError('conflict', `Cannot ${action} this key: it is already ${transition.to}.`, { retryable: false });
 }
+
+/** Whether a key in `current` state can take `action` (a project-wide action skips the others). */
+export function canTake(current: KeyStatus, action: KeyAction): boolean {
+  return TRANSITIONS[action].from.includes(current);
+}

@@ -1,4 +1,5 @@
-export const SCOPES = ['model:request', 'utils:crypto', 'agents:execute', 'mcp:use'] as const;
+/** `metrics:read` alone makes a scrape credential: it reads GET /metrics and nothing else. */
+export const SCOPES = ['model:request', 'utils:crypto', 'agents:execute', 'mcp:use', 'metrics:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type KeyStatus = 'active' | 'paused' | 'revoked';
@@ -26,6 +27,13 @@ export interface ApiKeyView {
   allowed_tools: string[] | null;
   /** With a monthly cost cap, models without a price are served too (uncounted). */
   allow_unpriced: boolean;
+  /** When the key stops working (`401 key_expired`); null = never. */
+  expires_at: string | null;
+  /** After a rotation with a grace period: until when the replaced secret still works; null = it does not. */
+  previous_secret_expires_at: string | null;
+  tags: string[];
+  /** The operator's own fields: string values. */
+  metadata: Record<string, string>;
   created_at: string;
   updated_at: string;
 }

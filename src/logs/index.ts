@@ -24,7 +24,7 @@ export type { RetentionOptions, RetentionStore } from './retention-job.js';
 export { toDetailView, toSummaryView, toUsageView } from './log-view.js';
 export { spendOfKeys, MAX_SPEND_KEYS } from './key-spend.js';
 export type { KeySpendView } from './key-spend.js';
-export { csvHeader, csvLine } from './log-csv.js';
+export { csvCell, csvHeader, csvLine } from './log-csv.js';
 export type { LogDetailView, LogSummaryView, UsageView } from './log-view.js';
 export {
   parseLogFilter,

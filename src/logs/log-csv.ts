@@ -26,7 +26,8 @@ const COLUMNS: readonly [string, (view: LogSummaryView) => string | number | boo
   ['cost_usd', (view) => view.cost_usd],
 ];
 
-function cell(value: string | number | boolean | null): string {
+/** One CSV cell; text a spreadsheet would run as a formula gets a leading quote. */
+export function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
   let text = String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
@@ -38,5 +39,5 @@ export function csvHeader(): string {
 }
 
 export function csvLine(view: LogSummaryView): string {
-  return `${COLUMNS.map(([, read]) => cell(read(view))).join(',')}\r\n`;
+  return `${COLUMNS.map(([, read]) => csvCell(read(view))).join(',')}\r\n`;
 }

@@ -4,8 +4,8 @@ import { basename, dirname } from 'node:path';
 export interface RoutingReloadOptions {
   /** The config file to watch; undefined when there is none (SIGHUP still reloads). */
   file: string | undefined;
-  /** Reads the configuration again and applies its routing; throws (a ConfigError) when it is invalid. */
-  reload: () => void;
+  /** Reads the configuration again and applies its routing; throws (a ConfigError) when it is invalid. `trigger`: SIGHUP or the file's change. */
+  reload: (trigger: string) => void;
   log: {
     info(fields: Record<string, unknown>, message: string): void;
     error(fields: Record<string, unknown>, message: string): void;
@@ -23,7 +23,7 @@ const SETTLE_MS = 150;
 export function watchRoutingConfig(options: RoutingReloadOptions): () => void {
   const reload = (trigger: string) => {
     try {
-      options.reload();
+      options.reload(trigger);
       options.log.info({ trigger }, 'routing reloaded from the configuration');
     } catch (error) {
       options.log.error({ trigger, reason: (error as Error).message }, 'routing not reloaded: the configuration is invalid; the routing in force stays');

@@ -18,6 +18,7 @@ import type { Keyring } from '../crypto/index.js';
 import type { VettingService } from '../vetting/index.js';
 import type { McpGateway } from '../mcp/index.js';
 import type { ResponseCache } from '../cache/index.js';
+import type { AuditStore } from '../audit/index.js';
 
 /**
  * Everything a route needs, built once at start-up and passed in (no module-level state).
@@ -73,6 +74,8 @@ export interface GatewayContext {
   readonly tracing: Tracing | undefined;
   /** The MCP gateway: upstream servers and /mcp sessions (docs/mcp.md). */
   readonly mcp: McpGateway;
+  /** The audit log: every change made through the admin API, and reloads of the configuration. */
+  readonly audit: AuditStore;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */

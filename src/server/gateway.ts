@@ -9,7 +9,8 @@ import { createProviders, missingCredentials, providerDescriptions, ProviderHeal
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
-import { addKnownSecrets, redactText, spendOfKeys } from '../logs/index.js';
+import { addKnownSecrets, redactText, RETENTION_DEFAULTS, RetentionJob, spendOfKeys } from '../logs/index.js';
+import { AuditStore } from '../audit/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
 import { adminAuthHook } from './admin-auth.js';
@@ -218,6 +219,11 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     accounting.retain(agents.conversations, 'agent conversation messages');
     const projects = new ProjectStore(storage.db);
     const accounts = new Accounts(storage.db);
+    const audit = new AuditStore(storage.db);
+    // Kept for its own time (audit.retentionDays), however long the request log is.
+    const auditRetention = new RetentionJob(audit, { retentionDays: config.audit.retentionDays, ...RETENTION_DEFAULTS, rows: 'audit log entries' }, logger);
+    auditRetention.start();
+    shutdownTasks.push(() => auditRetention.stop());
     const mcp = new McpGateway({
       settings: config.mcp,
       env: options.env ?? process.env,
@@ -263,6 +269,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       applyRouting,
       agents,
       mcp,
+      audit,
       accounts,
       onShutdown: (task) => shutdownTasks.push(task),
     };

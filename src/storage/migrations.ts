@@ -343,6 +343,48 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.alterTable('request_logs').addColumn('cache_saved_micro_usd', 'bigint').execute();
       },
     },
+    '0040-keys-expiry-rotation-tags': {
+      async up(db: Kysely<unknown>) {
+        // Keys as operators manage them (docs/admin-api.md): an expiry, the secret a rotation
+        // replaced (accepted through its grace period), tags and free metadata.
+        for (const [column, type] of [
+          ['expires_at', 'bigint'],
+          ['previous_secret_hash', 'text'],
+          ['previous_secret_expires_at', 'bigint'],
+          ['tags', 'text'],
+          ['metadata', 'text'],
+        ] as const) {
+          await db.schema.alterTable('api_keys').addColumn(column, type).execute();
+        }
+        // An instance that does not hold a secret looks it up by either hash.
+        await db.schema.createIndex('api_keys_previous_secret_hash').on('api_keys').column('previous_secret_hash').execute();
+      },
+    },
+    '0040-audit-log': {
+      async up(db: Kysely<unknown>) {
+        // Administrative changes (src/audit, docs/admin-api.md#audit-log), kept for audit.retentionDays.
+        // Ids sort in time order: the list pages by id; each filter has an (column, id) index.
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('at', 'bigint', (c) => c.notNull())
+          .addColumn('actor_kind', 'text', (c) => c.notNull())
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('actor_id', 'text')
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('target_type', 'text', (c) => c.notNull())
+          .addColumn('target_id', 'text')
+          .addColumn('before', 'text')
+          .addColumn('after', 'text')
+          .addColumn('request_id', 'text')
+          .addColumn('address', 'text')
+          .execute();
+        await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
+        await db.schema.createIndex('audit_log_actor').on('audit_log').columns(['actor', 'id']).execute();
+        await db.schema.createIndex('audit_log_target').on('audit_log').columns(['target_id', 'id']).execute();
+        await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'id']).execute();
+      },
+    },
   };
 }
 

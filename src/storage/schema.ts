@@ -33,6 +33,15 @@ export interface ApiKeysTable {
   allow_unpriced: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
+  /** Epoch ms after which the key is refused (`key_expired`), or null for never. */
+  expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** After a rotation with a grace period: the SHA-256 of the secret it replaced, accepted until `previous_secret_expires_at`. */
+  previous_secret_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON array of tags, or null for none. */
+  tags: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON object of string values (the operator's own fields), or null for none. */
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One row per request on a keyed endpoint (src/logs). Payloads are redacted before they get here. */
@@ -279,6 +288,31 @@ export interface Database {
   dashboard_sign_in_failures: DashboardSignInFailuresTable;
   stored_responses: StoredResponsesTable;
   mcp_servers: McpServersTable;
+  audit_log: AuditLogTable;
+}
+
+/** One administrative change (src/audit): who made it, when, to what, and the target before and after (never a secret). */
+export interface AuditLogTable {
+  /** `aud_`, the time in milliseconds (12 hex digits), then random: ids sort in time order. */
+  id: string;
+  at: number;
+  /** 'token' (the admin token), 'user' (a dashboard session), or 'system' (a reload of the configuration). */
+  actor_kind: 'token' | 'user' | 'system';
+  /** What the list shows and filters on: the account's email, 'admin-token' or 'system'. */
+  actor: string;
+  /** The dashboard account's id, for a session. */
+  actor_id: string | null;
+  /** `key.create`, `user.disable`, `config.reload`, … (docs/admin-api.md#audit-log). */
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  /** JSON, redacted: the target before and after the change; null when there was none. */
+  before: string | null;
+  after: string | null;
+  /** The x-request-id of the admin request that made the change. */
+  request_id: string | null;
+  /** The client address of that request. */
+  address: string | null;
 }
 
 /** An MCP server added through the admin API; `definition` is its mcp.servers[] entry as JSON. */

@@ -3,6 +3,7 @@ import { ROLES, toUserView, type Role } from '../../accounts/index.js';
 import { GatewayError } from '../../errors/index.js';
 import { adminPrincipalOf, VIEWER_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
+import { recordChange } from '../audit-trail.js';
 import { clearedSessionCookie, sessionCookie } from '../session-cookie.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf } from './schema-helpers.js';
@@ -38,7 +39,7 @@ const SessionView = Type.Object({
 });
 
 export const adminAccountsRoutes: RouteModule = async (app, context) => {
-  const { accounts } = context;
+  const { accounts, audit } = context;
 
   // Signing in is the one admin route without a credential: it makes one.
   await app.register(
@@ -50,6 +51,8 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
           const { email, password } = request.body as { email: string; password: string };
           const signedIn = await accounts.signIn(email, password, request.ip);
           request.log.info({ userId: signedIn.view.user.id }, 'dashboard: signed in');
+          const { user } = signedIn.view;
+          await recordChange(audit, request, { action: 'session.sign_in', target: { type: 'user', id: user.id } }, { kind: 'user', id: user.id, email: user.email });
           reply.header('set-cookie', sessionCookie(request, signedIn.token, Date.parse(signedIn.view.expires_at)));
           reply.header('cache-control', 'no-store');
           return signedIn.view;
@@ -79,6 +82,7 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
       async (request, reply) => {
         const principal = adminPrincipalOf(request);
         if (principal.kind === 'session') await accounts.signOut(principal.token);
+        await recordChange(audit, request, { action: 'session.sign_out', target: { type: 'user', id: principal.kind === 'session' ? principal.user.id : null } });
         reply.header('set-cookie', clearedSessionCookie(request));
         reply.code(204);
       },
@@ -97,8 +101,10 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
         const { email, password, role } = request.body;
         const row = await accounts.createUser(email, password, role ?? 'admin');
         request.log.info({ userId: row.id, role: row.role }, 'admin: dashboard account created');
+        const view = toUserView(row);
+        await recordChange(audit, request, { action: 'user.create', target: { type: 'user', id: row.id }, after: view });
         reply.code(201);
-        return toUserView(row);
+        return view;
       },
     );
 
@@ -107,9 +113,12 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
         `/users/:id/${action}`,
         { schema: { ...ADMIN_SCHEMA, summary: `${action === 'disable' ? 'Disable (ends its sessions)' : 'Enable'} a dashboard account`, params: UserParams, response: { 200: UserView } } },
         async (request) => {
+          const before = toUserView(await accounts.users.get(request.params.id));
           const row = await accounts.setDisabled(request.params.id, disabled);
           request.log.info({ userId: row.id }, `admin: dashboard account ${action}d`);
-          return toUserView(row);
+          const after = toUserView(row);
+          await recordChange(audit, request, { action: `user.${action}`, target: { type: 'user', id: row.id }, before, after });
+          return after;
         },
       );
     }
@@ -120,7 +129,10 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
       async (request) => {
         const row = await accounts.resetPassword(request.params.id, request.body.password);
         request.log.info({ userId: row.id }, 'admin: dashboard password reset');
-        return toUserView(row);
+        const view = toUserView(row);
+        // The password itself is never recorded: the entry says it was set, and by whom.
+        await recordChange(audit, request, { action: 'user.password_reset', target: { type: 'user', id: row.id }, after: view });
+        return view;
       },
     );
   });

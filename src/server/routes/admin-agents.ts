@@ -3,6 +3,7 @@ import { agentGraphSchema, assertAgentAccess, ownerOf, parseSafeJson, SLUG_PATTE
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
+import { recordChange } from '../audit-trail.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { AgentRunResponse, RunInputFields } from './agent-schemas.js';
 import { runAgentTurn } from './agent-run-handler.js';
@@ -93,6 +94,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.post(
       '/agents/validate',
       {
+        config: { auditExempt: 'validates a graph it is sent; changes nothing' },
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Validate an agent graph: every problem at once',
@@ -195,8 +197,15 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
+        const before = await agents.findBySlug(request.params.slug);
         const { agent, draft } = await authoring.save(request.params.slug, request.body.graph, request.body.project);
         request.log.info({ agent: agent.slug, draft }, 'admin: agent draft saved');
+        await recordChange(context.audit, request, {
+          action: before === undefined ? 'agent.create' : 'agent.save_draft',
+          target: { type: 'agent', id: agent.slug },
+          before: before === undefined ? null : agentView(before),
+          after: { ...agentView(agent), draft_version: draft },
+        });
         return { ...agentView(agent), draft_version: draft };
       },
     );
@@ -204,6 +213,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.post(
       '/agents/:slug/test',
       {
+        config: { auditExempt: 'a test run: model calls of a key, in the request log; changes no setting' },
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Run a draft as a test, metered and logged against a key',
@@ -251,7 +261,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
       async (request) => {
         const { agent, version } = await authoring.publish(request.params.slug, request.body.draft_version);
         request.log.info({ agent: agent.slug, version: version.version, draft: version.draft_version }, 'admin: agent published');
-        return { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
+        const after = { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
+        await recordChange(context.audit, request, { action: 'agent.publish', target: { type: 'agent', id: agent.slug }, before: agentView(agent), after });
+        return after;
       },
     );
 
@@ -340,6 +352,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         const key = await context.keys.store.get(request.body.key_id);
         await agents.addGrant(agent, key.id);
         request.log.info({ agent: agent.slug, keyId: key.id }, 'admin: agent grant added');
+        await recordChange(context.audit, request, { action: 'agent.grant', target: { type: 'agent', id: agent.slug }, after: { key_id: key.id } });
         reply.code(201);
         return { key_id: key.id, created_at: new Date().toISOString() };
       },
@@ -354,6 +367,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
           throw new GatewayError('not_found', `The key ${request.params.key_id} has no grant on the agent "${agent.slug}".`);
         }
         request.log.info({ agent: agent.slug, keyId: request.params.key_id }, 'admin: agent grant removed');
+        await recordChange(context.audit, request, { action: 'agent.revoke_grant', target: { type: 'agent', id: agent.slug }, before: { key_id: request.params.key_id } });
         return reply.code(204).send(null);
       },
     );

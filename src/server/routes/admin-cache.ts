@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { GatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN } from '../../keys/index.js';
 import type { RouteModule } from '../app.js';
+import { recordChange } from '../audit-trail.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 
 const ClearQuery = Type.Object(
@@ -31,7 +32,9 @@ export const adminCacheRoutes: RouteModule = async (app, context) => {
           throw new GatewayError('not_found', `No project with id "${project}": modelgate projects list shows them.`, { param: 'project' });
         }
         const cleared = await context.cache.clear(project);
-        return { object: 'cache.cleared' as const, project: project ?? null, cleared, store: context.cache.storeKind };
+        const answer = { object: 'cache.cleared' as const, project: project ?? null, cleared, store: context.cache.storeKind };
+        await recordChange(context.audit, request, { action: 'cache.clear', target: { type: project === undefined ? 'cache' : 'project', id: project ?? null }, after: answer });
+        return answer;
       },
     );
   });

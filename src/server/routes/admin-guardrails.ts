@@ -33,7 +33,7 @@ export const adminGuardrailsRoutes: RouteModule = async (app, context) => {
 
     admin.post(
       '/guardrails/:name/test',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Dry-run a guardrail on a sample text', params: Type.Object({ name: Type.String() }), body: TestBody } },
+      { config: { auditExempt: 'a dry run of a guardrail on a sample text; changes nothing' }, schema: { ...ADMIN_SCHEMA, summary: 'Dry-run a guardrail on a sample text', params: Type.Object({ name: Type.String() }), body: TestBody } },
       async (request) => {
         const { name } = request.params;
         const outcome = guardrails?.dryRun(name, request.body.stage, request.body.text);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { invalidBody } from '../../errors/index.js';
+import { GatewayError, invalidBody } from '../../errors/index.js';
 import { MAX_SPEND_KEYS } from '../../logs/index.js';
 import {
   encodeKeyCursor,
@@ -16,6 +16,7 @@ import {
 } from '../../keys/index.js';
 import { ALLOWED_TOOL_PATTERN } from '../../mcp/index.js';
 import type { RouteModule } from '../app.js';
+import { recordChange } from '../audit-trail.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
@@ -43,6 +44,10 @@ const LimitsSchema = Type.Object(
   { additionalProperties: false, description: 'null clears a limit' },
 );
 
+/** A tag: what keys are grouped and filtered by (`?tag=`). */
+const TAG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$';
+const MAX_KEY_GRACE_SECONDS = 30 * 86_400;
+
 const KeyFields = {
   name: NameSchema,
   scopes: Type.Array(ScopeSchema, { minItems: 1 }),
@@ -56,6 +61,15 @@ const KeyFields = {
     }),
   ),
   allow_unpriced: Type.Boolean({ description: 'with a monthly cost cap, serve models the gateway cannot price too (uncounted); default false: refused with 400 model_unpriced' }),
+  expires_at: Nullable(Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 time after which the key is refused (401 key_expired); null = never' })),
+  tags: Type.Array(Type.String({ pattern: TAG_PATTERN, description: 'letters, digits and _ . : / -, up to 64' }), { maxItems: 50 }),
+  metadata: Type.Unsafe<Record<string, string>>({
+    type: 'object',
+    propertyNames: { minLength: 1, maxLength: 64 },
+    additionalProperties: { type: 'string', maxLength: 500 },
+    maxProperties: 50,
+    description: 'free fields of the operator: names of 1-64 characters, string values of up to 500',
+  }),
 };
 
 const CreateKeyBody = Type.Object(
@@ -67,6 +81,9 @@ const CreateKeyBody = Type.Object(
     allowed_models: Type.Optional(KeyFields.allowed_models),
     allowed_tools: Type.Optional(KeyFields.allowed_tools),
     allow_unpriced: Type.Optional(KeyFields.allow_unpriced),
+    expires_at: Type.Optional(KeyFields.expires_at),
+    tags: Type.Optional(KeyFields.tags),
+    metadata: Type.Optional(KeyFields.metadata),
   },
   { additionalProperties: false },
 );
@@ -79,6 +96,18 @@ const UpdateKeyBody = Type.Object(
     allowed_models: Type.Optional(KeyFields.allowed_models),
     allowed_tools: Type.Optional(KeyFields.allowed_tools),
     allow_unpriced: Type.Optional(KeyFields.allow_unpriced),
+    expires_at: Type.Optional(KeyFields.expires_at),
+    tags: Type.Optional(KeyFields.tags),
+    metadata: Type.Optional(KeyFields.metadata),
+  },
+  { additionalProperties: false },
+);
+
+const RotateKeyBody = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_KEY_GRACE_SECONDS, description: 'how long the replaced secret keeps working (default 0: it stops at once); at most 30 days' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -104,6 +133,10 @@ const KeyView = Type.Object({
   allowed_models: Nullable(Type.Array(Type.String())),
   allowed_tools: Nullable(Type.Array(Type.String())),
   allow_unpriced: Type.Boolean(),
+  expires_at: Nullable(Type.String()),
+  previous_secret_expires_at: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  metadata: Type.Record(Type.String(), Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -129,6 +162,7 @@ const KeyListQuery = Type.Object(
     project: Type.Optional(ProjectIdSchema),
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('revoked')])),
     q: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, or the start of the id' })),
+    tag: Type.Optional(Type.String({ pattern: TAG_PATTERN, description: 'only keys with this tag' })),
     limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|[1-4][0-9][0-9]|500)$', description: 'keys per page, 1 to 500' })),
     cursor: Type.Optional(Type.String({ maxLength: 500 })),
   },
@@ -137,6 +171,17 @@ const KeyListQuery = Type.Object(
 const KeyListView = Type.Object({ object: Type.Literal('list'), data: Type.Array(KeyView), has_more: Type.Boolean(), next_cursor: Nullable(Type.String()) });
 
 type LimitsBody = Static<typeof LimitsSchema>;
+
+/** An `expires_at` of a body: an ISO 8601 time (UTC unless it says otherwise), or null for never. */
+function expiryOf(value: string | null | undefined, use: 'create' | 'update', now: number = Date.now()): { expiresAt?: number | null } {
+  if (value === undefined) return {};
+  if (value === null) return { expiresAt: null };
+  const time = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(/[T ]\d{2}:\d{2}/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value) : NaN;
+  if (Number.isNaN(time)) throw invalidBody('expires_at must be an ISO 8601 time such as 2027-01-31T00:00:00Z, or null for never.', 'expires_at');
+  // A key made expired would be refused from its first call; an update may end a key now.
+  if (use === 'create' && time <= now) throw invalidBody('expires_at is in the past: give a later time, or leave it out for a key that does not expire.', 'expires_at');
+  return { expiresAt: time };
+}
 
 function limitChanges(limits: LimitsBody | undefined): Partial<KeyLimits> {
   if (limits === undefined) return {};
@@ -162,6 +207,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     const policy = context.config.projects[row.id];
     return { ...toProjectView(row), allow_unpriced: policy?.allowUnpriced ?? false, upstream_objects: policy?.upstreamObjects ?? noGrants };
   };
+  const { audit } = context;
 
   /** Applies a changed row on this instance at once, announces it to the others and returns its view. */
   const applied = (row: KeyRow) => {
@@ -183,10 +229,15 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           allowedModels: body.allowed_models ?? null,
           allowedTools: body.allowed_tools ?? null,
           allowUnpriced: body.allow_unpriced ?? false,
+          ...expiryOf(body.expires_at, 'create'),
+          ...(body.tags !== undefined ? { tags: body.tags } : {}),
+          ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
         });
         request.log.info({ keyId: row.id, projectId: row.project_id }, 'admin: key created');
+        const view = applied(row);
+        await recordChange(audit, request, { action: 'key.create', target: { type: 'key', id: row.id }, after: view });
         reply.code(201);
-        return { ...applied(row), secret };
+        return { ...view, secret };
       },
     );
 
@@ -201,14 +252,15 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const { project, status, q, limit, cursor } = request.query;
-        if (limit === undefined && cursor === undefined && status === undefined && q === undefined) {
+        const { project, status, q, tag, limit, cursor } = request.query;
+        if (limit === undefined && cursor === undefined && status === undefined && q === undefined && tag === undefined) {
           return { object: 'list' as const, data: (await store.list(project)).map(toKeyView), has_more: false, next_cursor: null };
         }
         const page = await context.keys.page({
           projectId: project,
           status,
           search: q,
+          tag,
           limit: limit === undefined ? DEFAULT_KEY_PAGE : Number(limit),
           cursor: cursor === undefined ? undefined : parseKeyCursor(cursor),
         });
@@ -241,13 +293,14 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.patch(
       '/keys/:id',
       {
-        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools, unpriced models', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
+        schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools, unpriced models, expiry, tags, metadata', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
       },
       async (request) => {
         const { body } = request;
         if (Object.keys(body).length === 0) {
-          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools, allow_unpriced.');
+          throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools, allow_unpriced, expires_at, tags, metadata.');
         }
+        const before = toKeyView(await store.get(request.params.id));
         const row = await store.update(request.params.id, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
@@ -255,9 +308,14 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
           ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
           ...(body.allowed_tools !== undefined ? { allowedTools: body.allowed_tools } : {}),
           ...(body.allow_unpriced !== undefined ? { allowUnpriced: body.allow_unpriced } : {}),
+          ...expiryOf(body.expires_at, 'update'),
+          ...(body.tags !== undefined ? { tags: body.tags } : {}),
+          ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
         });
         request.log.info({ keyId: row.id, fields: Object.keys(body) }, 'admin: key updated');
-        return applied(row);
+        const after = applied(row);
+        await recordChange(audit, request, { action: 'key.update', target: { type: 'key', id: row.id }, before, after });
+        return after;
       },
     );
 
@@ -266,9 +324,62 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         `/keys/:id/${action}`,
         { schema: { ...ADMIN_SCHEMA, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
         async (request) => {
+          const before = toKeyView(await store.get(request.params.id));
           const row = await store.transition(request.params.id, action);
           request.log.info({ keyId: row.id, status: row.status }, `admin: key ${done}`);
-          return applied(row);
+          const after = applied(row);
+          await recordChange(audit, request, { action: `key.${action}`, target: { type: 'key', id: row.id }, before, after });
+          return after;
+        },
+      );
+    }
+
+    admin.post(
+      '/keys/:id/rotate',
+      {
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: 'Rotate a key: a new secret (returned once) for the same key id and settings; the old one works through the grace period given',
+          params: KeyIdParams,
+          body: Type.Optional(RotateKeyBody),
+          response: { 200: CreatedKeyView },
+        },
+      },
+      async (request) => {
+        const before = toKeyView(await store.get(request.params.id));
+        const graceSeconds = request.body?.grace_period_seconds ?? 0;
+        const { row, secret } = await store.rotate(request.params.id, graceSeconds * 1000);
+        request.log.info({ keyId: row.id, graceSeconds }, 'admin: key rotated');
+        const after = applied(row);
+        await recordChange(audit, request, { action: 'key.rotate', target: { type: 'key', id: row.id }, before, after: { ...after, grace_period_seconds: graceSeconds } });
+        return { ...after, secret };
+      },
+    );
+
+    for (const action of ['pause', 'resume', 'revoke'] as const) {
+      admin.post(
+        `/projects/:id/keys/${action}`,
+        {
+          schema: {
+            ...ADMIN_SCHEMA,
+            summary: `${action[0]!.toUpperCase()}${action.slice(1)} every key of a project that can be (one action, one audit entry)`,
+            params: Type.Object({ id: ProjectIdSchema }),
+            response: { 200: KeyListView },
+          },
+        },
+        async (request) => {
+          const project = await projects.find(request.params.id);
+          if (project === undefined) throw new GatewayError('not_found', `There is no project "${request.params.id}". GET /admin/v1/projects lists them.`);
+          const changed = await store.transitionProject(project.id, action);
+          const views = changed.map(({ after }) => applied(after));
+          request.log.info({ projectId: project.id, keys: views.length }, `admin: project keys ${action === 'revoke' ? 'revoked' : `${action}d`}`);
+          await recordChange(audit, request, {
+            action: `project.${action}_keys`,
+            target: { type: 'project', id: project.id },
+            before: { keys: changed.map(({ before }) => ({ id: before.id, status: before.status })) },
+            after: { keys: views.map((view) => ({ id: view.id, status: view.status })) },
+          });
+          return { object: 'list' as const, data: views, has_more: false, next_cursor: null };
         },
       );
     }
@@ -287,6 +398,8 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         const row = request.body.allowed_tools === undefined ? created : await projects.setAllowedTools(created.id, request.body.allowed_tools);
         context.mcp.projectChanged(row.id, request.body.allowed_tools ?? null);
         request.log.info({ projectId: row.id }, 'admin: project created');
+        const view = toProjectView(row);
+        await recordChange(audit, request, { action: 'project.create', target: { type: 'project', id: row.id }, after: view });
         reply.code(201);
         return projectView(row);
       },
@@ -298,9 +411,11 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         schema: { ...ADMIN_SCHEMA, summary: "Change a project's allowed MCP tools", params: Type.Object({ id: ProjectIdSchema }), body: UpdateProjectBody, response: { 200: ProjectView } },
       },
       async (request) => {
+        const before = await projects.find(request.params.id);
         const row = await projects.setAllowedTools(request.params.id, request.body.allowed_tools);
         context.mcp.projectChanged(row.id, request.body.allowed_tools);
         request.log.info({ projectId: row.id }, 'admin: project updated');
+        await recordChange(audit, request, { action: 'project.update', target: { type: 'project', id: row.id }, before: before === undefined ? null : toProjectView(before), after: toProjectView(row) });
         return projectView(row);
       },
     );

@@ -4,6 +4,7 @@ import { GatewayError, invalidBody } from '../../errors/index.js';
 import { redactText } from '../../logs/index.js';
 import type { ServerSummary } from '../../mcp/index.js';
 import type { RouteModule } from '../app.js';
+import { recordChange } from '../audit-trail.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
@@ -60,6 +61,7 @@ export const adminMcpRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request, reply) => {
+        const previous = context.mcp.summaries().find((server) => server.name === request.body.name);
         try {
           await context.mcp.addServer(request.body);
         } catch (error) {
@@ -68,8 +70,15 @@ export const adminMcpRoutes: RouteModule = async (app, context) => {
           throw error;
         }
         request.log.info({ mcpServer: request.body.name }, 'admin: MCP server added');
+        const after = serverView(context.mcp.summaries().find((server) => server.name === request.body.name)!);
+        await recordChange(context.audit, request, {
+          action: previous === undefined ? 'mcp_server.add' : 'mcp_server.replace',
+          target: { type: 'mcp_server', id: request.body.name },
+          before: previous === undefined ? null : serverView(previous),
+          after,
+        });
         reply.code(201);
-        return serverView(context.mcp.summaries().find((server) => server.name === request.body.name)!);
+        return after;
       },
     );
 
@@ -80,8 +89,10 @@ export const adminMcpRoutes: RouteModule = async (app, context) => {
         const { name } = request.params;
         const server = context.mcp.summaries().find((candidate) => candidate.name === name);
         if (server?.source === 'config') throw invalidBody(`The MCP server "${name}" is declared in the config file; remove it there.`);
+        const before = server === undefined ? null : serverView(server);
         if (!(await context.mcp.removeServer(name))) throw new GatewayError('not_found', `There is no MCP server "${name}" added through the admin API. GET /admin/v1/mcp/servers lists them.`);
         request.log.info({ mcpServer: name }, 'admin: MCP server removed');
+        await recordChange(context.audit, request, { action: 'mcp_server.remove', target: { type: 'mcp_server', id: name }, before });
         return reply.code(204).send();
       },
     );

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import type { GatewayApp } from '../app.js';
 import type { GatewayContext } from '../context.js';
+import { unauditedChangeHook } from '../audit-trail.js';
 
 /** Schema fields of every admin route: tagged admin and kept out of the public OpenAPI document. */
 export const ADMIN_SCHEMA = { hide: true, tags: ['admin'] };
@@ -17,7 +18,8 @@ export const noStore: onRequestHookHandler = (_request, reply, done) => {
 
 /**
  * Registers `routes` under /admin/v1, every request authorised (admin token or dashboard
- * session, src/server/admin-auth.ts) before anything else; no response is stored by caches.
+ * session, src/server/admin-auth.ts) before anything else; no response is stored by caches;
+ * a change answered without an audit entry is reported (audit-trail.ts).
  */
 export async function registerAdminRoutes(app: GatewayApp, context: GatewayContext, routes: (admin: GatewayApp) => void): Promise<void> {
   await app.register(
@@ -25,6 +27,7 @@ export async function registerAdminRoutes(app: GatewayApp, context: GatewayConte
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
       admin.addHook('onRequest', context.adminAuthentication);
       admin.addHook('onRequest', noStore);
+      admin.addHook('onResponse', unauditedChangeHook((fields, message) => context.logger.error(fields, message)));
       routes(admin);
     },
     { prefix: '/admin/v1' },
