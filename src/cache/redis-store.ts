@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { sharedStateRedisOptions } from '../storage/index.js';
 import type { CacheStore, NamespaceBounds } from './cache-store.js';
 
 /**
@@ -70,16 +71,8 @@ export class RedisCacheStore implements CacheStore {
   private readonly redis: ScriptedRedis;
 
   constructor(private readonly options: RedisCacheOptions) {
-    const redis = new Redis(options.url, {
-      // A request never waits for Redis to come back: a command while disconnected fails at once (a miss).
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
-      connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
-      retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
-      lazyConnect: true,
-      enableAutoPipelining: true,
-    });
+    // A command while Redis is away fails at once: the request goes on as a miss.
+    const redis = new Redis(options.url, sharedStateRedisOptions(options.commandTimeoutMs, options.commandTimeoutMs));
     redis.defineCommand('modelgateCacheSet', { numberOfKeys: 3, lua: SET_SCRIPT });
     redis.defineCommand('modelgateCacheGet', { numberOfKeys: 3, lua: GET_SCRIPT });
     // Failures are the commands' to report (a miss); the client's own event would be unhandled.

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { sharedStateRedisOptions } from '../storage/index.js';
 import type { Principal } from '../keys/index.js';
 import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
 import { hasLimits, reservedUsage, unlimitedAdmission } from './in-memory-limiter.js';
@@ -40,18 +41,8 @@ export class RedisLimiter implements Limiter {
   private readonly seenRequests = new Map<string, { minute: number; used: number }>();
 
   constructor(private readonly options: RedisLimiterOptions) {
-    const redis = new Redis(options.url, {
-      // Fail fast while disconnected instead of queueing: a request must not wait for Redis to come back.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: Math.max(options.commandTimeoutMs, LATE_ANSWER_MS),
-      connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
-      retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
-      lazyConnect: true,
-      // The admissions and settlements of one event-loop turn go out as one write: under load
-      // that is one system call for many requests instead of one each.
-      enableAutoPipelining: true,
-    });
+    // A late answer still counts (LATE_ANSWER_MS); the request itself never waits that long.
+    const redis = new Redis(options.url, sharedStateRedisOptions(Math.max(options.commandTimeoutMs, LATE_ANSWER_MS), options.commandTimeoutMs));
     redis.defineCommand('modelgateAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
     redis.defineCommand('modelgateSettle', { lua: SETTLE_SCRIPT });
     this.redis = redis as ScriptedRedis;

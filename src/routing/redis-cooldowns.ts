@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { sharedStateRedisOptions } from '../storage/index.js';
 import { MemoryCooldowns, type CooldownPolicy, type Cooldowns } from './cooldowns.js';
 
 /**
@@ -38,15 +39,7 @@ export class RedisCooldowns implements Cooldowns {
   private readonly local = new MemoryCooldowns();
 
   constructor(private readonly options: RedisCooldownOptions) {
-    const redis = new Redis(options.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
-      connectTimeout: Math.max(options.commandTimeoutMs, 1_000),
-      retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
-      lazyConnect: true,
-      enableAutoPipelining: true,
-    });
+    const redis = new Redis(options.url, sharedStateRedisOptions(options.commandTimeoutMs, options.commandTimeoutMs));
     redis.on('error', () => undefined);
     redis.defineCommand('modelgateCooldownFailed', { numberOfKeys: 2, lua: FAILED_SCRIPT });
     this.redis = redis as ScriptedRedis;

@@ -5,3 +5,4 @@ export { storageAnswers } from './probe.js';
 export type * from './schema.js';
 export { listenForNotifications, notify } from './notifications.js';
 export type { NotificationEvents, NotificationListener } from './notifications.js';
+export { sharedStateRedisOptions } from './redis-options.js';
