@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { openStorage, type Storage } from '../src/storage/index.js';
-import { LogStore, LogWriter, LogWriterThread, type FinishedRequest, type LogThreadOptions, type RequestRecord } from '../src/logs/index.js';
+import { LogStore, LogWriter, LogWriterThread, PAYLOAD_TOO_DEEP, type FinishedRequest, type LogThreadOptions, type RequestRecord } from '../src/logs/index.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
 const silent = pino({ level: 'silent' });
@@ -103,6 +103,20 @@ for (const backend of STORAGE_BACKENDS) {
       await writer.close();
       assert.deepEqual({ written: counts.written, failed: counts.failed }, { written: 1, failed: 0 });
       assert.equal((await store.get('thread-function', ALL))?.request_payload, '{"text":"kept"}');
+    });
+
+    test('a payload nested too deeply for any copy is left out, said in its place; the record and the batch after it are written', async () => {
+      const { writer, counts } = writerOf();
+      let deep: Record<string, unknown> = { leaf: true };
+      for (let level = 0; level < 50_000; level += 1) deep = { a: deep };
+      writer.push(finished('thread-too-deep', { requestPayload: { model: 'gpt-4o-mini', arguments: deep } }));
+      writer.push(finished('thread-after-deep'));
+      await writer.close();
+      assert.deepEqual({ written: counts.written, failed: counts.failed }, { written: 2, failed: 0 });
+      const stored = (await store.get('thread-too-deep', ALL))!;
+      assert.equal(stored.status, 200);
+      assert.equal(JSON.parse(stored.request_payload!), PAYLOAD_TOO_DEEP);
+      assert.ok((await store.get('thread-after-deep', ALL)) !== undefined);
     });
 
     test('a thread that stops mid-batch is reported and replaced; only the record that stops it on its own is left out', async () => {

@@ -13,7 +13,7 @@ export type { LogSummaryRow, StoredLogRow } from './log-rows.js';
 export type { UsageRow } from './log-usage.js';
 export { LogWriter } from './log-writer.js';
 export type { LogSink, LogWriterEvents, LogWriterOptions } from './log-writer.js';
-export { LogWriterThread } from './log-writer-thread.js';
+export { LogWriterThread, PAYLOAD_TOO_DEEP } from './log-writer-thread.js';
 export type { LogThreadEvents, LogThreadOptions } from './log-writer-thread.js';
 export { RetentionJob, RETENTION_DEFAULTS } from './retention-job.js';
 export { SizeCapJob, SIZE_CAP_DEFAULTS } from './size-cap-job.js';

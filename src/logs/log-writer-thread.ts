@@ -62,17 +62,35 @@ function writeFailure(reply: Extract<LogThreadReply, { type: 'failed' }>): Error
   return Object.assign(new Error(reply.message), reply.code === undefined ? {} : { code: reply.code });
 }
 
+/** Said in place of payloads nested too deeply for any copy to the thread (a hostile body, a provider's). */
+export const PAYLOAD_TOO_DEEP = '[left out: nested too deeply to store]';
+
+const throughJson = <T>(value: T): T => JSON.parse(JSON.stringify(value, (_name, member: unknown) => (typeof member === 'bigint' ? member.toString() : member))) as T;
+
 /**
  * The record itself when a structured clone can copy it; otherwise (a payload holding a
  * function or a class instance with private state) a copy through JSON, which keeps what the
- * row would have kept: the stored payload is its JSON anyway.
+ * row would have kept: the stored payload is its JSON anyway. A payload nested too deeply for
+ * either is left out, said in its place, and the rest of the record kept; undefined when even
+ * that cannot be copied (the record is then refused, never the batch held back).
  */
-function cloneable(record: QueuedRequest): QueuedRequest {
+function cloneable(request: QueuedRequest): QueuedRequest | undefined {
   try {
-    structuredClone(record);
-    return record;
+    structuredClone(request);
+    return request;
   } catch {
-    return JSON.parse(JSON.stringify(record, (_name, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))) as QueuedRequest;
+    // Copied another way below.
+  }
+  try {
+    return throughJson(request);
+  } catch {
+    // Too deep for JSON too: without its payloads.
+  }
+  try {
+    const { responsePayloadJson: _json, ...record } = request.record;
+    return throughJson({ ...request, record: { ...record, requestPayload: PAYLOAD_TOO_DEEP, responsePayload: PAYLOAD_TOO_DEEP } });
+  } catch {
+    return undefined;
   }
 }
 
@@ -148,16 +166,32 @@ export class LogWriterThread implements LogSink {
   private async write(records: readonly QueuedRequest[]): Promise<RefusedLogRow[]> {
     const worker = (await this.thread()).port;
     const id = this.nextId++;
-    return new Promise<RefusedLogRow[]>((resolve, reject) => {
+    const uncopyable: RefusedLogRow[] = [];
+    const written = await new Promise<RefusedLogRow[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // Held while a batch is out, so a shutdown waiting for it is not cut short by an empty loop.
       worker.ref();
       try {
         worker.postMessage({ type: 'write', id, records } satisfies LogThreadRequest);
+        return;
       } catch {
-        worker.postMessage({ type: 'write', id, records: records.map(cloneable) } satisfies LogThreadRequest);
+        // A record a structured clone cannot copy: each is copied as it can be.
+      }
+      const copies: QueuedRequest[] = [];
+      for (const record of records) {
+        const copy = cloneable(record);
+        if (copy !== undefined) copies.push(copy);
+        else uncopyable.push({ requestId: record.record.requestId, reason: 'its record could not be copied to the writer thread' });
+      }
+      try {
+        worker.postMessage({ type: 'write', id, records: copies } satisfies LogThreadRequest);
+      } catch (error) {
+        this.pending.delete(id);
+        if (this.pending.size === 0) worker.unref();
+        reject(error as Error);
       }
     });
+    return [...uncopyable, ...written];
   }
 
   private thread(): Promise<Thread> {
