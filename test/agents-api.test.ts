@@ -98,12 +98,12 @@ describe('agent authoring through the admin API', () => {
     assert.equal(validated.body.valid, false);
     assert.deepEqual(
       validated.body.issues.map((issue: Loose) => `${issue.node}:${issue.field}`).sort(),
-      ['input:next', 'l:config.model', 'null:nodes'].sort(),
+      ['input:next', 'l:config.model', 'l:id', 'null:nodes'].sort(),
     );
     const saved = await gateway.admin('PUT', '/admin/v1/agents/broken', { graph: broken });
     assert.equal(saved.status, 400);
     assert.equal(saved.body.error.code, 'invalid_agent_graph');
-    assert.match(saved.body.error.message, /3 problem\(s\).*node "l" config.model: is required/);
+    assert.match(saved.body.error.message, /4 problem\(s\).*node "l" config.model: is required/);
     assert.equal((await gateway.admin('GET', '/admin/v1/agents/broken')).status, 404);
   });
 

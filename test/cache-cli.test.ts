@@ -43,8 +43,8 @@ describe('modelgate cache clear', { skip: CLI_NOT_BUILT }, () => {
     await gateway.gateway.context.logs.writer.flush();
     const usage = await cli(gateway, 'usage', '--by', 'project');
     assert.equal(usage.code, 0, usage.stderr);
-    assert.match(usage.stdout, /CACHE HITS {2}SAVED USD/);
-    assert.match(usage.stdout.split('\n').find((line) => line.startsWith('class-101')) ?? '', /\s1\s+0\.0000\d+\s*$/);
+    assert.match(usage.stdout, /CACHE HITS {2}SAVED\b/);
+    assert.match(usage.stdout.split('\n').find((line) => line.startsWith('class-101')) ?? '', /\s1\s+\$0\.0000\d+\s*$/);
 
     const cleared = await cli(gateway, 'cache', 'clear', '--project', 'class-101');
     assert.equal(cleared.code, 0, cleared.stderr);

@@ -57,7 +57,7 @@ describe('money in the CLI', { skip: CLI_NOT_BUILT }, () => {
   test('usage totals and a monthly cost limit read in dollars and cents', async () => {
     const usage = await withGateway('usage', '--by', 'model');
     assert.equal(usage.code, 0, usage.stderr);
-    assert.match(usage.stdout, /^gpt-4o\s.*\s\$2\.51\s+\d+$/m);
+    assert.match(usage.stdout, /^gpt-4o\s.*\s\$2\.51\s+\d+\s/m);
     const created = await withGateway('keys', 'create', '--name', 'budgeted', '--scopes', 'model:request', '--monthly-cost', '5');
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /^monthly cost\s+\$5\.00$/m);
