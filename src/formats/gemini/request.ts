@@ -1,6 +1,7 @@
 import { invalidBody, unsupportedField } from '../../errors/index.js';
 import type { CallExtensions, JsonObject, ReasoningEffort, ReasoningRequest } from '../../model-api/index.js';
 import type { DecodedCall } from '../types.js';
+import { refuseUntranslatableFields, sortUntranslatedFields, type Untranslatable } from '../untranslatable.js';
 import { jsonSchemaOf } from './schema.js';
 
 /** A Gemini API `Content`: a turn of the conversation. */
@@ -27,11 +28,6 @@ export interface GeminiRequest {
 }
 
 /** A field the internal call cannot carry, and leaving it out would change the answer: refused unless the provider speaks the Gemini API itself. */
-export interface Untranslatable {
-  param: string;
-  what: string;
-}
-
 export interface GeminiDecodedCall extends DecodedCall {
   untranslatable: Untranslatable[];
   /** The caller's body, for the prompt's estimate when nothing better is known (count.ts). */
@@ -102,12 +98,7 @@ export function decodeGeminiRequest(request: GeminiRequest): GeminiDecodedCall {
   const { body } = request;
   const decoder = new Decoder();
   const extensions: CallExtensions = {};
-  for (const key of Object.keys(body)) {
-    if (TRANSLATED_FIELDS.has(key) || body[key] === undefined) continue;
-    const refused = REFUSED_FIELDS[key];
-    if (refused !== undefined) decoder.untranslatable.push({ param: key, what: refused });
-    else decoder.dropped.push(key);
-  }
+  sortUntranslatedFields(body, TRANSLATED_FIELDS, REFUSED_FIELDS, decoder);
   const messages = decoder.messages(body);
   const chat: JsonObject = { messages };
   const config = isRecord(body.generationConfig) ? body.generationConfig : {};
@@ -129,12 +120,7 @@ export function decodeGeminiRequest(request: GeminiRequest): GeminiDecodedCall {
 
 /** Throws the 400 naming the first field the internal call cannot carry, if any. */
 export function refuseUntranslatable(decoded: GeminiDecodedCall): void {
-  const first = decoded.untranslatable[0];
-  if (first === undefined) return;
-  throw unsupportedField(
-    `${first.param}: ${first.what} has no equivalent for this model's provider, which does not speak the Gemini API itself. Remove it, or pick a model whose provider does.`,
-    first.param,
-  );
+  refuseUntranslatableFields(decoded.untranslatable, 'the Gemini API');
 }
 
 /** A function call of an earlier turn, for the responses that answer it. */

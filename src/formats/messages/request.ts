@@ -1,6 +1,7 @@
-import { invalidBody, unsupportedField } from '../../errors/index.js';
+import { invalidBody } from '../../errors/index.js';
 import type { CallExtensions, JsonObject, ReasoningEffort, ReasoningRequest } from '../../model-api/index.js';
 import type { DecodedCall } from '../types.js';
+import { refuseUntranslatableFields, sortUntranslatedFields, type Untranslatable } from '../untranslatable.js';
 
 /** The fields of a Messages API request the gateway reads; the route's schema checks only what the gateway needs. */
 export interface MessagesBody extends JsonObject {
@@ -12,12 +13,6 @@ export interface MessagesBody extends JsonObject {
 }
 
 /** A field the internal call cannot carry, and dropping it would change the answer: refused unless the provider speaks the Messages API itself. */
-export interface Untranslatable {
-  param: string;
-  /** What the field is, for the message: "a server tool (code_execution_20250522)". */
-  what: string;
-}
-
 export interface MessagesDecodedCall extends DecodedCall {
   /** Fields with no equivalent in the internal call (decodeRequest is lenient; see refuseUntranslatable). */
   untranslatable: Untranslatable[];
@@ -77,12 +72,7 @@ export function decodeMessagesRequest(body: MessagesBody): MessagesDecodedCall {
   const decoder = new Decoder();
   const chat: JsonObject = { messages: decoder.messages(body) };
   const extensions: CallExtensions = {};
-  for (const key of Object.keys(body)) {
-    if (TRANSLATED_FIELDS.has(key) || body[key] === undefined) continue;
-    const refused = REFUSED_FIELDS[key];
-    if (refused !== undefined) decoder.untranslatable.push({ param: key, what: refused });
-    else decoder.dropped.push(key);
-  }
+  sortUntranslatedFields(body, TRANSLATED_FIELDS, REFUSED_FIELDS, decoder);
   if (body.max_tokens !== undefined) chat.max_completion_tokens = body.max_tokens;
   if (Array.isArray(body.stop_sequences)) chat.stop = body.stop_sequences;
   if (typeof body.temperature === 'number') chat.temperature = body.temperature;
@@ -147,12 +137,7 @@ function reasoningOf(body: MessagesBody): ReasoningRequest | null {
 
 /** Throws the 400 naming the first field the internal call cannot carry, if any. */
 export function refuseUntranslatable(decoded: MessagesDecodedCall): void {
-  const first = decoded.untranslatable[0];
-  if (first === undefined) return;
-  throw unsupportedField(
-    `${first.param}: ${first.what} has no equivalent for this model's provider, which does not speak the Messages API itself. Remove it, or pick a model whose provider does.`,
-    first.param,
-  );
+  refuseUntranslatableFields(decoded.untranslatable, 'the Messages API');
 }
 
 function toolChoiceOf(choice: Block): JsonObject {
