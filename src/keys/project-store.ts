@@ -12,6 +12,8 @@ export interface ProjectView {
   name: string;
   /** `allowedTools` of every key of the project at /mcp (docs/mcp.md); null = every tool. */
   allowed_tools: string[] | null;
+  /** The team the project belongs to. */
+  team_id: string;
   created_at: string;
 }
 
@@ -20,6 +22,7 @@ export function toProjectView(row: ProjectRow): ProjectView {
     id: row.id,
     name: row.name,
     allowed_tools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
+    team_id: row.team_id,
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -36,8 +39,8 @@ export class ProjectStore {
     return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async create(id: string, name: string = id): Promise<ProjectRow> {
-    const row: ProjectRow = { id, name, created_at: Date.now(), allowed_tools: null };
+  async create(id: string, name: string = id, teamId = 'default'): Promise<ProjectRow> {
+    const row: ProjectRow = { id, name, created_at: Date.now(), allowed_tools: null, team_id: teamId };
     // DO NOTHING on either unique column (id, name) keeps a duplicate a 409, never a driver error.
     const result = await this.db
       .insertInto('projects')

@@ -385,6 +385,21 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'id']).execute();
       },
     },
+    '0050-teams': {
+      async up(db: Kysely<unknown>) {
+        // Projects belong to a team (docs/admin-api.md#teams); every existing project joins
+        // `default`, created here as the `default` project was by the first migration.
+        await db.schema
+          .createTable('teams')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull().unique())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await sql`insert into teams (id, name, created_at) values ('default', 'default', ${Date.now()})`.execute(db);
+        await db.schema.alterTable('projects').addColumn('team_id', 'text', (c) => c.notNull().defaultTo('default')).execute();
+        await db.schema.createIndex('projects_team_id').on('projects').column('team_id').execute();
+      },
+    },
   };
 }
 

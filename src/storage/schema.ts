@@ -10,6 +10,15 @@ export interface ProjectsTable {
   created_at: number;
   /** JSON array of `allowedTools` entries (`server__tool`, `server__*`), or null for every tool (docs/mcp.md). */
   allowed_tools: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The team the project belongs to (`default` unless set). */
+  team_id: ColumnType<string, string | undefined, string>;
+}
+
+/** Teams own projects; the `default` team is created by migration 0050. */
+export interface TeamsTable {
+  id: string;
+  name: string;
+  created_at: number;
 }
 
 export interface ApiKeysTable {
@@ -271,6 +280,7 @@ export interface StoredResponsesTable {
 }
 
 export interface Database {
+  teams: TeamsTable;
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   request_logs: RequestLogsTable;

@@ -145,6 +145,7 @@ const GrantedIds = Type.Array(Type.String());
 const ProjectView = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  team_id: Type.String({ description: 'the team the project belongs to' }),
   allowed_tools: Nullable(Type.Array(Type.String())),
   allow_unpriced: Type.Boolean({ description: 'projects.<id>.allowUnpriced of the config file' }),
   upstream_objects: Type.Object(
