@@ -134,6 +134,35 @@ describe('Bedrock on its own', () => {
     assert.deepEqual(body.messages[1].content[0].toolUse, { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } });
     assert.deepEqual(body.messages[2].content[0].toolResult, { toolUseId: 'tooluse_1', content: [{ text: 'sunny' }] });
   });
+
+  test("response_format becomes Converse's structured output: the schema as JSON text, JSON mode as any object", async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    fake.scriptChat({ kind: 'reply', text: '{"city":"Paris"}', usage: { promptTokens: 5, completionTokens: 4 } });
+    const completion = await openai.chat.completions.create({
+      model: 'bedrock/amazon.nova-pro-v1:0',
+      response_format: { type: 'json_schema', json_schema: { name: 'place', description: 'A city', schema, strict: true } },
+      messages: [{ role: 'user', content: 'Where is the Eiffel tower?' }],
+    });
+    assert.equal(completion.choices[0]?.message.content, '{"city":"Paris"}');
+    const format = fake.server.requests.at(-1)!.json.outputConfig.textFormat;
+    assert.equal(format.type, 'json_schema');
+    assert.equal(format.structure.jsonSchema.name, 'place');
+    assert.equal(format.structure.jsonSchema.description, 'A city');
+    assert.deepEqual(JSON.parse(format.structure.jsonSchema.schema), schema, 'Converse takes the schema as a JSON text');
+
+    fake.scriptChat({ kind: 'reply', text: '{}', usage: { promptTokens: 5, completionTokens: 1 } });
+    await openai.chat.completions.create({ model: 'bedrock/amazon.nova-pro-v1:0', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'JSON please' }] });
+    assert.deepEqual(JSON.parse(fake.server.requests.at(-1)!.json.outputConfig.textFormat.structure.jsonSchema.schema), { type: 'object' });
+
+    fake.scriptChat({ kind: 'reply', text: 'plain', usage: { promptTokens: 5, completionTokens: 1 } });
+    await openai.chat.completions.create({ model: 'bedrock/amazon.nova-pro-v1:0', response_format: { type: 'text' }, messages: [{ role: 'user', content: 'Text please' }] });
+    assert.equal(fake.server.requests.at(-1)!.json.outputConfig, undefined);
+
+    await assert.rejects(
+      openai.chat.completions.create({ model: 'bedrock/amazon.nova-pro-v1:0', response_format: { type: 'json_schema', json_schema: { name: 'x' } } as never, messages: [{ role: 'user', content: 'x' }] }),
+      (error: InstanceType<typeof OpenAI.APIError>) => error.status === 400 && (error.error as { param?: string }).param === 'response_format.json_schema.schema',
+    );
+  });
 });
 
 describe('one routing entry over Anthropic and Bedrock', () => {

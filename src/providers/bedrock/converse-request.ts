@@ -159,13 +159,37 @@ function stopSequencesOf(stop: unknown): string[] | undefined {
   return sequences;
 }
 
+/**
+ * `response_format` as Converse's structured output (`outputConfig.textFormat`, whose schema is a
+ * JSON text). JSON mode has no schema of its own there: it asks for any JSON object.
+ */
+function outputConfigOf(format: unknown): JsonObject | undefined {
+  if (format === undefined || format === null) return undefined;
+  if (!isRecord(format)) throw invalidBody('response_format must be an object.', 'response_format');
+  switch (format.type) {
+    case 'text':
+      return undefined;
+    case 'json_object':
+      return { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify({ type: 'object' }), name: 'json_object' } } } };
+    case 'json_schema': {
+      const spec = format.json_schema;
+      if (!isRecord(spec) || !isRecord(spec.schema)) throw invalidBody('response_format.json_schema.schema must be a JSON schema object.', 'response_format.json_schema.schema');
+      const jsonSchema = {
+        schema: JSON.stringify(spec.schema),
+        ...(typeof spec.name === 'string' ? { name: spec.name } : {}),
+        ...(typeof spec.description === 'string' ? { description: spec.description } : {}),
+      };
+      return { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
+    }
+    default:
+      throw invalidBody('response_format.type must be "text", "json_object" or "json_schema".', 'response_format.type');
+  }
+}
+
 /** The Converse request body of a chat call. */
 export function toConverseRequest(body: JsonObject): JsonObject {
   if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalidBody('This model returns one choice per request; send n: 1 or leave n out.', 'n');
   if (body.logprobs === true) throw invalidBody('This model does not return log probabilities; leave logprobs out.', 'logprobs');
-  if (isRecord(body.response_format) && body.response_format.type !== 'text') {
-    throw invalidBody('Bedrock Converse has no JSON output mode: ask for JSON in the prompt, or define a tool and set tool_choice to it.', 'response_format');
-  }
   const { system, messages } = toConverseMessages(body.messages);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   const stopSequences = stopSequencesOf(body.stop);
@@ -176,11 +200,13 @@ export function toConverseRequest(body: JsonObject): JsonObject {
     ...(stopSequences === undefined ? {} : { stopSequences }),
   };
   const toolConfig = toolConfigOf(body);
+  const outputConfig = outputConfigOf(body.response_format);
   return {
     messages,
     ...(system.length > 0 ? { system } : {}),
     ...(Object.keys(inferenceConfig).length > 0 ? { inferenceConfig } : {}),
     ...(toolConfig === undefined ? {} : { toolConfig }),
+    ...(outputConfig === undefined ? {} : { outputConfig }),
     // top_k has no field of Converse's own: the model's request fields take it (Claude, Llama, Mistral on Bedrock).
     ...(typeof body.top_k === 'number' ? { additionalModelRequestFields: { top_k: body.top_k } } : {}),
   };
