@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { FAKE_AWS } from './fakes/bedrock.js';
 import { startFakeServer, type FakeServer } from './fakes/fake-server.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { RecordTap } from './helpers/records.js';
@@ -13,8 +14,8 @@ import { ROUTE_MODULES } from '../src/server/routes/index.js';
  * than JSON.stringify survives, negative or fractional token counts, stream frames of the
  * wrong kind — gives the caller the answer or a documented error (502 provider_error), never a 500 and
  * never a crash, and counts only token usage it can trust. One raw upstream plays OpenAI,
- * Gemini and Anthropic at once (each adapter has its own path); the valid parts of each body
- * follow the vendor's API reference, as the vendor fakes do.
+ * Gemini, Anthropic, Bedrock, Vertex, Azure and Mistral at once (each adapter has its own
+ * path); the valid parts of each body follow the vendor's API reference, as the vendor fakes do.
  */
 
 interface Answer {
@@ -26,15 +27,28 @@ interface Answer {
 
 type Endpoint = 'chat' | 'stream' | 'embeddings' | 'images';
 
-const UPSTREAM_KEYS = { openai: 'sk-test-fake-openai-0123456789', gemini: 'fake-gemini-key-0123456789', anthropic: 'sk-ant-fake-0123456789' };
+const UPSTREAM_KEYS = {
+  openai: 'sk-test-fake-openai-0123456789',
+  gemini: 'fake-gemini-key-0123456789',
+  anthropic: 'sk-ant-fake-0123456789',
+  vertex: 'ya29.fake-vertex-token-0123456789',
+  azure: 'fake-azure-key-0123456789abcdef',
+  mistral: 'fake-mistral-key-0123456789',
+};
 /** An OpenAI-compatible server's key of no known shape: only its value can give it away. */
 const LOCAL_KEY = 'local-llm-key-7f3a9c2e5b';
 const MODELS = {
   openai: { chat: 'gpt-4o-mini', embeddings: 'text-embedding-3-small', images: 'dall-e-3' },
   gemini: { chat: 'gemini-2.5-flash', embeddings: 'gemini-embedding-001' },
   anthropic: { chat: 'claude-sonnet-4-5' },
+  bedrock: { chat: 'bedrock/amazon.nova-pro-v1:0', embeddings: 'bedrock/amazon.titan-embed-text-v2:0' },
+  vertex: { chat: 'vertex/gemini-2.5-flash', embeddings: 'vertex/gemini-embedding-001' },
+  azure: { chat: 'azure/chat-prod', embeddings: 'azure/embed-prod', images: 'azure/image-prod' },
+  mistral: { chat: 'mistral-small-latest', embeddings: 'mistral-embed' },
 } as const;
 type Provider = keyof typeof MODELS;
+/** Vendors whose answers are OpenAI's shape: the body reaches the caller as sent, its usage included. */
+const OPENAI_SHAPED = new Set<Provider>(['openai', 'azure', 'mistral']);
 
 /** A value nested 100,000 levels deep: JSON.parse reads it, JSON.stringify overflows its stack. */
 const DEEP = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
@@ -43,6 +57,8 @@ const openaiChat = (extra = '', usage = '{"prompt_tokens":11,"completion_tokens"
   `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":${usage}${extra}}`;
 const geminiChat = (part = '{"text":"Hi"}', usage = '{"promptTokenCount":11,"candidatesTokenCount":7,"totalTokenCount":18}') =>
   `{"candidates":[{"content":{"role":"model","parts":[${part}]},"finishReason":"STOP","index":0}],"usageMetadata":${usage},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`;
+const converseChat = (block = '{"text":"Hi"}', usage = '{"inputTokens":11,"outputTokens":7,"totalTokens":18}') =>
+  `{"output":{"message":{"role":"assistant","content":[${block}]}},"stopReason":"end_turn","usage":${usage},"metrics":{"latencyMs":1}}`;
 const anthropicChat = (block = '{"type":"text","text":"Hi"}', usage = '{"input_tokens":11,"output_tokens":7}') =>
   `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[${block}],"stop_reason":"end_turn","stop_sequence":null,"usage":${usage}}`;
 const openaiChunk = (choices: string, usage = '') =>
@@ -76,8 +92,25 @@ before(async () => {
       GEMINI_API_KEY: UPSTREAM_KEYS.gemini,
       ANTHROPIC_BASE_URL: upstream.url,
       ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic,
+      AWS_REGION: FAKE_AWS.region,
+      AWS_ACCESS_KEY_ID: FAKE_AWS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: FAKE_AWS.secretAccessKey,
+      BEDROCK_BASE_URL: `${upstream.url}/bedrock`,
+      GOOGLE_CLOUD_PROJECT: 'hostile-project',
+      GOOGLE_CLOUD_LOCATION: 'us-central1',
+      VERTEX_ACCESS_TOKEN: UPSTREAM_KEYS.vertex,
+      VERTEX_BASE_URL: `${upstream.url}/vertex`,
+      AZURE_OPENAI_ENDPOINT: `${upstream.url}/azure`,
+      AZURE_OPENAI_API_KEY: UPSTREAM_KEYS.azure,
+      MISTRAL_API_KEY: UPSTREAM_KEYS.mistral,
+      MISTRAL_BASE_URL: `${upstream.url}/mistral/v1`,
     },
-    configFile: { providers: { compatible: [{ name: 'local', baseUrl: `${upstream.url}/local/v1`, apiKey: LOCAL_KEY, models: [{ id: 'local-model', upstreamId: 'm' }] }] } },
+    configFile: {
+      providers: {
+        compatible: [{ name: 'local', baseUrl: `${upstream.url}/local/v1`, apiKey: LOCAL_KEY, models: [{ id: 'local-model', upstreamId: 'm' }] }],
+        azure: { deployments: [{ name: 'chat-prod', model: 'gpt-4o' }, { name: 'embed-prod', model: 'text-embedding-3-small' }, { name: 'image-prod', model: 'dall-e-3' }] },
+      },
+    },
     routes: [...ROUTE_MODULES, records.routes],
   });
   key = await gateway.createKey({ scopes: ['model:request'] });
@@ -132,29 +165,45 @@ const ENDPOINTS: [Provider, Endpoint][] = [
   ['gemini', 'embeddings'],
   ['anthropic', 'chat'],
   ['anthropic', 'stream'],
+  ['bedrock', 'chat'],
+  ['bedrock', 'stream'],
+  ['bedrock', 'embeddings'],
+  ['vertex', 'chat'],
+  ['vertex', 'stream'],
+  ['vertex', 'embeddings'],
+  ['azure', 'chat'],
+  ['azure', 'stream'],
+  ['azure', 'embeddings'],
+  ['azure', 'images'],
+  ['mistral', 'chat'],
+  ['mistral', 'stream'],
+  ['mistral', 'embeddings'],
 ];
 
 describe('answers no vendor documents', () => {
-  test('every endpoint of every adapter: the answer or a documented error, never a 500, and the gateway keeps serving', async () => {
-    const failures: string[] = [];
-    let sent = 0;
-    for (const [provider, endpoint] of ENDPOINTS) {
-      for (const status of JUNK_STATUSES) {
-        for (const body of JUNK_BODIES) {
-          const result = await send(provider, endpoint, { status, body });
-          sent += 1;
-          const what = `${provider} ${endpoint}: upstream ${status} ${JSON.stringify(body.slice(0, 40))}`;
-          if (result.status === 200 && status < 300 && endpoint !== 'stream') continue; // e.g. Gemini's `{}`: no candidates, read as a blocked prompt
-          const code = result.status === 200 ? null : (JSON.parse(result.text) as { error?: { code?: string } }).error?.code;
-          const allowed = result.status === 502 ? code === 'provider_error' : result.status === 400 ? code === 'invalid_body' && status === 404 : false;
-          if (!allowed) failures.push(`${what} → ${result.status} ${result.text.slice(0, 120)}`);
+  // A test per adapter, each sending every junk answer with every status to each of its endpoints.
+  for (const adapter of new Set(ENDPOINTS.map(([provider]) => provider))) {
+    test(`every endpoint of the ${adapter} adapter: the answer or a documented error, never a 500, and the gateway keeps serving`, async () => {
+      const failures: string[] = [];
+      let sent = 0;
+      for (const [provider, endpoint] of ENDPOINTS.filter(([provider]) => provider === adapter)) {
+        for (const status of JUNK_STATUSES) {
+          for (const body of JUNK_BODIES) {
+            const result = await send(provider, endpoint, { status, body });
+            sent += 1;
+            const what = `${provider} ${endpoint}: upstream ${status} ${JSON.stringify(body.slice(0, 40))}`;
+            if (result.status === 200 && status < 300 && endpoint !== 'stream') continue; // e.g. Gemini's `{}`: no candidates, read as a blocked prompt
+            const code = result.status === 200 ? null : (JSON.parse(result.text) as { error?: { code?: string } }).error?.code;
+            const allowed = result.status === 502 ? code === 'provider_error' : result.status === 400 ? code === 'invalid_body' && status === 404 : false;
+            if (!allowed) failures.push(`${what} → ${result.status} ${result.text.slice(0, 120)}`);
+          }
         }
       }
-    }
-    assert.deepEqual(failures, [], `${failures.length} of ${sent} answered wrongly`);
-    const healthy = await send('openai', 'chat', json(openaiChat()));
-    assert.equal(healthy.status, 200);
-  });
+      assert.deepEqual(failures, [], `${failures.length} of ${sent} answered wrongly`);
+      const healthy = await send('openai', 'chat', json(openaiChat()));
+      assert.equal(healthy.status, 200);
+    });
+  }
 
   test('a redirect is not an answer: 502, whatever its body, with the status in the log', async () => {
     const moved = { Location: 'https://elsewhere.example/v1/' };
@@ -164,6 +213,10 @@ describe('answers no vendor documents', () => {
       ['openai', 'images', '{"created":1,"data":[{"url":"https://images.example/1.png"}]}'],
       ['gemini', 'chat', geminiChat()],
       ['anthropic', 'chat', anthropicChat()],
+      ['bedrock', 'chat', converseChat()],
+      ['vertex', 'chat', geminiChat()],
+      ['azure', 'chat', openaiChat()],
+      ['mistral', 'chat', openaiChat()],
     ];
     for (const [provider, endpoint, body] of cases) {
       for (const status of [301, 302, 307, 308]) {
@@ -200,6 +253,10 @@ describe('answers no vendor documents', () => {
       ['gemini', 'chat', geminiChat(`{"functionCall":{"name":"lookup","args":{"q":${DEEP}}}}`)],
       ['gemini', 'embeddings', `{"embeddings":${DEEP}}`],
       ['anthropic', 'chat', anthropicChat(`{"type":"tool_use","id":"toolu_1","name":"lookup","input":{"q":${DEEP}}}`)],
+      ['bedrock', 'chat', converseChat(`{"toolUse":{"toolUseId":"tooluse_1","name":"lookup","input":{"q":${DEEP}}}}`)],
+      ['vertex', 'chat', geminiChat(`{"functionCall":{"name":"lookup","args":{"q":${DEEP}}}}`)],
+      ['azure', 'chat', openaiChat(`,"system_fingerprint":${DEEP}`)],
+      ['mistral', 'chat', openaiChat(`,"system_fingerprint":${DEEP}`)],
     ];
     for (const [provider, endpoint, body] of cases) await assertProviderError(await send(provider, endpoint, json(body)), `${provider} ${endpoint}`);
   });
@@ -217,6 +274,11 @@ describe('token counts the gateway cannot trust', () => {
     ['gemini', 'past 2^53', geminiChat(undefined, '{"promptTokenCount":1e300,"candidatesTokenCount":1e300,"totalTokenCount":1e300}'), null],
     ['anthropic', 'negative', anthropicChat(undefined, '{"input_tokens":-50,"output_tokens":-7}'), null],
     ['anthropic', 'fractional', anthropicChat(undefined, '{"input_tokens":12.5,"output_tokens":7.2,"cache_read_input_tokens":-4}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+    ['bedrock', 'negative', converseChat(undefined, '{"inputTokens":-50,"outputTokens":-7,"totalTokens":-57}'), null],
+    ['bedrock', 'fractional', converseChat(undefined, '{"inputTokens":12.5,"outputTokens":7.2,"cacheReadInputTokens":-4}'), { promptTokens: 13, completionTokens: 7, totalTokens: 20 }],
+    ['vertex', 'negative', geminiChat(undefined, '{"promptTokenCount":-50,"candidatesTokenCount":-7,"totalTokenCount":-57}'), null],
+    ['azure', 'negative', openaiChat('', '{"prompt_tokens":-50,"completion_tokens":-7,"total_tokens":-57}'), null],
+    ['mistral', 'negative', openaiChat('', '{"prompt_tokens":-50,"completion_tokens":-7,"total_tokens":-57}'), null],
   ];
   for (const [provider, name, body, expected] of cases) {
     test(`${provider}, ${name}: the answer is delivered, usage is ${expected === null ? 'not reported' : 'whole numbers'}`, async () => {
@@ -229,7 +291,7 @@ describe('token counts the gateway cannot trust', () => {
         assert.deepEqual({ promptTokens, completionTokens, totalTokens }, expected);
       }
       const shown = (JSON.parse(result.text) as { usage?: Record<string, unknown> }).usage;
-      if (provider !== 'openai' && shown !== undefined) for (const value of Object.values(shown)) if (typeof value === 'number') assert.ok(value >= 0 && Number.isInteger(value), JSON.stringify(shown));
+      if (!OPENAI_SHAPED.has(provider) && shown !== undefined) for (const value of Object.values(shown)) if (typeof value === 'number') assert.ok(value >= 0 && Number.isInteger(value), JSON.stringify(shown));
     });
   }
 
