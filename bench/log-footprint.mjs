@@ -65,7 +65,7 @@ function rowOf(index, now) {
     requestId: requestId(now), startedAt: now, endpoint: kind.endpoint, platform: null, mode: kind.mode, requestedModel: kind.request.model,
     resolvedModel: kind.request.model, provider: 'openai', streaming: kind.streaming, usage: kind.usage, imageCount: null, audioSeconds: null,
     media: null, requestPayload: kind.request, responsePayload: kind.response, logDetail: null, errorCode: null, upstreamLatencyMs: 3,
-    admission: null, extra: null,
+    droppedFields: [], agent: null, admission: null, extra: null,
   };
   const caller = { keyId: 'key_26eb466588167886', projectId: 'default', fingerprint: 'key_26eb466588167886…a1b2' };
   return toLogRow({ record, caller, status: kind.status, latencyMs: 5, cost: { microUsd: 12, startingPrice: false } }, { payloads: !values['no-payloads'], maxPayloadBytes: 262_144 });
