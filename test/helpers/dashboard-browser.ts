@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
@@ -34,6 +35,21 @@ export async function watchedPage(browser: Browser, gatewayUrl: string, problems
     if (!request.url().startsWith(gatewayUrl) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) problems.push(`outside request ${request.url()}`);
   });
   return page;
+}
+
+/**
+ * The page's serious and critical accessibility violations by axe-core's rules (run in the
+ * page), as `rule: targets` lines; [] when there are none.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated, not added as a script tag: the dashboard's CSP refuses inline scripts.
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const run = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }).axe.run;
+    const result = await run(document, { resultTypes: ['violations'] });
+    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => JSON.stringify(node.target)) }));
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.targets.join(' ')}`);
 }
 
 export async function shoot(page: Page, directory: string, name: string): Promise<void> {

@@ -119,12 +119,18 @@ export interface NewKeyInput {
   limits?: KeyLimitsInput;
   allowed_models?: string[] | null;
   allowed_tools?: string[] | null;
+  expires_at?: string | null;
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 export interface KeyChangesInput {
   name?: string;
   limits?: KeyLimitsInput;
   allowed_models?: string[] | null;
+  expires_at?: string | null;
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 export interface KeyFilter {
@@ -186,6 +192,10 @@ export const adminApi = {
     create: (input: NewKeyInput) => request<ApiKeyView & { secret: string }>('POST', '/keys', input),
     update: (id: string, changes: KeyChangesInput) => request<ApiKeyView>('PATCH', `/keys/${encodeURIComponent(id)}`, changes),
     act: (id: string, action: 'pause' | 'resume' | 'revoke') => request<ApiKeyView>('POST', `/keys/${encodeURIComponent(id)}/${action}`),
+    rotate: (id: string, graceSeconds: number) =>
+      request<ApiKeyView & { secret: string }>('POST', `/keys/${encodeURIComponent(id)}/rotate`, { grace_period_seconds: graceSeconds }),
+    actOnProject: (project: string, action: 'pause' | 'resume' | 'revoke') =>
+      request<{ data: ApiKeyView[] }>('POST', `/projects/${encodeURIComponent(project)}/keys/${action}`),
     spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
   },
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),

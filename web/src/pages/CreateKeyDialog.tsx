@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { ProjectView, Scope } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { Modal } from '../components/Modal.js';
-import { LimitFields, limitProblems, limitsInputOf, ModelPicker, NO_LIMITS } from './KeyFields.js';
+import { DetailFields, detailProblems, detailsInputOf, LimitFields, limitProblems, limitsInputOf, ModelPicker, NO_DETAILS, NO_LIMITS } from './KeyFields.js';
 import { ErrorAlert } from '../components/ErrorAlert';
 
 const SCOPES: { scope: Scope; what: string }[] = [
@@ -11,6 +11,23 @@ const SCOPES: { scope: Scope; what: string }[] = [
   { scope: 'agents:execute', what: 'run published agents' },
   { scope: 'mcp:use', what: 'MCP tools at /mcp' },
 ];
+
+/** Keys one dialog creates at most (as `modelgate keys create --count`). */
+const MAX_KEYS = 1000;
+
+/** A key made here, its secret kept only until the dialog closes. */
+interface CreatedKey {
+  id: string;
+  name: string;
+  secret: string;
+}
+
+const csvCell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+/** The secrets as CSV (id, name, secret), the shape `keys create --count` prints. */
+function secretsCsv(keys: readonly CreatedKey[]): string {
+  return ['id,name,secret', ...keys.map((key) => [key.id, key.name, key.secret].map(csvCell).join(','))].join('\n') + '\n';
+}
 
 /** The allowed MCP tools as typed (comma- or space-separated `server__tool`, `server__*`); none = every tool. */
 const toolsOf = (text: string) => text.split(/[\s,]+/).filter((entry) => entry.length > 0);
@@ -22,8 +39,12 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
   const [limits, setLimits] = useState(NO_LIMITS);
   const [models, setModels] = useState<string[]>([]);
   const [tools, setTools] = useState('');
+  const [details, setDetails] = useState(NO_DETAILS);
+  const [countText, setCountText] = useState('1');
   const [error, setError] = useState<string | null>(null);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [created, setCreated] = useState<CreatedKey[]>([]);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
   const [copied, setCopied] = useState(false);
 
   const reset = () => {
@@ -33,41 +54,72 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
     setLimits(NO_LIMITS);
     setModels([]);
     setTools('');
+    setDetails(NO_DETAILS);
+    setCountText('1');
     setError(null);
-    setSecret(null);
+    setCreated([]);
+    setDone(false);
+    setBusy(false);
     setCopied(false);
   };
 
-  const invalid = name.trim() === '' || scopes.length === 0 || Object.keys(limitProblems(limits)).length > 0;
+  const count = /^\d+$/.test(countText) ? Number(countText) : NaN;
+  const countProblem = Number.isInteger(count) && count >= 1 && count <= MAX_KEYS ? null : `a whole number from 1 to ${MAX_KEYS}`;
+  const many = countProblem === null && count > 1;
+  const invalid =
+    busy || name.trim() === '' || scopes.length === 0 || countProblem !== null || Object.keys(limitProblems(limits)).length > 0 || Object.keys(detailProblems(details)).length > 0;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
+    setBusy(true);
+    const settings = {
+      project,
+      scopes,
+      limits: limitsInputOf(limits),
+      allowed_models: models.length === 0 ? null : models,
+      ...(scopes.includes('mcp:use') && toolsOf(tools).length > 0 ? { allowed_tools: toolsOf(tools) } : {}),
+      ...detailsInputOf(details),
+    };
+    // One key after another, each its own audited change, as the CLI does; the secrets of those
+    // made before a failure stay downloadable.
+    const made: CreatedKey[] = [];
     try {
-      const created = await adminApi.keys.create({
-        name: name.trim(),
-        project,
-        scopes,
-        limits: limitsInputOf(limits),
-        allowed_models: models.length === 0 ? null : models,
-        ...(scopes.includes('mcp:use') && toolsOf(tools).length > 0 ? { allowed_tools: toolsOf(tools) } : {}),
-      });
-      setSecret(created.secret);
+      for (let index = 1; index <= (many ? count : 1); index += 1) {
+        const key = await adminApi.keys.create({ ...settings, name: many ? `${name.trim()}-${index}` : name.trim() });
+        made.push({ id: key.id, name: key.name, secret: key.secret });
+      }
     } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : String(failure));
+      const reason = failure instanceof ApiError ? failure.message : String(failure);
+      setError(made.length === 0 ? reason : `${made.length} of ${count} keys were created, then: ${reason}`);
     }
+    setCreated(made);
+    setDone(made.length > 0);
+    setBusy(false);
   };
+
+  const secret = created.length === 1 && !many ? created[0]!.secret : null;
 
   return (
     <Modal
       open={open}
-      title={secret === null ? 'Create a key' : 'Key created'}
+      title={!done ? (many ? 'Create keys' : 'Create a key') : created.length === 1 && !many ? 'Key created' : `${created.length} keys created`}
       onOpenChange={(next) => {
         if (!next) reset();
         onOpenChange(next);
       }}
     >
-      {secret !== null ? (
+      {done && secret === null ? (
+        <div className="secret">
+          <p>
+            <strong>Download the secrets now: they are shown only this once.</strong> The gateway keeps only their hashes.
+          </p>
+          <ErrorAlert message={error} />
+          <a className="button" download={`${name.trim()}-keys.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(secretsCsv(created))}`}>
+            Download {created.length} secrets (CSV)
+          </a>
+        </div>
+      ) : secret !== null ? (
         <div className="secret">
           <p>
             <strong>Copy the secret now: it is shown only this once.</strong> The gateway keeps only its hash.
@@ -89,8 +141,25 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
       ) : (
         <form onSubmit={(event) => void submit(event)} className="key-form">
           <div className="field">
-            <label htmlFor="key-name">Name</label>
-            <input id="key-name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+            <label htmlFor="key-count">How many keys</label>
+            <input
+              id="key-count"
+              inputMode="numeric"
+              value={countText}
+              aria-invalid={countProblem !== null}
+              aria-describedby="key-count-hint"
+              onChange={(event) => setCountText(event.target.value.trim())}
+            />
+            <small id="key-count-hint" className={countProblem !== null ? 'error' : 'muted'}>
+              {countProblem ?? 'several alike for a class or a team, their secrets downloaded once as CSV'}
+            </small>
+          </div>
+          <div className="field">
+            <label htmlFor="key-name">{many ? 'Name prefix' : 'Name'}</label>
+            <input id="key-name" required maxLength={190} value={name} aria-describedby="key-name-hint" onChange={(event) => setName(event.target.value)} />
+            <small id="key-name-hint" className="muted">
+              {many ? `the keys are named ${name.trim() || 'PREFIX'}-1 … ${name.trim() || 'PREFIX'}-${count}` : 'to recognise the key by'}
+            </small>
           </div>
           <div className="field">
             <label htmlFor="key-project-new">Project</label>
@@ -127,6 +196,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
           </fieldset>
           <LimitFields texts={limits} onChange={setLimits} />
           <ModelPicker selected={models} onChange={setModels} />
+          <DetailFields texts={details} onChange={setDetails} />
           {scopes.includes('mcp:use') && (
             <div className="field">
               <label htmlFor="key-tools">Allowed MCP tools</label>
@@ -139,7 +209,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
           <ErrorAlert message={error} />
           <div className="dialog-actions">
             <button type="submit" disabled={invalid}>
-              Create key
+              {busy ? 'Creating…' : many ? `Create ${count} keys` : 'Create key'}
             </button>
           </div>
         </form>

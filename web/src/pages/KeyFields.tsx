@@ -124,3 +124,116 @@ export function ModelPicker({ selected, onChange }: { selected: string[]; onChan
     </fieldset>
   );
 }
+
+/** Expiry, tags and metadata as typed: a local date and time, a tag list, `name=value` lines. */
+export interface DetailTexts {
+  expiresAt: string;
+  tags: string;
+  metadata: string;
+}
+
+export const NO_DETAILS: DetailTexts = { expiresAt: '', tags: '', metadata: '' };
+
+const TAG = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$/;
+
+/** A time as `<input type="datetime-local">` shows it: the browser's local time, to the minute. */
+function localInputOf(iso: string): string {
+  const time = new Date(iso);
+  const local = new Date(time.getTime() - time.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+export function detailTextsOf(key: { expires_at: string | null; tags: string[]; metadata: Record<string, string> }): DetailTexts {
+  return {
+    expiresAt: key.expires_at === null ? '' : localInputOf(key.expires_at),
+    tags: key.tags.join(', '),
+    metadata: Object.entries(key.metadata)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('\n'),
+  };
+}
+
+const tagsOf = (text: string) => text.split(/[\s,]+/).filter((tag) => tag.length > 0);
+const metadataLinesOf = (text: string) => text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+
+/** `savedExpiry`: the key's expiry as saved, which may have passed (an expired key keeps it while other fields change). */
+export function detailProblems(texts: DetailTexts, savedExpiry = ''): Partial<Record<keyof DetailTexts, string>> {
+  const problems: Partial<Record<keyof DetailTexts, string>> = {};
+  const now = Date.now();
+  if (texts.expiresAt !== '' && texts.expiresAt !== savedExpiry) {
+    const time = new Date(texts.expiresAt).getTime();
+    if (Number.isNaN(time)) problems.expiresAt = 'a date and time, or empty for never';
+    else if (time <= now) problems.expiresAt = 'a time in the future';
+  }
+  const badTag = tagsOf(texts.tags).find((tag) => !TAG.test(tag));
+  if (badTag !== undefined) problems.tags = `"${badTag}": letters, digits and _ . : / -, up to 64, starting with a letter or digit`;
+  else if (tagsOf(texts.tags).length > 50) problems.tags = 'at most 50 tags';
+  const lines = metadataLinesOf(texts.metadata);
+  const badLine = lines.find((line) => {
+    const at = line.indexOf('=');
+    return at < 1 || at > 64 || line.length - at - 1 > 500;
+  });
+  if (badLine !== undefined) problems.metadata = `"${badLine.slice(0, 40)}": one name=value a line (a name of 1-64 characters, a value of up to 500)`;
+  else if (lines.length > 50) problems.metadata = 'at most 50 fields';
+  return problems;
+}
+
+export function detailsInputOf(texts: DetailTexts): { expires_at: string | null; tags: string[]; metadata: Record<string, string> } {
+  const metadata: Record<string, string> = {};
+  for (const line of metadataLinesOf(texts.metadata)) {
+    const at = line.indexOf('=');
+    metadata[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return { expires_at: texts.expiresAt === '' ? null : new Date(texts.expiresAt).toISOString(), tags: [...new Set(tagsOf(texts.tags))], metadata };
+}
+
+export function DetailFields({ texts, savedExpiry, onChange }: { texts: DetailTexts; savedExpiry?: string; onChange: (texts: DetailTexts) => void }) {
+  const problems = detailProblems(texts, savedExpiry);
+  const hint = (name: keyof DetailTexts, text: string) => (
+    <small id={`detail-${name}-hint`} className={problems[name] !== undefined ? 'error' : 'muted'}>
+      {problems[name] ?? text}
+    </small>
+  );
+  return (
+    <fieldset className="details">
+      <legend>Expiry, tags and metadata</legend>
+      <div className="field">
+        <label htmlFor="detail-expiresAt">Expires</label>
+        <input
+          id="detail-expiresAt"
+          type="datetime-local"
+          value={texts.expiresAt}
+          aria-invalid={problems.expiresAt !== undefined}
+          aria-describedby="detail-expiresAt-hint"
+          onChange={(event) => onChange({ ...texts, expiresAt: event.target.value })}
+        />
+        {hint('expiresAt', 'your local time; after it calls are refused (401 key_expired); empty: never')}
+      </div>
+      <div className="field">
+        <label htmlFor="detail-tags">Tags</label>
+        <input
+          id="detail-tags"
+          value={texts.tags}
+          placeholder="class-2026, team:search"
+          aria-invalid={problems.tags !== undefined}
+          aria-describedby="detail-tags-hint"
+          onChange={(event) => onChange({ ...texts, tags: event.target.value })}
+        />
+        {hint('tags', 'comma-separated; the key list filters by a tag')}
+      </div>
+      <div className="field">
+        <label htmlFor="detail-metadata">Metadata</label>
+        <textarea
+          id="detail-metadata"
+          rows={3}
+          value={texts.metadata}
+          placeholder={'owner=ana@example.com\ncost-center=4711'}
+          aria-invalid={problems.metadata !== undefined}
+          aria-describedby="detail-metadata-hint"
+          onChange={(event) => onChange({ ...texts, metadata: event.target.value })}
+        />
+        {hint('metadata', 'one name=value a line; never a secret (it is shown to every admin)')}
+      </div>
+    </fieldset>
+  );
+}

@@ -10,6 +10,7 @@ import { useCursorPages } from '../components/useCursorPages.js';
 import { formatCount, formatUsd, paramsOf } from '../format.js';
 import { CreateKeyDialog } from './CreateKeyDialog.js';
 import { EditKeyDialog } from './EditKeyDialog.js';
+import { RotateKeyDialog } from './RotateKeyDialog.js';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SelectField } from '../components/SelectField';
 
@@ -47,6 +48,8 @@ export function KeysPage() {
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ApiKeyView | null>(null);
+  const [rotating, setRotating] = useState<ApiKeyView | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [searchText, setSearchText] = useState(filter.q ?? '');
   const [reloads, setReloads] = useState(0);
   const reload = useCallback(() => setReloads((count) => count + 1), []);
@@ -91,6 +94,21 @@ export function KeysPage() {
     setSearch(next, { replace: true });
   }
 
+  const actOnProject = useCallback(
+    async (project: string, action: 'pause' | 'resume' | 'revoke') => {
+      setNotice(null);
+      try {
+        const changed = await adminApi.keys.actOnProject(project, action);
+        const done = { pause: 'paused', resume: 'resumed', revoke: 'revoked' }[action];
+        setNotice(`${changed.data.length} ${changed.data.length === 1 ? 'key' : 'keys'} of ${project} ${done}.`);
+        reload();
+      } catch (failure) {
+        setError(failure instanceof ApiError ? failure.message : String(failure));
+      }
+    },
+    [reload],
+  );
+
   const act = useCallback(
     async (key: ApiKeyView, action: 'pause' | 'resume' | 'revoke') => {
       try {
@@ -117,6 +135,15 @@ export function KeysPage() {
         ),
       }),
       column.accessor('project_id', { header: 'Project' }),
+      column.accessor('expires_at', {
+        header: 'Expires',
+        cell: (info) => {
+          const expiresAt = info.getValue();
+          if (expiresAt === null) return <span className="muted">never</span>;
+          const passed = new Date(expiresAt).getTime() <= Date.now();
+          return <time dateTime={expiresAt} className={passed ? 'error' : undefined}>{`${passed ? 'expired ' : ''}${new Date(expiresAt).toLocaleString()}`}</time>;
+        },
+      }),
       column.accessor('status', { header: 'State', cell: (info) => <span className={`badge ${info.getValue()}`}>{info.getValue()}</span> }),
       column.accessor('scopes', { header: 'Scopes', cell: (info) => info.getValue().join(', ') }),
       column.display({
@@ -144,6 +171,9 @@ export function KeysPage() {
             <div className="row-actions">
               <button type="button" className="secondary small" onClick={() => setEditing(key)} aria-label={`Edit ${key.name}`}>
                 Edit
+              </button>
+              <button type="button" className="secondary small" onClick={() => setRotating(key)} aria-label={`Rotate ${key.name}`}>
+                Rotate
               </button>
               {key.status === 'active' ? (
                 <ConfirmButton
@@ -203,6 +233,42 @@ export function KeysPage() {
         />
         <SelectField id="key-state" label="State" value={filter.status ?? ''} options={KEY_STATES} onChange={(value) => setFilter('status', value)} />
       </form>
+      {filter.project !== undefined && (
+        <div className="row-actions project-actions" role="group" aria-label={`Every key of ${filter.project}`}>
+          <span className="muted">Every key of {filter.project}:</span>
+          <ConfirmButton
+            label="Pause all"
+            title={`Pause every key of ${filter.project}?`}
+            description={<p>Every active key of the project is refused (403 key_paused) on every instance within about a second, until resumed.</p>}
+            confirmLabel="Pause keys"
+            onConfirm={() => actOnProject(filter.project!, 'pause')}
+          />
+          <ConfirmButton
+            label="Resume all"
+            title={`Resume every paused key of ${filter.project}?`}
+            description={<p>Every paused key of the project works again.</p>}
+            confirmLabel="Resume keys"
+            onConfirm={() => actOnProject(filter.project!, 'resume')}
+          />
+          <ConfirmButton
+            label="Revoke all"
+            danger
+            title={`Revoke every key of ${filter.project}?`}
+            description={
+              <p>
+                <strong>This is final.</strong> No key of the project works again; their clients need new keys.
+              </p>
+            }
+            confirmLabel="Revoke for good"
+            onConfirm={() => actOnProject(filter.project!, 'revoke')}
+          />
+        </div>
+      )}
+      {notice !== null && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
       <ErrorAlert message={error} />
       <DataTable caption="Keys, newest first" columns={columns} rows={page?.data ?? []} rowKey={(key) => key.id} empty={page === null ? 'Loading…' : 'No keys match.'} />
       <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
@@ -214,6 +280,15 @@ export function KeysPage() {
         }}
         projects={projects}
       />
+      {rotating !== null && (
+        <RotateKeyDialog
+          apiKey={rotating}
+          onClose={(changed) => {
+            setRotating(null);
+            if (changed) reload();
+          }}
+        />
+      )}
       {editing !== null && (
         <EditKeyDialog
           apiKey={editing}
