@@ -45,8 +45,8 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   // Evaluated, not added as a script tag: the dashboard's CSP refuses inline scripts.
   await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
-    const run = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }).axe.run;
-    const result = await run(document, { resultTypes: ['violations'] });
+    const inPage = (globalThis as unknown as { axe: typeof axe }).axe;
+    const result = await inPage.run({ resultTypes: ['violations'] });
     return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => JSON.stringify(node.target)) }));
   });
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.targets.join(' ')}`);
