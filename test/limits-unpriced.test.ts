@@ -105,4 +105,28 @@ describe('a monthly cost cap never serves a model it cannot price', () => {
       { projects: { research: { allowUnpriced: true } } },
     );
   });
+
+  test('nor by a fallback: routing skips an unpriced fallback for a capped key, and takes it for one without a cap', async () => {
+    await withGateway(
+      async (gateway, fake) => {
+        const capped = await gateway.createKey({ monthlyCostUsd: 0.01 });
+        const uncapped = await gateway.createKey({ rpm: 100 });
+        const models = () => fake.server.requests.filter((request) => request.method === 'POST').map((request) => (request.json as { model: string }).model);
+
+        fake.failNext('/v1/chat/completions', 500, 'overloaded');
+        const refused = await post(gateway, capped, '/v1/chat/completions', chat('gpt-4o-mini'));
+        assert.equal(refused.status, 502, JSON.stringify(refused.body));
+        assert.deepEqual(models(), ['gpt-4o-mini'], 'the unpriced fallback was not called');
+
+        fake.failNext('/v1/chat/completions', 500, 'overloaded');
+        const served = await post(gateway, uncapped, '/v1/chat/completions', chat('gpt-4o-mini'));
+        assert.equal(served.status, 200, JSON.stringify(served.body));
+        assert.deepEqual(models().slice(1), ['gpt-4o-mini', 'house-model']);
+      },
+      {
+        catalog: { models: [{ id: 'house-model', provider: 'openai', upstreamId: 'house-model' }] },
+        routing: [{ model: 'gpt-4o-mini', retries: 0, fallbacks: ['house-model'], fallbackOn: ['server_error'], cooldown: { failures: 100 } }],
+      },
+    );
+  });
 });

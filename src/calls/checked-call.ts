@@ -1,4 +1,4 @@
-import type { ModelPricing, ResolvedModel } from '../catalog/index.js';
+import { isPriced, type ModelPricing, type ResolvedModel } from '../catalog/index.js';
 import type { AttemptRecord, MediaSummary } from '../logs/index.js';
 import type { Provider, TokenUsage, UpstreamNotes } from '../model-api/index.js';
 import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
@@ -133,6 +133,13 @@ export class CheckedCall<C extends Capability> {
     private readonly estimate = { tokens: 0 },
   ) {}
 
+  /** Set for a caller whose cost is capped: a fallback the gateway cannot price is not tried. */
+  private pricedFallbacksOnly = false;
+
+  requirePricedFallbacks(): void {
+    this.pricedFallbacksOnly = true;
+  }
+
   /**
    * The same model with these messages checked by the input policy: a call whose messages are
    * built from what the model can take (an agent's node) resolves its model once.
@@ -265,7 +272,10 @@ export class CheckedCall<C extends Capability> {
         attempt: (_target, deployment, timeoutMs, notes) =>
           call(deployment.provider[capability] as NonNullable<Provider[C]>, { upstreamModel: deployment.upstreamId, timeoutMs, notes }).finally(() => noteIds(notes)),
         usable: (deployment) => usableFor(deployment, capability),
-        accepts: (fallback) => fallback.deployments.some((deployment) => usableFor(deployment, capability)) && accepts(fallback),
+        accepts: (fallback) =>
+          fallback.deployments.some((deployment) => usableFor(deployment, capability)) &&
+          (!this.pricedFallbacksOnly || isPriced(fallback.resolved.model.entry.pricing)) &&
+          accepts(fallback),
         signal,
         tokens: this.estimate.tokens,
       },

@@ -1,5 +1,5 @@
 import type { CacheQuery, CacheTicket, ResponseCache } from '../cache/index.js';
-import type { Catalog, ModelMode, ModelPricing, ResolvedModel } from '../catalog/index.js';
+import { isPriced, type Catalog, type ModelMode, type ResolvedModel } from '../catalog/index.js';
 import { GatewayError, withArticle } from '../errors/index.js';
 import type { UpstreamObjectKind, UpstreamObjectRef } from '../formats/index.js';
 import { assertModelAllowed, projectOf, type Principal } from '../keys/index.js';
@@ -131,14 +131,18 @@ export class ModelCalls {
   }
 
   /**
-   * A key with a monthly cost cap is never served by a model whose cost cannot be computed:
+   * A key with a monthly cost cap is never served by a model whose cost cannot be computed (a fallback neither):
    * counted as free, it would let the cap be overrun. Allowed when the key or its project says so.
    */
   assertPriced(principal: Principal, calls: readonly CheckedCall<Capability>[]): void {
     if (principal.kind !== 'key' || principal.limits.monthlyCostUsd === null) return;
     if (principal.allowUnpriced === true || this.policies.of(principal.projectId).allowUnpriced) return;
     const unpriced = calls.find((call) => !isPriced(call.pricing));
-    if (unpriced === undefined) return;
+    if (unpriced === undefined) {
+      // Nor by a fallback the routing would pick: it is skipped as if it could not take the input.
+      for (const call of calls) call.requirePricedFallbacks();
+      return;
+    }
     const { id } = unpriced.target.resolved;
     throw new GatewayError(
       'model_unpriced',
@@ -191,12 +195,6 @@ const OBJECT_NAMES: { readonly [K in UpstreamObjectKind]: string } = {
   containers: 'containers',
   cachedContents: 'context caches',
 };
-
-/** Whether a model has any price: a pricing object with every unit null prices nothing. */
-function isPriced(pricing: ModelPricing | null): boolean {
-  if (pricing === null) return false;
-  return pricing.input_per_million !== null || pricing.output_per_million !== null || pricing.image_per_unit !== null || pricing.audio_per_minute !== null;
-}
 
 /** The key's allow-list, with the error naming the body field that chose the model. */
 function allowed(principal: Principal, resolved: ResolvedModel, param: string): void {

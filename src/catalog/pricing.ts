@@ -9,3 +9,9 @@ export function tokenPricesFor(pricing: ModelPricing, promptTokens: number): Tok
   for (const tier of pricing.tiers) if (promptTokens > tier.above_prompt_tokens) prices = tier;
   return prices;
 }
+
+/** Whether a model has any price: a pricing object with every unit null prices nothing. */
+export function isPriced(pricing: ModelPricing | null): boolean {
+  if (pricing === null) return false;
+  return pricing.input_per_million !== null || pricing.output_per_million !== null || pricing.image_per_unit !== null || pricing.audio_per_minute !== null;
+}
