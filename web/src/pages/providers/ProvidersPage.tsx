@@ -118,16 +118,16 @@ function ProviderRow({ provider, onEdit, onTested }: { provider: ProviderInstanc
       <td>{provider.state}</td>
       <td>{provider.credentials.length === 0 ? '—' : provider.credentials.map((credential) => `${credential.field} ${credential.fingerprint}`).join(', ')}</td>
       <td>
-        <button type="button" className="secondary small" disabled={test.isPending} onClick={() => test.mutate()}>
+        <button type="button" className="secondary small" aria-label={`Test ${provider.name}`} disabled={test.isPending} onClick={() => test.mutate()}>
           {test.isPending ? 'Testing…' : 'Test'}
         </button>{' '}
         {!provider.read_only && (
           <>
-            <button type="button" className="secondary small" onClick={onEdit}>
+            <button type="button" className="secondary small" aria-label={`Edit ${provider.name}`} onClick={onEdit}>
               Edit
             </button>{' '}
             <ConfirmButton
-              label="Remove"
+              label={`Remove ${provider.name}`}
               title={`Remove ${provider.name}?`}
               description="Requests stop reaching it on every instance at once; its credential is deleted."
               confirmLabel="Remove"
