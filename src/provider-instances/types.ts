@@ -4,10 +4,10 @@ export type ProviderSource = 'env' | 'config' | 'stored';
 /** `GET /admin/v1/providers`: one provider instance, never a secret (docs/admin-api.md#providers). */
 export interface ProviderInstanceView {
   name: string;
-  /** The kind of provider: a descriptor's name (`openai`, `bedrock`, `groq`, …), or `compatible` for a providers.compatible[] entry. */
+  /** The kind of provider: a descriptor's name, or `compatible` for a providers.compatible[] entry. */
   kind: string;
   source: ProviderSource;
-  /** Where it comes from, in words: `environment: OPENAI_API_KEY`, `config file: providers.openai`, `admin API`. */
+  /** Where it comes from, in words: `environment: <its variables>`, `config file: providers.<name>`, `admin API`. */
   origin: string;
   /** Entries of the environment and the config file are changed there, not through the admin API. */
   read_only: boolean;
