@@ -146,6 +146,12 @@ for (const backend of STORAGE_BACKENDS) {
         ['POST /admin/v1/mcp/servers', () => ok('POST', '/admin/v1/mcp/servers', { name: 'files', url: mcpServer.url })],
         ['DELETE /admin/v1/mcp/servers/:name', () => ok('DELETE', '/admin/v1/mcp/servers/files')],
         ['DELETE /admin/v1/cache', () => ok('DELETE', '/admin/v1/cache')],
+        ['POST /admin/v1/providers', () => {
+          secrets.push(`sk-mistral-${'FAKEfake00'.repeat(3)}`);
+          return ok('POST', '/admin/v1/providers', { name: 'mistral', kind: 'mistral', settings: { apiKey: secrets.at(-1) } });
+        }],
+        ['PATCH /admin/v1/providers/:name', () => ok('PATCH', '/admin/v1/providers/mistral', { settings: { baseUrl: 'https://mistral.example.com/v1' } })],
+        ['DELETE /admin/v1/providers/:name', () => ok('DELETE', '/admin/v1/providers/mistral')],
         ['POST /admin/v1/keys/:id/revoke', () => ok('POST', `/admin/v1/keys/${state.key}/revoke`)],
         ['POST /admin/v1/projects/:id/keys/revoke', () => ok('POST', '/admin/v1/projects/audited/keys/revoke')],
         ['DELETE /admin/v1/session', () => ok('DELETE', '/admin/v1/session', undefined, { cookie: state.cookie!, 'x-csrf-token': state.csrf! })],

@@ -115,9 +115,9 @@ export class Catalog {
   private readonly safePrefixes: readonly SafePrefix[];
   private readonly providerNames: ReadonlySet<string>;
   /** Providers without a credential: their models resolve (to a clear refusal) but are not listed. */
-  private readonly unlistedProviders: ReadonlySet<string>;
+  private readonly unlistedProviders: Set<string>;
   readonly defaultChatModel: string;
-  private readonly publicList: PublicModelEntry[];
+  private publicList: PublicModelEntry[] = [];
   /** `<catalog id> <provider>` → the id of the same model's entry at that provider (ShippedModel.sameAs). */
   private readonly counterparts = new Map<string, string>();
   /** When this catalog was built (Unix seconds): `created` of entries without a release date. */
@@ -214,6 +214,18 @@ export class Catalog {
     if (defaultModel === undefined || defaultModel.entry.mode !== 'chat') {
       throw new ConfigError(`catalog.defaultModel: "${this.defaultChatModel}" is not a chat model of the catalog; set catalog.defaultModel to one`);
     }
+    this.listModels();
+  }
+
+  /** A provider became callable (a credential was added live) or stopped being so: its models are listed, or not, from now on. */
+  setProviderListed(provider: string, listed: boolean): void {
+    if (listed === !this.unlistedProviders.has(provider)) return;
+    if (listed) this.unlistedProviders.delete(provider);
+    else this.unlistedProviders.add(provider);
+    this.listModels();
+  }
+
+  private listModels(): void {
     this.publicList = [
       ...[...this.serviceAliases].filter(([, target]) => this.listed(target)).map(([alias, target]) => this.serviceEntry(alias, this.models.get(target)!.entry)),
       ...[...this.models.values()].filter((model) => !this.unlistedProviders.has(model.provider)).map((model) => model.entry),
@@ -273,6 +285,11 @@ export class Catalog {
   counterpart(id: string, provider: string): CatalogModel | undefined {
     const counterpartId = this.counterparts.get(counterpartKey(id, provider));
     return counterpartId === undefined ? undefined : this.models.get(counterpartId);
+  }
+
+  /** The models a provider serves, listed or not (its credential may be missing), in catalog order. */
+  servedBy(provider: string): CatalogModel[] {
+    return [...this.models.values()].filter((model) => model.provider === provider);
   }
 
   /** A catalog model by exact id (no alias resolution). */

@@ -4,6 +4,7 @@ import { parseWholeNumber } from './arguments.js';
 import { registerAgentsCommand } from './agents-command.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerKeysCommand } from './keys-command.js';
+import { registerProvidersCommand } from './providers-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
 import { registerUsersCommand } from './users-command.js';
@@ -49,6 +50,7 @@ const program = new Command('modelgate')
 
 registerServeCommand(program);
 registerKeysCommand(program);
+registerProvidersCommand(program);
 registerAgentsCommand(program);
 registerLogsCommand(program);
 registerUsageCommand(program);

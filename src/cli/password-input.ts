@@ -55,3 +55,14 @@ export async function readPassword(fromStdin: boolean, input: NodeJS.ReadStream 
   if (password !== again) throw new CliError('the two passwords differ; nothing was changed');
   return password;
 }
+
+/**
+ * A provider's secret setting for `modelgate providers`: typed on the terminal without echo,
+ * or read whole from standard input when it is not a terminal (scripts pipe it in). Never an
+ * argument, for the same reason as a password.
+ */
+export async function readSecret(field: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
+  const secret = input.isTTY ? await promptHidden(`${field}: `, input, output) : await readAll(input);
+  if (secret.length === 0) throw new CliError(`${field}: an empty secret was given`);
+  return secret;
+}

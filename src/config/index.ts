@@ -1,5 +1,5 @@
-export { loadConfig, loadedConfigFile, ConfigError, configErrorOf } from './load.js';
-export type { CommandLineSettings, LoadOptions } from './load.js';
+export { loadConfig, loadedConfigFile, schemaProblems, ConfigError, configErrorOf } from './load.js';
+export type { CommandLineSettings, LoadOptions, SettingProblem } from './load.js';
 export { configuredCredentials, resolveSecrets, findAdminToken } from './secrets.js';
 export type { GatewaySecrets } from './secrets.js';
 export { ENVIRONMENT_SETTINGS } from './env.js';

@@ -147,30 +147,41 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   return deepFreeze(config);
 }
 
+/** One problem of a value against its schema: the field (dotted, e.g. `providers.openai.baseUrl`) and what is wrong with it. */
+export interface SettingProblem {
+  field: string;
+  reason: string;
+}
+
 /**
- * Every problem of the settings at once, one line each naming the field and where it came
- * from (a file with three typos is fixed in one go, not in three starts). An unknown field
- * gets the closest known name of its place ("did you mean").
+ * Every problem of `value` against `schema` at once, one per field (a file with three typos is
+ * fixed in one go, not in three starts). An unknown field gets the closest known name of its
+ * place ("did you mean"). Start-up checks the whole config with it; the admin API a provider's
+ * settings against its descriptor's schema.
  */
-function settingProblems(settings: unknown, originOf: (field: string) => string): string[] {
+export function schemaProblems(schema: TSchema, value: unknown): SettingProblem[] {
   const problems = new Map<string, string>();
-  for (const error of Value.Errors(ConfigSchema, settings)) {
+  for (const error of Value.Errors(schema, value)) {
     const { path, message } = explained(error);
     const field = path.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
     // A union reports itself and its variants: the first word on a field is the clearest.
     if (problems.has(field)) continue;
     const unknownField = error.type === ValueErrorType.ObjectAdditionalProperties || message.includes('Unexpected property');
-    const reason = unknownField ? `is not a known setting${suggestionFor(path)}` : message.charAt(0).toLowerCase() + message.slice(1);
-    problems.set(field, `invalid setting ${field} (from ${originOf(field)}): ${reason}`);
+    problems.set(field, unknownField ? `is not a known setting${suggestionFor(schema, path)}` : message.charAt(0).toLowerCase() + message.slice(1));
   }
-  return [...problems.values()];
+  return [...problems].map(([field, reason]) => ({ field, reason }));
+}
+
+/** Every problem of the settings, one line each naming the field and where it came from. */
+function settingProblems(settings: unknown, originOf: (field: string) => string): string[] {
+  return schemaProblems(ConfigSchema, settings).map(({ field, reason }) => `invalid setting ${field} (from ${originOf(field)}): ${reason}`);
 }
 
 /** " (did you mean baseUrl?)" for an unknown field: the closest name its object takes, if one is close. */
-function suggestionFor(path: string): string {
+function suggestionFor(root: TSchema, path: string): string {
   const parts = path.split('/').filter((part) => part.length > 0);
   const name = parts.pop();
-  let schema: TSchema | undefined = ConfigSchema;
+  let schema: TSchema | undefined = root;
   for (const part of parts) {
     if (schema === undefined) break;
     schema = /^\d+$/.test(part) && schema.items !== undefined ? (schema.items as TSchema) : (schema.properties as Record<string, TSchema> | undefined)?.[part];

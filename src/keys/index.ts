@@ -4,7 +4,7 @@ export { KeyStore, toKeyView } from './key-store.js';
 export type { KeyRow, NewKey, KeyChanges } from './key-store.js';
 export { KeyCache } from './key-cache.js';
 export { KeyPropagation, sharedKeyChannels } from './key-propagation.js';
-export type { KeyChangeChannel, KeyChannelSettings } from './key-propagation.js';
+export type { ChangeSubscriber, KeyChangeChannel, KeyChannelSettings } from './key-propagation.js';
 export { ProjectStore, toProjectView, PROJECT_ID_PATTERN } from './project-store.js';
 export type { ProjectRow, ProjectView } from './project-store.js';
 export { Authenticator, assertModelAllowed, extractSecret } from './authenticate.js';

@@ -25,6 +25,16 @@ export interface KeyChangeChannel {
 const KEY_ID = /^key_[0-9a-f]{16}$/;
 
 /**
+ * Other stored things whose changes ride on the same channels (provider instances): the ids it
+ * announces match `pattern`; `reload` re-reads one, `refresh` re-reads all after a gap.
+ */
+export interface ChangeSubscriber {
+  readonly pattern: RegExp;
+  reload(id: string): void;
+  refresh(): void;
+}
+
+/**
  * Key changes, shared with every other instance and worker. A change made here is applied to
  * this instance's cache at once and announced on every channel; an announcement from another
  * instance makes this one re-read that key, so a pause or revoke holds everywhere as soon as
@@ -34,6 +44,7 @@ const KEY_ID = /^key_[0-9a-f]{16}$/;
 export class KeyPropagation {
   private readonly origin = randomBytes(6).toString('hex');
   private closed = false;
+  private readonly subscribers: ChangeSubscriber[] = [];
 
   constructor(
     private readonly cache: KeyCache,
@@ -46,7 +57,10 @@ export class KeyPropagation {
       this.channels.map((channel) =>
         channel.subscribe(
           (message) => this.receive(message),
-          () => void this.cache.refresh(),
+          () => {
+            void this.cache.refresh();
+            for (const subscriber of this.subscribers) subscriber.refresh();
+          },
         ),
       ),
     );
@@ -55,7 +69,17 @@ export class KeyPropagation {
   /** A key changed through this instance (created, updated, paused, resumed, revoked). */
   announce(row: KeyRow): void {
     this.cache.put(row);
-    for (const channel of this.channels) channel.publish(`${this.origin} ${row.id}`);
+    this.announceChange(row.id);
+  }
+
+  /** Delivers the others' announcements of ids matching `subscriber.pattern` (never a key id) to it. */
+  subscribe(subscriber: ChangeSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** Something a subscriber of the other instances re-reads changed through this instance (its id only, never a secret). */
+  announceChange(id: string): void {
+    for (const channel of this.channels) channel.publish(`${this.origin} ${id}`);
   }
 
   async close(): Promise<void> {
@@ -65,9 +89,10 @@ export class KeyPropagation {
   }
 
   private receive(message: string): void {
-    const [origin, keyId] = message.split(' ');
-    if (this.closed || origin === this.origin || keyId === undefined || !KEY_ID.test(keyId)) return;
-    void this.cache.reload(keyId);
+    const [origin, id] = message.split(' ');
+    if (this.closed || origin === this.origin || id === undefined) return;
+    if (KEY_ID.test(id)) return void this.cache.reload(id);
+    this.subscribers.find((subscriber) => subscriber.pattern.test(id))?.reload(id);
   }
 }
 

@@ -1,4 +1,6 @@
+import type { Static, TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { ProviderDescriptor } from './descriptor.js';
 import { createUpstreamDispatcher, type UpstreamHttpOptions } from './shared/upstream-http.js';
 import type { MissingCredential } from './registry.js';
 import type { Provider } from '../model-api/index.js';
@@ -42,6 +44,12 @@ export class ProviderSettingsError extends Error {
  * Throws a ProviderSettingsError for settings the provider does not take.
  */
 export type ProviderVariants = (name: string, overrides: ProviderOverrides) => Provider | undefined;
+
+/**
+ * Builds a provider of a vendor's kind under a name of its own, on the same pooled dispatcher,
+ * from settings already checked against the kind's schema (an instance an administrator added).
+ */
+export type ProviderInstanceBuilder = (descriptor: ProviderDescriptor<string, string, TObject>, name: string, settings: Static<TObject>) => Provider;
 
 /** How a compatible provider's settings look: its key and base URL only. */
 const COMPATIBLE = { credentialField: 'apiKey', secretFields: ['apiKey'], fields: ['apiKey', 'baseUrl'] } as const;
@@ -87,7 +95,10 @@ function vendorBuilder({ descriptor, settings }: DescribedVendor, http: Upstream
  * them share ONE pooled keep-alive dispatcher, so connections to each upstream origin are
  * reused across requests. `tracing`, set when traces are exported, makes each call a span.
  */
-export function createProviders(config: ProvidersConfig, options: { tracing?: UpstreamTracing } = {}): { providers: Provider[]; variants: ProviderVariants } {
+export function createProviders(
+  config: ProvidersConfig,
+  options: { tracing?: UpstreamTracing } = {},
+): { providers: Provider[]; variants: ProviderVariants; instance: ProviderInstanceBuilder } {
   const http: UpstreamHttpOptions = {
     dispatcher: createUpstreamDispatcher(config.upstream),
     timeoutMs: config.upstream.timeoutMs,
@@ -109,7 +120,11 @@ export function createProviders(config: ProvidersConfig, options: { tracing?: Up
         ] as const,
     ),
   ]);
-  return { providers: [...builders.values()].map((builder) => builder.build({})), variants: (name, overrides) => builders.get(name)?.build(overrides) };
+  return {
+    providers: [...builders.values()].map((builder) => builder.build({})),
+    variants: (name, overrides) => builders.get(name)?.build(overrides),
+    instance: (descriptor, name, settings) => descriptor.create({ name, settings, http }),
+  };
 }
 
 /**

@@ -31,25 +31,56 @@ export interface ProviderRegistryOptions {
   descriptions?: ReadonlyMap<string, string>;
 }
 
-/** The configured providers by name. Built once at start-up from the config. */
+/** How a provider put in live is described: what it lacks (null when it can be called) and its settings in words. */
+export interface LiveProviderState {
+  missing: MissingCredential | null;
+  description: string | null;
+}
+
+/**
+ * The providers by name: built at start-up from the config, and changed live when an
+ * administrator adds, edits or removes a provider instance (src/provider-instances). What
+ * `get` hands out follows such a change: a routing plan compiled before it calls the new one.
+ */
 export class ProviderRegistry {
   private readonly providers = new Map<string, Provider>();
-  private readonly missingCredentials: ReadonlyMap<string, MissingCredential>;
+  private readonly handles = new Map<string, Provider>();
+  private readonly missingCredentials: Map<string, MissingCredential>;
   private readonly health: ProviderHealth | undefined;
-  private readonly descriptions: ReadonlyMap<string, string>;
+  private readonly descriptions: Map<string, string>;
 
   constructor(providers: Iterable<Provider>, options: ProviderRegistryOptions = {}) {
-    this.missingCredentials = options.missingCredentials ?? new Map();
+    this.missingCredentials = new Map(options.missingCredentials ?? []);
     this.health = options.health;
-    this.descriptions = options.descriptions ?? new Map();
-    for (const provider of providers) {
-      this.providers.set(provider.name, this.health === undefined ? provider : watchProvider(provider, this.health));
-    }
+    this.descriptions = new Map(options.descriptions ?? []);
+    for (const provider of providers) this.providers.set(provider.name, this.watched(provider));
   }
 
   /** A provider built besides the registered ones (a routing deployment's variant), observed by the same health watch. */
   watched(provider: Provider): Provider {
     return this.health === undefined ? provider : watchProvider(provider, this.health);
+  }
+
+  /** Registers `provider` under its name, or replaces the one of that name: calls from now on reach it. */
+  put(provider: Provider, state: LiveProviderState): void {
+    this.providers.set(provider.name, this.watched(provider));
+    if (state.missing === null) this.missingCredentials.delete(provider.name);
+    else this.missingCredentials.set(provider.name, state.missing);
+    if (state.description === null) this.descriptions.delete(provider.name);
+    else this.descriptions.set(provider.name, state.description);
+  }
+
+  /** Takes the provider of this name away (an instance an administrator removed). */
+  remove(name: string): void {
+    this.providers.delete(name);
+    this.missingCredentials.delete(name);
+    this.descriptions.delete(name);
+  }
+
+  /** Whether a provider of this name is registered, and whether it can be called. */
+  state(name: string): 'callable' | 'unconfigured' | 'absent' {
+    if (!this.providers.has(name)) return 'absent';
+    return this.missingCredentials.has(name) ? 'unconfigured' : 'callable';
   }
 
   names(): string[] {
@@ -82,12 +113,25 @@ export class ProviderRegistry {
         { logDetail: { provider: name, reason: 'provider not configured' } },
       );
     }
-    const provider = this.providers.get(name);
-    if (provider === undefined) {
+    if (!this.providers.has(name)) {
       throw new GatewayError('provider_error', 'The provider that serves this model is not configured on this gateway.', {
         logDetail: { provider: name, reason: 'provider not configured' },
       });
     }
-    return provider;
+    return this.handleOf(name);
+  }
+
+  /** One object per name that reads the provider registered under it at each use, so a live change reaches those who hold it. */
+  private handleOf(name: string): Provider {
+    let handle = this.handles.get(name);
+    if (handle === undefined) {
+      const providers = this.providers;
+      handle = new Proxy({ name } as Provider, {
+        get: (_target, property) => (property === 'name' ? name : Reflect.get(providers.get(name) ?? {}, property)),
+        has: (_target, property) => Reflect.has(providers.get(name) ?? {}, property),
+      });
+      this.handles.set(name, handle);
+    }
+    return handle;
   }
 }

@@ -43,6 +43,11 @@ export interface DescribedVendor {
   settings: Static<TObject>;
 }
 
+/** The descriptor of a kind of provider (a vendor's name), typed loosely as DescribedVendor's; undefined for a name no vendor has. */
+export function vendorDescriptor(kind: string): ProviderDescriptor<string, string, TObject> | undefined {
+  return VENDOR_PROVIDERS.find((vendor) => vendor.name === kind) as unknown as ProviderDescriptor<string, string, TObject> | undefined;
+}
+
 /** Every vendor with the settings the config gives it; a preset that a compatible provider of its name replaces is left out. */
 export function vendorsWithSettings(providers: VendorSettingsMap & { compatible?: readonly { name: string }[] }): DescribedVendor[] {
   const replaced = new Set((providers.compatible ?? []).map((provider) => provider.name));

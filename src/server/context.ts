@@ -6,6 +6,7 @@ import type { StorageKind } from '../storage/index.js';
 import type { Authenticator, KeyCache, KeyPage, KeyPageQuery, KeyPropagation, KeyStore, ProjectStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
+import type { ProviderInstances } from '../provider-instances/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
 import type { Guardrails } from '../guardrails/index.js';
@@ -33,6 +34,8 @@ export interface GatewayContext {
   readonly logger: Logger;
   readonly catalog: Catalog;
   readonly providers: ProviderRegistry;
+  /** Providers and credentials managed live through the admin API, beside those of the environment and the config file. */
+  readonly providerInstances: ProviderInstances;
   readonly keys: {
     readonly store: KeyStore;
     readonly cache: KeyCache;

@@ -29,6 +29,7 @@ import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
 import { Guardrails } from '../guardrails/index.js';
+import { configuredEntries, ProviderInstances, ProviderInstanceStore } from '../provider-instances/index.js';
 import { standbyWhileWaiting } from './standby.js';
 import { createCacheStore, ResponseCache } from '../cache/index.js';
 
@@ -169,6 +170,17 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       { missingCredentials: missingCredentials(config), descriptions: providerDescriptions(config), health: new ProviderHealth(providerFaultSink(logger, accounting.metrics)) },
     );
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
+    const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
+    const providerInstances = new ProviderInstances({
+      store: new ProviderInstanceStore(storage.db, keyring),
+      registry: providers,
+      catalog,
+      build: created.instance,
+      announcements: keyPropagation,
+      configured: configuredEntries(config.providers, options.env ?? process.env),
+      logger,
+    });
+    await whenStorageAnswers(() => providerInstances.start(), waiting);
     const cooldowns = await createCooldowns({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
     shutdownTasks.push(() => cooldowns.close());
     const router = new Router(cooldowns, accounting.metrics.routing);
@@ -210,7 +222,6 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     }
     shutdownTasks.push(() => cache.close());
     const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache, new ProjectPolicies(config.projects));
-    const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     // llm nodes reach the MCP gateway (made below) only once a run starts.
     const agents = createAgentServices({ config, db: storage.db, catalog, logger, tools: { toolSource: (principal, narrowing) => mcp.toolSource(principal, narrowing) } });
@@ -248,6 +259,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       logger,
       catalog,
       providers,
+      providerInstances,
       keys: {
         store: keyStore,
         cache: keyCache,

@@ -400,6 +400,22 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('projects_team_id').on('projects').column('team_id').execute();
       },
     },
+    '0052-provider-instances': {
+      async up(db: Kysely<unknown>) {
+        // Providers and credentials an administrator added (src/provider-instances, docs/providers.md):
+        // settings without their secrets as JSON; the secrets sealed with the gateway's encryption key.
+        await db.schema
+          .createTable('provider_instances')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('secrets', 'text', (c) => c.notNull())
+          .addColumn('fingerprints', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -299,6 +299,21 @@ export interface Database {
   stored_responses: StoredResponsesTable;
   mcp_servers: McpServersTable;
   audit_log: AuditLogTable;
+  provider_instances: ProviderInstancesTable;
+}
+
+/** A provider instance an administrator added: its kind (a descriptor's name), settings and sealed secrets. */
+export interface ProviderInstancesTable {
+  name: string;
+  kind: string;
+  /** JSON: the settings of its kind, without the secret fields. */
+  settings: string;
+  /** An `enc::` value (the gateway's encryption key) of the JSON of its secret fields. */
+  secrets: string;
+  /** JSON: each secret field's fingerprint (its last four characters and a short hash), shown instead of the secret. */
+  fingerprints: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** One administrative change (src/audit): who made it, when, to what, and the target before and after (never a secret). */

@@ -5,6 +5,7 @@ import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
 import { McpServersPage } from './pages/McpServersPage.js';
+import { ProvidersPage } from './pages/providers/ProvidersPage.js';
 import { SignInPage } from './pages/SignInPage.js';
 import { useSession } from './session.js';
 
@@ -38,6 +39,7 @@ export function App() {
         {isAdmin && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         {isAdmin && <Route path="/mcp" element={<McpServersPage />} />}
+        {isAdmin && <Route path="/providers" element={<ProvidersPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -81,6 +83,11 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/mcp">MCP servers</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/providers">Providers</NavLink>
               </li>
             )}
           </ul>

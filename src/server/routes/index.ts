@@ -8,6 +8,7 @@ import { adminGuardrailsRoutes } from './admin-guardrails.js';
 import { adminKeysRoutes } from './admin-keys.js';
 import { adminLogsRoutes } from './admin-logs.js';
 import { adminPlaygroundRoutes } from './admin-playground.js';
+import { adminProvidersRoutes } from './admin-providers.js';
 import { adminStatusRoutes } from './admin-status.js';
 import { agentRunsRoutes } from './agent-runs.js';
 import { audioRoutes } from './audio.js';
@@ -28,4 +29,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];
