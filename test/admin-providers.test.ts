@@ -260,3 +260,22 @@ describe('a credential added on one instance serves requests on another (Postgre
     }
   });
 });
+
+describe('a provider sealed with a key the gateway no longer holds', () => {
+  test('is left out with a warning; the gateway starts and serves', async () => {
+    const storage = await STORAGE_BACKENDS[0]!.create();
+    const options = { env: NO_OPENAI, dataDir: storage.dataDir };
+    const first = await startTestGateway({ ...options, env: { ...NO_OPENAI, MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') } });
+    assert.equal((await send(first, 'POST', '/admin/v1/providers', { name: 'openai', kind: 'openai', settings: { apiKey: SECRET } })).status, 201);
+    await first.close();
+    const second = await startTestGateway({ ...options, env: { ...NO_OPENAI, MODELGATE_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString('base64') } });
+    try {
+      const list = await send(second, 'GET', '/admin/v1/providers');
+      assert.equal(list.status, 200);
+      assert.equal(list.body.data.find((entry: Loose) => entry.name === 'openai'), undefined);
+    } finally {
+      await second.close();
+      await storage.dispose();
+    }
+  });
+});

@@ -40,11 +40,20 @@ export class ProviderInstanceStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly keyring: Keyring,
+    /** Told of an instance whose secrets this gateway cannot open (sealed with a key it no longer holds): it is left out, not fatal. */
+    private readonly unreadable: (name: string) => void,
   ) {}
 
   async list(): Promise<StoredInstance[]> {
     const rows = await this.db.selectFrom('provider_instances').selectAll().orderBy('name', 'asc').execute();
-    return rows.map((row) => this.opened(row));
+    return rows.flatMap((row) => {
+      try {
+        return [this.opened(row)];
+      } catch {
+        this.unreadable(row.name);
+        return [];
+      }
+    });
   }
 
   async get(name: string): Promise<StoredInstance | undefined> {

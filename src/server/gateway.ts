@@ -172,7 +172,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const catalog = new Catalog(DEFAULT_CATALOG, config, providers.names(), providers.unconfiguredNames());
     const keyring = new Keyring(secrets.encryptionKey, secrets.previousEncryptionKeys);
     const providerInstances = new ProviderInstances({
-      store: new ProviderInstanceStore(storage.db, keyring),
+      store: new ProviderInstanceStore(storage.db, keyring, (name) =>
+        logger.warn({ provider: name }, `provider ${name} was saved with an encryption key this gateway does not hold (set it in previousEncryptionKeys); it is not served`),
+      ),
       registry: providers,
       catalog,
       build: created.instance,
