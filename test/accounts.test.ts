@@ -107,7 +107,7 @@ for (const backend of STORAGE_BACKENDS) {
       assert.ok(isGatewayError(unknown) && isGatewayError(wrong));
       assert.equal(unknown.code, wrong.code);
       assert.equal(unknown.message, wrong.message);
-      await accounts.throttle.clearAccount('ops@example.com');
+      await accounts.throttle.succeeded('ops@example.com', '10.0.1.2');
     });
 
     test('per account: the fourth attempt within the window is refused with a wait, even with the right password', async () => {

@@ -91,4 +91,32 @@ describe('translated input is validated as the native path validates it', () => 
       assert.equal(completion.choices[0]!.finish_reason, 'stop');
     });
   }
+
+  test('claude-sonnet-4-5 through the Responses API: 100k-deep function-call arguments and an image that is not base64 are a 400 naming the field', async () => {
+    const before = sent();
+    const deep = await fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        input: [
+          { type: 'message', role: 'user', content: 'Go.' },
+          { type: 'function_call', call_id: 'call_1', name: 'f', arguments: deepArguments(100_000) },
+          { type: 'function_call_output', call_id: 'call_1', output: 'ok' },
+        ],
+      }),
+    });
+    const image = await fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-sonnet-4-5', input: [{ type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,not base64 at all!' }] }] }),
+    });
+    for (const response of [deep, image]) {
+      const body = (await response.json()) as { error?: { type: string; param: string | null } };
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(body.error?.type, 'invalid_request_error');
+      assert.ok(body.error?.param !== null && body.error?.param !== undefined && body.error.param.length > 0, 'the field is named');
+    }
+    assert.equal(sent(), before, 'nothing reached the vendor');
+  });
 });

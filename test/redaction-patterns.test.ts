@@ -6,6 +6,7 @@ import { redactText, redactValue } from '../src/logs/index.js';
 const join = (...parts: string[]) => parts.join('');
 const alnum = (length: number, seed = 'aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z') => seed.repeat(Math.ceil(length / seed.length)).slice(0, length);
 const upper = (length: number) => 'Q7WX3ZR9K2MB5TLA8PYD'.repeat(2).slice(0, length);
+const AWS_SECRET = 'FAKEfake00/+'.repeat(4).slice(0, 40);
 
 /**
  * Each family: texts holding a secret (`found`: the secret must be gone, the text around it
@@ -23,6 +24,26 @@ const FAMILIES: Record<string, { found: [text: string, secret: string][]; kept: 
       [`{"AccessKeyId": "x", "SecretAccessKey": "${alnum(40)}", "SessionToken": "${alnum(60)}"}`, alnum(40)],
     ],
     kept: ['ASIAN cuisine and AKIAN art', 'Set aws_secret_access_key in ~/.aws/credentials.'],
+  },
+  // A bare AWS secret access key in prose: 40 base64 characters after "aws" or "secret".
+  awssecret: {
+    found: [
+      [`My AWS keys: ${join('AKIA', upper(16))} and the secret ${AWS_SECRET} — keep it safe.`, AWS_SECRET],
+      [`aws creds for the build box:\n${AWS_SECRET}`, AWS_SECRET],
+      [`Secret is ${AWS_SECRET}.`, AWS_SECRET],
+      [`export AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, AWS_SECRET],
+      [`The secret (${AWS_SECRET}) rotates monthly`, AWS_SECRET],
+    ],
+    kept: [
+      `secret commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b is the fix`,
+      `secret digest n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg= (SHA-256, base64)`,
+      `aws blob ${alnum(64)} of 48 bytes`,
+      `AWS regions: eu-west-1, us-east-1; the secret sauce is documentation.`,
+      `a token ${AWS_SECRET} with no word of the cloud before it`,
+      `aws ${'x'.repeat(70)} ${AWS_SECRET}`,
+      `secret: ${'abcdefghij'.repeat(4)} is all lower case`,
+      `SECRET: ${'ABCDEFGHIJ'.repeat(4)}`,
+    ],
   },
   github: {
     found: [

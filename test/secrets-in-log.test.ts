@@ -84,6 +84,27 @@ describe('no secret stored raw, end to end', () => {
     assert.equal(records[2].requested_model, '[redacted]');
   });
 
+  test('VETTING: secrets in every free-text field it keeps (context.userId, prompts, answer keys, messages)', async () => {
+    // An npm token one character longer than the documented 36, and a bare AWS secret in prose.
+    const npm = ['np', 'm_', 'FAKEfake00'.repeat(4).slice(0, 37)].join('');
+    const awsSecret = 'FAKEfake00/+'.repeat(4).slice(0, 40);
+    const response = await fetch(`${gateway.url}/v1/vetting/full`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        mode: 'chat',
+        config: { chatModel: { modelId: 'gpt-4o-mini' } },
+        prompts: { chatSystemPrompt: `Tutor. The aws secret for the lab is ${awsSecret}.` },
+        context: { userId: npm, sessionId: 'session-1', items: [{ question: { text: `Slack ${SLACK}?`, id: 'q1', subject: `aws ${awsSecret}` }, answerKey: { correctAnswer: `pat ${FINE_GRAINED_PAT}`, keyConcepts: [`npm ${npm}`] } }] },
+        messages: [{ role: 'user', content: `my password: hunter2, token ${JWT}` }],
+      }),
+    });
+    await response.arrayBuffer();
+    assert.equal(response.status, 200);
+    const record = JSON.stringify(await recordOf(response.headers.get('x-request-id')!));
+    for (const secret of [npm, awsSecret, SLACK, FINE_GRAINED_PAT, JWT, 'hunter2']) assert.ok(!record.includes(secret), `the record holds ${secret.slice(0, 8)}…`);
+  });
+
   test('an export shows a media reference exactly as the admin API does', async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const { response } = await client.images.generate({ model: 'gpt-image-1', prompt: 'a red square', n: 1 }).withResponse();

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/index.js';
 import type { Database } from '../storage/index.js';
 import { decoyPasswordHash, verifyPassword } from './password.js';
 import { csrfTokenOf, SessionStore, type SessionLifetimes, type StoredSession } from './session-store.js';
-import { SignInThrottle, type ThrottleLimits } from './sign-in-throttle.js';
+import { SignInThrottle, type SharedSignInCounts, type ThrottleLimits } from './sign-in-throttle.js';
 import type { Role, SessionView } from './types.js';
 import { normalizeEmail, toUserView, UserStore, type UserRow } from './user-store.js';
 
@@ -26,6 +26,8 @@ export interface AccountsOptions {
   now?: () => number;
   /** Checks a password against its stored hash (tests count the checks). */
   verify?: (password: string, stored: string) => Promise<boolean>;
+  /** Sign-in attempts counted for every instance (Redis); without them each instance counts its own in-flight checks. */
+  sharedCounts?: SharedSignInCounts;
 }
 
 const WRONG_CREDENTIALS = 'The email or password is not right. Check both and try again.';
@@ -41,7 +43,7 @@ export class Accounts {
   constructor(db: Kysely<Database>, options: AccountsOptions = {}) {
     this.users = new UserStore(db);
     this.sessions = new SessionStore(db, options.lifetimes);
-    this.throttle = new SignInThrottle(db, options.throttle);
+    this.throttle = new SignInThrottle(db, options.throttle, options.sharedCounts);
     this.now = options.now ?? Date.now;
     this.verify = options.verify ?? verifyPassword;
   }
@@ -70,7 +72,7 @@ export class Accounts {
         await this.throttle.recordFailure(normalized, address, now);
         throw new GatewayError('invalid_credentials', WRONG_CREDENTIALS);
       }
-      await this.throttle.clearAccount(normalized);
+      await this.throttle.succeeded(normalized, address);
     } finally {
       admitted.attempt.done();
     }

@@ -7,5 +7,6 @@ export type { UserRow } from './user-store.js';
 export { csrfTokenOf, isCsrfTokenOf, DEFAULT_SESSION_LIFETIMES } from './session-store.js';
 export type { SessionLifetimes } from './session-store.js';
 export { DEFAULT_THROTTLE_LIMITS } from './sign-in-throttle.js';
-export type { ThrottleLimits } from './sign-in-throttle.js';
+export type { SharedSignInCounts, ThrottleLimits } from './sign-in-throttle.js';
+export { createSignInCounts } from './create-sign-in-counts.js';
 export { hashesWaiting, hashPassword, verifyPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';

@@ -10,6 +10,10 @@ import type { Database } from '../storage/index.js';
  * Before any password is checked the attempt is counted here, synchronously: at most
  * `concurrentPerAccount` checks of one account run at once on an instance, and an attempt
  * admitted while others are in flight is counted as if those had failed.
+ *
+ * With shared counts (Redis, when `REDIS_URL` is set) the attempt is checked and counted there
+ * in one atomic step, so instances together admit no more checks than one would; while Redis
+ * does not answer, each instance counts as above.
  */
 
 export interface ThrottleLimits {
@@ -28,6 +32,25 @@ export interface ThrottleLimits {
 
 export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
 
+/** A subject of the throttle (`account:<email>` or `address:<ip>`) and its free attempts. */
+export interface SignInSubject {
+  key: string;
+  free: number;
+}
+
+/** Attempts counted for every instance at once (Redis). */
+export interface SharedSignInCounts {
+  /**
+   * Checks every subject's wait and, when none is left, counts the attempt for each (in flight
+   * until it succeeds, a failure otherwise): the milliseconds to wait (0: counted), or
+   * undefined when the shared counts do not answer.
+   */
+  admit(subjects: readonly SignInSubject[], now: number, delays: { baseMs: number; maxMs: number; windowMs: number }): Promise<number | undefined>;
+  /** A success clears the account's count and gives the address its attempt back. */
+  succeeded(accountKey: string, addressKey: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** An admitted attempt: its in-flight count is given back once its check ended. */
 export interface SignInAttempt {
   done(): void;
@@ -39,6 +62,7 @@ export class SignInThrottle {
   constructor(
     private readonly db: Kysely<Database>,
     readonly limits: ThrottleLimits = DEFAULT_THROTTLE_LIMITS,
+    private readonly shared?: SharedSignInCounts,
   ) {}
 
   /**
@@ -63,6 +87,19 @@ export class SignInThrottle {
       },
     };
     try {
+      const sharedWaitMs = await this.shared?.admit(
+        [
+          { key: account, free: this.limits.perAccount },
+          { key: from, free: this.limits.perAddress },
+        ],
+        now,
+        { baseMs: (this.limits.baseDelaySeconds ?? 1) * 1000, maxMs: (this.limits.maxDelaySeconds ?? 300) * 1000, windowMs: this.limits.windowMs },
+      );
+      if (sharedWaitMs === 0) return { attempt };
+      if (sharedWaitMs !== undefined) {
+        attempt.done();
+        return { wait: Math.max(1, Math.ceil(sharedWaitMs / 1000)) };
+      }
       const since = now - this.limits.windowMs;
       const waits = await Promise.all([
         this.waitFor(account, this.limits.perAccount, others.account, since, now),
@@ -100,8 +137,12 @@ export class SignInThrottle {
     await this.db.deleteFrom('dashboard_sign_in_failures').where('failed_at', '<', now - this.limits.windowMs).execute();
   }
 
-  /** A successful sign-in clears the account's count (not the address's: one success must not reset a spray). */
-  async clearAccount(email: string): Promise<void> {
+  /**
+   * A successful sign-in clears the account's count (not the address's: one success must not
+   * reset a spray; in the shared counts it gives back only its own attempt).
+   */
+  async succeeded(email: string, address: string): Promise<void> {
+    await this.shared?.succeeded(`account:${email}`, `address:${address}`);
     await this.db.deleteFrom('dashboard_sign_in_failures').where('subject', '=', `account:${email}`).execute();
   }
 

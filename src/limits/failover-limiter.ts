@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
@@ -6,13 +7,37 @@ import type { RedisLimiter } from './redis-limiter.js';
 import type { ActualUsage, Admission, LimitSeedSource, Limiter, LimiterState, UsageEstimate } from './types.js';
 
 const RETRY_PRIMARY_AFTER_MS = 1_000;
+/** How often an instance announces itself through Redis, and how long an announcement counts. */
+export const ANNOUNCE_EVERY_MS = 5_000;
+export const ANNOUNCED_FOR_MS = 30_000;
+
+/**
+ * The limits an instance enforces alone while Redis is away: its share of each (the limit ÷
+ * the instances seen, at least one request and one token), so that together they hold the limit.
+ */
+function shareOf(principal: Principal & { kind: 'key' }, instances: number): Principal {
+  if (instances <= 1) return principal;
+  const { rpm, dailyTokens, monthlyCostUsd } = principal.limits;
+  return {
+    ...principal,
+    limits: {
+      ...principal.limits,
+      rpm: rpm === null ? null : Math.max(1, Math.floor(rpm / instances)),
+      dailyTokens: dailyTokens === null ? null : Math.max(1, Math.floor(dailyTokens / instances)),
+      monthlyCostUsd: monthlyCostUsd === null ? null : monthlyCostUsd / instances,
+    },
+  };
+}
 
 /**
  * Redis limits that survive a Redis outage. While Redis is unreachable (not connected, or a
  * command fails or times out), this instance enforces every limit with its own counters,
  * seeded from the request log so daily and monthly caps keep what was already spent; when
  * Redis is back, admissions return to the shared counters. The gateway keeps serving
- * throughout; during the outage a per-minute limit holds per instance rather than in total.
+ * throughout. While Redis is up every instance announces itself there; during an outage each
+ * enforces its share of every limit (the limit ÷ the instances seen before it), its caps seeded
+ * with the same share of what was spent and its per-minute counters with what it admitted
+ * itself this minute, so the instances together hold each limit.
  */
 export class FailoverLimiter implements Limiter {
   private readonly fallback = new InMemoryLimiter();
@@ -21,6 +46,12 @@ export class FailoverLimiter implements Limiter {
   private seeding: Promise<void> = Promise.resolve();
   /** After a failed command on a live connection, Redis is not asked again before this time. */
   private retryPrimaryAt = 0;
+  private readonly instanceId = randomUUID();
+  /** Instances announced through Redis within ANNOUNCED_FOR_MS, this one included (as last answered). */
+  private instancesSeen = 1;
+  /** The instances whose share this instance enforces during the current outage. */
+  private outageInstances = 1;
+  private readonly announcer: NodeJS.Timeout;
 
   constructor(
     private readonly primary: RedisLimiter,
@@ -31,7 +62,10 @@ export class FailoverLimiter implements Limiter {
     primary.client.on('ready', () => {
       this.retryPrimaryAt = 0;
       this.leaveFallback();
+      void this.announce();
     });
+    this.announcer = setInterval(() => void this.announce(), ANNOUNCE_EVERY_MS);
+    this.announcer.unref();
     // ioredis emits 'error' on every failed reconnect; the transition is what gets logged.
     primary.client.on('error', (error: Error) => this.enterFallback(error));
   }
@@ -72,7 +106,7 @@ export class FailoverLimiter implements Limiter {
       );
     }
     await this.seeding;
-    const admission = await this.fallback.admit(principal, estimate);
+    const admission = await this.fallback.admit(shareOf(principal, this.outageInstances), estimate);
     this.fallbackAdmissions += 1;
     return admission;
   }
@@ -82,7 +116,13 @@ export class FailoverLimiter implements Limiter {
   }
 
   state(): LimiterState {
-    return { backend: 'redis', fallbackActive: this.fallbackActive, fallbackAdmissions: this.fallbackAdmissions, outageMode: this.outageMode };
+    return {
+      backend: 'redis',
+      fallbackActive: this.fallbackActive,
+      fallbackAdmissions: this.fallbackAdmissions,
+      outageMode: this.outageMode,
+      instancesSeen: this.fallbackActive ? this.outageInstances : this.instancesSeen,
+    };
   }
 
   sharedCountersAnswer(): Promise<boolean> {
@@ -90,25 +130,47 @@ export class FailoverLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.announcer);
     this.primary.client.removeAllListeners('ready');
+    await this.primary.withdraw(this.instanceId);
     await this.primary.close();
   }
 
   private enterFallback(reason: Error): void {
     if (this.fallbackActive) return;
     this.fallbackActive = true;
+    const instances = this.instancesSeen;
+    this.outageInstances = instances;
     this.logger.warn(
-      { reason: reason.message },
-      'Redis is unreachable: enforcing key limits with this instance\'s own counters until it is back',
+      { reason: reason.message, instances },
+      this.outageMode === 'failClosed'
+        ? 'Redis is unreachable: refusing keys with limits until it is back (limits.redisOutage: failClosed)'
+        : `Redis is unreachable: enforcing key limits with this instance's own counters until it is back, each limit's share 1/${instances} (${instances} instances seen)`,
     );
     const now = Date.now();
+    const ownRequests = this.primary.ownRequestsIn(now);
     this.seeding = this.seeds(now).then(
-      (seeds) => this.fallback.seed(seeds, now),
+      (seeds) =>
+        this.fallback.seed(
+          seeds.map((seed) => ({ keyId: seed.keyId, dayTokens: Math.ceil(seed.dayTokens / instances), monthCostMicroUsd: Math.ceil(seed.monthCostMicroUsd / instances) })),
+          now,
+          ownRequests,
+        ),
       (error: unknown) => {
-        this.fallback.seed([], now);
+        this.fallback.seed([], now, ownRequests);
         this.logger.error({ err: error }, 'could not read spent usage from the request log; fallback counters start at zero');
       },
     );
+  }
+
+  /** Announces this instance; a Redis that does not answer leaves the last count standing. */
+  private async announce(): Promise<void> {
+    if (!this.primary.available()) return;
+    try {
+      this.instancesSeen = Math.max(1, await this.primary.announce(this.instanceId, ANNOUNCED_FOR_MS));
+    } catch {
+      // The next admission finds Redis away and enters the fallback with the last count.
+    }
   }
 
   private leaveFallback(): void {

@@ -71,13 +71,16 @@ export class InMemoryLimiter implements Limiter {
 
   /**
    * Replaces the day and month counters with usage already spent (from the request log), so
-   * caps survive a restart. Per-minute counters are not seeded: a minute passes quickly.
+   * caps survive a restart. A per-minute counter is raised to its key's `minuteRequests`
+   * (requests of this minute made elsewhere; none at start-up: a minute passes quickly).
    */
-  seed(seeds: readonly LimitSeed[], at: number = this.now()): void {
+  seed(seeds: readonly LimitSeed[], at: number = this.now(), minuteRequests: ReadonlyMap<string, number> = new Map()): void {
+    const minute = minuteWindow(at).id;
     const day = dayWindow(at).id;
     const month = monthWindow(at).id;
     this.tokens.clear();
     this.costs.clear();
+    for (const [keyId, count] of minuteRequests) this.requests.set(keyId, { window: minute, value: Math.max(count, current(this.requests, keyId, minute)) });
     for (const seed of seeds) {
       this.tokens.set(seed.keyId, { window: day, value: seed.dayTokens });
       this.costs.set(seed.keyId, { window: month, value: seed.monthCostMicroUsd });

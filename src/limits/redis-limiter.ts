@@ -4,7 +4,7 @@ import type { Principal } from '../keys/index.js';
 import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
 import { hasLimits, reservedUsage, unlimitedAdmission } from './in-memory-limiter.js';
 import { usdToMicro } from './micro-usd.js';
-import { ADMIT_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
+import { ADMIT_SCRIPT, ANNOUNCE_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
 import type { ActualUsage, Admission, Limiter, LimiterState, UsageEstimate } from './types.js';
 import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './windows.js';
 
@@ -20,6 +20,7 @@ const LATE_ANSWER_MS = 60_000;
 interface ScriptedRedis extends Redis {
   modelgateAdmit(...keysAndArgs: (string | number)[]): Promise<[verdict: number, used: number, reservedTokens?: number, reservedCost?: number]>;
   modelgateSettle(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
+  modelgateAnnounce(instancesKey: string, now: number, instanceId: string, recentMs: number): Promise<number>;
 }
 
 export interface RedisLimiterOptions {
@@ -39,12 +40,15 @@ export class RedisLimiter implements Limiter {
   private readonly redis: ScriptedRedis;
   /** Requests of the current minute per key, as Redis last answered an admission of this instance. */
   private readonly seenRequests = new Map<string, { minute: number; used: number }>();
+  /** Requests of the current minute per key that this instance admitted. */
+  private readonly ownRequests = new Map<string, { minute: number; count: number }>();
 
   constructor(private readonly options: RedisLimiterOptions) {
     // A late answer still counts (LATE_ANSWER_MS); the request itself never waits that long.
     const redis = new Redis(options.url, sharedStateRedisOptions(Math.max(options.commandTimeoutMs, LATE_ANSWER_MS), options.commandTimeoutMs));
     redis.defineCommand('modelgateAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
     redis.defineCommand('modelgateSettle', { lua: SETTLE_SCRIPT });
+    redis.defineCommand('modelgateAnnounce', { numberOfKeys: 1, lua: ANNOUNCE_SCRIPT });
     this.redis = redis as ScriptedRedis;
   }
 
@@ -116,6 +120,10 @@ export class RedisLimiter implements Limiter {
     if (verdict === 1) throw requestsPerMinuteExceeded(rpm ?? 0, minute.resetSeconds);
     if (verdict === 2) throw dailyTokenCapExceeded(dailyTokens ?? 0, day.resetSeconds, headers);
     if (verdict === 3) throw monthlyCostCapExceeded(monthlyCostUsd ?? 0, month.resetSeconds, headers);
+    if (rpm !== null) {
+      const own = this.ownRequests.get(principal.keyId);
+      this.ownRequests.set(principal.keyId, { minute: minute.id, count: own !== undefined && own.minute === minute.id ? own.count + 1 : 1 });
+    }
 
     let settled = false;
     return {
@@ -135,6 +143,31 @@ export class RedisLimiter implements Limiter {
     const seen = this.seenRequests.get(principal.keyId);
     const used = seen !== undefined && seen.minute === minute.id ? seen.used : 0;
     return rateLimitHeaders(principal.limits.rpm, principal.limits.rpm - used, minute.resetSeconds);
+  }
+
+  /** Requests this instance admitted in the minute of `now`, per key (what it carries into an outage). */
+  ownRequestsIn(now: number): Map<string, number> {
+    const minute = minuteWindow(now).id;
+    const counts = new Map<string, number>();
+    for (const [keyId, own] of this.ownRequests) {
+      if (own.minute === minute) counts.set(keyId, own.count);
+      else this.ownRequests.delete(keyId);
+    }
+    return counts;
+  }
+
+  /**
+   * Announces this instance to the others sharing the counters; resolves with how many were
+   * announced within `recentMs` (this one included), rejects when Redis does not answer.
+   */
+  announce(instanceId: string, recentMs: number): Promise<number> {
+    return answerWithin(this.redis.modelgateAnnounce(`${this.options.keyPrefix}instances`, Date.now(), instanceId, recentMs), this.options.commandTimeoutMs);
+  }
+
+  /** Takes this instance out of the announced ones (a graceful shutdown). */
+  async withdraw(instanceId: string): Promise<void> {
+    if (this.redis.status !== 'ready') return;
+    await answerWithin(this.redis.zrem(`${this.options.keyPrefix}instances`, instanceId), this.options.commandTimeoutMs).catch(() => undefined);
   }
 
   state(): LimiterState {

@@ -56,3 +56,17 @@ for i, key in ipairs(KEYS) do
 end
 return 0
 `;
+
+/**
+ * An instance announces itself: KEYS[1] is a sorted set of instance ids by the time each was
+ * last announced. ARGV: now (ms), this instance's id, how long an announcement counts (ms).
+ * Forgets instances not announced within that time; returns how many are left (this one included).
+ */
+export const ANNOUNCE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local recent = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - recent)
+redis.call('PEXPIRE', KEYS[1], recent)
+return redis.call('ZCARD', KEYS[1])
+`;

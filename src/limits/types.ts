@@ -34,6 +34,11 @@ export interface LimiterState {
   fallbackAdmissions: number;
   /** What a Redis outage does (limits.redisOutage): per-instance counters, or refusals (absent: in-process counters, no outage to speak of). */
   outageMode?: 'local' | 'failClosed';
+  /**
+   * Instances sharing the Redis counters, this one included: as last announced through Redis,
+   * or during an outage the count its share is taken from (absent: in-process counters).
+   */
+  instancesSeen?: number;
 }
 
 /** Usage already spent in the current windows, read from the request log at start-up. */

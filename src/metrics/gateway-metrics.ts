@@ -169,6 +169,11 @@ export class GatewayMetrics {
       ),
     );
     this.registry.register(
+      new Gauge('modelgate_limiter_local_share', 'The share of each key limit this instance enforces on its own while Redis is away in local mode: 1 ÷ the instances seen sharing Redis (1 without Redis).', () =>
+        1 / (this.sources.limiter().instancesSeen ?? 1),
+      ),
+    );
+    this.registry.register(
       new Gauge('modelgate_limiter_fallback_admissions', 'Admissions decided by the per-instance fallback since start.', () =>
         this.sources.limiter().fallbackAdmissions,
       ),

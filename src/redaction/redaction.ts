@@ -164,6 +164,22 @@ export function addKnownSecrets(values: Iterable<string | undefined>): void {
   shortestRedacted = Math.min(SHORTEST_MATCH, ...[...knownSecrets].map((value) => value.length));
 }
 
+/**
+ * A provider's answer without the gateway's own credentials in it (an upstream that echoes
+ * the key it was sent), nothing else changed: the answer itself when it holds none, which a
+ * native search of each known value tells without decoding it.
+ */
+export function withoutKnownSecrets<T extends string | Buffer>(answer: T): T {
+  if (knownSecretPattern === null) return answer;
+  for (const secret of knownSecrets) {
+    if (!answer.includes(secret)) continue;
+    knownSecretPattern.lastIndex = 0;
+    if (typeof answer === 'string') return answer.replace(knownSecretPattern, REDACTED) as T;
+    return Buffer.from(answer.toString('utf8').replace(knownSecretPattern, REDACTED), 'utf8') as T;
+  }
+  return answer;
+}
+
 /** Redacts credentials and replaces media inside a string. */
 export function redactText(text: string): string {
   if (text.length < shortestRedacted) return text;

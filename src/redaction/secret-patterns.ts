@@ -71,6 +71,17 @@ function isBasicCredential(match: string, keep: string): boolean {
   return Buffer.from(match.slice(keep.length), 'base64').includes(0x3a);
 }
 
+/**
+ * An AWS secret access key is 40 characters of base64 (30 random bytes), so it mixes cases and
+ * has a digit or a symbol: a hex digest (SHA-1 has 40 characters too) or a word does not.
+ */
+function isAwsSecret(match: string): boolean {
+  return /[A-Z]/.test(match) && /[a-z]/.test(match) && /[0-9/+]/.test(match);
+}
+
+/** Base64 characters: an AWS secret is a run of exactly 40 of them, no more. */
+const B64 = 'A-Za-z0-9/+';
+
 /** A value that is already a placeholder is left as it is: redaction runs once, and again on exports. */
 const NOT_A_PLACEHOLDER = '(?!\\[(?:redacted|omitted))';
 
@@ -113,12 +124,22 @@ export const SECRET_FAMILIES: readonly SecretFamily[] = [
   { family: 'admin', pattern: '\\bmg-admin-[A-Za-z0-9_-]{16,}', marker: '-(?<=mg-admin-)' },
   // gitleaks aws-access-token: long-term (AKIA) and temporary (ASIA) key ids and the rarer kinds.
   { family: 'aws', pattern: '\\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\\b', marker: 'A(?:3T|KIA|SIA|BIA|CCA)' },
+  // gitleaks aws-secret-access-key reads only `aws_secret…=`: a bare secret in prose is found by
+  // being 40 base64 characters within 60 characters after "aws" or "secret" (checked last:
+  // the cheap tests first, then the word behind).
+  {
+    family: 'awssecret',
+    pattern: `(?<![${B64}])(?=[${B64}]{40}(?![${B64}=]))(?<=(?:${anyCase('aws')}|${anyCase('secret')})[\\s\\S]{0,60})[${B64}]{40}`,
+    marker: `${anyCase('aws')}|${anyCase('secret')}`,
+    isSecret: isAwsSecret,
+  },
   // gitleaks github-pat, github-fine-grained-pat, github-oauth, github-app-token, github-refresh-token.
   { family: 'github', pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})', marker: '_(?<=(?:gh[pousr]|github)_)' },
   { family: 'gitlab', pattern: '\\bglpat-[A-Za-z0-9_-]{20,}', marker: '-(?<=glpat-)' },
   // gitleaks slack-bot-token, slack-user-token, slack-app-token and the rest of the xox family; slack-webhook-url.
   { family: 'slack', pattern: '\\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})|https:\\/\\/hooks\\.slack\\.com\\/(?:services|workflows)\\/[A-Za-z0-9/]+', marker: 'xox|-(?<=xapp-)|\\.(?<=hooks\\.)' },
-  { family: 'npm', pattern: '\\bnpm_[A-Za-z0-9]{36}\\b', marker: '_(?<=npm_)' },
+  // gitleaks npm-access-token: 36 characters; longer runs are taken whole rather than missed.
+  { family: 'npm', pattern: '\\bnpm_[A-Za-z0-9]{36,}', marker: '_(?<=npm_)' },
   { family: 'sendgrid', pattern: '\\bSG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}', marker: '\\.(?<=SG\\.)' },
   { family: 'huggingface', pattern: '\\bhf_[A-Za-z0-9]{30,}', marker: '_(?<=hf_)' },
 ];

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
 import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type StorageOptions } from '../storage/index.js';
-import { Accounts } from '../accounts/index.js';
+import { Accounts, createSignInCounts, type AccountsOptions } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, missingCredentials, providerDescriptions, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
@@ -68,6 +68,8 @@ export interface StartOptions {
    * only to answer 503.
    */
   standby?: boolean;
+  /** The sign-in throttle's clock and password check (tests hold the one still and count the other). */
+  accounts?: Pick<AccountsOptions, 'now' | 'verify'>;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -231,7 +233,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     // Conversation history holds what callers and models wrote, as payloads do: kept as long.
     accounting.retain(agents.conversations, 'agent conversation messages');
     const projects = new ProjectStore(storage.db);
-    const accounts = new Accounts(storage.db);
+    const signInCounts = await createSignInCounts({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
+    if (signInCounts !== undefined) shutdownTasks.push(() => signInCounts.close());
+    const accounts = new Accounts(storage.db, { ...options.accounts, ...(signInCounts === undefined ? {} : { sharedCounts: signInCounts }) });
     const audit = new AuditStore(storage.db);
     // Kept for its own time (audit.retentionDays), however long the request log is.
     const auditRetention = new RetentionJob(audit, { retentionDays: config.audit.retentionDays, ...RETENTION_DEFAULTS, rows: 'audit log entries' }, logger);

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Provider } from '../../src/model-api/index.js';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
-import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
+import { startGateway, type RunningGateway, type StartOptions } from '../../src/server/gateway.js';
 import type { RouteModule } from '../../src/server/app.js';
 import type { Scope } from '../../src/keys/index.js';
 
@@ -31,6 +31,8 @@ export interface TestGatewayOptions {
   logger?: Logger;
   /** In-process providers in place of the configured ones of the same names. */
   providers?: readonly Provider[];
+  /** The sign-in throttle's clock and password check. */
+  accounts?: StartOptions['accounts'];
 }
 
 export interface TestGateway {
@@ -89,6 +91,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.routes !== undefined ? { routes: options.routes } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.providers !== undefined ? { providers: options.providers } : {}),
+    ...(options.accounts !== undefined ? { accounts: options.accounts } : {}),
   });
   const url = gateway.url;
   const inProcessFetch = injectingFetch(gateway, url);

@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../../errors/index.js';
+import { withoutKnownSecrets } from '../../redaction/index.js';
 import type { ChatStreamEvent, EventStream, StreamEvent, StreamReader } from '../../model-api/index.js';
 import { whenAborted } from './abort-listeners.js';
 import {
@@ -40,10 +41,18 @@ export interface StreamFraming {
 
 export type Framer<M> = (onMessage: (message: M) => void) => StreamFraming;
 
-/** Server-sent events (eventsource-parser), decoded as UTF-8 across network chunks. */
+/**
+ * Server-sent events (eventsource-parser), decoded as UTF-8 across network chunks. An event
+ * that echoes one of the gateway's own credentials has it redacted before anything reads it.
+ */
 export const SSE_FRAMING: Framer<EventSourceMessage> = (onMessage) => {
   const decoder = new StringDecoder('utf8');
-  const parser = createParser({ onEvent: onMessage });
+  const parser = createParser({
+    onEvent: (event) => {
+      const data = withoutKnownSecrets(event.data);
+      onMessage(data === event.data ? event : { ...event, data });
+    },
+  });
   return { feed: (chunk) => parser.feed(decoder.write(chunk)), end: () => parser.reset({ consume: true }) };
 };
 

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { cachedLookup } from '../../network/index.js';
+import { withoutKnownSecrets } from '../../redaction/index.js';
 import { whenAborted } from './abort-listeners.js';
 import type { UpstreamNotes } from '../../model-api/index.js';
 import { rateLimitShareOf } from './provider-rate-limits.js';
@@ -235,7 +236,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     clearTimeout(this.deadline);
     this.stopListening();
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const body = withoutKnownSecrets(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size));
     this.resolve({ status: this.status, headers: this.headers, body, latencyMs: this.latencyMs });
   }
 
@@ -364,7 +365,7 @@ export function readBodyText(body: Dispatcher.ResponseData['body'], limitBytes =
     let settled = false;
     body.once('end', () => {
       settled = true;
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      resolve(withoutKnownSecrets(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
     });
     body.once('error', (error) => {
       settled = true;

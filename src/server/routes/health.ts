@@ -24,6 +24,15 @@ const ReadinessResponseSchema = Type.Object({
       description: 'how key limits are counted now: shared (Redis), local (Redis away, each instance on its own), fail_closed (Redis away, limited keys refused with 503), in_process (no Redis)',
     }),
   ),
+  limits_share: Type.Optional(
+    Type.Object(
+      {
+        instances: Type.Integer({ minimum: 1, description: 'instances sharing the Redis counters, this one included (announced through Redis within 30 s; during an outage, as seen when it began)' }),
+        fraction: Type.Number({ description: 'the share of each limit this instance enforces on its own while limits are local: 1 ÷ instances' }),
+      },
+      { description: 'with REDIS_URL: how a limit is divided among instances while Redis is away (limits.redisOutage: local)' },
+    ),
+  ),
 });
 
 /**
@@ -66,6 +75,7 @@ export const healthRoutes: RouteModule = (app, context) => {
       if (!providerOk) missing.push('no provider is configured; set a provider API key (docs/providers.md)');
       const ready = missing.length === 0;
       const mcpServers = mcp.summaries();
+      const state = limits.state();
       return reply.code(ready ? 200 : 503).send({
         status: ready ? ('ready' as const) : ('not_ready' as const),
         checks: {
@@ -75,7 +85,8 @@ export const healthRoutes: RouteModule = (app, context) => {
           ...(mcpServers.length === 0 ? {} : { mcp_servers: Object.fromEntries(mcpServers.map(({ name, health }) => [name, health.state === 'ready' ? ('ok' as const) : health.state])) }),
         },
         missing,
-        limits: limitsMode(limits.state()),
+        limits: limitsMode(state),
+        ...(state.instancesSeen === undefined ? {} : { limits_share: { instances: state.instancesSeen, fraction: 1 / state.instancesSeen } }),
       });
     },
   );
