@@ -4,9 +4,9 @@ import type { CheckedCall } from '../../calls/index.js';
 import { fitExtensions, type ApiFormat, type DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
-import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
+import { bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
-import { cacheTicketFor, storeFalseIn, temperatureOf } from './response-cache.js';
+import { admitCached, cacheTicketFor, storeFalseIn, temperatureOf } from './response-cache.js';
 
 /**
  * Chooses, once the call is checked and before anything is reserved, a format's own way to
@@ -50,7 +50,8 @@ export async function answerInFormat<B, D extends DecodedCall>(
     stream: decoded.stream,
     body: isNative ? { request: request.body, beta: request.headers['anthropic-beta'] ?? null } : decoded.body,
     traits: {
-      temperature: temperatureOf(isNative ? request.body : decoded.body),
+      // The decoded body carries the caller's temperature in every format (Gemini's is in generationConfig).
+      temperature: temperatureOf(decoded.body),
       storeFalse: storeFalseIn(request.body),
       media: call.media !== null && call.media.images + call.media.files > 0,
       toolResults: carriesToolResults(decoded.body),
@@ -58,10 +59,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
   });
   // Media is priced by the provider per image or page, not per base64 byte.
   const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
-  // A hit makes no provider call: it reserves nothing but its request against the per-minute limit.
-  const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
-  await admit(request, reply, estimate);
-  call.reserved(estimate);
+  await admitCached(request, reply, call, cache, () => estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices));
   if (isNative) return answer(cache);
   const { extensions, dropped } = answer;
   recordDroppedFields(request, reply, dropped);

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheControls, CacheTicket, KeyParts, RequestTraits } from '../../cache/index.js';
+import type { Capability, CheckedCall } from '../../calls/index.js';
 import { invalidBody } from '../../errors/index.js';
+import type { UsageEstimate } from '../../limits/index.js';
+import { admit } from './model-call.js';
 
 /**
  * The HTTP side of the response cache (docs/caching.md): the caller's controls read from its
@@ -54,4 +57,14 @@ export function temperatureOf(body: unknown): number | undefined {
 /** Whether the caller's body says `store: false`. */
 export function storeFalseIn(body: unknown): boolean {
   return (body as { store?: unknown } | null)?.store === false;
+}
+
+/** What an embeddings request is to the cache: always deterministic, no store flag, media or tool results. */
+export const EMBEDDING_TRAITS: RequestTraits = { temperature: null, storeFalse: false, media: false, toolResults: false };
+
+/** Reserves the call's estimate against the key's limits, or, for a hit (no provider call), nothing but its request per minute. */
+export async function admitCached(request: FastifyRequest, reply: FastifyReply, call: CheckedCall<Capability>, cache: CacheTicket | null, estimateOf: () => UsageEstimate): Promise<void> {
+  const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateOf();
+  await admit(request, reply, estimate);
+  call.reserved(estimate);
 }
