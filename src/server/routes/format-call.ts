@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { carriesToolResults, type CacheTicket } from '../../cache/index.js';
+import { carriesToolResults, semanticPartsOf, type CacheTicket } from '../../cache/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import { fitExtensions, type ApiFormat, type DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
@@ -49,6 +49,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
     model: call.target.resolved.id,
     stream: decoded.stream,
     body: isNative ? { request: request.body, beta: request.headers['anthropic-beta'] ?? null } : decoded.body,
+    semantic: () => semanticPartsOf(decoded.body, isNative ? { request: outsideTheConversation(request.body), beta: request.headers['anthropic-beta'] ?? null } : null),
     traits: {
       // The decoded body carries the caller's temperature in every format (Gemini's is in generationConfig).
       temperature: temperatureOf(decoded.body),
@@ -73,6 +74,15 @@ export async function answerInFormat<B, D extends DecodedCall>(
   }
   const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal, { cache });
   return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
+}
+
+/** The members of the public formats' bodies that hold the conversation (Messages, Gemini, Responses): the decoded chat body carries it. */
+const CONVERSATION_MEMBERS = new Set(['messages', 'system', 'contents', 'systemInstruction', 'input', 'instructions']);
+
+/** A body a provider gets as sent, without its conversation: what a semantic policy requires equal beside the decoded conversation. */
+function outsideTheConversation(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  return Object.fromEntries(Object.entries(body).filter(([name]) => !CONVERSATION_MEMBERS.has(name)));
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CacheControls, CacheTicket, KeyParts, RequestTraits } from '../../cache/index.js';
+import type { CacheControls, CacheTicket, KeyParts, RequestTraits, SemanticParts } from '../../cache/index.js';
 import type { Capability, CheckedCall } from '../../calls/index.js';
 import { invalidBody } from '../../errors/index.js';
 import type { UsageEstimate } from '../../limits/index.js';
-import { admit } from './model-call.js';
+import { admit, connectionGoneSignal } from './model-call.js';
 
 /**
  * The HTTP side of the response cache (docs/caching.md): the caller's controls read from its
@@ -13,6 +13,7 @@ import { admit } from './model-call.js';
 
 const CACHE_HEADER = 'x-modelgate-cache';
 const TTL_HEADER = 'x-modelgate-cache-ttl';
+const SIMILARITY_HEADER = 'x-modelgate-cache-similarity';
 
 function headerText(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -41,10 +42,15 @@ export function cacheControlsOf(request: FastifyRequest): CacheControls {
 }
 
 /** Takes the request's cache ticket (null: no cache policy applies) and says on the reply what it was. */
-export async function cacheTicketFor(request: FastifyRequest, reply: FastifyReply, parts: KeyParts & { traits: RequestTraits }): Promise<CacheTicket | null> {
+export async function cacheTicketFor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  parts: KeyParts & { traits: RequestTraits; semantic?: () => SemanticParts | null },
+): Promise<CacheTicket | null> {
   const controls = cacheControlsOf(request);
-  const ticket = await request.call.cacheTicket(request.principal, { ...parts, controls });
+  const ticket = await request.call.cacheTicket(request.principal, { ...parts, controls }, connectionGoneSignal(reply));
   if (ticket !== null) reply.header(CACHE_HEADER, ticket.status);
+  if (ticket?.similarity != null) reply.header(SIMILARITY_HEADER, ticket.similarity.toFixed(4));
   return ticket;
 }
 
