@@ -8,3 +8,5 @@ export type { CacheStore, NamespaceBounds } from './cache-store.js';
 export { MemoryCacheStore } from './memory-store.js';
 export { createCacheStore } from './create-store.js';
 export type { CacheStoreSettings } from './create-store.js';
+export { semanticPartsOf } from './semantic.js';
+export type { Embedder, SemanticParts } from './semantic.js';

@@ -1,4 +1,5 @@
 import { inNamespace, type CacheStore, type NamespaceBounds } from './cache-store.js';
+import type { VectorEntry } from './semantic.js';
 
 interface Held {
   value: string;
@@ -10,6 +11,8 @@ interface Namespace {
   /** In use order, least recently used first (a Map keeps insertion order; a read moves the entry last). */
   entries: Map<string, Held>;
   bytes: number;
+  /** Semantic entries' vectors by prefix and key (`prefix:key`), least recently used first. */
+  vectors: Map<string, VectorEntry & { prefix: string; expiresAt: number }>;
 }
 
 /** What a held value counts toward its namespace's maxBytes: the characters of its text and key (as the Redis store counts their bytes; JSON is mostly ASCII). */
@@ -39,11 +42,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   set(namespace: string, key: string, value: string, ttlMs: number, bounds: NamespaceBounds): Promise<number> {
-    let space = this.namespaces.get(namespace);
-    if (space === undefined) {
-      space = { entries: new Map(), bytes: 0 };
-      this.namespaces.set(namespace, space);
-    }
+    const space = this.spaceOf(namespace);
     const previous = space.entries.get(key);
     if (previous !== undefined) {
       space.entries.delete(key);
@@ -66,6 +65,27 @@ export class MemoryCacheStore implements CacheStore {
     return Promise.resolve(evicted);
   }
 
+  addVector(namespace: string, prefix: string, entry: VectorEntry, ttlMs: number, maxEntries: number): Promise<void> {
+    const { vectors } = this.spaceOf(namespace);
+    const id = `${prefix}:${entry.key}`;
+    vectors.delete(id);
+    vectors.set(id, { ...entry, prefix, expiresAt: this.now() + ttlMs });
+    for (const oldest of vectors.keys()) {
+      if (vectors.size <= maxEntries) break;
+      vectors.delete(oldest);
+    }
+    return Promise.resolve();
+  }
+
+  vectors(namespace: string, prefix: string): Promise<VectorEntry[]> {
+    const now = this.now();
+    const found: VectorEntry[] = [];
+    for (const held of this.namespaces.get(namespace)?.vectors.values() ?? []) {
+      if (held.prefix === prefix && held.expiresAt > now) found.push({ key: held.key, vector: held.vector });
+    }
+    return Promise.resolve(found);
+  }
+
   clear(namespace?: string): Promise<number> {
     let removed = 0;
     for (const [name, space] of this.namespaces) {
@@ -85,6 +105,15 @@ export class MemoryCacheStore implements CacheStore {
     this.namespaces.clear();
     this.held = 0;
     return Promise.resolve();
+  }
+
+  private spaceOf(namespace: string): Namespace {
+    let space = this.namespaces.get(namespace);
+    if (space === undefined) {
+      space = { entries: new Map(), bytes: 0, vectors: new Map() };
+      this.namespaces.set(namespace, space);
+    }
+    return space;
   }
 
   private dropped(space: Namespace, entry: Held): void {

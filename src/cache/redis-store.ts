@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { sharedStateRedisOptions } from '../storage/index.js';
 import type { CacheStore, NamespaceBounds } from './cache-store.js';
+import type { VectorEntry } from './semantic.js';
 
 /**
  * Keeps the entry and its place in the namespace's use order, then evicts the least recently
@@ -49,7 +50,35 @@ end
 return false
 `;
 
+/**
+ * Keeps a semantic entry's vector in its prefix's hash and its place in the namespace's
+ * vector use order, then drops the least recently used past the bound. KEYS: the vector use
+ * order (sorted set: `prefix:key` → last use), the prefix's hash (key → vector). ARGV: the
+ * order's member, key, vector, now, max entries, ttl ms, the prefix hashes' key prefix.
+ */
+const ADD_VECTOR_SCRIPT = `
+local order, vectors = KEYS[1], KEYS[2]
+local member, key, vector, now, maxEntries, ttl, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+redis.call('HSET', vectors, key, vector)
+redis.call('PEXPIRE', vectors, ttl)
+-- Later than every other use, even in the same millisecond: ties would be popped in member order.
+local latest = redis.call('ZRANGE', order, -1, -1, 'WITHSCORES')[2]
+if latest and tonumber(latest) >= now then now = tonumber(latest) + 1 end
+redis.call('ZADD', order, now, member)
+redis.call('PEXPIRE', order, ttl * 2)
+local over = redis.call('ZCARD', order) - maxEntries
+if over > 0 then
+  local gone = redis.call('ZPOPMIN', order, over)
+  for index = 1, #gone, 2 do
+    local at = string.find(gone[index], ':', 1, true)
+    redis.call('HDEL', prefix .. string.sub(gone[index], 1, at - 1), string.sub(gone[index], at + 1))
+  end
+end
+return over
+`;
+
 interface ScriptedRedis extends Redis {
+  modelgateCacheAddVector(...keysAndArgs: (string | number)[]): Promise<number>;
   modelgateCacheSet(...keysAndArgs: (string | number)[]): Promise<number>;
   modelgateCacheGet(...keysAndArgs: (string | number)[]): Promise<string | null>;
 }
@@ -75,6 +104,7 @@ export class RedisCacheStore implements CacheStore {
     const redis = new Redis(options.url, sharedStateRedisOptions(options.commandTimeoutMs, options.commandTimeoutMs));
     redis.defineCommand('modelgateCacheSet', { numberOfKeys: 3, lua: SET_SCRIPT });
     redis.defineCommand('modelgateCacheGet', { numberOfKeys: 3, lua: GET_SCRIPT });
+    redis.defineCommand('modelgateCacheAddVector', { numberOfKeys: 2, lua: ADD_VECTOR_SCRIPT });
     // Failures are the commands' to report (a miss); the client's own event would be unhandled.
     redis.on('error', () => undefined);
     this.redis = redis as ScriptedRedis;
@@ -98,6 +128,17 @@ export class RedisCacheStore implements CacheStore {
     const keys = this.keysOf(namespace, key);
     const prefix = `${this.options.keyPrefix}{${namespace}}:e:`;
     return this.redis.modelgateCacheSet(...keys, key, value, Math.max(1, Math.round(ttlMs)), Date.now(), bounds.maxEntries, bounds.maxBytes, prefix);
+  }
+
+  async addVector(namespace: string, prefix: string, entry: VectorEntry, ttlMs: number, maxEntries: number): Promise<void> {
+    const base = `${this.options.keyPrefix}{${namespace}}`;
+    const ttl = Math.max(1, Math.round(ttlMs));
+    await this.redis.modelgateCacheAddVector(`${base}:vorder`, `${base}:v:${prefix}`, `${prefix}:${entry.key}`, entry.key, entry.vector, Date.now(), maxEntries, ttl, `${base}:v:`);
+  }
+
+  async vectors(namespace: string, prefix: string): Promise<VectorEntry[]> {
+    const held = await this.redis.hgetall(`${this.options.keyPrefix}{${namespace}}:v:${prefix}`);
+    return Object.entries(held).map(([key, vector]) => ({ key, vector }));
   }
 
   async clear(namespace?: string): Promise<number> {

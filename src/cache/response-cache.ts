@@ -4,6 +4,7 @@ import { cacheKeyOf, ineligibility, type KeyParts, type RequestTraits } from './
 import type { CacheStore } from './cache-store.js';
 import { namespaceOf, policyFor, projectNamespace, type CacheCaller, type CachePolicy } from './policy.js';
 import { recordedStream, replayedStream } from './stream-replay.js';
+import { encodeVector, nearest, type Embedder, type SemanticParts } from './semantic.js';
 import type { EventStream } from '../model-api/index.js';
 
 /** What the caller's request headers ask of the cache (parsed by the HTTP layer). */
@@ -21,6 +22,10 @@ export interface CacheQuery extends KeyParts {
   controls: CacheControls;
   /** The gateway's id of this request: a hit's record names the request whose answer it got. */
   requestId: string;
+  /** The last user turn and the rest of the request, for a semantic policy (read only then); null: nothing to embed. */
+  semantic?: (() => SemanticParts | null) | undefined;
+  /** Embeds the last user turn for a semantic policy, as a call of the request (its caller's key pays). */
+  embed?: Embedder | undefined;
 }
 
 export type CacheStatus = 'hit' | 'miss' | 'bypass';
@@ -68,6 +73,8 @@ export interface CacheTicket {
   /** Why a request the policy applies to was not served from the cache (bypass). */
   readonly reason: string | null;
   readonly hit: CachedAnswer | null;
+  /** A semantic hit: how similar (cosine) the last user turn was to the one of the answer it got; null for an exact hit. */
+  readonly similarity: number | null;
   /**
    * A miss: the provider's result as the caller gets it, kept once it is whole — a JSON result
    * at once, a stream when it ended complete (the stream returned is the one to read).
@@ -115,9 +122,22 @@ function joinBuffers(entry: StoredEntry): Record<string, unknown> {
   return result;
 }
 
+/** A semantic lookup: the prefix key and the turn's vector (kept with the answer on a miss), and the answer it found. */
+interface SemanticLookup {
+  prefix: string;
+  vector: string;
+  hit: CachedAnswer | null;
+  similarity: number | null;
+}
+
+/** A ticket answered from the cache. */
+function hitOf(policy: CachePolicy, hit: CachedAnswer, similarity: number | null): CacheTicket {
+  return { status: 'hit', policy: policy.name, reason: null, hit, similarity, keep: (result) => result };
+}
+
 /** A ticket that leaves the cache out. */
 function bypassed(policy: string, reason: string): CacheTicket {
-  return { status: 'bypass', policy, reason, hit: null, keep: (result) => result };
+  return { status: 'bypass', policy, reason, hit: null, similarity: null, keep: (result) => result };
 }
 
 /**
@@ -172,15 +192,18 @@ export class ResponseCache {
         return bypassed(policy.name, 'store_unavailable');
       }
       const hit = text === null ? null : this.answerOf(text);
-      if (hit !== null) return { status: 'hit', policy: policy.name, reason: null, hit, keep: (result) => result };
+      if (hit !== null) return hitOf(policy, hit, null);
     }
     const ttlMs = this.ttlSecondsOf(policy, query.controls) * SECOND_MS;
-    const keep = (entry: StoredEntry) => this.put(policy, namespace, key, entry, ttlMs);
+    const similar = await this.similar(policy, namespace, key, query, ttlMs);
+    if (similar?.hit != null) return hitOf(policy, similar.hit, similar.similarity);
+    const keep = (entry: StoredEntry) => this.put(policy, namespace, key, entry, ttlMs, similar);
     return {
       status: 'miss',
       policy: policy.name,
       reason: null,
       hit: null,
+      similarity: null,
       keep: <R>(result: R, measured: () => KeptAnswer, complete: () => boolean): R => {
         const base = { v: 1 as const, requestId: query.requestId, createdAt: Date.now() };
         if (isStream(result)) {
@@ -192,6 +215,36 @@ export class ResponseCache {
         return result;
       },
     };
+  }
+
+  /**
+   * A semantic policy's lookup after an exact miss: the last user turn embedded (the caller's
+   * call), and the nearest kept turn under the same prefix (the rest of the request equal)
+   * above the threshold. Null when the policy is exact or the request has no user turn to
+   * embed; a failed embedding or store leaves the request a miss whose vector is not kept.
+   */
+  private async similar(policy: CachePolicy, namespace: string, key: string, query: CacheQuery, ttlMs: number): Promise<SemanticLookup | null> {
+    const settings = policy.semantic;
+    if (policy.mode !== 'semantic' || settings === undefined || query.embed === undefined) return null;
+    const parts = query.semantic?.() ?? null;
+    if (parts === null) return null;
+    try {
+      const vector = encodeVector(await query.embed(settings.embeddingModel, parts.text));
+      const prefix = cacheKeyOf({ ...query, surface: `${query.surface}:prefix`, body: parts.rest });
+      const lookup: SemanticLookup = { prefix, vector, hit: null, similarity: null };
+      if (query.controls.use === 'refresh') return lookup;
+      const found = await nearest(await this.store.vectors(namespace, prefix), vector, settings.threshold);
+      if (found === null || found.key === key) return lookup;
+      const text = await this.store.get(namespace, found.key);
+      const hit = text === null ? null : this.answerOf(text);
+      if (hit === null) return lookup;
+      // Its vector moves last in the namespace's use order, as the answer's entry did.
+      this.store.addVector(namespace, prefix, { key: found.key, vector: found.vector }, ttlMs, policy.maxEntries).catch((error: unknown) => this.observer.failed(error));
+      return { ...lookup, hit, similarity: found.similarity };
+    } catch (error) {
+      this.observer.failed(error);
+      return null;
+    }
   }
 
   /** The shortest of the policy's TTL, the caller's, and the log's retention. */
@@ -219,7 +272,7 @@ export class ResponseCache {
    * answer larger than the policy allows, and one holding what the log would redact (a
    * secret): the cache keeps nothing the log would not.
    */
-  private put(policy: CachePolicy, namespace: string, key: string, entry: StoredEntry, ttlMs: number): void {
+  private put(policy: CachePolicy, namespace: string, key: string, entry: StoredEntry, ttlMs: number, semantic: SemanticLookup | null): void {
     const kept = entry.result ?? entry.batches;
     if (redactValue(kept) !== kept) return;
     const text = JSON.stringify(entry);
@@ -231,6 +284,8 @@ export class ResponseCache {
       },
       (error: unknown) => this.observer.failed(error),
     );
+    // Sent right after the entry (one connection keeps the order): a vector never names an entry not yet written.
+    if (semantic !== null) this.store.addVector(namespace, semantic.prefix, { key, vector: semantic.vector }, ttlMs, policy.maxEntries).catch((error: unknown) => this.observer.failed(error));
   }
 
   /** Removes the answers of one project (its keys' own namespaces too), or every answer; resolves with how many. */

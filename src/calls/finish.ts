@@ -134,11 +134,13 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
   const upstreamLatencyMs = firstAnswered?.latencyMs ?? null;
   // A stream the client left after the provider began answering used something too.
   const cacheHit = state.cache?.status === 'hit';
-  // A hit made no provider call: it costs the caller nothing (its requests per minute still counted).
-  const cost: Cost = cacheHit ? { microUsd: 0, startingPrice: false } : requestCost(state, status < 400, aborted);
+  // A hit made no provider call for its answer: it costs the caller nothing (its requests per
+  // minute still counted) but a semantic policy's embedding of the turn, its only call.
+  const cost: Cost = cacheHit && entries.length === 0 ? { microUsd: 0, startingPrice: false } : requestCost(state, status < 400, aborted);
   // The model that served the request's one call (a fallback after a fallback); a request that
   // names no model of its own (an agent run) names none.
-  const servedBy = state.resolved !== null && entries.length === 1 && entries[0]!.answered ? entries[0]! : null;
+  // A hit's one call, if any, is the cache's embedding, not its model.
+  const servedBy = state.resolved !== null && !cacheHit && entries.length === 1 && entries[0]!.answered ? entries[0]! : null;
   const resolvedModel = servedBy?.resolved?.id ?? state.resolved?.id ?? null;
   const provider = servedBy?.providerName ?? state.resolved?.model.provider ?? null;
   const usage = entries.length === 1 ? entries[0]!.usage : addUsages(entries.map((entry) => entry.usage));

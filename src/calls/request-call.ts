@@ -1,8 +1,8 @@
-import type { CacheQuery, CacheTicket } from '../cache/index.js';
+import type { CacheQuery, CacheTicket, Embedder } from '../cache/index.js';
 import type { ResolvedModel } from '../catalog/index.js';
 import { GatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
-import type { Admission, UsageEstimate } from '../limits/index.js';
+import { estimateTokens, type Admission, type UsageEstimate } from '../limits/index.js';
 import type { AttemptRecord, CacheRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
 import type { UpstreamObjectRef } from '../formats/index.js';
 import type { TokenUsage } from '../model-api/index.js';
@@ -207,9 +207,9 @@ export class RequestCall implements CallLedger {
    * checked and before anything is reserved: null when no cache policy applies. The record
    * keeps what it was (a hit: the request whose answer it got, and what that answer cost).
    */
-  async cacheTicket(principal: Principal, query: Omit<CacheQuery, 'caller' | 'requestId'>): Promise<CacheTicket | null> {
+  async cacheTicket(principal: Principal, query: Omit<CacheQuery, 'caller' | 'requestId' | 'embed'>, signal: AbortSignal): Promise<CacheTicket | null> {
     const caller = principal.kind === 'key' ? { keyId: principal.keyId, projectId: principal.projectId } : { keyId: null, projectId: null };
-    const ticket = await this.calls.cacheTicket({ ...query, caller, requestId: this.requestId });
+    const ticket = await this.calls.cacheTicket({ ...query, caller, requestId: this.requestId, embed: this.cacheEmbedder(principal, signal) });
     if (ticket !== null) {
       this.cacheUse = {
         status: ticket.status,
@@ -217,9 +217,30 @@ export class RequestCall implements CallLedger {
         reason: ticket.reason,
         sourceRequestId: ticket.hit?.sourceRequestId ?? null,
         savedMicroUsd: ticket.hit?.savedMicroUsd ?? null,
+        similarity: ticket.similarity,
       };
     }
     return ticket;
+  }
+
+  /**
+   * A semantic cache policy's embedding of the last user turn: a call of this request
+   * (`purpose: cache-embedding` in its record), reserved against and settled with the caller's
+   * own key, as any model call it makes — so the caller's key pays for it, hit or miss.
+   */
+  private cacheEmbedder(principal: Principal, signal: AbortSignal): Embedder {
+    return async (model, text) => {
+      const call = this.subcall({ mode: 'embedding', model, capability: 'embeddings', param: 'cache.semantic.embeddingModel', purpose: 'cache-embedding' });
+      const estimate = estimateTokens(call.target.resolved.model.entry.pricing, Buffer.byteLength(text), 0);
+      const { result } = await this.metered(
+        principal,
+        call,
+        estimate,
+        (embeddings, attempt) => embeddings.embed({ ...attempt, body: { input: text, encoding_format: 'float' }, signal, requestId: this.requestId }),
+        signal,
+      );
+      return firstEmbedding(result.responseJson === undefined ? result.response : JSON.parse(result.responseJson.toString('utf8')));
+    };
   }
 
   /** Whether the request was answered from the response cache. */
@@ -397,4 +418,13 @@ export class RequestCall implements CallLedger {
 /** A verdict as the record keeps it: latency to the tenth of a millisecond. */
 function recordedVerdict(verdict: GuardrailVerdict): GuardrailVerdict {
   return { ...verdict, latencyMs: Math.round(verdict.latencyMs * 10) / 10 };
+}
+
+/** The first vector of an OpenAI-shaped embeddings response (floats asked for); a response without one is the provider's error. */
+function firstEmbedding(response: unknown): readonly number[] {
+  const embedding = (response as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding;
+  if (!Array.isArray(embedding) || embedding.length === 0 || typeof embedding[0] !== 'number') {
+    throw new GatewayError('provider_error', 'The cache embedding model answered without a vector of floats.');
+  }
+  return embedding as number[];
 }

@@ -135,6 +135,7 @@ function cacheDetail(cache: NonNullable<RequestRecord['cache']>): Record<string,
     policy: cache.policy,
     ...(cache.reason === null ? {} : { reason: cache.reason }),
     ...(cache.status === 'hit' ? { source_request_id: cache.sourceRequestId, saved_usd: cache.savedMicroUsd === null ? null : cache.savedMicroUsd / 1_000_000 } : {}),
+    ...(cache.similarity == null ? {} : { semantic: true, similarity: cache.similarity }),
   };
 }
 

@@ -63,6 +63,8 @@ export interface CacheRecord {
   sourceRequestId: string | null;
   /** A hit: what the answer cost when it was made (integer micro-USD); null when it could not be priced. */
   savedMicroUsd: number | null;
+  /** A semantic hit: the cosine similarity of its last user turn to the answer's; null for an exact hit or none. */
+  similarity: number | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
+import { ConfigError, configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
 import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type StorageOptions } from '../storage/index.js';
 import { Accounts, createSignInCounts, type AccountsOptions } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
@@ -31,7 +31,8 @@ import { McpGateway, McpServerStore } from '../mcp/index.js';
 import { Guardrails } from '../guardrails/index.js';
 import { configuredEntries, ProviderInstances, ProviderInstanceStore } from '../provider-instances/index.js';
 import { standbyWhileWaiting } from './standby.js';
-import { createCacheStore, ResponseCache } from '../cache/index.js';
+import { createCacheStore, ResponseCache, type CachePolicy } from '../cache/index.js';
+import { isGatewayError } from '../errors/index.js';
 
 /** How often a graceful shutdown closes the connections whose requests have finished. */
 const IDLE_SWEEP_MS = 50;
@@ -221,9 +222,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       },
     });
     cacheMetrics.watchHeldBytes(() => cache.heldBytes());
-    for (const policy of config.cache.filter((entry) => entry.mode === 'semantic')) {
-      logger.warn({ policy: policy.name }, `cache policy ${policy.name} asks for mode semantic, which this version does not serve: it caches exact requests only (docs/caching.md#semantic-mode)`);
-    }
+    checkSemanticPolicies(config.cache, catalog);
     shutdownTasks.push(() => cache.close());
     const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache, new ProjectPolicies(config.projects));
     const vetting = new VettingService(config.vetting, catalog, keyring);
@@ -331,5 +330,21 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     for (const task of shutdownTasks.reverse()) await task().catch(() => undefined);
     await storage.close();
     throw error;
+  }
+}
+
+/** A semantic cache policy names an embedding model of the catalog (docs/caching.md#semantic-mode); else start-up stops naming the field. */
+function checkSemanticPolicies(policies: readonly CachePolicy[], catalog: Pick<Catalog, 'resolve'>): void {
+  for (const [index, policy] of policies.entries()) {
+    if (policy.mode !== 'semantic') continue;
+    const field = `cache[${index}].semantic.embeddingModel`;
+    const model = policy.semantic?.embeddingModel;
+    if (model === undefined) throw new ConfigError(`invalid setting ${field}: cache policy ${policy.name} has mode semantic and needs an embedding model of the catalog`);
+    try {
+      catalog.resolve(model, { mode: 'embedding', param: field });
+    } catch (error) {
+      if (isGatewayError(error)) throw new ConfigError(`invalid setting ${field}: "${model}" is not an embedding model of the catalog`);
+      throw error;
+    }
   }
 }

@@ -110,6 +110,14 @@ export function queryOf(parameters: Record<string, string | number | undefined |
   return text.length > 0 ? `?${text}` : '';
 }
 
+/** DELETE /admin/v1/cache's answer: how many cached answers were removed, and from which store. */
+export interface CacheCleared {
+  object: 'cache.cleared';
+  project: string | null;
+  cleared: number;
+  store: 'memory' | 'redis';
+}
+
 export interface KeyLimitsInput {
   rpm?: number | null;
   daily_tokens?: number | null;
@@ -203,6 +211,9 @@ export const adminApi = {
     spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
   },
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
+  cache: {
+    clear: (project: string) => request<CacheCleared>('DELETE', `/cache${queryOf({ project })}`),
+  },
   mcpServers: {
     list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),
     add: (input: NewMcpServerInput) => request<McpServerView>('POST', '/mcp/servers', input),

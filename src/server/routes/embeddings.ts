@@ -5,7 +5,6 @@ import { patchJsonObject } from '../../providers/index.js';
 import type { EmbeddingResult, JsonObject } from '../../model-api/index.js';
 import type { RouteModule } from '../app.js';
 import {
-  admit,
   bodyBytes,
   connectionGoneSignal,
   defaultModelOf,
@@ -15,7 +14,7 @@ import {
   sendJsonText,
   servedHeaders,
 } from './model-call.js';
-import { cacheTicketFor } from './response-cache.js';
+import { admitCached, cacheTicketFor, EMBEDDING_TRAITS } from './response-cache.js';
 import { showRequestedModel, upstreamBody } from '../../formats/index.js';
 
 /** The OpenAI embeddings request; other fields (dimensions, encoding_format, user, …) pass through. */
@@ -72,11 +71,9 @@ export const embeddingsRoutes: RouteModule = (app, context) => {
         model: call.target.resolved.id,
         stream: false,
         body: upstream,
-        traits: { temperature: null, storeFalse: false, media: false, toolResults: false },
+        traits: EMBEDDING_TRAITS,
       });
-      const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateTokens(call.target.resolved.model.entry.pricing, bodyBytes(request), 0);
-      await admit(request, reply, estimate);
-      call.reserved(estimate);
+      await admitCached(request, reply, call, cache, () => estimateTokens(call.target.resolved.model.entry.pricing, bodyBytes(request), 0));
       const signal = connectionGoneSignal(reply);
       const result = await call.invoke(
         (embeddings, attempt) => embeddings.embed({ ...attempt, body: upstream, sourceJson: request.jsonBytes, signal, requestId: request.id }),

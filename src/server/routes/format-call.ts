@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { carriesToolResults, type CacheTicket } from '../../cache/index.js';
+import { carriesToolResults, semanticPartsOf, type CacheTicket } from '../../cache/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import { fitExtensions, type ApiFormat, type DecodedCall } from '../../formats/index.js';
 import { estimateTokens } from '../../limits/index.js';
 import type { GatewayContext } from '../context.js';
-import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
+import { bodyBytes, connectionGoneSignal, recordDroppedFields, sendLoggedJson, servedHeaders } from './model-call.js';
 import { sendEventStream } from './stream-relay.js';
-import { cacheTicketFor, storeFalseIn, temperatureOf } from './response-cache.js';
+import { admitCached, cacheTicketFor, storeFalseIn, temperatureOf } from './response-cache.js';
 
 /**
  * Chooses, once the call is checked and before anything is reserved, a format's own way to
@@ -49,8 +49,10 @@ export async function answerInFormat<B, D extends DecodedCall>(
     model: call.target.resolved.id,
     stream: decoded.stream,
     body: isNative ? { request: request.body, beta: request.headers['anthropic-beta'] ?? null } : decoded.body,
+    semantic: () => semanticPartsOf(decoded.body, isNative ? { request: outsideTheConversation(request.body), beta: request.headers['anthropic-beta'] ?? null } : null),
     traits: {
-      temperature: temperatureOf(isNative ? request.body : decoded.body),
+      // The decoded body carries the caller's temperature in every format (Gemini's is in generationConfig).
+      temperature: temperatureOf(decoded.body),
       storeFalse: storeFalseIn(request.body),
       media: call.media !== null && call.media.images + call.media.files > 0,
       toolResults: carriesToolResults(decoded.body),
@@ -58,10 +60,7 @@ export async function answerInFormat<B, D extends DecodedCall>(
   });
   // Media is priced by the provider per image or page, not per base64 byte.
   const promptBytes = bodyBytes(request) + (decoded.storedPromptBytes ?? 0) - ((call.media?.bytes ?? 0) * 4) / 3;
-  // A hit makes no provider call: it reserves nothing but its request against the per-minute limit.
-  const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices);
-  await admit(request, reply, estimate);
-  call.reserved(estimate);
+  await admitCached(request, reply, call, cache, () => estimateTokens(call.target.resolved.model.entry.pricing, promptBytes, decoded.maxOutputTokens, decoded.choices));
   if (isNative) return answer(cache);
   const { extensions, dropped } = answer;
   recordDroppedFields(request, reply, dropped);
@@ -75,6 +74,15 @@ export async function answerInFormat<B, D extends DecodedCall>(
   }
   const result = await call.invoke((chat, attempt) => chat.complete({ ...providerCall, ...attempt }), providerCall.signal, { cache });
   return sendLoggedJson(request, reply, await format.encodeResponse(result, decoded));
+}
+
+/** The members of the public formats' bodies that hold the conversation (Messages, Gemini, Responses): the decoded chat body carries it. */
+const CONVERSATION_MEMBERS = new Set(['messages', 'system', 'contents', 'systemInstruction', 'input', 'instructions']);
+
+/** A body a provider gets as sent, without its conversation: what a semantic policy requires equal beside the decoded conversation. */
+function outsideTheConversation(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  return Object.fromEntries(Object.entries(body).filter(([name]) => !CONVERSATION_MEMBERS.has(name)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import type { CacheTicket } from '../../cache/index.js';
 import type { CheckedCall } from '../../calls/index.js';
 import { GatewayError } from '../../errors/index.js';
 import {
@@ -22,7 +23,8 @@ import type { GenerateContentCall, JsonObject } from '../../model-api/index.js';
 import type { GatewayApp, RouteModule } from '../app.js';
 import type { GatewayContext } from '../context.js';
 import { answerInFormat, transcriptCharactersOf, type NativeAnswer } from './format-call.js';
-import { admit, admitCall, bodyBytes, connectionGoneSignal, recordDroppedFields, sendJsonText, sendLoggedJson } from './model-call.js';
+import { admit, bodyBytes, connectionGoneSignal, recordDroppedFields, sendJsonText, sendLoggedJson, servedHeaders } from './model-call.js';
+import { admitCached, cacheTicketFor, EMBEDDING_TRAITS } from './response-cache.js';
 import { sendEventStream } from './stream-relay.js';
 
 /*
@@ -114,7 +116,7 @@ function generateNatively(request: FastifyRequest, reply: FastifyReply, context:
     }
     request.call.passesThrough(request.principal, geminiUpstreamObjects(body));
     const nativeCall = { body, sourceJson: request.jsonBytes, signal: connectionGoneSignal(reply), requestId: request.id };
-    return () => answerNatively(request, reply, context, native, decoded, nativeCall);
+    return (cache) => answerNatively(request, reply, context, native, decoded, nativeCall, cache);
   };
 }
 
@@ -125,13 +127,14 @@ async function answerNatively(
   native: CheckedCall<'geminiApi'>,
   decoded: GeminiFramedCall,
   call: Omit<GenerateContentCall, 'upstreamModel'>,
+  cache: CacheTicket | null,
 ): Promise<FastifyReply> {
   if (decoded.stream) {
-    const stream = await native.invoke((api, attempt) => api.stream({ ...call, ...attempt }), call.signal);
+    const stream = await native.invoke((api, attempt) => api.stream({ ...call, ...attempt }), call.signal, { cache });
     const encoder = new NativeGeminiStreamEncoder(decoded.model, decoded.sse, { transcriptCharacters: transcriptCharactersOf(context) });
     return sendEventStream(reply, stream, encoder, { requestId: request.id, signal: call.signal, call: request.call });
   }
-  const result = await native.invoke((api, attempt) => api.generate({ ...call, ...attempt }), call.signal);
+  const result = await native.invoke((api, attempt) => api.generate({ ...call, ...attempt }), call.signal, { cache });
   // The model the caller named, as every format's answer shows it.
   if (result.response.modelVersion !== undefined) result.response.modelVersion = decoded.model;
   return sendLoggedJson(request, reply, result.response);
@@ -178,10 +181,19 @@ function embed(batch: boolean): MethodRoute['handler'] {
     request.call.describe({ mode: 'embedding', payload: body });
     const requests = batch ? (body.requests ?? []) : [body];
     const decoded = decodeEmbedRequests(requests, (index) => (batch ? `requests[${index}]` : ''));
-    const call = await admitCall(request, reply, { mode: 'embedding', model, capability: 'embeddings' }, ({ target }) => estimateTokens(target.resolved.model.entry.pricing, bodyBytes(request), 0));
+    const call = request.call.check({ mode: 'embedding', model, capability: 'embeddings', allowedFor: request.principal, onServed: servedHeaders(reply) });
+    // Embeddings are deterministic; the key is the embeddings body the provider gets, on a surface of its own.
+    const cache = await cacheTicketFor(request, reply, {
+      surface: batch ? 'gemini-batch-embed' : 'gemini-embed',
+      model: call.target.resolved.id,
+      stream: false,
+      body: decoded.body,
+      traits: EMBEDDING_TRAITS,
+    });
+    await admitCached(request, reply, call, cache, () => estimateTokens(call.target.resolved.model.entry.pricing, bodyBytes(request), 0));
     recordDroppedFields(request, reply, decoded.dropped);
     const signal = connectionGoneSignal(reply);
-    const result = await call.invoke((embeddings, attempt) => embeddings.embed({ ...attempt, body: decoded.body, signal, requestId: request.id }), signal);
+    const result = await call.invoke((embeddings, attempt) => embeddings.embed({ ...attempt, body: decoded.body, signal, requestId: request.id }), signal, { cache });
     const response = result.responseJson === undefined ? result.response : (JSON.parse(result.responseJson.toString('utf8')) as JsonObject);
     const embeddings = embeddingsOf(response);
     request.call.answered({ payload: { embeddings: result.vectors.count, dimensions: result.vectors.dimensions, usage: response.usage ?? null } });

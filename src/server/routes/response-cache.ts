@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CacheControls, CacheTicket, KeyParts, RequestTraits } from '../../cache/index.js';
+import type { CacheControls, CacheTicket, KeyParts, RequestTraits, SemanticParts } from '../../cache/index.js';
+import type { Capability, CheckedCall } from '../../calls/index.js';
 import { invalidBody } from '../../errors/index.js';
+import type { UsageEstimate } from '../../limits/index.js';
+import { admit, connectionGoneSignal } from './model-call.js';
 
 /**
  * The HTTP side of the response cache (docs/caching.md): the caller's controls read from its
@@ -10,6 +13,7 @@ import { invalidBody } from '../../errors/index.js';
 
 const CACHE_HEADER = 'x-modelgate-cache';
 const TTL_HEADER = 'x-modelgate-cache-ttl';
+const SIMILARITY_HEADER = 'x-modelgate-cache-similarity';
 
 function headerText(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -38,10 +42,15 @@ export function cacheControlsOf(request: FastifyRequest): CacheControls {
 }
 
 /** Takes the request's cache ticket (null: no cache policy applies) and says on the reply what it was. */
-export async function cacheTicketFor(request: FastifyRequest, reply: FastifyReply, parts: KeyParts & { traits: RequestTraits }): Promise<CacheTicket | null> {
+export async function cacheTicketFor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  parts: KeyParts & { traits: RequestTraits; semantic?: () => SemanticParts | null },
+): Promise<CacheTicket | null> {
   const controls = cacheControlsOf(request);
-  const ticket = await request.call.cacheTicket(request.principal, { ...parts, controls });
+  const ticket = await request.call.cacheTicket(request.principal, { ...parts, controls }, connectionGoneSignal(reply));
   if (ticket !== null) reply.header(CACHE_HEADER, ticket.status);
+  if (ticket?.similarity != null) reply.header(SIMILARITY_HEADER, ticket.similarity.toFixed(4));
   return ticket;
 }
 
@@ -54,4 +63,14 @@ export function temperatureOf(body: unknown): number | undefined {
 /** Whether the caller's body says `store: false`. */
 export function storeFalseIn(body: unknown): boolean {
   return (body as { store?: unknown } | null)?.store === false;
+}
+
+/** What an embeddings request is to the cache: always deterministic, no store flag, media or tool results. */
+export const EMBEDDING_TRAITS: RequestTraits = { temperature: null, storeFalse: false, media: false, toolResults: false };
+
+/** Reserves the call's estimate against the key's limits, or, for a hit (no provider call), nothing but its request per minute. */
+export async function admitCached(request: FastifyRequest, reply: FastifyReply, call: CheckedCall<Capability>, cache: CacheTicket | null, estimateOf: () => UsageEstimate): Promise<void> {
+  const estimate = cache?.hit != null ? { tokens: 0, costUsd: 0 } : estimateOf();
+  await admit(request, reply, estimate);
+  call.reserved(estimate);
 }

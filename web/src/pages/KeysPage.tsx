@@ -8,6 +8,7 @@ import { DataTable } from '../components/DataTable.js';
 import { Pager } from '../components/Pager.js';
 import { useCursorPages } from '../components/useCursorPages.js';
 import { formatCount, formatUsd, paramsOf } from '../format.js';
+import { ClearCacheButton } from './ClearCacheButton.js';
 import { CreateKeyDialog } from './CreateKeyDialog.js';
 import { EditKeyDialog } from './EditKeyDialog.js';
 import { RotateKeyDialog } from './RotateKeyDialog.js';
@@ -232,6 +233,7 @@ export function KeysPage() {
           onChange={(value) => setFilter('project', value)}
         />
         <SelectField id="key-state" label="State" value={filter.status ?? ''} options={KEY_STATES} onChange={(value) => setFilter('status', value)} />
+        {filter.project !== undefined && <ClearCacheButton key={filter.project} project={filter.project} />}
       </form>
       {filter.project !== undefined && (
         <div className="row-actions project-actions" role="group" aria-label={`Every key of ${filter.project}`}>
