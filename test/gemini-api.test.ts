@@ -149,11 +149,26 @@ describe('@google/genai: keys, models and embeddings', () => {
   });
 
   test("errors are in Google's shape: no key, a bad key, an unknown path", async () => {
+    // Both key refusals say where the Gemini API's clients send the key.
+    const keyPlaces = (message: string) => /"x-goog-api-key: sk-mg-…"/.test(message) && /"\?key=sk-mg-…" in the URL/.test(message) && /"Authorization: Bearer sk-mg-…"/.test(message);
     const none = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"contents":[]}' });
     assert.equal(none.status, 401);
-    assert.equal(((await none.json()) as { error: { status: string } }).error.status, 'UNAUTHENTICATED');
+    const refused = ((await none.json()) as { error: { code: number; status: string; message: string } }).error;
+    assert.equal(refused.status, 'UNAUTHENTICATED');
+    assert.equal(refused.code, 401);
+    assert.ok(keyPlaces(refused.message), refused.message);
     const client = new GoogleGenAI({ apiKey: 'sk-mg-not-a-key-000000000000000000000000', httpOptions: { baseUrl: gateway.url, retryOptions: { attempts: 1 } } });
-    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => error instanceof ApiError && error.status === 401);
+    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => {
+      assert.ok(error instanceof ApiError && error.status === 401, String(error));
+      const body = JSON.parse(error.message) as { error: { status: string; message: string } };
+      assert.equal(body.error.status, 'UNAUTHENTICATED');
+      assert.ok(keyPlaces(body.error.message), body.error.message);
+      return true;
+    });
+    // The chat completions path names only the places every route reads.
+    const chat = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const chatMessage = ((await chat.json()) as { error: { message: string } }).error.message;
+    assert.doesNotMatch(chatMessage, /x-goog-api-key/);
     const unknown = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:predictLong`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
