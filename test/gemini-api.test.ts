@@ -4,6 +4,7 @@ import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import { VENDORS, type RunningVendor } from './helpers/format-vendors.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 
 /*
  * The Gemini API surface driven by Google's own SDK (@google/genai), unchanged but for its base
@@ -111,16 +112,19 @@ for (const vendor of VENDORS) {
 
 describe('@google/genai: keys, models and embeddings', () => {
   let fake: FakeGemini;
+  let openai: OpenAIFake;
   let gateway: TestGateway;
   let key: string;
   before(async () => {
     fake = await startFakeGemini();
-    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY } });
+    openai = await startOpenAIFake();
+    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY, OPENAI_BASE_URL: `${openai.server.url}/v1`, OPENAI_API_KEY: 'sk-test-fake-openai-0123456789' } });
     key = await gateway.createKey({ scopes: ['model:request'] });
   });
   after(async () => {
     await gateway?.close();
     await fake?.close();
+    await openai?.server.close();
   });
 
   test("a Google model gets the body as sent — a field the gateway does not know included — with the gateway's credential", async () => {
@@ -205,10 +209,53 @@ describe('@google/genai: keys, models and embeddings', () => {
     assert.ok(body.data.includes('/v1beta/models/{model}:generateContent') && body.data.includes('/v1/chat/completions'), JSON.stringify(body.data));
   });
 
-  test('embedContent through the embeddings call', async () => {
-    const client = clientOf(gateway, key);
-    const response = await client.models.embedContent({ model: 'gemini-embedding-001', contents: ['first text', 'second text'], config: { outputDimensionality: 4 } });
-    assert.equal(response.embeddings?.length, 2);
-    assert.equal(response.embeddings?.[0]?.values?.length, 4);
+  test('models.list shows every catalog model of every vendor, each with the methods these paths serve for its mode', async () => {
+    const catalog = ((await (await fetch(`${gateway.url}/v1/models`)).json()) as { data: { id: string; mode: string; owned_by: string }[] }).data;
+    const listed = new Map<string, string[]>();
+    for await (const model of await clientOf(gateway, key).models.list({ config: { pageSize: 40 } })) listed.set(model.name ?? '', model.supportedActions ?? []);
+    assert.equal(listed.size, catalog.length, 'as many models as GET /v1/models');
+    const methods: Record<string, string[]> = { chat: ['generateContent', 'streamGenerateContent', 'countTokens'], embedding: ['embedContent', 'batchEmbedContents'] };
+    for (const entry of catalog) assert.deepEqual(listed.get(`models/${entry.id}`), methods[entry.mode] ?? [], `${entry.id} (${entry.mode})`);
+    for (const vendor of ['openai', 'anthropic', 'google']) assert.ok(catalog.some((entry) => entry.owned_by === vendor && entry.mode === 'chat'), vendor);
+    const modes = new Set(catalog.map((entry) => entry.mode));
+    assert.ok(modes.has('embedding') && modes.size > 2, `chat, embedding and other modes: ${[...modes].join(', ')}`);
+    // models.get reads any of them, an image model too (it serves none of these methods).
+    const image = catalog.find((entry) => entry.mode === 'image_generation')!;
+    assert.deepEqual((await clientOf(gateway, key).models.get({ model: image.id })).supportedActions ?? [], []);
+    const embedding = await clientOf(gateway, key).models.get({ model: 'text-embedding-3-small' });
+    assert.deepEqual(embedding.supportedActions, ['embedContent', 'batchEmbedContents']);
+    await assert.rejects(clientOf(gateway, key).models.get({ model: 'no-such-model' }), (error: unknown) => error instanceof ApiError && error.status === 404);
   });
+
+  for (const [model, vendor] of [
+    ['gemini-embedding-001', 'Google'],
+    ['text-embedding-3-small', 'OpenAI'],
+  ] as const) {
+    test(`embedContent (the SDK's batchEmbedContents, and one content) on ${model}: ${vendor}'s embeddings, in order, logged with usage`, async () => {
+      const client = clientOf(gateway, key);
+      const response = await client.models.embedContent({ model, contents: ['first text', 'second text', 'third'], config: { outputDimensionality: 4 } });
+      assert.equal(response.embeddings?.length, 3);
+      assert.ok(response.embeddings.every((embedding) => embedding.values?.length === 4));
+      // The fakes make each vector from its input's position: the first's first value is the smallest.
+      assert.ok(response.embeddings[0]!.values![0]! < response.embeddings[2]!.values![0]!, 'in the requests\' order');
+      const one = await fetch(`${gateway.url}/v1beta/models/${model}:embedContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+        body: JSON.stringify({ content: { parts: [{ text: 'only' }, { text: 'one' }] }, outputDimensionality: 4, taskType: 'RETRIEVAL_QUERY' }),
+      });
+      assert.equal(one.status, 200, await one.clone().text());
+      const answer = (await one.json()) as { embedding: { values: number[] } };
+      assert.equal(answer.embedding.values.length, 4);
+      const record = await loggedRecord(gateway, one.headers.get('x-request-id')!);
+      assert.equal(record.endpoint, '/v1beta/models/{model}:embedContent');
+      assert.equal(record.status, 200);
+      if (vendor === 'OpenAI') {
+        const sent = openai.server.requests.filter((request) => request.path === '/v1/embeddings').at(-1)!.json as { input: string[]; model: string; dimensions: number };
+        assert.deepEqual(sent.input, ['only one']);
+        assert.equal(sent.dimensions, 4);
+        assert.equal(one.headers.get('x-modelgate-dropped'), 'taskType');
+        assert.ok(record.usage?.prompt_tokens > 0, JSON.stringify(record.usage));
+      }
+    });
+  }
 });
