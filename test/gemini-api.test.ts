@@ -87,6 +87,26 @@ for (const vendor of VENDORS) {
       assert.equal(fake.lastToolResultRef(), vendor.toolCallIds ? 'call_Wx7dQ2' : 'get_weather');
     });
 
+    test("earlier turns' thought signatures and thoughts: Google's model gets them as sent, another vendor neither, and nothing is named dropped", async () => {
+      const signature = Buffer.from('an opaque thought signature of Gemini').toString('base64');
+      fake.answer({ kind: 'text', pieces: ['Sunny.'], finish: 'stop', usage: USAGE });
+      const contents: Content[] = [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        { role: 'model', parts: [{ text: 'Thinking about the weather tool.', thought: true }, { functionCall: { id: 'call_Wx7dQ2', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'call_Wx7dQ2', name: 'get_weather', response: { sky: 'sunny' } } }] },
+        { role: 'model', parts: [{ text: 'It is sunny.', thoughtSignature: signature }] },
+        { role: 'user', parts: [{ text: 'And tomorrow?' }] },
+      ];
+      const response = await client.models.generateContent({ model: vendor.model, contents, config: { tools: [{ functionDeclarations: [WEATHER] }] } });
+      assert.equal(response.text, 'Sunny.');
+      const sent = JSON.stringify(fake.lastBody());
+      const native = ['Gemini', 'Google Vertex AI (Gemini)'].includes(vendor.name);
+      assert.equal(sent.includes(signature), native, 'the signature reaches Google only');
+      assert.equal(sent.includes('Thinking about the weather tool.'), native, "the thought reaches Google only");
+      assert.ok(sent.includes('It is sunny.'), "the earlier answer's text reaches every vendor");
+      assert.equal(response.sdkHttpResponse?.headers?.['x-modelgate-dropped'], undefined);
+    });
+
     test('a provider failure is an ApiError with Google\'s shape and the gateway\'s status', async () => {
       fake.fail(400, 'the conversation is too long for this model');
       await assert.rejects(client.models.generateContent({ model: vendor.model, contents: 'Hi' }), (error: unknown) => {
