@@ -228,6 +228,12 @@ describe('POST /admin/v1/playground/keys/{keyId}/v1/…', () => {
     assert.equal(record.key_id, id);
     assert.equal(record.endpoint, '/v1beta/models/{model}:generateContent');
     assert.equal(record.platform, 'dashboard-playground');
+    // Streamed as the dashboard asks for it (its requests accept JSON): server-sent events.
+    const streamed = await send('POST', `/admin/v1/playground/keys/${id}/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse`, { ...asSession(admin), accept: 'application/json' }, { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    assert.equal(streamed.status, 200, streamed.text);
+    assert.match(streamed.headers.get('content-type') ?? '', /text\/event-stream/);
+    assert.match(streamed.text, /^data: \{"candidates"/m);
+    assert.equal((await loggedRecord(gateway, streamed.headers.get('x-request-id')!)).endpoint, '/v1beta/models/{model}:streamGenerateContent');
     // An error keeps Google's shape on the relay as well.
     const refused = await send('POST', `/admin/v1/playground/keys/${id}/v1beta/models/gpt-4o-mini:generateContent`, asSession(admin), { contents: [] });
     assert.equal(refused.status, 400);
