@@ -8,7 +8,7 @@
 //   npm run bench                          # full run (≈ 30 min)
 //   npm run bench -- --quick               # 3 s per measurement, shorter warm-up (≈ 10 min)
 //   npm run bench -- --only=chat,latency   # some parts only (by prefix): chat, stream, stream 22 events, messages,
-//                                          #   responses, fallback, embeddings, image, latency, bad-input, open-streams
+//                                          #   responses, gemini, fallback, embeddings, image, latency, bad-input, open-streams
 //   npm run bench -- --targets=bare,modelgate  # some targets only (direct always runs)
 //   npm run bench -- --workers             # also `serve --workers 2` (needs Redis)
 //   npm run bench -- --lean                # also the lean proxy (lean-proxy.mjs): the transport alone
@@ -80,6 +80,8 @@ const SCENARIOS = [
   { name: 'messages stream', body: 'messagesStream', connections: 50, modelgateOnly: true },
   // The same answer through OpenAI's Responses API (its own events passed through, with the caller's model): only modelgate serves it.
   { name: 'responses stream', body: 'responsesStream', connections: 50, modelgateOnly: true },
+  // The same answer through Google's Gemini API (streamGenerateContent?alt=sse, translated from the chat stream): only modelgate serves it.
+  { name: 'gemini stream', body: 'geminiStream', connections: 50, modelgateOnly: true },
   // The chat answer after a failed attempt: the model's one deployment answers 503, its fallback answers (only modelgate routes).
   { name: 'fallback', body: 'fallback', connections: 50, modelgateOnly: true },
   // The response cache (docs/caching.md): the same chat request answered from the cache, and answered anew and kept

@@ -218,6 +218,28 @@ describe('POST /admin/v1/playground/keys/{keyId}/v1/…', () => {
     assert.equal((await stored((await newKey()).secret)).status, 404);
   });
 
+  test("the Gemini API relays too, in Google's shape, logged under its own endpoint and the chosen key", async () => {
+    fake.scriptChat({ kind: 'reply', text: 'Hello from the fake.', usage: { promptTokens: 5, completionTokens: 4 } });
+    const { id } = await newKey();
+    const generated = await send('POST', `/admin/v1/playground/keys/${id}/v1beta/models/gpt-4o-mini:generateContent`, asSession(admin), { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    assert.equal(generated.status, 200, generated.text);
+    assert.equal(generated.body.candidates[0].content.parts[0].text, 'Hello from the fake.');
+    const record = await loggedRecord(gateway, generated.headers.get('x-request-id')!);
+    assert.equal(record.key_id, id);
+    assert.equal(record.endpoint, '/v1beta/models/{model}:generateContent');
+    assert.equal(record.platform, 'dashboard-playground');
+    // Streamed as the dashboard asks for it (its requests accept JSON): server-sent events.
+    const streamed = await send('POST', `/admin/v1/playground/keys/${id}/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse`, { ...asSession(admin), accept: 'application/json' }, { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    assert.equal(streamed.status, 200, streamed.text);
+    assert.match(streamed.headers.get('content-type') ?? '', /text\/event-stream/);
+    assert.match(streamed.text, /^data: \{"candidates"/m);
+    assert.equal((await loggedRecord(gateway, streamed.headers.get('x-request-id')!)).endpoint, '/v1beta/models/{model}:streamGenerateContent');
+    // An error keeps Google's shape on the relay as well.
+    const refused = await send('POST', `/admin/v1/playground/keys/${id}/v1beta/models/gpt-4o-mini:generateContent`, asSession(admin), { contents: [] });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.status, 'INVALID_ARGUMENT');
+  });
+
     test('lightweight VETTING shows every attempt (draft, verdict) in the playground only; a direct call does not', async () => {
     const script = () => fake.scriptChat(REJECTED_THEN_ACCEPTED.script());
     const { rejected, accepted } = REJECTED_THEN_ACCEPTED;

@@ -134,6 +134,42 @@ describe('the playground in a browser', { skip: existsSync(CHROMIUM) ? false : `
     await page.context().close();
   });
 
+  test("a streamed chat through the Gemini API: the answer arrives, Show code is Google's, the call is logged under its endpoint", async () => {
+    const page = await openPlayground('Chat');
+    await page.getByLabel('API').selectOption('gemini');
+    await page.getByLabel('System prompt').fill('Answer in one line.');
+    await page.getByLabel('Max tokens').fill('32');
+    await page.getByLabel('Message').fill('Say hello through Gemini.');
+    fake.scriptChat({ kind: 'stream-paced', deltas: ['Hello ', 'through ', 'the ', 'Gemini ', 'API.'], intervalMs: 100, usage: { promptTokens: 12, completionTokens: 5 } });
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.turn.assistant').filter({ hasText: 'Hello through the Gemini API.' }).waitFor();
+    await page.getByText('12 prompt + 5 completion tokens').waitFor();
+
+    // The model (an OpenAI one) got the translation: the system prompt and the limit.
+    const upstream = fake.server.requests.filter((request) => request.path === '/v1/chat/completions').at(-1)!;
+    assert.deepEqual(upstream.json.messages[0], { role: 'system', content: 'Answer in one line.' });
+    assert.equal(upstream.json.stream, true);
+
+    await page.getByLabel('Message').fill('Again?');
+    await page.getByRole('button', { name: 'Show code' }).click();
+    const curl = await page.getByLabel('curl', { exact: true }).innerText();
+    assert.match(curl, new RegExp(`^curl ${gateway.url}/v1beta/models/gpt-4o-mini:streamGenerateContent\\?alt=sse`));
+    assert.match(curl, /"role":"model","parts":\[\{"text":"Hello through the Gemini API\."\}\]/, 'the conversation so far, in Google\'s shape');
+    const sdk = await page.getByLabel('@google/genai SDK (Node)').innerText();
+    assert.match(sdk, /new GoogleGenAI\(\{ apiKey: process\.env\.MODELGATE_API_KEY, httpOptions: \{ baseUrl: '/);
+    assert.match(sdk, /client\.models\.generateContentStream\(/);
+    assert.match(sdk, /"maxOutputTokens": 32/);
+    for (const snippet of [curl, sdk]) assert.ok(!snippet.includes(key.secret), 'no secret in a snippet');
+    await shoot(page, 'playground-gemini');
+
+    const record = await loggedRecord(gateway, await page.getByRole('link', { name: /^req_/ }).innerText());
+    assert.equal(record.key_id, key.id);
+    assert.equal(record.endpoint, '/v1beta/models/{model}:streamGenerateContent');
+    assert.equal(record.platform, 'dashboard-playground');
+    assert.equal(record.usage.total_tokens, 17);
+    await page.context().close();
+  });
+
   test('a VETTING run shows the rejected and the accepted attempt side by side', async () => {
     const page = await openPlayground('VETTING');
     fake.scriptChat(REJECTED_THEN_ACCEPTED.script());

@@ -155,7 +155,7 @@ test('a recorded Gemini stream passes through as sent, framed as asked, and the 
   assert.deepEqual(shown, { ...events[0]!.value, modelVersion: 'fast' }, "only modelVersion changes: it shows the caller's model");
 });
 
-test("the model list pages in Google's shape, chat and embedding models only", () => {
+test("the model list pages in Google's shape, every model with the methods of its mode", () => {
   const entries = [
     { id: 'a', mode: 'chat', description: 'A', context_window: 1000, max_output_tokens: 100 },
     { id: 'b', mode: 'image_generation', description: 'B', context_window: null, max_output_tokens: null },
@@ -163,10 +163,12 @@ test("the model list pages in Google's shape, chat and embedding models only", (
     { id: 'd', mode: 'chat', description: 'D', context_window: null, max_output_tokens: null },
   ];
   const first = geminiModelPage(entries, { pageSize: '2' }) as { models: { name: string; supportedGenerationMethods: string[] }[]; nextPageToken?: string };
-  assert.deepEqual(first.models.map((model) => model.name), ['models/a', 'models/c']);
-  assert.deepEqual(first.models[1]!.supportedGenerationMethods, ['embedContent', 'batchEmbedContents']);
-  const second = geminiModelPage(entries, { pageSize: '2', pageToken: first.nextPageToken! }) as { models: { name: string }[]; nextPageToken?: string };
-  assert.deepEqual(second.models.map((model) => model.name), ['models/d']);
+  assert.deepEqual(first.models.map((model) => model.name), ['models/a', 'models/b']);
+  assert.deepEqual(first.models[0]!.supportedGenerationMethods, ['generateContent', 'streamGenerateContent', 'countTokens']);
+  assert.deepEqual(first.models[1]!.supportedGenerationMethods, [], 'an image model serves none of these paths');
+  const second = geminiModelPage(entries, { pageSize: '2', pageToken: first.nextPageToken! }) as { models: { name: string; supportedGenerationMethods: string[] }[]; nextPageToken?: string };
+  assert.deepEqual(second.models.map((model) => model.name), ['models/c', 'models/d']);
+  assert.deepEqual(second.models[0]!.supportedGenerationMethods, ['embedContent', 'batchEmbedContents']);
   assert.equal(second.nextPageToken, undefined);
   assert.throws(() => geminiModelPage(entries, { pageToken: 'not-a-token' }), (error: unknown) => error instanceof GatewayError && error.param === 'pageToken');
 });

@@ -4,6 +4,7 @@ import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import { VENDORS, type RunningVendor } from './helpers/format-vendors.js';
 import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 
 /*
  * The Gemini API surface driven by Google's own SDK (@google/genai), unchanged but for its base
@@ -86,6 +87,26 @@ for (const vendor of VENDORS) {
       assert.equal(fake.lastToolResultRef(), vendor.toolCallIds ? 'call_Wx7dQ2' : 'get_weather');
     });
 
+    test("earlier turns' thought signatures and thoughts: Google's model gets them as sent, another vendor neither, and nothing is named dropped", async () => {
+      const signature = Buffer.from('an opaque thought signature of Gemini').toString('base64');
+      fake.answer({ kind: 'text', pieces: ['Sunny.'], finish: 'stop', usage: USAGE });
+      const contents: Content[] = [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        { role: 'model', parts: [{ text: 'Thinking about the weather tool.', thought: true }, { functionCall: { id: 'call_Wx7dQ2', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'call_Wx7dQ2', name: 'get_weather', response: { sky: 'sunny' } } }] },
+        { role: 'model', parts: [{ text: 'It is sunny.', thoughtSignature: signature }] },
+        { role: 'user', parts: [{ text: 'And tomorrow?' }] },
+      ];
+      const response = await client.models.generateContent({ model: vendor.model, contents, config: { tools: [{ functionDeclarations: [WEATHER] }] } });
+      assert.equal(response.text, 'Sunny.');
+      const sent = JSON.stringify(fake.lastBody());
+      const native = ['Gemini', 'Google Vertex AI (Gemini)'].includes(vendor.name);
+      assert.equal(sent.includes(signature), native, 'the signature reaches Google only');
+      assert.equal(sent.includes('Thinking about the weather tool.'), native, "the thought reaches Google only");
+      assert.ok(sent.includes('It is sunny.'), "the earlier answer's text reaches every vendor");
+      assert.equal(response.sdkHttpResponse?.headers?.['x-modelgate-dropped'], undefined);
+    });
+
     test('a provider failure is an ApiError with Google\'s shape and the gateway\'s status', async () => {
       fake.fail(400, 'the conversation is too long for this model');
       await assert.rejects(client.models.generateContent({ model: vendor.model, contents: 'Hi' }), (error: unknown) => {
@@ -111,16 +132,19 @@ for (const vendor of VENDORS) {
 
 describe('@google/genai: keys, models and embeddings', () => {
   let fake: FakeGemini;
+  let openai: OpenAIFake;
   let gateway: TestGateway;
   let key: string;
   before(async () => {
     fake = await startFakeGemini();
-    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY } });
+    openai = await startOpenAIFake();
+    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY, OPENAI_BASE_URL: `${openai.server.url}/v1`, OPENAI_API_KEY: 'sk-test-fake-openai-0123456789' } });
     key = await gateway.createKey({ scopes: ['model:request'] });
   });
   after(async () => {
     await gateway?.close();
     await fake?.close();
+    await openai?.server.close();
   });
 
   test("a Google model gets the body as sent — a field the gateway does not know included — with the gateway's credential", async () => {
@@ -149,11 +173,26 @@ describe('@google/genai: keys, models and embeddings', () => {
   });
 
   test("errors are in Google's shape: no key, a bad key, an unknown path", async () => {
+    // Both key refusals say where the Gemini API's clients send the key.
+    const keyPlaces = (message: string) => /"x-goog-api-key: sk-mg-…"/.test(message) && /"\?key=sk-mg-…" in the URL/.test(message) && /"Authorization: Bearer sk-mg-…"/.test(message);
     const none = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"contents":[]}' });
     assert.equal(none.status, 401);
-    assert.equal(((await none.json()) as { error: { status: string } }).error.status, 'UNAUTHENTICATED');
+    const refused = ((await none.json()) as { error: { code: number; status: string; message: string } }).error;
+    assert.equal(refused.status, 'UNAUTHENTICATED');
+    assert.equal(refused.code, 401);
+    assert.ok(keyPlaces(refused.message), refused.message);
     const client = new GoogleGenAI({ apiKey: 'sk-mg-not-a-key-000000000000000000000000', httpOptions: { baseUrl: gateway.url, retryOptions: { attempts: 1 } } });
-    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => error instanceof ApiError && error.status === 401);
+    await assert.rejects(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi' }), (error: unknown) => {
+      assert.ok(error instanceof ApiError && error.status === 401, String(error));
+      const body = JSON.parse(error.message) as { error: { status: string; message: string } };
+      assert.equal(body.error.status, 'UNAUTHENTICATED');
+      assert.ok(keyPlaces(body.error.message), body.error.message);
+      return true;
+    });
+    // The chat completions path names only the places every route reads.
+    const chat = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const chatMessage = ((await chat.json()) as { error: { message: string } }).error.message;
+    assert.doesNotMatch(chatMessage, /x-goog-api-key/);
     const unknown = await fetch(`${gateway.url}/v1beta/models/gemini-2.5-flash:predictLong`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: '{}' });
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
@@ -190,10 +229,53 @@ describe('@google/genai: keys, models and embeddings', () => {
     assert.ok(body.data.includes('/v1beta/models/{model}:generateContent') && body.data.includes('/v1/chat/completions'), JSON.stringify(body.data));
   });
 
-  test('embedContent through the embeddings call', async () => {
-    const client = clientOf(gateway, key);
-    const response = await client.models.embedContent({ model: 'gemini-embedding-001', contents: ['first text', 'second text'], config: { outputDimensionality: 4 } });
-    assert.equal(response.embeddings?.length, 2);
-    assert.equal(response.embeddings?.[0]?.values?.length, 4);
+  test('models.list shows every catalog model of every vendor, each with the methods these paths serve for its mode', async () => {
+    const catalog = ((await (await fetch(`${gateway.url}/v1/models`)).json()) as { data: { id: string; mode: string; owned_by: string }[] }).data;
+    const listed = new Map<string, string[]>();
+    for await (const model of await clientOf(gateway, key).models.list({ config: { pageSize: 40 } })) listed.set(model.name ?? '', model.supportedActions ?? []);
+    assert.equal(listed.size, catalog.length, 'as many models as GET /v1/models');
+    const methods: Record<string, string[]> = { chat: ['generateContent', 'streamGenerateContent', 'countTokens'], embedding: ['embedContent', 'batchEmbedContents'] };
+    for (const entry of catalog) assert.deepEqual(listed.get(`models/${entry.id}`), methods[entry.mode] ?? [], `${entry.id} (${entry.mode})`);
+    for (const vendor of ['openai', 'anthropic', 'google']) assert.ok(catalog.some((entry) => entry.owned_by === vendor && entry.mode === 'chat'), vendor);
+    const modes = new Set(catalog.map((entry) => entry.mode));
+    assert.ok(modes.has('embedding') && modes.size > 2, `chat, embedding and other modes: ${[...modes].join(', ')}`);
+    // models.get reads any of them, an image model too (it serves none of these methods).
+    const image = catalog.find((entry) => entry.mode === 'image_generation')!;
+    assert.deepEqual((await clientOf(gateway, key).models.get({ model: image.id })).supportedActions ?? [], []);
+    const embedding = await clientOf(gateway, key).models.get({ model: 'text-embedding-3-small' });
+    assert.deepEqual(embedding.supportedActions, ['embedContent', 'batchEmbedContents']);
+    await assert.rejects(clientOf(gateway, key).models.get({ model: 'no-such-model' }), (error: unknown) => error instanceof ApiError && error.status === 404);
   });
+
+  for (const [model, vendor] of [
+    ['gemini-embedding-001', 'Google'],
+    ['text-embedding-3-small', 'OpenAI'],
+  ] as const) {
+    test(`embedContent (the SDK's batchEmbedContents, and one content) on ${model}: ${vendor}'s embeddings, in order, logged with usage`, async () => {
+      const client = clientOf(gateway, key);
+      const response = await client.models.embedContent({ model, contents: ['first text', 'second text', 'third'], config: { outputDimensionality: 4 } });
+      assert.equal(response.embeddings?.length, 3);
+      assert.ok(response.embeddings.every((embedding) => embedding.values?.length === 4));
+      // The fakes make each vector from its input's position: the first's first value is the smallest.
+      assert.ok(response.embeddings[0]!.values![0]! < response.embeddings[2]!.values![0]!, 'in the requests\' order');
+      const one = await fetch(`${gateway.url}/v1beta/models/${model}:embedContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+        body: JSON.stringify({ content: { parts: [{ text: 'only' }, { text: 'one' }] }, outputDimensionality: 4, taskType: 'RETRIEVAL_QUERY' }),
+      });
+      assert.equal(one.status, 200, await one.clone().text());
+      const answer = (await one.json()) as { embedding: { values: number[] } };
+      assert.equal(answer.embedding.values.length, 4);
+      const record = await loggedRecord(gateway, one.headers.get('x-request-id')!);
+      assert.equal(record.endpoint, '/v1beta/models/{model}:embedContent');
+      assert.equal(record.status, 200);
+      if (vendor === 'OpenAI') {
+        const sent = openai.server.requests.filter((request) => request.path === '/v1/embeddings').at(-1)!.json as { input: string[]; model: string; dimensions: number };
+        assert.deepEqual(sent.input, ['only one']);
+        assert.equal(sent.dimensions, 4);
+        assert.equal(one.headers.get('x-modelgate-dropped'), 'taskType');
+        assert.ok(record.usage?.prompt_tokens > 0, JSON.stringify(record.usage));
+      }
+    });
+  }
 });

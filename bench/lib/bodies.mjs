@@ -20,6 +20,8 @@ export const PATHS = {
   'stream-tokens': CHAT,
   messagesStream: '/v1/messages',
   responsesStream: '/v1/responses',
+  // The chat model through the Gemini API's paths (translated to and from the chat stream), as the SDKs ask: server-sent events.
+  geminiStream: '/v1beta/models/gpt-4o-mini:streamGenerateContent?alt=sse',
   fallback: CHAT,
   cached: CHAT,
   embeddings: '/v1/embeddings',
@@ -39,6 +41,7 @@ export const BODIES = {
   messagesStream: () => ({ stream: true, model: 'gpt-4o-mini', max_tokens: 1024, messages: MESSAGES }),
   // Not stored: the scenario measures the format, not a database write per request.
   responsesStream: () => ({ stream: true, model: 'gpt-4o-mini', input: MESSAGES, store: false }),
+  geminiStream: () => ({ contents: MESSAGES.map((message) => ({ role: 'user', parts: [{ text: message.content }] })) }),
   // A model whose only deployment is down (bench/run.mjs routes it): every request falls back to gpt-4o-mini.
   fallback: () => ({ stream: false, model: 'gpt-4o', messages: MESSAGES }),
   // The one model the bench's cache policy applies to (lib/targets.mjs), at temperature 0: the same body is a hit after the first.

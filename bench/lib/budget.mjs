@@ -21,8 +21,10 @@ const LOOP_CPU_LIMITS = { chat: 1.3 };
 const SURFACE_LIMITS = [
   { scenario: 'messages stream', reference: 'stream', times: 1 },
   { scenario: 'responses stream', reference: 'stream', times: 1 },
+  { scenario: 'gemini stream', reference: 'stream', times: 1 },
   { scenario: 'messages stream', reference: 'chat', times: 2 },
   { scenario: 'responses stream', reference: 'chat', times: 2 },
+  { scenario: 'gemini stream', reference: 'chat', times: 2 },
   { scenario: 'fallback', reference: 'chat', times: 2 },
 ];
 /** Throughput at 50 connections at least this many times the Portkey gateway's. */

@@ -20,7 +20,6 @@ export {
   geminiFormat,
   geminiModelOf,
   geminiModelPage,
-  listsModel,
   NativeGeminiStreamEncoder,
   refuseUntranslatableGemini,
   StreamFraming,

@@ -56,26 +56,31 @@ export interface AuthenticatorOptions {
  * Decides who a request is and whether it may use a scope. A known key is decided in memory
  * (no promise); only a secret of the gateway's form that the cache does not hold is looked up.
  */
+/** The places every keyed route reads a key from, as a refusal names them. */
+const DEFAULT_KEY_PLACES = '"Authorization: Bearer sk-mg-…" or "X-API-Key: sk-mg-…"';
+
 export class Authenticator {
   constructor(
     private readonly cache: KeyCache,
     private readonly options: AuthenticatorOptions,
   ) {}
 
-  authenticate(headers: CredentialHeaders, scope: Scope): Principal | Promise<Principal> {
+  /**
+   * `sendAs`: where the route's clients may send the key, as the refusal of a missing or unknown
+   * key names it (a format with key places of its own says so); the headers every route reads
+   * when absent.
+   */
+  authenticate(headers: CredentialHeaders, scope: Scope, sendAs?: string): Principal | Promise<Principal> {
     const secret = extractSecret(headers);
     if (secret === undefined) {
       if (!this.options.requireKeys) return { kind: 'anonymous', fingerprint: 'anonymous' };
-      throw new GatewayError(
-        'missing_api_key',
-        'No API key was sent. Send it as "Authorization: Bearer sk-mg-…" or "X-API-Key: sk-mg-…".',
-      );
+      throw new GatewayError('missing_api_key', `No API key was sent. Send it as ${sendAs ?? DEFAULT_KEY_PLACES}.`);
     }
-    if (secret.length === 0) return admit(undefined, scope);
+    if (secret.length === 0) return admit(undefined, scope, sendAs);
     const hash = hashSecret(secret);
     const known = this.cache.findByHash(hash);
-    if (known !== undefined || !looksLikeSecret(secret)) return admit(known, scope, hash);
-    return this.cache.lookUp(hash)?.then((row) => admit(row, scope, hash)) ?? admit(undefined, scope);
+    if (known !== undefined || !looksLikeSecret(secret)) return admit(known, scope, sendAs, hash);
+    return this.cache.lookUp(hash)?.then((row) => admit(row, scope, sendAs, hash)) ?? admit(undefined, scope, sendAs);
   }
 
   /**
@@ -85,7 +90,7 @@ export class Authenticator {
   authenticateKeyId(keyId: string, scope: Scope): Principal {
     const row = this.cache.findById(keyId);
     if (row === undefined) throw new GatewayError('not_found', `There is no key ${keyId}. GET /admin/v1/keys lists the keys and their ids.`);
-    return admit(row, scope);
+    return admit(row, scope, undefined);
   }
 }
 
@@ -94,9 +99,10 @@ export class Authenticator {
  * against this instance's clock, so they hold on every instance at the same moment (as far as
  * their clocks agree) without an announcement.
  */
-function admit(row: KeyRow | undefined, scope: Scope, hash?: string): Principal {
+function admit(row: KeyRow | undefined, scope: Scope, sendAs: string | undefined, hash?: string): Principal {
   if (row === undefined) {
-    throw new GatewayError('invalid_api_key', 'The API key is not valid. Check it was copied whole, or create a new key.');
+    const places = sendAs === undefined ? '' : ` Send it as ${sendAs}.`;
+    throw new GatewayError('invalid_api_key', `The API key is not valid. Check it was copied whole, or create a new key.${places}`);
   }
   const now = Date.now();
   if (hash !== undefined && isReplacedSecret(row, hash, now)) {

@@ -1,5 +1,5 @@
 import type { Authenticator, Principal, Scope } from '../keys/index.js';
-import { credentialHeadersOf } from './credentials.js';
+import { credentialHeadersOf, keyPlacesOf } from './credentials.js';
 import { addKeyedRouteHook, type RequestHook } from './keyed-routes.js';
 import { isPlaygroundRoute } from './playground-relay.js';
 import type { GatewayApp } from './app.js';
@@ -28,8 +28,9 @@ export function registerAuthHook(app: GatewayApp, context: GatewayContext): void
   // error handler; only a secret the cache does not hold waits for the store.
   addKeyedRouteHook(app, ({ url, scope, credentials }) => {
     if (isPlaygroundRoute(url)) return playgroundPrincipalHook(authenticator, scope);
+    const sendAs = keyPlacesOf(credentials);
     return (request, _reply, done) => {
-      const principal = authenticator.authenticate(credentialHeadersOf(request, credentials), scope);
+      const principal = authenticator.authenticate(credentialHeadersOf(request, credentials), scope, sendAs);
       if (!(principal instanceof Promise)) {
         request.principal = principal;
         done();

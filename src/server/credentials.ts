@@ -22,3 +22,14 @@ export function credentialHeadersOf(request: FastifyRequest, locations: Credenti
   }
   return headers;
 }
+
+/**
+ * Where a route's clients may send the key, as a refusal of a missing or unknown key names it:
+ * the format's own places first (as its clients send it), then the bearer every route reads.
+ * Undefined for a format without places of its own: the authenticator names the shared ones.
+ */
+export function keyPlacesOf(locations: CredentialLocations | undefined): string | undefined {
+  if (locations === undefined) return undefined;
+  const places = [...(locations.headers ?? []).map((name) => `"${name}: sk-mg-…"`), ...(locations.query === undefined ? [] : [`"?${locations.query}=sk-mg-…" in the URL`])];
+  return `${places.join(', ')} or "Authorization: Bearer sk-mg-…"`;
+}

@@ -21,7 +21,7 @@ export function isPlaygroundRoute(url: string | undefined): boolean {
   return url !== undefined && url.startsWith(`${FULL_PREFIX}/`);
 }
 
-/** The public endpoint a route serves: `/v1/chat/completions` for its relayed copy too. */
+/** The public endpoint a route (by its logged path) serves: `/v1/chat/completions` for its relayed copy too. */
 export function publicEndpointOf(url: string): string {
   return isPlaygroundRoute(url) ? url.slice(FULL_PREFIX.length) : url;
 }

@@ -27,7 +27,7 @@ export function registerRequestRecordHook(app: GatewayApp, context: GatewayConte
     // A playground call is logged as a call of the endpoint it relays, from the dashboard; a
     // wildcard route as the path it documents (never the URL: a key may be in its query).
     const relayed = isPlaygroundRoute(url);
-    const endpoint = relayed ? publicEndpointOf(url) : path;
+    const endpoint = relayed ? publicEndpointOf(path) : path;
     return (request, _reply, done) => {
       request.call = context.calls.begin({
         requestId: request.id,

@@ -32,7 +32,7 @@ export interface TurnView {
 export type AgentTurn = { kind: 'text'; text: string } | { kind: 'tool-call'; name: string; arguments: Record<string, unknown> };
 
 /** The shell tools of the agents under test, by the names they give them. */
-const SHELL_TOOL = /^(bash|shell|shell_command|exec_command|local_shell)$/i;
+const SHELL_TOOL = /^(bash|shell|shell_command|exec_command|local_shell|run_shell_command)$/i;
 
 export const shellCommandFor = (marker: string) => `echo ${marker} | tr a-z A-Z`;
 

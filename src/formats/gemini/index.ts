@@ -9,7 +9,7 @@ export { decodeEmbedRequests, embeddingsOf } from './embed.js';
 export type { GeminiEmbedRequest } from './embed.js';
 export { geminiErrorBody } from './errors.js';
 export { StreamFraming } from './framing.js';
-export { geminiModelOf, geminiModelPage, listsModel } from './models.js';
+export { geminiModelOf, geminiModelPage } from './models.js';
 export type { ListedModel } from './models.js';
 export { NativeGeminiStreamEncoder } from './native-stream.js';
 export { refuseUntranslatable as refuseUntranslatableGemini } from './request.js';

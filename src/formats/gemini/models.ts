@@ -10,7 +10,7 @@ export interface ListedModel {
   max_output_tokens: number | null;
 }
 
-/** The methods a model of each mode serves on the Gemini API's paths. */
+/** The methods a model of each mode serves on the Gemini API's paths; a model of another mode (images, speech, …) serves none there. */
 const METHODS: Record<string, string[]> = {
   chat: ['generateContent', 'streamGenerateContent', 'countTokens'],
   embedding: ['embedContent', 'batchEmbedContents'],
@@ -19,12 +19,7 @@ const METHODS: Record<string, string[]> = {
 const DEFAULT_PAGE = 50;
 const LARGEST_PAGE = 1000;
 
-/** Whether the Gemini API lists a model: the modes its paths serve. */
-export function listsModel(entry: ListedModel): boolean {
-  return METHODS[entry.mode] !== undefined;
-}
-
-/** A catalog entry as the Gemini API's Model: `models/{id}`, its token limits and the methods it serves. */
+/** A catalog entry as the Gemini API's Model: `models/{id}`, its token limits and the methods its paths serve for it (none for a mode they do not serve). */
 export function geminiModelOf(entry: ListedModel, requested = entry.id): JsonObject {
   return {
     name: `models/${requested}`,
@@ -49,9 +44,11 @@ function offsetOf(token: string): number {
   return Number(match[1]);
 }
 
-/** One page of `GET /v1beta/models`: `{models, nextPageToken}`, in the catalog's order, `pageSize` at a time (50 by default, at most 1000). */
-export function geminiModelPage(entries: readonly ListedModel[], query: { pageSize?: string; pageToken?: string }): JsonObject {
-  const models = entries.filter(listsModel);
+/**
+ * One page of `GET /v1beta/models`: `{models, nextPageToken}`, every catalog model of every
+ * provider in the catalog's order, `pageSize` at a time (50 by default, at most 1000).
+ */
+export function geminiModelPage(models: readonly ListedModel[], query: { pageSize?: string; pageToken?: string }): JsonObject {
   const size = query.pageSize === undefined || query.pageSize === '' ? DEFAULT_PAGE : Number(query.pageSize);
   if (!Number.isInteger(size) || size < 0) throw invalidBody('pageSize must be a whole number.', 'pageSize');
   const limit = Math.min(size === 0 ? DEFAULT_PAGE : size, LARGEST_PAGE);

@@ -10,7 +10,6 @@ import {
   geminiFormat,
   geminiModelOf,
   geminiModelPage,
-  listsModel,
   NativeGeminiStreamEncoder,
   geminiUpstreamObjects,
   refuseUntranslatableGemini,
@@ -251,12 +250,10 @@ export function geminiModelList(context: GatewayContext, query: { pageSize?: str
   return geminiModelPage(context.catalog.list(), query);
 }
 
-/** One model in Google's shape, or the Gemini API's 404. */
+/** One model in Google's shape (any id or alias of the catalog). */
 export function geminiModel(context: GatewayContext, requested: string): JsonObject {
   const model = requested.replace(/^models\//, '');
-  const entry = context.catalog.entry(model);
-  if (!listsModel(entry)) throw new GatewayError('not_found', `models/${model} is not served on the Gemini API's paths: they serve chat and embedding models (GET /v1beta/models lists them).`);
-  return geminiModelOf(entry, model);
+  return geminiModelOf(context.catalog.entry(model), model);
 }
 
 /** Whether a request to the shared GET /v1/models paths comes from a Google client (its key header, or a key in the query). */
@@ -289,7 +286,7 @@ export const geminiRoutes: RouteModule = (app, context) => {
   }
   app.get(
     '/v1beta/models',
-    { config: { format: geminiFormat }, schema: { ...SCHEMA, security: [], summary: 'List models (Gemini API)', description: "The chat and embedding models in Google's list shape, paged by pageSize and pageToken.", querystring: ListQuery, response: { 200: Type.Object({}, { additionalProperties: true }), ...GEMINI_ERRORS } } },
+    { config: { format: geminiFormat }, schema: { ...SCHEMA, security: [], summary: 'List models (Gemini API)', description: "Every catalog model in Google's list shape (supportedGenerationMethods: what these paths serve for it), paged by pageSize and pageToken.", querystring: ListQuery, response: { 200: Type.Object({}, { additionalProperties: true }), ...GEMINI_ERRORS } } },
     async (request) => geminiModelList(context, request.query as { pageSize?: string; pageToken?: string }),
   );
   app.get(

@@ -49,7 +49,7 @@ export interface AgentResult {
 }
 
 /** Paths the agents call that are model calls (their records carry usage and cost). */
-const MODEL_CALL = /^\/v1\/(messages|chat\/completions|responses)(\?|$)/;
+const MODEL_CALL = /^\/(v1\/(messages|chat\/completions|responses)|v1beta\/models\/[^?]+:(generateContent|streamGenerateContent))(\?|$)/;
 
 /** Longest an agent run may take: far more than a run needs (a few seconds), short of the test timeout. */
 const RUN_TIMEOUT_MS = 150_000;
@@ -125,8 +125,8 @@ export class ClientBench {
 
 /** Whether the agent's credential is on the request (as a bearer, x-api-key or x-goog-api-key). */
 function sentWith(exchange: Exchange, key: string): boolean {
-  const { authorization, 'x-api-key': apiKey } = exchange.headers;
-  return authorization === `Bearer ${key}` || apiKey === key;
+  const { authorization, 'x-api-key': apiKey, 'x-goog-api-key': googApiKey } = exchange.headers;
+  return authorization === `Bearer ${key}` || apiKey === key || googApiKey === key;
 }
 
 function runProcess(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {

@@ -165,6 +165,27 @@ function pi(run: NamedModelRun): AgentInvocation {
   };
 }
 
+/**
+ * The Gemini CLI: the Gemini API at GOOGLE_GEMINI_BASE_URL with the key as GEMINI_API_KEY (sent
+ * as x-goog-api-key), API-key auth chosen, usage statistics, telemetry and update checks off in
+ * its settings.json, `gemini -p` with every tool call approved (`--approval-mode yolo`) in a
+ * folder trusted for the session.
+ */
+function geminiCli(run: NamedModelRun): AgentInvocation {
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    model: { name: run.model },
+  };
+  writeFile(join(run.home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
+  return {
+    args: ['-p', run.prompt, '--model', run.model, '--approval-mode', 'yolo', '--skip-trust', '--output-format', 'text'],
+    env: { ...baseEnv(run), GOOGLE_GEMINI_BASE_URL: run.gatewayUrl, GEMINI_API_KEY: run.key, GEMINI_CLI_NO_RELAUNCH: 'true' },
+  };
+}
+
 export function agentInvocation(name: ClientName, run: AgentRun, options: { claudeModel: boolean }): AgentInvocation {
   if (run.model === null && name !== 'claude-code') throw new Error(`${name} is run on a model named by the test`);
   const named = { ...run, model: run.model ?? '' };
@@ -177,5 +198,7 @@ export function agentInvocation(name: ClientName, run: AgentRun, options: { clau
       return opencode(named);
     case 'pi':
       return pi(named);
+    case 'gemini-cli':
+      return geminiCli(named);
   }
 }

@@ -5,18 +5,19 @@
  * benchmark installs its peers: together they are over a gigabyte, so they are not
  * dependencies of the package and `npm install` stays quick.
  *
- * Every one of them ships its native binary as an npm optional dependency (a package per
- * platform). They are installed with `--ignore-scripts`: their postinstall scripts only copy
- * that binary over a placeholder, and the harness starts the binary from the platform
- * package itself, so nothing runs at install time and nothing is fetched from anywhere but
- * the registry.
+ * They are installed with `--ignore-scripts`, so nothing runs at install time and nothing is
+ * fetched from anywhere but the registry. Most ship their native binary as an npm optional
+ * dependency (a package per platform) whose postinstall script only copies it over a
+ * placeholder: the harness starts the binary from the platform package itself. The Gemini CLI
+ * is a Node bundle whose optional native addons (a pseudo-terminal, the keychain) are left
+ * unbuilt: it then runs shell commands as plain child processes.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export type ClientName = 'claude-code' | 'codex' | 'opencode' | 'pi';
+export type ClientName = 'claude-code' | 'codex' | 'opencode' | 'pi' | 'gemini-cli';
 
 interface PinnedClient {
   /** The npm package and its exact version. */
@@ -55,6 +56,12 @@ export const PINNED_CLIENTS: Record<ClientName, PinnedClient> = {
     package: '@mariozechner/pi-coding-agent',
     version: '0.73.1',
     program: 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js',
+    node: true,
+  },
+  'gemini-cli': {
+    package: '@google/gemini-cli',
+    version: '0.61.0',
+    program: 'node_modules/@google/gemini-cli/bundle/gemini.js',
     node: true,
   },
 };

@@ -1,7 +1,9 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
-import { relayChatStream, relayJson, requestIdOf } from './relay.js';
+import { SelectField } from '../../components/SelectField.js';
+import { relayChatStream, relayGemini, relayJson, requestIdOf } from './relay.js';
 import { firstModelOf, LogLink, messageOf, ModelField, numberOf, OptionalNumber, ShowCode, TextArea, type PanelProps } from './parts.js';
+import { geminiSnippetsOf, snippetsOf } from './snippets.js';
 
 /** A file the user attached: an image or a PDF, as the data URI the chat format carries. */
 export interface Attachment {
@@ -48,6 +50,24 @@ export function chatMessages(system: string, turns: readonly Turn[]): unknown[] 
   ];
 }
 
+/** The same conversation as the Gemini API's `contents`: turns of `user` and `model`, attachments as inlineData parts. */
+export function geminiContents(turns: readonly Turn[]): unknown[] {
+  return turns.map((turn) => ({
+    role: turn.role === 'user' ? 'user' : 'model',
+    parts: [
+      ...(turn.text === '' ? [] : [{ text: turn.text }]),
+      ...turn.attachments.map((attachment) => ({ inlineData: { mimeType: attachment.type, data: attachment.dataUri.slice(attachment.dataUri.indexOf(',') + 1) } })),
+    ],
+  }));
+}
+
+/** The public APIs the chat can be sent through. */
+type ChatApi = 'chat' | 'gemini';
+const APIS = [
+  { value: 'chat', label: 'Chat completions (/v1/chat/completions)' },
+  { value: 'gemini', label: 'Gemini API (/v1beta/models/…:generateContent)' },
+];
+
 /** File picker for images and PDFs, listing what is attached with a way to remove each. */
 export function AttachmentField(props: { id: string; attachments: readonly Attachment[]; onChange: (attachments: Attachment[]) => void; onError: (message: string) => void }) {
   return (
@@ -87,6 +107,7 @@ export function ChatPanel({ keyId, models }: PanelProps) {
   const [temperature, setTemperature] = useState('');
   const [maxTokens, setMaxTokens] = useState('');
   const [stream, setStream] = useState(true);
+  const [api, setApi] = useState<ChatApi>('chat');
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState('');
   const [attachments, setAttachments] = useState<Attachment[]>([]);
@@ -106,12 +127,25 @@ export function ChatPanel({ keyId, models }: PanelProps) {
     ...(numberOf(maxTokens) !== undefined ? { max_tokens: numberOf(maxTokens) } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
+  const geminiBodyFor = (conversation: readonly Turn[]): Record<string, unknown> => {
+    const generationConfig = {
+      ...(numberOf(temperature) !== undefined ? { temperature: numberOf(temperature) } : {}),
+      ...(numberOf(maxTokens) !== undefined ? { maxOutputTokens: numberOf(maxTokens) } : {}),
+    };
+    return {
+      contents: geminiContents(conversation),
+      ...(system.trim() === '' ? {} : { systemInstruction: { parts: [{ text: system }] } }),
+      ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
+    };
+  };
+  const shownTurns = hasDraft ? [...turns, nextTurn] : turns;
+  const snippets = api === 'gemini' ? geminiSnippetsOf(window.location.origin, model, stream, geminiBodyFor(shownTurns)) : snippetsOf(window.location.origin, 'chat/completions', bodyFor(shownTurns));
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!hasDraft) return;
     const conversation = [...turns, nextTurn];
-    const body = bodyFor(conversation);
+    const body = api === 'gemini' ? geminiBodyFor(conversation) : bodyFor(conversation);
     setTurns(conversation);
     setDraft('');
     setAttachments([]);
@@ -122,17 +156,19 @@ export function ChatPanel({ keyId, models }: PanelProps) {
     setAnswer('');
     controller.current = new AbortController();
     let text = '';
+    const onText = (piece: string) => {
+      text += piece;
+      setAnswer(text);
+    };
     try {
-      if (stream) {
-        const done = await relayChatStream(
-          keyId,
-          body,
-          (piece) => {
-            text += piece;
-            setAnswer(text);
-          },
-          controller.current.signal,
-        );
+      if (api === 'gemini') {
+        const done = await relayGemini(keyId, model, body, stream ? onText : null, controller.current.signal);
+        text = done.value.text;
+        setRequestId(done.requestId);
+        const usage = done.value.usage;
+        if (usage) setUsage(`${usage.promptTokenCount ?? 0} prompt + ${(usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0)} completion tokens`);
+      } else if (stream) {
+        const done = await relayChatStream(keyId, body, onText, controller.current.signal);
         setRequestId(done.requestId);
         if (done.value) setUsage(`${done.value.prompt_tokens} prompt + ${done.value.completion_tokens} completion tokens`);
       } else {
@@ -163,6 +199,7 @@ export function ChatPanel({ keyId, models }: PanelProps) {
     <>
       <div className="panel-grid">
         <form className="settings" onSubmit={(event) => void submit(event)} aria-label="Chat">
+          <SelectField id="chat-api" label="API" value={api} options={APIS} onChange={(value) => setApi(value as ChatApi)} />
           <ModelField id="chat-model" models={models} mode="chat" value={model} onChange={setModel} />
           <TextArea id="chat-system" label="System prompt" value={system} onChange={setSystem} />
           <div className="limits">
@@ -208,7 +245,7 @@ export function ChatPanel({ keyId, models }: PanelProps) {
           <LogLink requestId={requestId} />
         </section>
       </div>
-      <ShowCode endpoint="chat/completions" body={bodyFor(hasDraft ? [...turns, nextTurn] : turns)} />
+      <ShowCode snippets={snippets} />
     </>
   );
 }

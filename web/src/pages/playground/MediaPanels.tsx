@@ -4,6 +4,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField } from '../../components/SelectField.js';
 import { relayBytes, relayJson } from './relay.js';
 import { firstModelOf, LogLink, ModelField, ShowCode, TextArea, useCall, type PanelProps } from './parts.js';
+import { snippetsOf } from './snippets.js';
 
 /**
  * Embeddings, image generation and speech: one model, one input, one call each. The form,
@@ -43,7 +44,7 @@ function OneCallForm<T>(props: {
           )}
         </section>
       </div>
-      <ShowCode endpoint={props.endpoint} body={props.body} />
+      <ShowCode snippets={snippetsOf(window.location.origin, props.endpoint, props.body)} />
     </>
   );
 }

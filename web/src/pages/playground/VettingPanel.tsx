@@ -3,6 +3,7 @@ import type { AttemptView, FullVettingReply, PlaygroundVettingReply } from '@mod
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { relayJson } from './relay.js';
 import { firstModelOf, LogLink, ModelField, numberOf, OptionalNumber, ShowCode, TextArea, useCall, type PanelProps } from './parts.js';
+import { snippetsOf } from './snippets.js';
 
 type Endpoint = 'chat/vetting' | 'vetting/full';
 
@@ -167,7 +168,7 @@ export function VettingPanel({ keyId, models }: PanelProps) {
           )}
         </section>
       </div>
-      <ShowCode endpoint={endpoint} body={body} />
+      <ShowCode snippets={snippetsOf(window.location.origin, endpoint, body)} />
     </>
   );
 }

@@ -1,9 +1,9 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import type { PlaygroundEndpoint, PublicModelEntry } from '@modelgate/admin-api';
+import type { PublicModelEntry } from '@modelgate/admin-api';
 import { ApiError } from '../../api.js';
 import { SelectField } from '../../components/SelectField.js';
-import { snippetsOf } from './snippets.js';
+import type { Snippets } from './snippets.js';
 import { requestIdOf } from './relay.js';
 
 /** What the panels of the playground share: the key calls are made as, and the live catalog. */
@@ -88,11 +88,10 @@ export function LogLink(props: { requestId: string | null }) {
   );
 }
 
-/** "Show code": the call as curl and as the openai SDK, each with a copy button. */
-export function ShowCode(props: { endpoint: PlaygroundEndpoint; body: Record<string, unknown> }) {
+/** "Show code": the call as curl and as its API's SDK (snippets.ts), each with a copy button. */
+export function ShowCode({ snippets }: { snippets: Snippets }) {
   const [open, setOpen] = useState(false);
   const [copied, setCopied] = useState<string | null>(null);
-  const snippets = snippetsOf(window.location.origin, props.endpoint, props.body);
   const block = (name: string, label: string, text: string): ReactNode => (
     <div className="snippet">
       <div className="snippet-head">
@@ -114,7 +113,7 @@ export function ShowCode(props: { endpoint: PlaygroundEndpoint; body: Record<str
           <p className="muted">The same call against the public API. Set MODELGATE_API_KEY to the key's secret: the dashboard never holds it.</p>
           <div className="snippets">
             {block('curl', 'curl', snippets.curl)}
-            {block('SDK', 'openai SDK (Node)', snippets.sdk)}
+            {block('SDK', snippets.sdkLabel, snippets.sdk)}
           </div>
         </>
       )}

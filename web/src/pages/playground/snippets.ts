@@ -3,11 +3,14 @@ import { curlCommand } from '../../format.js';
 
 /**
  * "Show code": the call the playground just made (or is about to make), as a curl command
- * and as the official openai SDK for Node, against the public API with the key left as
- * $MODELGATE_API_KEY. Attachments are long data URIs: the snippets name them instead.
+ * and as the official SDK of its API for Node (openai, or @google/genai for the Gemini API),
+ * against the public API with the key left as $MODELGATE_API_KEY. Attachments are long data
+ * URIs: the snippets name them instead.
  */
 
 const ATTACHMENT = /^data:([\w.+-]+\/[\w.+-]+);base64,/;
+/** A Gemini inlineData part's bytes: base64 alone, its type beside it. */
+const INLINE_BYTES = /^[A-Za-z0-9+/=]{200,}$/;
 
 /** The body with every base64 data URI (an attached file) replaced by a placeholder naming its type. */
 export function withPlaceholders(value: unknown): unknown {
@@ -16,7 +19,9 @@ export function withPlaceholders(value: unknown): unknown {
     return type === undefined ? value : `data:${type};base64,<base64 of the file>`;
   }
   if (Array.isArray(value)) return value.map(withPlaceholders);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, withPlaceholders(field)]));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, name === 'data' && typeof field === 'string' && INLINE_BYTES.test(field) ? '<base64 of the file>' : withPlaceholders(field)]));
+  }
   return value;
 }
 
@@ -47,6 +52,8 @@ function sdkCall(endpoint: PlaygroundEndpoint, body: Record<string, unknown>): s
 export interface Snippets {
   curl: string;
   sdk: string;
+  /** The SDK the `sdk` snippet uses, as its heading names it. */
+  sdkLabel: string;
 }
 
 export function snippetsOf(origin: string, endpoint: PlaygroundEndpoint, body: Record<string, unknown>): Snippets {
@@ -56,5 +63,23 @@ export function snippetsOf(origin: string, endpoint: PlaygroundEndpoint, body: R
   return {
     curl: curlCommand(`${origin}/v1/${endpoint}`, shown),
     sdk: `${fsImport}import OpenAI from 'openai';\n\nconst client = new OpenAI({ baseURL: '${origin}/v1', apiKey: process.env.MODELGATE_API_KEY });\n${sdkCall(endpoint, shown)}`,
+    sdkLabel: 'openai SDK (Node)',
+  };
+}
+
+/** A Gemini API call (generateContent, or streamGenerateContent as server-sent events) as curl and as @google/genai, whose `config` holds the body's systemInstruction and generationConfig. */
+export function geminiSnippetsOf(origin: string, model: string, stream: boolean, body: Record<string, unknown>): Snippets {
+  const shown = withPlaceholders(body) as Record<string, unknown>;
+  const { contents, systemInstruction, generationConfig } = shown;
+  const config = { ...(systemInstruction === undefined ? {} : { systemInstruction }), ...(generationConfig as Record<string, unknown> | undefined) };
+  const parameters = indented({ model, contents, ...(Object.keys(config).length > 0 ? { config } : {}) });
+  const call = stream
+    ? `for await (const chunk of await client.models.generateContentStream(${parameters})) process.stdout.write(chunk.text ?? '');`
+    : `const response = await client.models.generateContent(${parameters});\nconsole.log(response.text);`;
+  const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  return {
+    curl: curlCommand(`${origin}/v1beta/models/${model}:${method}`, shown),
+    sdk: `import { GoogleGenAI } from '@google/genai';\n\nconst client = new GoogleGenAI({ apiKey: process.env.MODELGATE_API_KEY, httpOptions: { baseUrl: '${origin}' } });\n${call}`,
+    sdkLabel: '@google/genai SDK (Node)',
   };
 }
