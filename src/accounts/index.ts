@@ -1,8 +1,8 @@
 export { Accounts } from './accounts.js';
 export type { AccountsOptions, SessionPrincipal, SignedIn } from './accounts.js';
 export { ROLES } from './types.js';
-export type { Role, SessionView, UserView } from './types.js';
-export { toUserView } from './user-store.js';
+export type { Role, RoleGrant, SessionView, UserView } from './types.js';
+export { teamIdsOf, toUserView } from './user-store.js';
 export type { UserRow } from './user-store.js';
 export { csrfTokenOf, isCsrfTokenOf, DEFAULT_SESSION_LIFETIMES } from './session-store.js';
 export type { SessionLifetimes } from './session-store.js';
