@@ -9,3 +9,7 @@ export type { SessionLifetimes } from './session-store.js';
 export { DEFAULT_THROTTLE_LIMITS } from './sign-in-throttle.js';
 export type { ThrottleLimits } from './sign-in-throttle.js';
 export { hashesWaiting, hashPassword, verifyPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';
+export { SingleSignOn, safeReturnPath, SIGN_IN_WINDOW_MS } from './single-sign-on.js';
+export type { SignInStart, SingleSignOnOptions, SingleSignOnSettings } from './single-sign-on.js';
+export { roleGrantOf } from './role-mapping.js';
+export type { RoleMapping } from './role-mapping.js';

@@ -54,7 +54,12 @@ export class UserStore {
    * vouches for the email) the local account of that email, linked; else made. Its email,
    * role and teams follow the provider's answer at every sign-in.
    */
-  async signedInBySso(subject: string, email: string, emailVerified: boolean, grant: RoleGrant): Promise<UserRow> {
+  async signedInBySso(subject: string, email: string, emailVerified: boolean, provided: RoleGrant): Promise<UserRow> {
+    // Groups may name teams the gateway does not have: those give nothing.
+    const grant = provided.role === 'team_admin' ? { role: provided.role, teamIds: await this.knownTeams(provided.teamIds) } : provided;
+    if (grant.teamIds.length === 0 && grant.role === 'team_admin') {
+      throw new GatewayError('insufficient_role', `Your groups name no team of this gateway (${provided.teamIds.join(', ')}). Ask an administrator.`);
+    }
     const bySubject = await this.db.selectFrom('dashboard_users').selectAll().where('sso_subject', '=', subject).executeTakeFirst();
     const linked = bySubject ?? (emailVerified ? await this.findByEmail(email) : undefined);
     if (linked === undefined) return this.insert(email, NO_PASSWORD, grant, subject);
@@ -88,6 +93,11 @@ export class UserStore {
     return row;
   }
 
+  private async knownTeams(teamIds: readonly string[]): Promise<string[]> {
+    if (teamIds.length === 0) return [];
+    return (await this.db.selectFrom('teams').select('id').where('id', 'in', teamIds).execute()).map((team) => team.id);
+  }
+
   /** A role's columns: a `team_admin` needs at least one team, each of which exists; the other roles hold none. */
   private async grantColumns(grant: RoleGrant): Promise<Pick<UserRow, 'role' | 'team_ids'>> {
     if (grant.role !== 'team_admin') {
@@ -96,8 +106,8 @@ export class UserStore {
     }
     const teamIds = [...new Set(grant.teamIds)].sort();
     if (teamIds.length === 0) throw invalidBody('A team_admin needs team_ids: the teams whose projects it manages.', 'team_ids');
-    const known = await this.db.selectFrom('teams').select('id').where('id', 'in', teamIds).execute();
-    const missing = teamIds.filter((id) => !known.some((team) => team.id === id));
+    const known = await this.knownTeams(teamIds);
+    const missing = teamIds.filter((id) => !known.includes(id));
     if (missing.length > 0) throw invalidBody(`There is no team ${missing.join(', ')}. GET /admin/v1/teams lists them.`, 'team_ids');
     return { role: 'team_admin', team_ids: JSON.stringify(teamIds) };
   }

@@ -179,6 +179,9 @@ export const adminApi = {
     get: () => request<SessionView>('GET', '/session'),
     signIn: (email: string, password: string) => request<SessionView>('POST', '/session', { email, password }),
     signOut: () => request<void>('DELETE', '/session'),
+    sso: () => request<{ enabled: boolean; provider_name: string | null }>('GET', '/sso'),
+    /** Where the browser goes to sign in through the OpenID provider (a navigation, not a fetch). */
+    ssoLoginUrl: (returnTo: string) => `/admin/v1/sso/login${queryOf({ return_to: returnTo })}`,
   },
   keys: {
     page: (filter: KeyFilter, cursor: string | undefined, limit: number) =>
