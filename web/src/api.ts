@@ -17,7 +17,10 @@ import type {
   ProjectView,
   PublicModelEntry,
   Scope,
+  AuditEntryView,
+  Role,
   SessionView,
+  UserView,
   UsageGrouping,
   UsageList,
   UsageView,
@@ -172,6 +175,16 @@ export interface AgentGrant {
   created_at: string;
 }
 
+/** The audit log's filters, as the admin API takes them (and the page's URL keeps them). */
+export interface AuditFilter {
+  actor?: string | undefined;
+  action?: string | undefined;
+  target?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
+const userPath = (id: string) => `/users/${encodeURIComponent(id)}`;
 const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
 
 export const adminApi = {
@@ -192,6 +205,18 @@ export const adminApi = {
     spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
   },
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
+  users: {
+    list: () => request<{ data: UserView[] }>('GET', '/users'),
+    create: (input: { email: string; password: string; role: Role; team_ids?: string[] }) => request<UserView>('POST', '/users', input),
+    setRole: (id: string, role: Role, teamIds: string[]) => request<UserView>('PATCH', userPath(id), { role, ...(role === 'team_admin' ? { team_ids: teamIds } : {}) }),
+    setDisabled: (id: string, disabled: boolean) => request<UserView>('POST', `${userPath(id)}/${disabled ? 'disable' : 'enable'}`),
+    resetPassword: (id: string, password: string) => request<UserView>('POST', `${userPath(id)}/password`, { password }),
+  },
+  audit: {
+    page: (filter: AuditFilter, cursor: string | undefined, limit: number) =>
+      request<ListPage<AuditEntryView>>('GET', `/audit${queryOf({ ...filter, cursor, limit })}`),
+    exportUrl: (filter: AuditFilter) => `/admin/v1/audit/export${queryOf({ ...filter, format: 'csv' })}`,
+  },
   mcpServers: {
     list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),
     add: (input: NewMcpServerInput) => request<McpServerView>('POST', '/mcp/servers', input),
