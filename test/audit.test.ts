@@ -114,6 +114,8 @@ for (const backend of STORAGE_BACKENDS) {
         ['POST /admin/v1/users/:id/disable', () => ok('POST', `/admin/v1/users/${state.user}/disable`)],
         ['POST /admin/v1/users/:id/enable', () => ok('POST', `/admin/v1/users/${state.user}/enable`)],
         ['POST /admin/v1/users/:id/password', () => ok('POST', `/admin/v1/users/${state.user}/password`, { password: 'another long password 2' })],
+        ['PATCH /admin/v1/users/:id', () => ok('PATCH', `/admin/v1/users/${state.user}`, { role: 'viewer' })],
+        ['PATCH /admin/v1/users/:id', () => ok('PATCH', `/admin/v1/users/${state.user}`, { role: 'admin' })],
         ['POST /admin/v1/session', async () => {
           const answer = await ok('POST', '/admin/v1/session', { email: 'ops@example.com', password: 'another long password 2' }, {});
           state.cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0]!;

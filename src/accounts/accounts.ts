@@ -4,7 +4,7 @@ import type { Database } from '../storage/index.js';
 import { decoyPasswordHash, verifyPassword } from './password.js';
 import { csrfTokenOf, SessionStore, type SessionLifetimes, type StoredSession } from './session-store.js';
 import { SignInThrottle, type SharedSignInCounts, type ThrottleLimits } from './sign-in-throttle.js';
-import type { Role, SessionView } from './types.js';
+import type { Role, RoleGrant, SessionView } from './types.js';
 import { normalizeEmail, toUserView, UserStore, type UserRow } from './user-store.js';
 
 /** A signed-in dashboard user, as the admin API's authorisation sees it. */
@@ -76,6 +76,20 @@ export class Accounts {
     } finally {
       admitted.attempt.done();
     }
+    return this.startSession(user, address);
+  }
+
+  /**
+   * Signs in the account a single sign-on names (made, or its role and teams updated from the
+   * provider's groups); a disabled account stays out.
+   */
+  async signInBySso(identity: { subject: string; email: string; emailVerified: boolean }, grant: RoleGrant, address: string): Promise<SignedIn> {
+    const user = await this.users.signedInBySso(identity.subject, identity.email, identity.emailVerified, grant);
+    if (user.disabled === 1) throw new GatewayError('insufficient_role', 'This dashboard account is disabled. Ask an administrator to enable it.');
+    return this.startSession(user, address);
+  }
+
+  private async startSession(user: UserRow, address: string): Promise<SignedIn> {
     const { token, session } = await this.sessions.create(user.id, address);
     return { token, view: this.viewOf(token, { user, session }) };
   }
@@ -102,8 +116,15 @@ export class Accounts {
     return this.sessions.end(token);
   }
 
-  createUser(email: string, password: string, role: Role): Promise<UserRow> {
-    return this.users.create(email, password, role);
+  createUser(email: string, password: string, role: Role, teamIds: readonly string[] = []): Promise<UserRow> {
+    return this.users.create(email, password, { role, teamIds });
+  }
+
+  /** A new role ends the account's sessions: a narrowed account never keeps a wider session. */
+  async setRole(idOrEmail: string, grant: RoleGrant): Promise<UserRow> {
+    const row = await this.users.setRole(idOrEmail, grant);
+    await this.sessions.endAllOf(row.id);
+    return row;
   }
 
   /** Disabling an account ends its sessions at once. */

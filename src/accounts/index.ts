@@ -1,8 +1,8 @@
 export { Accounts } from './accounts.js';
 export type { AccountsOptions, SessionPrincipal, SignedIn } from './accounts.js';
 export { ROLES } from './types.js';
-export type { Role, SessionView, UserView } from './types.js';
-export { toUserView } from './user-store.js';
+export type { Role, RoleGrant, SessionView, UserView } from './types.js';
+export { teamIdsOf, toUserView } from './user-store.js';
 export type { UserRow } from './user-store.js';
 export { csrfTokenOf, isCsrfTokenOf, DEFAULT_SESSION_LIFETIMES } from './session-store.js';
 export type { SessionLifetimes } from './session-store.js';
@@ -10,3 +10,7 @@ export { DEFAULT_THROTTLE_LIMITS } from './sign-in-throttle.js';
 export type { SharedSignInCounts, ThrottleLimits } from './sign-in-throttle.js';
 export { createSignInCounts } from './create-sign-in-counts.js';
 export { hashesWaiting, hashPassword, verifyPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';
+export { SingleSignOn, safeReturnPath, SIGN_IN_WINDOW_MS } from './single-sign-on.js';
+export type { SignInStart, SingleSignOnOptions, SingleSignOnSettings } from './single-sign-on.js';
+export { roleGrantOf } from './role-mapping.js';
+export type { RoleMapping } from './role-mapping.js';

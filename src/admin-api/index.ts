@@ -11,6 +11,7 @@ export type { LogDetailView, LogSummaryView, UsageView } from '../logs/log-view.
 export type { KeySpendView } from '../logs/key-spend.js';
 export type { UsageGrouping } from '../logs/types.js';
 export type { Role, SessionView, UserView } from '../accounts/types.js';
+export type { AuditEntryView } from '../audit/types.js';
 export type { PublicModelEntry } from '../catalog/types.js';
 export type { NewProviderInstanceInput, ProviderInstancePatch, ProviderInstanceView, ProviderKindView, ProviderSource, ProviderTestView } from '../provider-instances/types.js';
 export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../agents/graph/node-schema.js';

@@ -15,32 +15,44 @@ function parseRole(value: string): Role {
   return value as Role;
 }
 
+function parseTeams(value: string): string[] {
+  const teams = value.split(',').map((team) => team.trim()).filter((team) => team.length > 0);
+  if (teams.length === 0) throw new InvalidArgumentError('expected team ids, comma-separated');
+  return teams;
+}
+
+/** A role as the table and messages show it: a team admin with its teams. */
+function roleOf(user: UserView): string {
+  return user.role === 'team_admin' ? `team_admin of ${user.team_ids.join(', ')}` : user.role;
+}
+
 function printUsers(users: readonly UserView[]): void {
   if (users.length === 0) {
     process.stdout.write('No dashboard accounts yet. Create one with: modelgate users create --email you@example.com\n');
     return;
   }
   printTable(
-    ['id', 'email', 'role', 'state', 'created'],
-    users.map((user) => [user.id, user.email, user.role, user.disabled ? 'disabled' : 'active', user.created_at]),
+    ['id', 'email', 'role', 'sign-in', 'state', 'created'],
+    users.map((user) => [user.id, user.email, roleOf(user), user.sso ? 'sso' : 'password', user.disabled ? 'disabled' : 'active', user.created_at]),
   );
 }
 
 function printUser(user: UserView, done: string): void {
-  process.stdout.write(`${done} ${user.email} (${user.role}, ${user.disabled ? 'disabled' : 'active'}, id ${user.id})\n`);
+  process.stdout.write(`${done} ${user.email} (${roleOf(user)}, ${user.disabled ? 'disabled' : 'active'}, id ${user.id})\n`);
 }
 
 export function registerUsersCommand(program: Command): void {
-  const users = program.command('users').description('dashboard accounts: create, list, disable, reset-password');
+  const users = program.command('users').description('dashboard accounts: create, list, set-role, disable, reset-password');
 
   withAdminOptions(users.command('create').description('create a dashboard account (the password is prompted for, or read with --password-stdin)'))
     .requiredOption('--email <email>', 'the email to sign in with')
-    .option('--role <role>', `${ROLES.join(' or ')} (default admin)`, parseRole)
+    .option('--role <role>', `${ROLES.join(', ')} (default admin)`, parseRole)
+    .option('--teams <ids>', 'for team_admin: the teams it manages, comma-separated', parseTeams)
     .option('--password-stdin', 'read the password from standard input')
-    .action(async (options: PasswordOptions & { email: string; role?: Role }) => {
+    .action(async (options: PasswordOptions & { email: string; role?: Role; teams?: string[] }) => {
       const client = AdminClient.fromOptions(options);
       const password = await readPassword(options.passwordStdin === true);
-      const user = await client.request<UserView>('POST', '/users', { email: options.email, password, role: options.role ?? 'admin' });
+      const user = await client.request<UserView>('POST', '/users', { email: options.email, password, role: options.role ?? 'admin', ...(options.teams !== undefined ? { team_ids: options.teams } : {}) });
       if (options.json === true) printJson(user);
       else printUser(user, 'Created');
     });
@@ -50,6 +62,16 @@ export function registerUsersCommand(program: Command): void {
     if (options.json === true) printJson(list);
     else printUsers(list.data);
   });
+
+  withAdminOptions(users.command('set-role <user>').description("change an account's role and teams (id or email); ends its sessions"))
+    .requiredOption('--role <role>', ROLES.join(', '), parseRole)
+    .option('--teams <ids>', 'for team_admin: the teams it manages, comma-separated', parseTeams)
+    .action(async (user: string, options: AdminOptions & { role: Role; teams?: string[] }) => {
+      const body = { role: options.role, ...(options.teams !== undefined ? { team_ids: options.teams } : {}) };
+      const changed = await AdminClient.fromOptions(options).request<UserView>('PATCH', `/users/${encodeURIComponent(user)}`, body);
+      if (options.json === true) printJson(changed);
+      else printUser(changed, 'Changed');
+    });
 
   for (const [action, done] of [['disable', 'Disabled'], ['enable', 'Enabled']] as const) {
     withAdminOptions(users.command(`${action} <user>`).description(`${action} an account (id or email)${action === 'disable' ? '; ends its sessions' : ''}`)).action(

@@ -5,6 +5,6 @@ export type { GatewaySecrets } from './secrets.js';
 export { ENVIRONMENT_SETTINGS } from './env.js';
 export { ConfigSchema, RoutingEntrySchema, McpServerSchema, MAX_TIMER_MS, timerDelay } from './schema.js';
 export { checkMcpServers } from './mcp-servers.js';
-export type { GatewayConfig, ModelOverride, CompatibleProviderConfig, ModelMode, RoutingEntry, DeploymentConfig, FailureClass, McpServerConfig, ProjectPolicyConfig } from './schema.js';
+export type { GatewayConfig, ModelOverride, CompatibleProviderConfig, ModelMode, RoutingEntry, DeploymentConfig, FailureClass, McpServerConfig, OidcConfig, ProjectPolicyConfig } from './schema.js';
 export { describeConnectionUrl, describeRedis, describeStorage, workerCount } from './deployment.js';
 export { closestIds } from './closest-names.js';

@@ -137,6 +137,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   assertProviderNamesUnique(config);
   checkMcpServers(config.mcp.servers);
   checkGuardrails(config);
+  checkOidc(config, env);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.server.publicUrl !== undefined) config.server.publicUrl = config.server.publicUrl.replace(/\/+$/, '');
   if (config.databaseUrl !== undefined && config.encryptionKey === undefined) {
@@ -250,6 +251,25 @@ function checkGuardrails(config: GatewayConfig): void {
   } catch (error) {
     if (error instanceof GuardrailConfigError) throw new ConfigError(error.message);
     throw error;
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Single sign-on: an issuer over plain http only on this machine (a provider in development
+ * or a test); a named client secret variable must be set.
+ */
+function checkOidc(config: GatewayConfig, env: NodeJS.ProcessEnv): void {
+  const oidc = config.auth.oidc;
+  if (oidc === undefined) return;
+  const issuer = new URL(oidc.issuer);
+  if (issuer.protocol === 'http:' && !LOOPBACK_HOSTS.has(issuer.hostname)) {
+    throw new ConfigError('invalid setting auth.oidc.issuer: use https; plain http is accepted only for a provider on a loopback address');
+  }
+  const secretVariable = oidc.clientSecretEnv;
+  if (secretVariable !== undefined && (env[secretVariable] ?? '') === '') {
+    throw new ConfigError(`invalid setting auth.oidc.clientSecretEnv: the variable ${secretVariable} is not set; set it to the client secret, or leave clientSecretEnv out for a public client`);
   }
 }
 

@@ -252,6 +252,38 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    auth: Type.Object(
+      {
+        oidc: Type.Optional(
+          Type.Object(
+            {
+              issuer: Type.String({
+                pattern: '^https?://[^\\s?#]+$',
+                description: "the OpenID provider's issuer URL (its discovery document is <issuer>/.well-known/openid-configuration); https, or http on a loopback address",
+              }),
+              clientId: Type.String({ minLength: 1, description: 'the client id the provider gave the gateway' }),
+              clientSecretEnv: Type.Optional(EnvName('environment variable holding the client secret (unset for a public client, which PKCE alone protects)')),
+              providerName: Type.String({ minLength: 1, maxLength: 60, default: 'single sign-on', description: 'shown on the sign-in button: "Sign in with <providerName>"' }),
+              scopes: Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), { default: ['openid', 'email', 'profile'], description: 'scopes asked for; openid is always sent' }),
+              roleClaim: Type.String({ minLength: 1, default: 'groups', description: 'the ID token (or userinfo) claim holding the groups the roles map from' }),
+              roles: Type.Object(
+                {
+                  admin: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'groups whose members are administrators' }),
+                  viewer: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'groups whose members read the request log and usage' }),
+                  teamAdmin: Type.Array(Type.String({ pattern: '\\{team\\}' }), {
+                    default: [],
+                    description: 'group patterns of team admins, with {team} where the group names the team id (modelgate-{team}-admins)',
+                  }),
+                },
+                { additionalProperties: false, default: {} },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     audit: Type.Object(
       {
         retentionDays: Type.Integer({ minimum: 0, default: 365, description: 'audit log entries older than this are deleted (0 = keep forever)' }),
@@ -319,4 +351,5 @@ export type RoutingEntry = Static<typeof RoutingEntrySchema>;
 export type DeploymentConfig = Static<typeof DeploymentSchema>;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 export type McpServerConfig = Static<typeof McpServerSchema>;
+export type OidcConfig = NonNullable<GatewayConfig['auth']['oidc']>;
 export type ProjectPolicyConfig = Static<typeof ProjectPolicySchema>;

@@ -14,6 +14,8 @@ import type { KeyStatus } from './types.js';
 
 export interface KeyPageQuery {
   projectId?: string | undefined;
+  /** Only keys of these projects (a team admin's; none when empty). */
+  projectIds?: readonly string[] | undefined;
   status?: KeyStatus | undefined;
   /** Part of the name (any case), or the start of the id. */
   search?: string | undefined;
@@ -58,6 +60,9 @@ function likeEscaped(text: string): string {
 export async function pageOfKeys(db: Kysely<Database>, query: KeyPageQuery): Promise<KeyPage> {
   let select = db.selectFrom('api_keys').selectAll();
   if (query.projectId !== undefined) select = select.where('project_id', '=', query.projectId);
+  if (query.projectIds !== undefined) {
+    select = query.projectIds.length === 0 ? select.where(sql<boolean>`1 = 0`) : select.where('project_id', 'in', query.projectIds);
+  }
   if (query.status !== undefined) select = select.where('status', '=', query.status);
   const search = query.search?.trim();
   if (search !== undefined && search.length > 0) {

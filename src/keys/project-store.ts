@@ -35,6 +35,13 @@ export class ProjectStore {
     return this.db.selectFrom('projects').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
   }
 
+  /** The ids of the projects of these teams. */
+  async idsOfTeams(teamIds: readonly string[]): Promise<string[]> {
+    if (teamIds.length === 0) return [];
+    const rows = await this.db.selectFrom('projects').select('id').where('team_id', 'in', teamIds).orderBy('id').execute();
+    return rows.map((row) => row.id);
+  }
+
   async find(id: string): Promise<ProjectRow | undefined> {
     return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../storage/index.js';
 import { whereEndpointAndPlatform, type LogCursor } from './log-filters.js';
 import { CONTENT_COLUMNS, SUMMARY_COLUMNS, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
@@ -14,6 +14,10 @@ export type LogQuery<O> = SelectQueryBuilder<Database, 'request_logs', O>;
 export function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAccess): LogQuery<O> {
   let restricted = query;
   if (access.projectId !== null) restricted = restricted.where('project_id', '=', access.projectId);
+  if (access.projectIds !== undefined) {
+    const ids = access.projectIds;
+    restricted = ids.length === 0 ? restricted.where(sql<boolean>`1 = 0`) : restricted.where('project_id', 'in', ids);
+  }
   if (filter.projectId !== undefined) restricted = restricted.where('project_id', '=', filter.projectId);
   if (filter.keyId !== undefined) restricted = restricted.where('key_id', '=', filter.keyId);
   const model = filter.model;

@@ -135,6 +135,8 @@ export interface RequestRecord {
 export interface LogAccess {
   /** null = every project. */
   projectId: string | null;
+  /** When given, only these projects (a team admin's teams' projects; none when empty). */
+  projectIds?: readonly string[];
 }
 
 /** Filters of the log list, export and usage queries (all optional, combined with AND). */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { isCsrfTokenOf, type Accounts, type SessionPrincipal } from '../accounts/index.js';
+import { isCsrfTokenOf, type Accounts, type Role, type SessionPrincipal } from '../accounts/index.js';
 import { GatewayError } from '../errors/index.js';
 import { SECRET_PREFIX } from '../keys/index.js';
 import { sessionTokenOf } from './session-cookie.js';
@@ -17,9 +17,32 @@ export type AdminPrincipal = { kind: 'token' } | ({ kind: 'session'; token: stri
 
 /**
  * Route config of the admin routes a `viewer` may call (reading the request log and usage).
- * Every other admin route needs the `admin` role or the admin token.
+ * Every other admin route needs the `admin` role or the admin token, unless a `team_admin` may
+ * call it too.
  */
 export const VIEWER_MAY_CALL = { viewerMayCall: true } as const;
+
+/**
+ * Route config of the admin routes a `team_admin` may call: the route answers within the
+ * projects of the account's teams (`projectScopeOf` in routes/admin-scope.ts). Any route
+ * without it refuses a team admin with 403 `insufficient_role`.
+ */
+export const TEAM_ADMIN_MAY_CALL = { teamAdminMayCall: true } as const;
+
+/** Routes every signed-in account may call (its own session, reading the log and usage). */
+export const EVERY_ROLE_MAY_CALL = { ...VIEWER_MAY_CALL, ...TEAM_ADMIN_MAY_CALL } as const;
+
+type RoleConfig = Partial<{ viewerMayCall: true; teamAdminMayCall: true }>;
+
+function roleMayCall(role: Role, config: RoleConfig): boolean {
+  if (role === 'admin') return true;
+  return role === 'viewer' ? config.viewerMayCall === true : config.teamAdminMayCall === true;
+}
+
+const REFUSALS: Record<Exclude<Role, 'admin'>, string> = {
+  viewer: 'This account has the viewer role: it may read the request log and usage only. Ask an administrator.',
+  team_admin: "This account is a team admin: it may manage its teams' keys, agents, request log and usage only. Ask an administrator.",
+};
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -68,10 +91,8 @@ export function adminAuthHook(adminToken: string, accounts: Accounts): (request:
         'A change made with a dashboard session needs the x-csrf-token header holding the csrf_token of GET /admin/v1/session.',
       );
     }
-    const config = request.routeOptions.config as Partial<typeof VIEWER_MAY_CALL>;
-    if (principal.user.role !== 'admin' && config.viewerMayCall !== true) {
-      throw new GatewayError('insufficient_role', 'This account has the viewer role: it may read the request log and usage only. Ask an administrator.');
-    }
+    const { role } = principal.user;
+    if (role !== 'admin' && !roleMayCall(role, request.routeOptions.config as RoleConfig)) throw new GatewayError('insufficient_role', REFUSALS[role]);
     return { kind: 'session', token, ...principal };
   };
 

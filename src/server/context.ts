@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Accounts } from '../accounts/index.js';
+import type { Accounts, SingleSignOn } from '../accounts/index.js';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayConfig, RoutingEntry } from '../config/index.js';
 import type { StorageKind } from '../storage/index.js';
@@ -81,6 +81,8 @@ export interface GatewayContext {
   readonly audit: AuditStore;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
+  /** Dashboard sign-in through the OpenID provider of auth.oidc; undefined when none is configured. */
+  readonly singleSignOn: SingleSignOn | undefined;
   /** Run on graceful shutdown after the server stopped accepting and in-flight requests ended. */
   readonly onShutdown: (task: () => Promise<void>) => void;
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError, configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
 import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type StorageOptions } from '../storage/index.js';
-import { Accounts, createSignInCounts, type AccountsOptions } from '../accounts/index.js';
+import { Accounts, createSignInCounts, SingleSignOn, type AccountsOptions } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, missingCredentials, providerDescriptions, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
@@ -47,6 +47,14 @@ export interface RunningGateway {
   readonly url: string;
   /** Graceful shutdown: stop accepting, finish in-flight requests, flush pending writes. */
   close(): Promise<void>;
+}
+
+/** Dashboard single sign-on, when auth.oidc is configured (its secret read from the variable it names). */
+function singleSignOnOf(config: GatewayConfig, db: Storage['db'], accounts: Accounts, env: NodeJS.ProcessEnv): SingleSignOn | undefined {
+  const settings = config.auth.oidc;
+  if (settings === undefined) return undefined;
+  const clientSecret = settings.clientSecretEnv === undefined ? undefined : env[settings.clientSecretEnv];
+  return new SingleSignOn(db, accounts, { ...settings, clientSecret });
 }
 
 export interface StartOptions {
@@ -235,6 +243,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const signInCounts = await createSignInCounts({ redisUrl: config.redisUrl, keyPrefix: config.limits.redisKeyPrefix, commandTimeoutMs: config.limits.redisCommandTimeoutMs });
     if (signInCounts !== undefined) shutdownTasks.push(() => signInCounts.close());
     const accounts = new Accounts(storage.db, { ...options.accounts, ...(signInCounts === undefined ? {} : { sharedCounts: signInCounts }) });
+    const singleSignOn = singleSignOnOf(config, storage.db, accounts, options.env ?? process.env);
     const audit = new AuditStore(storage.db);
     // Kept for its own time (audit.retentionDays), however long the request log is.
     const auditRetention = new RetentionJob(audit, { retentionDays: config.audit.retentionDays, ...RETENTION_DEFAULTS, rows: 'audit log entries' }, logger);
@@ -288,6 +297,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       mcp,
       audit,
       accounts,
+      singleSignOn,
       onShutdown: (task) => shutdownTasks.push(task),
     };
     const app = await buildApp(context, {

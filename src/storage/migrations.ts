@@ -413,6 +413,24 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
           .addColumn('fingerprints', 'text', (c) => c.notNull())
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      },
+    },
+    '0051-dashboard-sso': {
+      async up(db: Kysely<unknown>) {
+        // Dashboard accounts signed in through OpenID Connect (docs/security.md#single-sign-on):
+        // the provider's subject (`<issuer> <sub>`, unique), and the teams a `team_admin` manages.
+        await db.schema.alterTable('dashboard_users').addColumn('sso_subject', 'text').execute();
+        await db.schema.alterTable('dashboard_users').addColumn('team_ids', 'text').execute();
+        await db.schema.createIndex('dashboard_users_sso_subject').unique().on('dashboard_users').column('sso_subject').execute();
+        // A sign-in under way at the provider: its state (hashed), PKCE verifier and nonce,
+        // kept until the browser comes back (or ten minutes), on every instance.
+        await db.schema
+          .createTable('dashboard_oidc_logins')
+          .addColumn('state_hash', 'text', (c) => c.primaryKey())
+          .addColumn('code_verifier', 'text', (c) => c.notNull())
+          .addColumn('nonce', 'text', (c) => c.notNull())
+          .addColumn('return_to', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
           .execute();
       },
     },

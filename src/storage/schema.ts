@@ -233,13 +233,28 @@ export interface DashboardUsersTable {
   id: string;
   /** Lowercase; unique. */
   email: string;
-  role: 'admin' | 'viewer';
-  /** `scrypt$…` with its parameters; never the password. */
+  role: 'admin' | 'viewer' | 'team_admin';
+  /** `scrypt$…` with its parameters; never the password. An account made by single sign-on holds `sso`, which no password matches. */
   password_hash: string;
   /** 0 or 1. */
   disabled: number;
   created_at: number;
   updated_at: number;
+  /** `<issuer> <sub>` of an account made or linked by single sign-on; null for a local account. */
+  sso_subject: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON array of the team ids a `team_admin` manages; null for the other roles. */
+  team_ids: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A single sign-on under way: what the browser's return is checked against (state, PKCE verifier, nonce). */
+export interface DashboardOidcLoginsTable {
+  /** SHA-256 of the state, hex; the state itself is in the browser's login cookie and the provider's redirect. */
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  /** The dashboard path to open after sign-in. */
+  return_to: string;
+  created_at: number;
 }
 
 /** A signed-in dashboard session; the browser holds the token, the table only its SHA-256. */
@@ -296,6 +311,7 @@ export interface Database {
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   dashboard_sign_in_failures: DashboardSignInFailuresTable;
+  dashboard_oidc_logins: DashboardOidcLoginsTable;
   stored_responses: StoredResponsesTable;
   mcp_servers: McpServersTable;
   audit_log: AuditLogTable;

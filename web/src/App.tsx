@@ -14,6 +14,13 @@ import { useSession } from './session.js';
 const AgentEditorPage = lazy(() => import('./pages/agents/AgentEditorPage.js').then((page) => ({ default: page.AgentEditorPage })));
 const PlaygroundPage = lazy(() => import('./pages/playground/PlaygroundPage.js').then((page) => ({ default: page.PlaygroundPage })));
 const UsagePage = lazy(() => import('./pages/UsagePage.js').then((page) => ({ default: page.UsagePage })));
+const UsersPage = lazy(() => import('./pages/users/UsersPage.js').then((page) => ({ default: page.UsersPage })));
+const AuditPage = lazy(() => import('./pages/audit/AuditPage.js').then((page) => ({ default: page.AuditPage })));
+
+/** What a role may open: an admin everything; a team admin its teams' keys and agents too; a viewer the log and usage. */
+function accessOf(role: string) {
+  return { isAdmin: role === 'admin', managesKeys: role === 'admin' || role === 'team_admin' };
+}
 
 /** The pages and who may see them; the gateway enforces the same roles on every call. */
 export function App() {
@@ -28,18 +35,21 @@ export function App() {
       </Routes>
     );
   }
-  const isAdmin = session.user.role === 'admin';
+  const { isAdmin, managesKeys } = accessOf(session.user.role);
+  const home = managesKeys ? '/keys' : '/logs';
   return (
     <Routes>
       <Route element={<Layout />}>
-        <Route index element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
-        <Route path="/sign-in" element={<Navigate to={isAdmin ? '/keys' : '/logs'} replace />} />
-        {isAdmin && <Route path="/keys" element={<KeysPage />} />}
-        {isAdmin && <Route path="/agents" element={<AgentsPage />} />}
-        {isAdmin && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
+        <Route index element={<Navigate to={home} replace />} />
+        <Route path="/sign-in" element={<Navigate to={home} replace />} />
+        {managesKeys && <Route path="/keys" element={<KeysPage />} />}
+        {managesKeys && <Route path="/agents" element={<AgentsPage />} />}
+        {managesKeys && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         {isAdmin && <Route path="/mcp" element={<McpServersPage />} />}
         {isAdmin && <Route path="/providers" element={<ProvidersPage />} />}
+        {isAdmin && <Route path="/users" element={<UsersPage />} />}
+        {isAdmin && <Route path="/audit" element={<AuditPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -51,7 +61,7 @@ export function App() {
 
 function Layout() {
   const { session, signOut } = useSession();
-  const isAdmin = session?.user.role === 'admin';
+  const { isAdmin, managesKeys } = accessOf(session?.user.role ?? 'viewer');
   return (
     <>
       <a className="skip-link" href="#main">Skip to content</a>
@@ -59,12 +69,12 @@ function Layout() {
         <span className="brand">modelgate</span>
         <nav aria-label="Dashboard">
           <ul>
-            {isAdmin && (
+            {managesKeys && (
               <li>
                 <NavLink to="/keys">Keys</NavLink>
               </li>
             )}
-            {isAdmin && (
+            {managesKeys && (
               <li>
                 <NavLink to="/agents">Agents</NavLink>
               </li>
@@ -88,6 +98,16 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/providers">Providers</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/users">Users</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/audit">Audit log</NavLink>
               </li>
             )}
           </ul>

@@ -21,7 +21,10 @@ import type {
   ProjectView,
   PublicModelEntry,
   Scope,
+  AuditEntryView,
+  Role,
   SessionView,
+  UserView,
   UsageGrouping,
   UsageList,
   UsageView,
@@ -190,6 +193,16 @@ export interface AgentGrant {
   created_at: string;
 }
 
+/** The audit log's filters, as the admin API takes them (and the page's URL keeps them). */
+export interface AuditFilter {
+  actor?: string | undefined;
+  action?: string | undefined;
+  target?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
+const userPath = (id: string) => `/users/${encodeURIComponent(id)}`;
 const agentPath = (slug: string) => `/agents/${encodeURIComponent(slug)}`;
 
 export const adminApi = {
@@ -197,6 +210,9 @@ export const adminApi = {
     get: () => request<SessionView>('GET', '/session'),
     signIn: (email: string, password: string) => request<SessionView>('POST', '/session', { email, password }),
     signOut: () => request<void>('DELETE', '/session'),
+    sso: () => request<{ enabled: boolean; provider_name: string | null }>('GET', '/sso'),
+    /** Where the browser goes to sign in through the OpenID provider (a navigation, not a fetch). */
+    ssoLoginUrl: (returnTo: string) => `/admin/v1/sso/login${queryOf({ return_to: returnTo })}`,
   },
   keys: {
     page: (filter: KeyFilter, cursor: string | undefined, limit: number) =>
@@ -213,6 +229,18 @@ export const adminApi = {
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
   cache: {
     clear: (project: string) => request<CacheCleared>('DELETE', `/cache${queryOf({ project })}`),
+  },
+  users: {
+    list: () => request<{ data: UserView[] }>('GET', '/users'),
+    create: (input: { email: string; password: string; role: Role; team_ids?: string[] }) => request<UserView>('POST', '/users', input),
+    setRole: (id: string, role: Role, teamIds: string[]) => request<UserView>('PATCH', userPath(id), { role, ...(role === 'team_admin' ? { team_ids: teamIds } : {}) }),
+    setDisabled: (id: string, disabled: boolean) => request<UserView>('POST', `${userPath(id)}/${disabled ? 'disable' : 'enable'}`),
+    resetPassword: (id: string, password: string) => request<UserView>('POST', `${userPath(id)}/password`, { password }),
+  },
+  audit: {
+    page: (filter: AuditFilter, cursor: string | undefined, limit: number) =>
+      request<ListPage<AuditEntryView>>('GET', `/audit${queryOf({ ...filter, cursor, limit })}`),
+    exportUrl: (filter: AuditFilter) => `/admin/v1/audit/export${queryOf({ ...filter, format: 'csv' })}`,
   },
   mcpServers: {
     list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),

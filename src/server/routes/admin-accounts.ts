@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ROLES, toUserView, type Role } from '../../accounts/index.js';
 import { GatewayError } from '../../errors/index.js';
-import { adminPrincipalOf, VIEWER_MAY_CALL } from '../admin-auth.js';
+import { adminPrincipalOf, EVERY_ROLE_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { recordChange } from '../audit-trail.js';
 import { clearedSessionCookie, sessionCookie } from '../session-cookie.js';
@@ -19,7 +19,12 @@ const EmailSchema = Type.String({ minLength: 3, maxLength: 400 });
 const PasswordSchema = Type.String({ minLength: 1, maxLength: 1024 });
 
 const SignInBody = Type.Object({ email: EmailSchema, password: PasswordSchema }, { additionalProperties: false });
-const CreateUserBody = Type.Object({ email: EmailSchema, password: PasswordSchema, role: Type.Optional(RoleSchema) }, { additionalProperties: false });
+const TeamIdsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100, description: 'the teams a team_admin manages' });
+const CreateUserBody = Type.Object(
+  { email: EmailSchema, password: PasswordSchema, role: Type.Optional(RoleSchema), team_ids: Type.Optional(TeamIdsSchema) },
+  { additionalProperties: false },
+);
+const RoleBody = Type.Object({ role: RoleSchema, team_ids: Type.Optional(TeamIdsSchema) }, { additionalProperties: false });
 const PasswordBody = Type.Object({ password: PasswordSchema }, { additionalProperties: false });
 const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 400 }) });
 
@@ -27,6 +32,8 @@ const UserView = Type.Object({
   id: Type.String(),
   email: Type.String(),
   role: RoleSchema,
+  team_ids: Type.Array(Type.String()),
+  sso: Type.Boolean({ description: 'made or linked by single sign-on: its role follows the provider\'s groups at each sign-in' }),
   disabled: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -65,7 +72,7 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
   await registerAdminRoutes(app, context, (admin) => {
     admin.get(
       '/session',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'The signed-in session, with its CSRF token', response: { 200: SessionView } } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'The signed-in session, with its CSRF token', response: { 200: SessionView } } },
       async (request, reply) => {
         const principal = adminPrincipalOf(request);
         if (principal.kind !== 'session') {
@@ -78,7 +85,7 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
 
     admin.delete(
       '/session',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Sign out (ends the session everywhere)' } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Sign out (ends the session everywhere)' } },
       async (request, reply) => {
         const principal = adminPrincipalOf(request);
         if (principal.kind === 'session') await accounts.signOut(principal.token);
@@ -98,8 +105,8 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
       '/users',
       { schema: { ...ADMIN_SCHEMA, summary: 'Create a dashboard account', body: CreateUserBody, response: { 201: UserView } } },
       async (request, reply) => {
-        const { email, password, role } = request.body;
-        const row = await accounts.createUser(email, password, role ?? 'admin');
+        const { email, password, role, team_ids: teamIds } = request.body;
+        const row = await accounts.createUser(email, password, role ?? 'admin', teamIds);
         request.log.info({ userId: row.id, role: row.role }, 'admin: dashboard account created');
         const view = toUserView(row);
         await recordChange(audit, request, { action: 'user.create', target: { type: 'user', id: row.id }, after: view });
@@ -122,6 +129,19 @@ export const adminAccountsRoutes: RouteModule = async (app, context) => {
         },
       );
     }
+
+    admin.patch(
+      '/users/:id',
+      { schema: { ...ADMIN_SCHEMA, summary: "Change a dashboard account's role and teams (ends its sessions)", params: UserParams, body: RoleBody, response: { 200: UserView } } },
+      async (request) => {
+        const before = toUserView(await accounts.users.get(request.params.id));
+        const row = await accounts.setRole(request.params.id, { role: request.body.role, teamIds: request.body.team_ids ?? [] });
+        request.log.info({ userId: row.id, role: row.role }, 'admin: dashboard account role changed');
+        const after = toUserView(row);
+        await recordChange(audit, request, { action: 'user.update', target: { type: 'user', id: row.id }, before, after });
+        return after;
+      },
+    );
 
     admin.post(
       '/users/:id/password',

@@ -2,9 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { agentGraphSchema, assertAgentAccess, ownerOf, parseSafeJson, SLUG_PATTERN, type AgentRow } from '../../agents/index.js';
 import { GatewayError, isGatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, type Principal } from '../../keys/index.js';
+import type { FastifyRequest } from 'fastify';
+import { TEAM_ADMIN_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { recordChange } from '../audit-trail.js';
-import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import { ADMIN_SCHEMA, assertInScope, inScope, projectScopeOf, registerAdminRoutes } from './admin-scope.js';
 import { AgentRunResponse, RunInputFields } from './agent-schemas.js';
 import { runAgentTurn } from './agent-run-handler.js';
 import { listOf, Nullable } from './schema-helpers.js';
@@ -90,11 +92,27 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     }
   };
 
+  const agentNotFound = (slug: string) => () => new GatewayError('agent_not_found', `There is no agent "${slug}". List agents with GET /admin/v1/agents.`);
+  /** The agent of a slug, if the request's scope holds its project; another team's agent is answered as unknown. */
+  const scopedAgent = async (request: FastifyRequest, slug: string): Promise<AgentRow> => {
+    const agent = await agents.getBySlug(slug);
+    await assertInScope(request, context, agent.project_id, agentNotFound(slug));
+    return agent;
+  };
+  /** A key named in a body or query, if the request's scope holds its project. */
+  const scopedKeyId = async (request: FastifyRequest, keyId: string): Promise<string> => {
+    const key = await context.keys.store.find(keyId);
+    const problem = () => new GatewayError('invalid_body', `There is no key with id "${keyId}". List keys with GET /admin/v1/keys.`, { param: 'key_id' });
+    if (key === undefined) throw problem();
+    await assertInScope(request, context, key.project_id, problem);
+    return key.id;
+  };
+
   await registerAdminRoutes(app, context, (admin) => {
     admin.post(
       '/agents/validate',
       {
-        config: { auditExempt: 'validates a graph it is sent; changes nothing' },
+        config: { ...TEAM_ADMIN_MAY_CALL, auditExempt: 'validates a graph it is sent; changes nothing' },
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Validate an agent graph: every problem at once',
@@ -110,7 +128,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/agent-schema',
-      { schema: { ...ADMIN_SCHEMA, summary: 'The node types of graph version 1 and their settings, as the validator reads them', response: { 200: Type.Unknown() } } },
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'The node types of graph version 1 and their settings, as the validator reads them', response: { 200: Type.Unknown() } } },
       async () => agentGraphSchema(context.config.agents.maxLoopIterations),
     );
 
@@ -135,6 +153,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/agents/:slug/drafts/:version',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Show one saved draft',
@@ -143,7 +162,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const agent = await agents.getBySlug(request.params.slug);
+        const agent = await scopedAgent(request, request.params.slug);
         const draft = await agents.getDraft(agent, Number(request.params.version));
         return { version: draft.version, graph: parseSafeJson(draft.graph), created_at: new Date(draft.created_at).toISOString() };
       },
@@ -151,13 +170,17 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/agents',
-      { schema: { ...ADMIN_SCHEMA, summary: 'List agents', response: { 200: listOf(AgentView) } } },
-      async () => ({ object: 'list' as const, data: (await agents.list()).map(agentView) }),
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'List agents', response: { 200: listOf(AgentView) } } },
+      async (request) => {
+        const scope = await projectScopeOf(request, context);
+        return { object: 'list' as const, data: (await agents.list()).filter((agent) => inScope(scope, agent.project_id)).map(agentView) };
+      },
     );
 
     admin.get(
       '/agents/:slug',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Show an agent: its newest draft and published versions',
@@ -174,7 +197,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const agent = await agents.getBySlug(request.params.slug);
+        const agent = await scopedAgent(request, request.params.slug);
         const draft = await agents.getDraft(agent);
         const versions = await agents.listVersions(agent);
         return {
@@ -188,6 +211,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.put(
       '/agents/:slug',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Save a draft (creates the agent on its first save)',
@@ -198,6 +222,8 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
       },
       async (request) => {
         const before = await agents.findBySlug(request.params.slug);
+        const projectId = before?.project_id ?? request.body.project ?? 'default';
+        await assertInScope(request, context, projectId, before === undefined ? () => new GatewayError('invalid_body', `There is no project "${projectId}"; create it first.`, { param: 'project' }) : agentNotFound(request.params.slug));
         const { agent, draft } = await authoring.save(request.params.slug, request.body.graph, request.body.project);
         request.log.info({ agent: agent.slug, draft }, 'admin: agent draft saved');
         await recordChange(context.audit, request, {
@@ -213,7 +239,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.post(
       '/agents/:slug/test',
       {
-        config: { auditExempt: 'a test run: model calls of a key, in the request log; changes no setting' },
+        config: { ...TEAM_ADMIN_MAY_CALL, auditExempt: 'a test run: model calls of a key, in the request log; changes no setting' },
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Run a draft as a test, metered and logged against a key',
@@ -232,8 +258,8 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
       },
       async (request, reply) => {
         const { key, key_id: keyId, draft_version: draftVersion, ...body } = request.body;
-        const agent = await agents.getBySlug(request.params.slug);
-        const principal = await testPrincipal(key, keyId);
+        const agent = await scopedAgent(request, request.params.slug);
+        const principal = await testPrincipal(key, keyId === undefined ? undefined : await scopedKeyId(request, keyId));
         await assertAgentAccess(agent, principal, agents);
         const draft = await agents.getDraft(agent, draftVersion ?? agent.latest_draft);
         // The test is the key's request: the request log and the limits attribute it to the key.
@@ -250,6 +276,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.post(
       '/agents/:slug/publish',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Publish a draft as a new immutable version',
@@ -259,6 +286,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
+        await scopedAgent(request, request.params.slug);
         const { agent, version } = await authoring.publish(request.params.slug, request.body.draft_version);
         request.log.info({ agent: agent.slug, version: version.version, draft: version.draft_version }, 'admin: agent published');
         const after = { ...agentView({ ...agent, published_version: version.version }), version: version.version, draft_version: version.draft_version };
@@ -271,9 +299,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
      * Conversations of the published agent as one key sees them through the API: the key must
      * be usable and reach the agent, and only its own conversations exist for it.
      */
-    const conversationScope = async (slug: string, keyId: string) => {
-      const agent = await agents.getBySlug(slug);
-      const principal = context.keys.authenticator.authenticateKeyId(keyId, 'agents:execute');
+    const conversationScope = async (request: FastifyRequest, slug: string, keyId: string) => {
+      const agent = await scopedAgent(request, slug);
+      const principal = context.keys.authenticator.authenticateKeyId(await scopedKeyId(request, keyId), 'agents:execute');
       await assertAgentAccess(agent, principal, agents);
       return { agentId: agent.id, owner: ownerOf(principal), test: false };
     };
@@ -283,6 +311,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/agents/:slug/conversations',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: "A key's conversations with the published agent, newest first (at most 100)",
@@ -292,7 +321,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const rows = await services.conversations.list(await conversationScope(request.params.slug, request.query.key_id), 100);
+        const rows = await services.conversations.list(await conversationScope(request, request.params.slug, request.query.key_id), 100);
         return {
           object: 'list' as const,
           data: rows.map((row) => ({ id: row.id, message_count: row.message_count, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() })),
@@ -303,6 +332,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/agents/:slug/conversations/:conversation_id',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: "One of a key's conversations with the published agent: its messages, oldest first (the newest 500)",
@@ -317,7 +347,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const scope = await conversationScope(request.params.slug, request.query.key_id);
+        const scope = await conversationScope(request, request.params.slug, request.query.key_id);
         const conversation = await services.conversations.getBound(request.params.conversation_id, scope);
         const messages = await services.conversations.history(conversation.id, CONVERSATION_MESSAGES);
         return { id: conversation.id, messages: messages.map((message) => ({ role: message.role, text: message.text, asset_ids: message.assetIds })) };
@@ -328,9 +358,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/agents/:slug/grants',
-      { schema: { ...ADMIN_SCHEMA, summary: "List the keys of other projects that may run the agent", params: SlugParams, response: { 200: listOf(GrantView) } } },
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: "List the keys of other projects that may run the agent", params: SlugParams, response: { 200: listOf(GrantView) } } },
       async (request) => {
-        const agent = await agents.getBySlug(request.params.slug);
+        const agent = await scopedAgent(request, request.params.slug);
         const grants = await agents.listGrants(agent);
         return { object: 'list' as const, data: grants.map((grant) => ({ key_id: grant.key_id, created_at: new Date(grant.created_at).toISOString() })) };
       },
@@ -339,6 +369,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
     admin.post(
       '/agents/:slug/grants',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Let a key of another project run the agent',
@@ -348,8 +379,8 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request, reply) => {
-        const agent = await agents.getBySlug(request.params.slug);
-        const key = await context.keys.store.get(request.body.key_id);
+        const agent = await scopedAgent(request, request.params.slug);
+        const key = await context.keys.store.get(await scopedKeyId(request, request.body.key_id));
         await agents.addGrant(agent, key.id);
         request.log.info({ agent: agent.slug, keyId: key.id }, 'admin: agent grant added');
         await recordChange(context.audit, request, { action: 'agent.grant', target: { type: 'agent', id: agent.slug }, after: { key_id: key.id } });
@@ -360,9 +391,9 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
 
     admin.delete(
       '/agents/:slug/grants/:key_id',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Withdraw a grant', params: Type.Composite([SlugParams, Type.Object({ key_id: Type.String() })]), response: { 204: Type.Null() } } },
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Withdraw a grant', params: Type.Composite([SlugParams, Type.Object({ key_id: Type.String() })]), response: { 204: Type.Null() } } },
       async (request, reply) => {
-        const agent = await agents.getBySlug(request.params.slug);
+        const agent = await scopedAgent(request, request.params.slug);
         if (!(await agents.removeGrant(agent, request.params.key_id))) {
           throw new GatewayError('not_found', `The key ${request.params.key_id} has no grant on the agent "${agent.slug}".`);
         }

@@ -15,14 +15,17 @@ import {
   type Scope,
 } from '../../keys/index.js';
 import { ALLOWED_TOOL_PATTERN } from '../../mcp/index.js';
+import type { FastifyRequest } from 'fastify';
+import { TEAM_ADMIN_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { recordChange } from '../audit-trail.js';
-import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import { ADMIN_SCHEMA, assertInScope, inScope, projectScopeOf, registerAdminRoutes, scopedProjectIds } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
 /**
- * The admin API (docs/admin-api.md): projects and keys. Authorised by the admin token only, and
- * kept out of the public OpenAPI document (`hide`). Every change is put into this instance's
+ * The admin API (docs/admin-api.md): projects and keys. Authorised by the admin token or an
+ * `admin` session; a `team_admin` session manages the keys of its teams' projects only
+ * (admin-scope.ts). Kept out of the public OpenAPI document (`hide`). Every change is put into this instance's
  * key cache at once and announced to the other instances (key-propagation.ts).
  */
 
@@ -209,6 +212,14 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     return { ...toProjectView(row), allow_unpriced: policy?.allowUnpriced ?? false, upstream_objects: policy?.upstreamObjects ?? noGrants };
   };
   const { audit } = context;
+  const noProject = (id: string) => () => new GatewayError('not_found', `There is no project "${id}". GET /admin/v1/projects lists them.`);
+
+  /** The key behind an id, if the request's scope holds its project; another team's key is answered as unknown. */
+  const scopedKey = async (request: FastifyRequest, id: string): Promise<KeyRow> => {
+    const row = await store.get(id);
+    await assertInScope(request, context, row.project_id, () => new GatewayError('not_found', `There is no key with id "${id}". List keys with GET /admin/v1/keys.`));
+    return row;
+  };
 
   /** Applies a changed row on this instance at once, announces it to the others and returns its view. */
   const applied = (row: KeyRow) => {
@@ -219,9 +230,10 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
   await registerAdminRoutes(app, context, (admin) => {
     admin.post(
       '/keys',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Create a key (the secret is returned once)', body: CreateKeyBody, response: { 201: CreatedKeyView } } },
       async (request, reply) => {
         const { body } = request;
+        await assertInScope(request, context, body.project ?? 'default', noProject(body.project ?? 'default'));
         const { row, secret } = await store.create({
           name: body.name,
           projectId: body.project ?? 'default',
@@ -245,6 +257,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/keys',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'List keys: all of them, or newest first a page at a time (limit, cursor) with search and state filters',
@@ -254,11 +267,15 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       },
       async (request) => {
         const { project, status, q, tag, limit, cursor } = request.query;
+        const scope = await projectScopeOf(request, context);
         if (limit === undefined && cursor === undefined && status === undefined && q === undefined && tag === undefined) {
-          return { object: 'list' as const, data: (await store.list(project)).map(toKeyView), has_more: false, next_cursor: null };
+          const rows = (await store.list(project)).filter((row) => inScope(scope, row.project_id));
+          return { object: 'list' as const, data: rows.map(toKeyView), has_more: false, next_cursor: null };
         }
+        const projectIds = scopedProjectIds(scope);
         const page = await context.keys.page({
           projectId: project,
+          ...(projectIds === null ? {} : { projectIds }),
           status,
           search: q,
           tag,
@@ -272,6 +289,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/keys/spend',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: "Keys' tokens and cost of the current UTC day and month (what their caps count)",
@@ -281,19 +299,24 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       async (request) => {
         const ids = [...new Set(request.query.ids.split(',').filter((id) => id.length > 0))];
         if (ids.length > MAX_SPEND_KEYS) throw invalidBody(`ids may name at most ${MAX_SPEND_KEYS} keys; ask for one page of keys at a time.`, 'ids');
-        return { object: 'list' as const, data: await context.logs.spendOf(ids) };
+        const scope = await projectScopeOf(request, context);
+        // Another team's key ids are left out, as unknown ids are.
+        const rows = scope.all ? [] : await Promise.all(ids.map((id) => store.find(id)));
+        const visible = scope.all ? ids : rows.flatMap((row) => (row !== undefined && inScope(scope, row.project_id) ? [row.id] : []));
+        return { object: 'list' as const, data: await context.logs.spendOf(visible) };
       },
     );
 
     admin.get(
       '/keys/:id',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Show a key', params: KeyIdParams, response: { 200: KeyView } } },
-      async (request) => toKeyView(await store.get(request.params.id)),
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Show a key', params: KeyIdParams, response: { 200: KeyView } } },
+      async (request) => toKeyView(await scopedKey(request, request.params.id)),
     );
 
     admin.patch(
       '/keys/:id',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: { ...ADMIN_SCHEMA, summary: 'Change a key: name, scopes, limits, allowed models and tools, unpriced models, expiry, tags, metadata', params: KeyIdParams, body: UpdateKeyBody, response: { 200: KeyView } },
       },
       async (request) => {
@@ -301,7 +324,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         if (Object.keys(body).length === 0) {
           throw invalidBody('Send at least one of name, scopes, limits, allowed_models, allowed_tools, allow_unpriced, expires_at, tags, metadata.');
         }
-        const before = toKeyView(await store.get(request.params.id));
+        const before = toKeyView(await scopedKey(request, request.params.id));
         const row = await store.update(request.params.id, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
@@ -323,9 +346,9 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     for (const [action, done] of ACTIONS) {
       admin.post(
         `/keys/:id/${action}`,
-        { schema: { ...ADMIN_SCHEMA, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
+        { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyIdParams, response: { 200: KeyView } } },
         async (request) => {
-          const before = toKeyView(await store.get(request.params.id));
+          const before = toKeyView(await scopedKey(request, request.params.id));
           const row = await store.transition(request.params.id, action);
           request.log.info({ keyId: row.id, status: row.status }, `admin: key ${done}`);
           const after = applied(row);
@@ -338,6 +361,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.post(
       '/keys/:id/rotate',
       {
+        config: TEAM_ADMIN_MAY_CALL,
         schema: {
           ...ADMIN_SCHEMA,
           summary: 'Rotate a key: a new secret (returned once) for the same key id and settings; the old one works through the grace period given',
@@ -347,7 +371,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         },
       },
       async (request) => {
-        const before = toKeyView(await store.get(request.params.id));
+        const before = toKeyView(await scopedKey(request, request.params.id));
         const graceSeconds = request.body?.grace_period_seconds ?? 0;
         const { row, secret } = await store.rotate(request.params.id, graceSeconds * 1000);
         request.log.info({ keyId: row.id, graceSeconds }, 'admin: key rotated');
@@ -361,6 +385,7 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       admin.post(
         `/projects/:id/keys/${action}`,
         {
+          config: TEAM_ADMIN_MAY_CALL,
           schema: {
             ...ADMIN_SCHEMA,
             summary: `${action[0]!.toUpperCase()}${action.slice(1)} every key of a project that can be (one action, one audit entry)`,
@@ -370,7 +395,8 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
         },
         async (request) => {
           const project = await projects.find(request.params.id);
-          if (project === undefined) throw new GatewayError('not_found', `There is no project "${request.params.id}". GET /admin/v1/projects lists them.`);
+          if (project === undefined) throw noProject(request.params.id)();
+          await assertInScope(request, context, project.id, noProject(project.id));
           const changed = await store.transitionProject(project.id, action);
           const views = changed.map(({ after }) => applied(after));
           request.log.info({ projectId: project.id, keys: views.length }, `admin: project keys ${action === 'revoke' ? 'revoked' : `${action}d`}`);
@@ -387,8 +413,11 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/projects',
-      { schema: { ...ADMIN_SCHEMA, summary: 'List projects', response: { 200: listOf(ProjectView) } } },
-      async () => ({ object: 'list' as const, data: (await projects.list()).map(projectView) }),
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: "List projects (a team admin's: its teams' projects)", response: { 200: listOf(ProjectView) } } },
+      async (request) => {
+        const scope = await projectScopeOf(request, context);
+        return { object: 'list' as const, data: (await projects.list()).filter((row) => inScope(scope, row.id)).map(projectView) };
+      },
     );
 
     admin.post(

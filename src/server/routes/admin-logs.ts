@@ -20,9 +20,10 @@ import {
   type LogDetailView,
   type StoredLogRow,
 } from '../../logs/index.js';
-import { isAdministrator, VIEWER_MAY_CALL } from '../admin-auth.js';
+import { EVERY_ROLE_MAY_CALL, isAdministrator } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
-import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import type { GatewayContext } from '../context.js';
+import { ADMIN_SCHEMA, projectScopeOf, registerAdminRoutes, scopedProjectIds } from './admin-scope.js';
 
 /**
  * The request log through the admin API: list with filters, one record in full, a streamed
@@ -38,10 +39,13 @@ const UsageQuery = Type.Object({ ...FILTERS, by: Text }, { additionalProperties:
 const RecordParams = Type.Object({ requestId: Type.String({ pattern: REQUEST_ID_PATTERN }) });
 
 /**
- * The admin token sees every project. A project-scoped credential (none exists yet) would
- * map to `{ projectId }` here; the store applies it to every query whatever the filters say.
+ * The records a request may read: every project's, or a team admin's teams' projects' only
+ * (admin-scope.ts). The store applies it to every query whatever the filters say.
  */
-const ADMIN_ACCESS: LogAccess = { projectId: null };
+async function accessOf(request: FastifyRequest, context: GatewayContext): Promise<LogAccess> {
+  const projectIds = scopedProjectIds(await projectScopeOf(request, context));
+  return projectIds === null ? { projectId: null } : { projectId: null, projectIds };
+}
 
 /**
  * Upstream detail (provider status and message) is for administrators; a viewer sees the record
@@ -63,11 +67,11 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
   await registerAdminRoutes(app, context, (admin) => {
     admin.get(
       '/logs',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'List request log records, newest first', querystring: ListQuery } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'List request log records, newest first', querystring: ListQuery } },
       async (request) => {
         const { query } = request;
         const filter = parseLogFilter(query);
-        const { rows, next } = await store.list(filter, ADMIN_ACCESS, parsePageSize(query.limit), parseCursor(query.cursor));
+        const { rows, next } = await store.list(filter, await accessOf(request, context), parsePageSize(query.limit), parseCursor(query.cursor));
         return {
           object: 'list' as const,
           data: rows.map(toSummaryView),
@@ -79,11 +83,11 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/logs/export',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Export request log records: in full as JSON lines, or as CSV without payloads', querystring: ExportQuery } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Export request log records: in full as JSON lines, or as CSV without payloads', querystring: ExportQuery } },
       async (request, reply) => {
         const format = parseExportFormat(request.query.format);
         const filter = parseLogFilter(request.query);
-        const rows = store.export(filter, ADMIN_ACCESS);
+        const rows = store.export(filter, await accessOf(request, context));
         const view = detailViewFor(request);
         // Rows were redacted when written; exports go through the same redaction again so a
         // record written before a rule existed never leaves the gateway raw.
@@ -122,9 +126,9 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/logs/:requestId',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'One request log record with payloads and upstream detail', params: RecordParams } },
       async (request) => {
-        const row = await store.get(request.params.requestId, ADMIN_ACCESS);
+        const row = await store.get(request.params.requestId, await accessOf(request, context));
         if (row === undefined) {
           throw new GatewayError(
             'not_found',
@@ -137,11 +141,11 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/usage',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
       async (request) => {
         const grouping = parseGrouping(request.query.by);
         const filter = parseLogFilter(request.query);
-        const data = (await store.usage(grouping, filter, ADMIN_ACCESS)).map((row) => toUsageView(grouping, row));
+        const data = (await store.usage(grouping, filter, await accessOf(request, context))).map((row) => toUsageView(grouping, row));
         return {
           object: 'list' as const,
           by: grouping,

@@ -1,7 +1,8 @@
 import * as Label from '@radix-ui/react-label';
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
-import { ApiError } from '../api.js';
+import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
+import { adminApi, ApiError } from '../api.js';
 import { useSession } from '../session.js';
 import { ErrorAlert } from '../components/ErrorAlert';
 
@@ -11,8 +12,13 @@ export function SignInPage() {
   const location = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [searchParams] = useSearchParams();
+  // A single sign-on that failed comes back here with the reason.
+  const [error, setError] = useState<string | null>(searchParams.get('sso_error'));
   const [busy, setBusy] = useState(false);
+  const sso = useQuery({ queryKey: ['sso'], queryFn: adminApi.session.sso, staleTime: Infinity });
+  const from = (location.state as { from?: string } | null)?.from;
+  const returnTo = from !== undefined && from !== '/sign-in' ? from : '/';
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -20,8 +26,7 @@ export function SignInPage() {
     setError(null);
     try {
       await signIn(email, password);
-      const from = (location.state as { from?: string } | null)?.from;
-      navigate(from !== undefined && from !== '/sign-in' ? from : '/', { replace: true });
+      navigate(returnTo, { replace: true });
     } catch (failure) {
       setError(failure instanceof ApiError ? failure.message : 'The gateway could not be reached. Is it running?');
       setBusy(false);
@@ -32,6 +37,14 @@ export function SignInPage() {
     <main id="main" className="sign-in">
       <form onSubmit={(event) => void submit(event)} aria-describedby={error !== null ? 'sign-in-error' : undefined}>
         <h1>Sign in to modelgate</h1>
+        {sso.data?.enabled === true && (
+          <>
+            <a className="button sso" href={adminApi.session.ssoLoginUrl(returnTo)}>
+              Sign in with {sso.data.provider_name}
+            </a>
+            <p className="divider">or with a local account</p>
+          </>
+        )}
         <div className="field">
           <Label.Root htmlFor="email">Email</Label.Root>
           <input id="email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.target.value)} />
