@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
+import { ConfigError, configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
 import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type StorageOptions } from '../storage/index.js';
 import { Accounts } from '../accounts/index.js';
 import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
@@ -28,7 +28,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
-import { Guardrails } from '../guardrails/index.js';
+import { Guardrails, type WebhookTransport } from '../guardrails/index.js';
 import { standbyWhileWaiting } from './standby.js';
 import { createCacheStore, ResponseCache } from '../cache/index.js';
 
@@ -67,6 +67,8 @@ export interface StartOptions {
    * only to answer 503.
    */
   standby?: boolean;
+  /** How guardrail webhooks resolve hosts and which CAs they trust besides the system's (tests: a local https server). */
+  guardrailWebhooks?: WebhookTransport;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -180,7 +182,18 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const guardrails = Guardrails.fromConfig(config.guardrails);
+    const guardrails = Guardrails.fromConfig(config.guardrails, { env: options.env ?? process.env, ...(options.guardrailWebhooks !== undefined ? { webhookTransport: options.guardrailWebhooks } : {}) });
+    if (guardrails !== undefined) {
+      shutdownTasks.push(() => guardrails.close());
+      // A model guardrail names a chat model of the catalog: one that is not stops start-up.
+      for (const { model, field } of guardrails.checkerModels) {
+        try {
+          catalog.resolve(model, { mode: 'chat', param: 'model' });
+        } catch (error) {
+          throw new ConfigError(`invalid setting ${field}: "${model}" is not a chat model of the catalog (${(error as Error).message})`);
+        }
+      }
+    }
     const cacheStore = await createCacheStore({
       redisUrl: config.redisUrl,
       keyPrefix: `${config.limits.redisKeyPrefix}cache:`,

@@ -6,6 +6,7 @@ import type { Provider } from '../../src/model-api/index.js';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
+import type { WebhookTransport } from '../../src/guardrails/index.js';
 import type { RouteModule } from '../../src/server/app.js';
 import type { Scope } from '../../src/keys/index.js';
 
@@ -31,6 +32,8 @@ export interface TestGatewayOptions {
   logger?: Logger;
   /** In-process providers in place of the configured ones of the same names. */
   providers?: readonly Provider[];
+  /** How guardrail webhooks resolve and which CAs they trust (a local https server). */
+  guardrailWebhooks?: WebhookTransport;
 }
 
 export interface TestGateway {
@@ -89,6 +92,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.routes !== undefined ? { routes: options.routes } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.providers !== undefined ? { providers: options.providers } : {}),
+    ...(options.guardrailWebhooks !== undefined ? { guardrailWebhooks: options.guardrailWebhooks } : {}),
   });
   const url = gateway.url;
   const inProcessFetch = injectingFetch(gateway, url);
