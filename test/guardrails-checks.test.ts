@@ -271,4 +271,37 @@ describe('a guarded stream', () => {
     assert.ok(!textOf(received).includes('late'));
     assert.deepEqual(verdicts, ['blocked']);
   });
+
+  const maskOf = (capability: string) => {
+    const [policy] = parseGuardrails(
+      [{ name: 'no-pii', check: 'pii', stage: ['output'], action: 'mask', onError: 'closed', apply: { all: true, keys: [], projects: [], models: [] }, window: 24, options: { kinds: ['email'] } }],
+      () => undefined,
+    );
+    const verdicts: string[] = [];
+    return { guard: new CallGuard(capability, [{ policy: policy!, check: buildCheck(policy!, 'g') }], (found) => verdicts.push(...found.map((verdict) => verdict.outcome)), NO_SCOPE), verdicts };
+  };
+
+  test('mask on a chat stream: a finding within the window is replaced in the events that carry it, split or not', async () => {
+    const provider = scripted();
+    const { guard, verdicts } = maskOf('chat');
+    const received: unknown[] = [];
+    ((await guard.answer(provider.stream)) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => undefined });
+    provider.push(chunk('Please write to ada.love'), chunk('lace@exam'), chunk('ple.org or to bob@example.org'));
+    provider.push(chunk(' and wait for their answer, it may take a while.'));
+    provider.end();
+    assert.equal(textOf(received), 'Please write to [email] or to [email] and wait for their answer, it may take a while.');
+    assert.ok(received.every((event) => (event as { type: string }).type === 'chunk-received'));
+    assert.deepEqual(verdicts, ['masked']);
+  });
+
+  test('mask on a Responses stream blocks: its closing events repeat the whole text', async () => {
+    const provider = scripted();
+    const { guard } = maskOf('responses');
+    const received: { type: string }[] = [];
+    ((await guard.answer(provider.stream)) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...(events as { type: string }[])), true), onEnd: () => undefined });
+    const delta = (text: string) => ({ type: 'response-event-received', eventType: 'response.output_text.delta', json: JSON.stringify({ type: 'response.output_text.delta', delta: text }) });
+    provider.push(delta('write to ada@example.org now, and some more text after it'));
+    provider.end();
+    assert.equal(received.at(-1)?.type, 'stream-failed');
+  });
 });

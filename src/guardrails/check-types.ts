@@ -15,8 +15,10 @@ export interface CallMetadata {
   projectId: string | null;
   /** The catalog id the call resolved to. */
   model: string | null;
-  /** The provider capability the call is made through (`chat`, `responses`, `mcp`, …). */
+  /** The provider capability the call is made through (`chat`, `responses`, …; `mcp` for a tool call). */
   capability: string;
+  /** A tool call's tool (`server__tool`). */
+  tool?: string;
 }
 
 /** Where a stage runs: what an asynchronous check needs besides the texts. */

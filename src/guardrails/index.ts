@@ -11,3 +11,5 @@ export { CallGuard } from './call-guard.js';
 export { inputSlots, outputSlots } from './call-text.js';
 export { SIGNATURE_HEADER, webhookSignature } from './webhook.js';
 export type { WebhookTransport } from './webhook.js';
+export { guardToolCall } from './tool-guard.js';
+export type { GuardedToolCall } from './tool-guard.js';

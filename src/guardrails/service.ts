@@ -34,8 +34,8 @@ export interface StageResult {
 }
 
 /** The `guardrail_blocked` error of a stage: it names the guardrail, never what it matched. */
-export function blockedError(policy: GuardrailPolicy, stage: GuardrailStage, failed: boolean): GatewayError {
-  const what = stage === 'input' ? 'this request' : "the model's answer";
+export function blockedError(policy: GuardrailPolicy, stage: GuardrailStage, failed: boolean, tool = false): GatewayError {
+  const what = tool ? (stage === 'input' ? 'the arguments of this tool call' : "the tool's result") : stage === 'input' ? 'this request' : "the model's answer";
   const why = failed ? `could not check ${what} and fails closed` : `blocked ${what}`;
   return new GatewayError('guardrail_blocked', `The guardrail "${policy.name}" ${why}.${stage === 'input' && !failed ? ' Change the input and send it again.' : ''}`, {
     output: stage === 'output',
@@ -97,13 +97,13 @@ export class Guardrails {
     return { verdict: result.verdicts[0]!, text: result.texts?.[0] ?? null, blocked: result.blocked !== null };
   }
 
-  /** The guardrails attached to a call of `caller` to `model` (the catalog id it resolved to), in config order; null when none is (no array is made then). */
-  attached(caller: GuardedCaller, model: string): ActiveGuardrail[] | null {
+  /** The guardrails attached to a call of `caller` to `model` (the catalog id it resolved to; null for a tool call), in config order; null when none is (no array is made then). */
+  attached(caller: GuardedCaller, model: string | null): ActiveGuardrail[] | null {
     let found: ActiveGuardrail[] | null = null;
     const key = caller?.kind === 'key' ? caller : null;
     for (const guardrail of this.active) {
       const { apply } = guardrail.policy;
-      const applies = apply.all || apply.models.has(model) || (key !== null && (apply.keys.has(key.keyId) || apply.projects.has(key.projectId)));
+      const applies = apply.all || (model !== null && apply.models.has(model)) || (key !== null && (apply.keys.has(key.keyId) || apply.projects.has(key.projectId)));
       if (applies) (found ??= []).push(guardrail);
     }
     return found;
@@ -163,10 +163,10 @@ function continueStage(guardrails: readonly ActiveGuardrail[], from: number, sta
     const seen: readonly string[] = result.texts ?? texts;
     if (check.kind === 'verdict') {
       return judged(check, seen, scope, policy.name).then((findings) =>
-        concluded(policy, stage, findings, performance.now() - started, result) ? result : continueStage(guardrails, index + 1, stage, texts, scope, result),
+        concluded(policy, stage, findings, performance.now() - started, result, scope) ? result : continueStage(guardrails, index + 1, stage, texts, scope, result),
       );
     }
-    if (concluded(policy, stage, findSpans(policy, check, seen), performance.now() - started, result)) return result;
+    if (concluded(policy, stage, findSpans(policy, check, seen), performance.now() - started, result, scope)) return result;
   }
   return result;
 }
@@ -177,13 +177,14 @@ export function verdictOf(policy: GuardrailPolicy, stage: GuardrailStage, outcom
 }
 
 /** Adds one guardrail's verdict to the stage's result (its masked texts, its block); true when it blocked, which ends the stage. */
-function concluded(policy: GuardrailPolicy, stage: GuardrailStage, findings: Findings, latencyMs: number, result: StageResult): boolean {
+function concluded(policy: GuardrailPolicy, stage: GuardrailStage, findings: Findings, latencyMs: number, result: StageResult, scope: CheckScope | undefined): boolean {
+  const tool = scope?.metadata.tool !== undefined;
   const { matched, failed, masked } = findings;
   const verdict = (outcome: GuardrailVerdict['outcome']) => verdictOf(policy, stage, outcome, findings, latencyMs);
   if (failed) {
     if (policy.failClosed) {
       result.verdicts.push(verdict('blocked'));
-      result.blocked = blockedError(policy, stage, true);
+      result.blocked = blockedError(policy, stage, true, tool);
       return true;
     }
     result.verdicts.push(verdict('error'));
@@ -195,7 +196,7 @@ function concluded(policy: GuardrailPolicy, stage: GuardrailStage, findings: Fin
   }
   if (policy.action === 'block' || (policy.action === 'mask' && masked === null)) {
     result.verdicts.push(verdict('blocked'));
-    result.blocked = blockedError(policy, stage, false);
+    result.blocked = blockedError(policy, stage, false, tool);
     return true;
   }
   if (policy.action === 'log') {

@@ -251,6 +251,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       projectListRefreshMs: config.keys.cacheRefreshMs,
       product: { name: 'modelgate', version: PRODUCT_VERSION },
       store: new McpServerStore(storage.db),
+      guardrails,
     });
     shutdownTasks.push(() => mcp.close());
     await whenStorageAnswers(() => mcp.start(), waiting);
