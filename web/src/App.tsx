@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router-dom';
 import { AgentsPage } from './pages/agents/AgentsPage.js';
+import { GuardrailsPage } from './pages/guardrails/GuardrailsPage.js';
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
@@ -38,6 +39,7 @@ export function App() {
         {isAdmin && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         {isAdmin && <Route path="/mcp" element={<McpServersPage />} />}
+        {isAdmin && <Route path="/guardrails" element={<GuardrailsPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -81,6 +83,11 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/mcp">MCP servers</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/guardrails">Guardrails</NavLink>
               </li>
             )}
           </ul>

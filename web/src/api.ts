@@ -6,6 +6,8 @@ import type {
   AgentRunResponse,
   AgentView,
   GraphIssue,
+  GuardrailDryRunView,
+  GuardrailView,
   ApiKeyView,
   KeySpendView,
   ListPage,
@@ -189,6 +191,10 @@ export const adminApi = {
     spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
   },
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
+  guardrails: {
+    list: () => request<{ data: GuardrailView[] }>('GET', '/guardrails'),
+    test: (name: string, input: { text: string; stage: 'input' | 'output' }) => request<GuardrailDryRunView>('POST', `/guardrails/${encodeURIComponent(name)}/test`, input),
+  },
   mcpServers: {
     list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),
     add: (input: NewMcpServerInput) => request<McpServerView>('POST', '/mcp/servers', input),

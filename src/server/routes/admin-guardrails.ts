@@ -28,6 +28,7 @@ export const adminGuardrailsRoutes: RouteModule = async (app, context) => {
         on_error: policy.failClosed ? 'closed' : 'open',
         apply: { all: policy.apply.all, keys: [...policy.apply.keys], projects: [...policy.apply.projects], models: [...policy.apply.models] },
         window: policy.window,
+        source: 'config' as const,
       })),
     }));
 
