@@ -1,21 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Guardrails, SIGNATURE_HEADER, webhookSignature, type GuardrailConfig } from '../src/guardrails/index.js';
 import type { Resolver } from '../src/network/index.js';
-
-let opensslMissing: string | false = false;
-try {
-  execFileSync('openssl', ['version'], { stdio: 'ignore' });
-} catch {
-  opensslMissing = 'openssl is not installed (needed to make a test certificate)';
-}
+import { opensslMissing, testCertificate } from './helpers/test-certificate.js';
 
 const SECRET = `whsec-${'FAKEfake00'.repeat(3)}`;
 const toLoopback: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
@@ -24,15 +14,13 @@ describe('webhook guardrails under a slow and a hostile server', { skip: openssl
   let server: HttpsServer;
   let port = 0;
   let ca = '';
-  let dir = '';
   const seen: { url: string; headers: IncomingHttpHeaders; body: string }[] = [];
   const stalled: ServerResponse[] = [];
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'modelgate-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=hooks.test', '-addext', 'subjectAltName=DNS:hooks.test'], { stdio: 'ignore' });
-    ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert: ca }, (request, response) => {
+    const certificate = testCertificate('hooks.test');
+    ca = certificate.cert;
+    server = createTlsServer(certificate, (request, response) => {
       let body = '';
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => {
@@ -77,7 +65,6 @@ describe('webhook guardrails under a slow and a hostile server', { skip: openssl
   after(async () => {
     for (const response of stalled) response.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const guardrails = (path: string, over: Partial<GuardrailConfig> = {}, allowAddresses = ['127.0.0.1/32']) =>
