@@ -1,6 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildCheck, CallGuard, findPii, ibanValid, luhn, maskSpans, parseGuardrails, runStage, type GuardrailConfig, type PiiKind } from '../src/guardrails/index.js';
+import { buildCheck as buildAnyCheck, CallGuard, findPii, ibanValid, luhn, maskSpans, parseGuardrails, runStage, type GuardrailConfig, type PiiKind, type SpanCheck } from '../src/guardrails/index.js';
+
+/** A built-in check (they find spans, synchronously). */
+const buildCheck = (spec: Parameters<typeof buildAnyCheck>[0], field: string) => buildAnyCheck(spec, field, { env: {} }) as SpanCheck;
+const NO_SCOPE = { metadata: { requestId: null, keyId: null, projectId: null, model: null, capability: 'chat' } };
 
 // Key-shaped values assembled at run time, so the source holds none.
 const join = (...parts: string[]) => parts.join('');
@@ -185,24 +189,24 @@ describe('a check that fails', () => {
       [{ name: 'flaky', check: 'keywords', stage: ['input'], action: 'log', onError, apply: { all: true, keys: [], projects: [], models: [] }, window: 256, options: { words: ['x'] } }],
       () => undefined,
     );
-    return { policy: policy!, check: { maskable: true, find: () => { throw new Error('checker down'); } } };
+    return { policy: policy!, check: { kind: 'spans' as const, maskable: true, find: () => { throw new Error('checker down'); } } };
   };
-  test('closed (the default): the call is blocked, whatever the action', () => {
-    const result = runStage([failing('closed')], 'input', ['hello']);
+  test('closed (the default): the call is blocked, whatever the action', async () => {
+    const result = await runStage([failing('closed')], 'input', ['hello']);
     assert.equal(result.blocked?.code, 'guardrail_blocked');
     assert.equal(result.blocked?.status, 400);
     assert.match(result.blocked!.message, /"flaky" could not check this request and fails closed/);
     assert.deepEqual(result.verdicts.map((verdict) => [verdict.outcome, verdict.failed]), [['blocked', true]]);
   });
-  test('open: it passes, recorded as an error', () => {
-    const result = runStage([failing('open')], 'input', ['hello']);
+  test('open: it passes, recorded as an error', async () => {
+    const result = await runStage([failing('open')], 'input', ['hello']);
     assert.equal(result.blocked, null);
     assert.deepEqual(result.verdicts.map((verdict) => verdict.outcome), ['error']);
   });
-  test('on output the block is a 502', () => {
+  test('on output the block is a 502', async () => {
     const guardrail = failing('closed');
     guardrail.policy.stages = new Set(['output']);
-    const result = runStage([guardrail], 'output', ['hello']);
+    const result = await runStage([guardrail], 'output', ['hello']);
     assert.equal(result.blocked?.status, 502);
     assert.equal(result.blocked?.type, 'api_error');
   });
@@ -225,17 +229,17 @@ describe('a guarded stream', () => {
       () => undefined,
     );
     const verdicts: string[] = [];
-    const guard = new CallGuard('chat', [{ policy: policy!, check: buildCheck(policy!, 'g') }], (found) => verdicts.push(...found.map((verdict) => verdict.outcome)));
+    const guard = new CallGuard('chat', [{ policy: policy!, check: buildCheck(policy!, 'g') }], (found) => verdicts.push(...found.map((verdict) => verdict.outcome)), NO_SCOPE);
     return { guard, verdicts };
   };
   const textOf = (events: unknown[]) => events.map((event) => ((event as ReturnType<typeof chunk>).chunk?.choices[0]?.delta.content ?? '')).join('');
 
-  test('text is handed on once a window of text came after it; the rest at the end', () => {
+  test('text is handed on once a window of text came after it; the rest at the end', async () => {
     const provider = scripted();
     const { guard, verdicts } = guardOf(16);
     const received: unknown[] = [];
     let ended = false;
-    (guard.answer(provider.stream) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => (ended = true) });
+    ((await guard.answer(provider.stream)) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => (ended = true) });
     provider.push(chunk('0123456789'));
     assert.equal(textOf(received), '', 'nothing before a window of text followed');
     provider.push(chunk('abcdefghij'), chunk('ABCDEFGHIJ'));
@@ -246,11 +250,11 @@ describe('a guarded stream', () => {
     assert.deepEqual(verdicts, ['passed']);
   });
 
-  test('a finding ends the stream with the guardrail error; what was found is never handed on', () => {
+  test('a finding ends the stream with the guardrail error; what was found is never handed on', async () => {
     const provider = scripted();
     const { guard, verdicts } = guardOf(16);
     const received: unknown[] = [];
-    (guard.answer(provider.stream) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => undefined });
+    ((await guard.answer(provider.stream)) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => undefined });
     provider.push(chunk('An opening that is '));
     provider.push(chunk('long enough. '));
     provider.push(chunk('Then Night'));
@@ -266,5 +270,38 @@ describe('a guarded stream', () => {
     provider.end();
     assert.ok(!textOf(received).includes('late'));
     assert.deepEqual(verdicts, ['blocked']);
+  });
+
+  const maskOf = (capability: string) => {
+    const [policy] = parseGuardrails(
+      [{ name: 'no-pii', check: 'pii', stage: ['output'], action: 'mask', onError: 'closed', apply: { all: true, keys: [], projects: [], models: [] }, window: 24, options: { kinds: ['email'] } }],
+      () => undefined,
+    );
+    const verdicts: string[] = [];
+    return { guard: new CallGuard(capability, [{ policy: policy!, check: buildCheck(policy!, 'g') }], (found) => verdicts.push(...found.map((verdict) => verdict.outcome)), NO_SCOPE), verdicts };
+  };
+
+  test('mask on a chat stream: a finding within the window is replaced in the events that carry it, split or not', async () => {
+    const provider = scripted();
+    const { guard, verdicts } = maskOf('chat');
+    const received: unknown[] = [];
+    ((await guard.answer(provider.stream)) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...events), true), onEnd: () => undefined });
+    provider.push(chunk('Please write to ada.love'), chunk('lace@exam'), chunk('ple.org or to bob@example.org'));
+    provider.push(chunk(' and wait for their answer, it may take a while.'));
+    provider.end();
+    assert.equal(textOf(received), 'Please write to [email] or to [email] and wait for their answer, it may take a while.');
+    assert.ok(received.every((event) => (event as { type: string }).type === 'chunk-received'));
+    assert.deepEqual(verdicts, ['masked']);
+  });
+
+  test('mask on a Responses stream blocks: its closing events repeat the whole text', async () => {
+    const provider = scripted();
+    const { guard } = maskOf('responses');
+    const received: { type: string }[] = [];
+    ((await guard.answer(provider.stream)) as typeof provider.stream).read({ onEvents: (events: readonly unknown[]) => (received.push(...(events as { type: string }[])), true), onEnd: () => undefined });
+    const delta = (text: string) => ({ type: 'response-event-received', eventType: 'response.output_text.delta', json: JSON.stringify({ type: 'response.output_text.delta', delta: text }) });
+    provider.push(delta('write to ada@example.org now, and some more text after it'));
+    provider.end();
+    assert.equal(received.at(-1)?.type, 'stream-failed');
   });
 });

@@ -18,6 +18,30 @@ export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../age
 export type { AgentRunResponse, TestTraceStep } from '../agents/run-response.js';
 export type { GraphIssue } from '../agents/graph/types.js';
 
+/** `GET /admin/v1/guardrails`: one guardrail of the config file (docs/admin-api.md#guardrails). */
+export interface GuardrailView {
+  name: string;
+  check: 'pii' | 'secrets' | 'regex' | 'keywords' | 'json_schema' | 'model' | 'webhook';
+  stage: ('input' | 'output')[];
+  action: 'block' | 'mask' | 'log';
+  on_error: 'closed' | 'open';
+  apply: { all: boolean; keys: string[]; projects: string[]; models: string[] };
+  window: number;
+  /** Where it is defined: the config file (guardrails are not written through the API). */
+  source: 'config';
+}
+
+/** `POST /admin/v1/guardrails/:name/test`: one guardrail's verdict on a sample text. */
+export interface GuardrailDryRunView {
+  guardrail: string;
+  stage: 'input' | 'output';
+  action: 'block' | 'mask' | 'log';
+  outcome: 'passed' | 'masked' | 'blocked' | 'logged' | 'error';
+  matched: boolean;
+  latency_ms: number;
+  masked_text: string | null;
+}
+
 /** `GET /admin/v1/mcp/servers`: one upstream MCP server, never a credential (docs/admin-api.md#mcp-servers). */
 export interface McpServerView {
   name: string;

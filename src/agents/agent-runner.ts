@@ -58,7 +58,7 @@ export interface RunTurnRequest {
   assetUrl: AssetUrl;
   signal: AbortSignal;
   /** The request's call through the model-call path: the run's model calls are its sub-calls, metered against the caller's key caps. */
-  call: Pick<RequestCall, 'subcall' | 'metered' | 'toolCalled'>;
+  call: Pick<RequestCall, 'subcall' | 'metered' | 'toolCalled' | 'guarded' | 'requestId'>;
 }
 
 /** What a run used and made, filled in as it goes: the route logs and meters it even after a failure. */

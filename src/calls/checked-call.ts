@@ -3,7 +3,7 @@ import type { AttemptRecord, MediaSummary } from '../logs/index.js';
 import type { Provider, TokenUsage, UpstreamNotes } from '../model-api/index.js';
 import type { RoutePlan, Router, RouteTarget } from '../routing/index.js';
 import type { UsageEstimate } from '../limits/index.js';
-import { CallGuard, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
+import { CallGuard, type CheckerAsk, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
 import type { Principal } from '../keys/index.js';
 import type { CacheTicket } from '../cache/index.js';
 import { costOfEntries } from './finish.js';
@@ -58,6 +58,8 @@ export interface CallLedger {
   readonly principal?: Principal | null;
   /** The verdicts of the guardrails a call ran. */
   guarded?(verdicts: readonly GuardrailVerdict[]): void;
+  /** The request's id, told to the checks a guardrail makes (a webhook's metadata, a checker model's call). */
+  readonly requestId?: string;
 }
 
 /** One provider call as a request's ledger keeps it. */
@@ -92,6 +94,8 @@ export interface CheckedCallOptions<C extends Capability> {
   inspect?: ((messages: readonly unknown[]) => CheckedCall<C>) | undefined;
   /** The gateway's guardrails, when it has any and the call is guarded: those attached run on its input and answer. */
   guardrails?: Guardrails | undefined;
+  /** The model calls of model-based guardrails, listed in the same ledger. */
+  checker?: CheckerAsk | undefined;
 }
 
 /** Whether a capability serves the model (a cloud's Messages API: its Claude models only). */
@@ -205,7 +209,7 @@ export class CheckedCall<C extends Capability> {
     const before = attempts.length;
     const started = performance.now();
     let servedModel = this.target.resolved.id;
-    const guard = this.options.guardrails === undefined ? null : this.guard(this.options.guardrails);
+    const guard = this.options.guardrails === undefined ? null : this.guard(this.options.guardrails, signal);
     try {
       const served = await this.attempt(guard === null ? call : (capability, attempt) => call(guard.capability(capability), attempt), signal, entry, attempts);
       if (served.routed !== null) {
@@ -222,7 +226,7 @@ export class CheckedCall<C extends Capability> {
         if (measured.imageCount !== undefined) entry.imageCount = measured.imageCount;
       }
       // The answer came (and is priced) before its output guardrails may refuse it; the cache keeps what the caller gets.
-      const answered = guard === null ? served.result : guard.answer(served.result);
+      const answered = guard === null ? served.result : await guard.answer(served.result);
       if (cache?.status === 'miss' && entry !== undefined) {
         const measured = () => ({ costMicroUsd: costOfEntries([entry]), usage: entry.usage });
         return cache.keep(answered, measured, () => signal?.aborted !== true && entry.failure === null);
@@ -239,10 +243,13 @@ export class CheckedCall<C extends Capability> {
   }
 
   /** The guardrails attached to this call (by key, project or its model), or null when none is. */
-  private guard(guardrails: Guardrails): CallGuard | null {
-    const attached = guardrails.attached(this.ledger?.principal ?? null, this.target.resolved.id);
+  private guard(guardrails: Guardrails, signal: AbortSignal | undefined): CallGuard | null {
+    const principal = this.ledger?.principal ?? null;
+    const attached = guardrails.attached(principal, this.target.resolved.id);
     if (attached === null) return null;
-    return new CallGuard(this.capabilityName, attached, (verdicts) => this.ledger?.guarded?.(verdicts));
+    const key = principal?.kind === 'key' ? principal : null;
+    const metadata = { requestId: this.ledger?.requestId ?? null, keyId: key?.keyId ?? null, projectId: key?.projectId ?? null, model: this.target.resolved.id, capability: this.capabilityName };
+    return new CallGuard(this.capabilityName, attached, (verdicts) => this.ledger?.guarded?.(verdicts), { signal, ask: this.options.checker, metadata });
   }
 
   /** One call to the model's provider, or the routed model's attempts by its plan; `routed` names who served a routed call. */

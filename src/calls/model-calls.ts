@@ -7,7 +7,7 @@ import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../lim
 import type { MediaSummary } from '../logs/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { Router, RouteTarget } from '../routing/index.js';
-import type { Guardrails } from '../guardrails/index.js';
+import type { CheckerAsk, Guardrails } from '../guardrails/index.js';
 import { CheckedCall, type CallLedger, type Capability, type ServedListener } from './checked-call.js';
 import { inspectMessages } from './input-policy.js';
 import { ProjectPolicies } from './project-policies.js';
@@ -114,7 +114,8 @@ export class ModelCalls {
         messages === undefined ? null : inspectMessages(messages, { acceptsRemoteImageUrls: remoteUrls, inputModalities: model.entry.input_modalities });
       const media = inspect(resolved.model, plan === undefined ? provider.acceptsRemoteImageUrls : plan.primary.deployments.every((deployment) => deployment.provider.acceptsRemoteImageUrls));
       if (messages !== undefined) facts?.media(media);
-      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected, param, guardrails: request.guarded === false ? undefined : this.guardrails };
+      const guardrails = request.guarded === false ? undefined : this.guardrails;
+      const options = { purpose: request.purpose ?? null, onServed: request.onServed, inspect: inspected, param, guardrails, checker: guardrails === undefined ? undefined : this.checker(ledger) };
       if (plan === undefined) return new CheckedCall(target, media, request.capability, ledger, options);
       // A fallback was chosen by the operator: the caller's allow-list does not apply to it, its input rules do.
       const accepts = (fallback: RouteTarget) => {
@@ -128,6 +129,20 @@ export class ModelCalls {
       return new CheckedCall(target, media, request.capability, ledger, { ...options, routing: { router: this.router!, plan, accepts } });
     };
     return inspected(request.messages);
+  }
+
+  /**
+   * The model calls of model-based guardrails (docs/guardrails.md#model-checks): a chat call of
+   * the catalog model the guardrail names, made through this path (resolved, routed, listed
+   * and priced in the ledger's record under the purpose `guardrail:<name>`), not guarded itself.
+   * Without a ledger (a dry run) the call is made and recorded nowhere.
+   */
+  checker(ledger?: CallLedger): CheckerAsk {
+    return (model, purpose, body, signal) =>
+      this.check({ mode: 'chat', model, capability: 'chat', purpose, guarded: false }, ledger).invoke(
+        (chat, attempt) => chat.complete({ ...attempt, body, signal, requestId: ledger?.requestId ?? 'guardrail-dry-run' }),
+        signal,
+      );
   }
 
   /**

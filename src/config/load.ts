@@ -136,7 +136,7 @@ export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   checkAdminToken(config.adminToken, sources.get('adminToken') ?? `config file ${configPath}`);
   assertProviderNamesUnique(config);
   checkMcpServers(config.mcp.servers);
-  checkGuardrails(config);
+  checkGuardrails(config, env);
   checkOidc(config, env);
   config.dataDir = resolve(cwd, config.dataDir);
   if (config.server.publicUrl !== undefined) config.server.publicUrl = config.server.publicUrl.replace(/\/+$/, '');
@@ -245,9 +245,9 @@ function assertProviderNamesUnique(config: GatewayConfig): void {
 }
 
 /** What the schema cannot say about `guardrails` (unique names, each check's options, patterns that compile): the first problem stops start-up. */
-function checkGuardrails(config: GatewayConfig): void {
+function checkGuardrails(config: GatewayConfig, env: Readonly<Record<string, string | undefined>>): void {
   try {
-    parseGuardrails(config.guardrails, (policy, field) => void buildCheck(policy, field));
+    parseGuardrails(config.guardrails, (policy, field) => void buildCheck(policy, field, { env }));
   } catch (error) {
     if (error instanceof GuardrailConfigError) throw new ConfigError(error.message);
     throw error;

@@ -30,6 +30,14 @@ function contentSlots(content: unknown, path: Path, types: readonly string[], sl
   });
 }
 
+/** Gemini's parts: each `{text}` part's text (a thought summary is text the model wrote too). */
+function partsSlots(parts: unknown, path: Path, slots: TextSlot[]): void {
+  if (!Array.isArray(parts)) return;
+  parts.forEach((part, index) => {
+    if (isObject(part) && typeof part.text === 'string') slots.push({ path: [...path, index, 'text'], text: part.text });
+  });
+}
+
 function messagesSlots(messages: unknown, types: readonly string[], slots: TextSlot[]): void {
   if (!Array.isArray(messages)) return;
   messages.forEach((message, index) => {
@@ -71,6 +79,12 @@ export function inputSlots(capability: string, body: Json): TextSlot[] {
     case 'speech':
       if (typeof body.input === 'string') slots.push({ path: ['input'], text: body.input });
       break;
+    case 'geminiApi': {
+      partsSlots(isObject(body.systemInstruction) ? body.systemInstruction.parts : undefined, ['systemInstruction', 'parts'], slots);
+      const contents = body.contents;
+      if (Array.isArray(contents)) contents.forEach((content, index) => isObject(content) && partsSlots(content.parts, ['contents', index, 'parts'], slots));
+      break;
+    }
     default:
       break;
   }
@@ -101,6 +115,11 @@ export function outputSlots(capability: string, answer: Json): TextSlot[] {
     case 'messages':
       contentSlots(answer.content, ['content'], ['text'], slots);
       break;
+    case 'geminiApi': {
+      const candidates = answer.candidates;
+      if (Array.isArray(candidates)) candidates.forEach((candidate, index) => isObject(candidate) && isObject(candidate.content) && partsSlots(candidate.content.parts, ['candidates', index, 'content', 'parts'], slots));
+      break;
+    }
     default:
       break;
   }
@@ -152,7 +171,61 @@ export function deltaText(capability: string, event: { type: string }): string {
       const delta = value.delta;
       return value.type === 'content_block_delta' && isObject(delta) && delta.type === 'text_delta' && typeof delta.text === 'string' ? delta.text : '';
     }
+    case 'geminiApi': {
+      if (event.type !== 'content-frame-received') return '';
+      let text = '';
+      for (const part of geminiParts((event as unknown as { value: Json }).value)) if (isObject(part) && typeof part.text === 'string') text += part.text;
+      return text;
+    }
     default:
       return '';
+  }
+}
+
+/** The parts of a Gemini stream frame's first candidate (a stream has one). */
+function geminiParts(value: Json): unknown[] {
+  const candidate: unknown = Array.isArray(value.candidates) ? value.candidates[0] : undefined;
+  const parts = isObject(candidate) && isObject(candidate.content) ? candidate.content.parts : undefined;
+  return Array.isArray(parts) ? parts : [];
+}
+
+/**
+ * A copy of a stream event whose text (as `deltaText` reads it) is `text` instead, for masking
+ * within a stream's held-back window; null when the capability's events cannot be rewritten so
+ * (a Responses stream: its closing events repeat the whole text) or the event holds the text of
+ * several choices or candidates.
+ */
+export function withDeltaText<E extends { type: string }>(capability: string, event: E, text: string): E | null {
+  switch (capability) {
+    case 'chat': {
+      const chunk = (event as unknown as { chunk: Json }).chunk;
+      const choices = chunk.choices;
+      if (!Array.isArray(choices) || choices.length !== 1 || !isObject(choices[0]) || !isObject(choices[0].delta)) return null;
+      const choice = choices[0];
+      // Without `json` the chat format writes the chunk object, not the provider's text of it.
+      return { type: event.type, chunk: { ...chunk, choices: [{ ...choice, delta: { ...(choice.delta as Json), content: text } }] } } as unknown as E;
+    }
+    case 'messages': {
+      const value = (event as unknown as { value: Json }).value;
+      const changed = { ...value, delta: { ...(value.delta as Json), text } };
+      return { ...event, value: changed, data: JSON.stringify(changed) };
+    }
+    case 'geminiApi': {
+      const value = (event as unknown as { value: Json }).value;
+      if (!Array.isArray(value.candidates) || value.candidates.length !== 1) return null;
+      const candidate = value.candidates[0] as Json;
+      // The frame's text goes in its first text part; its other text parts are emptied.
+      let placed = false;
+      const parts = geminiParts(value).map((part) => {
+        if (!isObject(part) || typeof part.text !== 'string') return part;
+        const own = placed ? '' : text;
+        placed = true;
+        return { ...part, text: own };
+      });
+      const changed = { ...value, candidates: [{ ...candidate, content: { ...(candidate.content as Json), parts } }] };
+      return { ...event, value: changed, data: JSON.stringify(changed) };
+    }
+    default:
+      return null;
   }
 }

@@ -1,18 +1,22 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { credentialSpans } from '../redaction/index.js';
+import type { TextCheck } from './check-types.js';
+import { modelCheck } from './model-check.js';
 import { findPii, withoutOverlaps, type Span } from './pii.js';
 import { GuardrailConfigError, type GuardrailCheckSpec } from './policy.js';
+import { WebhookCheck, type WebhookTransport } from './webhook.js';
 
 /**
- * The built-in checks: each finds the spans of a text it objects to (none: it passes). Built
- * once from a guardrail's options at start-up; a pattern that does not compile or a schema ajv
- * refuses stops start-up naming the field.
+ * The checks: the built-in ones find the spans of a text they object to (none: it passes),
+ * synchronously; a checker model or a webhook judges a stage's texts asynchronously. Built
+ * once from a guardrail's options at start-up; a pattern that does not compile, a schema ajv
+ * refuses or a webhook without its key stops start-up naming the field.
  */
-export interface TextCheck {
-  /** What the check found in `text`; a whole-text check (a JSON schema) gives one span over it all. */
-  find(text: string): Span[];
-  /** Whether what it finds can be masked (replaced) rather than only blocked or logged. */
-  readonly maskable: boolean;
+
+/** What building a check may need from outside: the environment (a webhook's key) and, in tests, the webhook's transport. */
+export interface CheckDependencies {
+  env: Readonly<Record<string, string | undefined>>;
+  webhookTransport?: WebhookTransport;
 }
 
 function escapeRegExp(text: string): string {
@@ -35,19 +39,19 @@ function spansOf(pattern: RegExp, text: string, label: string): Span[] {
 /** The model's answer as JSON: the whole text, or one fenced block that is the whole text. */
 const FENCED = /^```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/i;
 
-export function buildCheck(spec: GuardrailCheckSpec, field: string): TextCheck {
+export function buildCheck(spec: GuardrailCheckSpec, field: string, dependencies: CheckDependencies): TextCheck {
   switch (spec.check) {
     case 'pii': {
       const kinds = spec.options.kinds;
-      return { maskable: true, find: (text) => findPii(text, kinds) };
+      return { kind: 'spans', maskable: true, find: (text) => findPii(text, kinds) };
     }
     case 'secrets':
-      return { maskable: true, find: (text) => withoutOverlaps(credentialSpans(text).map((span) => ({ ...span, label: 'secret' }))) };
+      return { kind: 'spans', maskable: true, find: (text) => withoutOverlaps(credentialSpans(text).map((span) => ({ ...span, label: 'secret' }))) };
     case 'keywords': {
       const words = [...spec.options.words].sort((a, b) => b.length - a.length).map(escapeRegExp);
       // Whole words only: "class" is not found in "classic".
       const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.join('|')})(?![\\p{L}\\p{N}_])`, spec.options.caseSensitive ? 'gu' : 'giu');
-      return { maskable: true, find: (text) => spansOf(pattern, text, 'keyword') };
+      return { kind: 'spans', maskable: true, find: (text) => spansOf(pattern, text, 'keyword') };
     }
     case 'regex': {
       const patterns = spec.options.patterns.map((source, index) => {
@@ -57,7 +61,7 @@ export function buildCheck(spec: GuardrailCheckSpec, field: string): TextCheck {
           throw new GuardrailConfigError(`invalid setting ${field}.options.patterns[${index}]: not a valid regular expression (${(error as Error).message})`);
         }
       });
-      return { maskable: true, find: (text) => withoutOverlaps(patterns.flatMap((pattern) => spansOf(pattern, text, 'match'))) };
+      return { kind: 'spans', maskable: true, find: (text) => withoutOverlaps(patterns.flatMap((pattern) => spansOf(pattern, text, 'match'))) };
     }
     case 'json_schema': {
       let validate: ValidateFunction;
@@ -67,6 +71,7 @@ export function buildCheck(spec: GuardrailCheckSpec, field: string): TextCheck {
         throw new GuardrailConfigError(`invalid setting ${field}.options.schema: not a JSON schema ajv compiles (${(error as Error).message})`);
       }
       return {
+        kind: 'spans',
         maskable: false,
         find: (text) => {
           const trimmed = text.trim();
@@ -81,6 +86,10 @@ export function buildCheck(spec: GuardrailCheckSpec, field: string): TextCheck {
         },
       };
     }
+    case 'model':
+      return modelCheck(spec.options);
+    case 'webhook':
+      return new WebhookCheck(spec.options, field, dependencies.env, dependencies.webhookTransport);
   }
 }
 

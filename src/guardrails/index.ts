@@ -1,10 +1,15 @@
-export { GUARDRAIL_CHECKS, GuardrailConfigError, GuardrailSchema, PII_KINDS, parseGuardrails } from './policy.js';
+export { GUARDRAIL_CHECKS, GuardrailConfigError, GuardrailSchema, MODEL_CHECK_TASKS, PII_KINDS, parseGuardrails } from './policy.js';
 export type { GuardrailAction, GuardrailCheckName, GuardrailConfig, GuardrailPolicy, GuardrailStage, PiiKind } from './policy.js';
 export { buildCheck, maskSpans } from './checks.js';
-export type { TextCheck } from './checks.js';
+export type { CheckDependencies } from './checks.js';
+export type { CallMetadata, CheckScope, CheckerAsk, SpanCheck, TextCheck, VerdictCheck } from './check-types.js';
 export { findPii, ibanValid, luhn } from './pii.js';
 export type { Span } from './pii.js';
 export { Guardrails, blockedError, guardrailsHeader, runStage } from './service.js';
 export type { ActiveGuardrail, GuardedCaller, GuardrailVerdict, StageResult } from './service.js';
 export { CallGuard } from './call-guard.js';
 export { inputSlots, outputSlots } from './call-text.js';
+export { SIGNATURE_HEADER, webhookSignature } from './webhook.js';
+export type { WebhookTransport } from './webhook.js';
+export { guardToolCall } from './tool-guard.js';
+export type { GuardedToolCall } from './tool-guard.js';

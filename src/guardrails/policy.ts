@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value';
  * start-up and turns each entry into the typed policy the guardrails service runs.
  */
 
-export const GUARDRAIL_CHECKS = ['pii', 'secrets', 'regex', 'keywords', 'json_schema'] as const;
+export const GUARDRAIL_CHECKS = ['pii', 'secrets', 'regex', 'keywords', 'json_schema', 'model', 'webhook'] as const;
 export type GuardrailCheckName = (typeof GUARDRAIL_CHECKS)[number];
 
 export const PII_KINDS = ['email', 'phone', 'card', 'iban', 'ip', 'us_ssn', 'uk_nino', 'es_dni'] as const;
@@ -26,7 +26,7 @@ export const GuardrailSchema = Type.Object(
     name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 64, description: 'unique; named in errors, the x-modelgate-guardrails header and the request log' }),
     check: Type.Union(
       GUARDRAIL_CHECKS.map((name) => Type.Literal(name)),
-      { description: 'pii | secrets | regex | keywords | json_schema' },
+      { description: 'pii | secrets | regex | keywords | json_schema | model | webhook' },
     ),
     stage: Type.Union([Stage, Type.Array(Stage, { minItems: 1, maxItems: 2 })], { default: ['input'], description: 'input (before the call), output (after it), or both' }),
     action: Type.Union([Type.Literal('block'), Type.Literal('mask'), Type.Literal('log')], { default: 'block', description: 'block: refuse; mask: replace what matched; log: record only' }),
@@ -67,6 +67,25 @@ const KeywordOptions = Type.Object(
   { additionalProperties: false },
 );
 const JsonSchemaOptions = Type.Object({ schema: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
+export const MODEL_CHECK_TASKS = ['prompt_injection', 'moderation'] as const;
+const ModelOptions = Type.Object(
+  {
+    model: Type.String({ minLength: 1, description: 'a chat model of the catalog (id or alias), called through the gateway' }),
+    task: Type.Union(MODEL_CHECK_TASKS.map((task) => Type.Literal(task)), { default: 'prompt_injection' }),
+    instructions: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000, description: "the checker's system prompt, instead of the task's own" })),
+    timeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+const WebhookOptions = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2000, description: 'https URL the texts are POSTed to' }),
+    secretEnv: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'environment variable holding the HMAC key of the signature' }),
+    timeoutMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 5_000 }),
+    allowAddresses: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'CIDRs the webhook may reach although private, loopback or link-local' }),
+  },
+  { additionalProperties: false },
+);
 
 const OPTION_SCHEMAS: { readonly [C in GuardrailCheckName]: TSchema } = {
   pii: PiiOptions,
@@ -74,6 +93,8 @@ const OPTION_SCHEMAS: { readonly [C in GuardrailCheckName]: TSchema } = {
   regex: RegexOptions,
   keywords: KeywordOptions,
   json_schema: JsonSchemaOptions,
+  model: ModelOptions,
+  webhook: WebhookOptions,
 };
 
 /** Each check with its options, typed. */
@@ -82,7 +103,12 @@ export type GuardrailCheckSpec =
   | { check: 'secrets'; options: Static<typeof SecretsOptions> }
   | { check: 'regex'; options: Static<typeof RegexOptions> }
   | { check: 'keywords'; options: Static<typeof KeywordOptions> }
-  | { check: 'json_schema'; options: Static<typeof JsonSchemaOptions> };
+  | { check: 'json_schema'; options: Static<typeof JsonSchemaOptions> }
+  | { check: 'model'; options: Static<typeof ModelOptions> }
+  | { check: 'webhook'; options: Static<typeof WebhookOptions> };
+
+/** The checks that judge a whole text rather than find spans in it: they cannot mask. */
+const VERDICT_CHECKS: ReadonlySet<GuardrailCheckName> = new Set(['json_schema', 'model', 'webhook']);
 
 /** A guardrail as the service runs it: its config, parsed. */
 export type GuardrailPolicy = GuardrailCheckSpec & {
@@ -120,8 +146,8 @@ export function parseGuardrails(entries: readonly GuardrailConfig[], compile: (p
     if (entry.check === 'json_schema' && stages.has('input')) {
       throw new GuardrailConfigError(`invalid setting ${at}.stage: a json_schema guardrail checks the model's answer; set stage: output`);
     }
-    if (entry.check === 'json_schema' && entry.action === 'mask') {
-      throw new GuardrailConfigError(`invalid setting ${at}.action: a json_schema guardrail has nothing to mask; use block or log`);
+    if (VERDICT_CHECKS.has(entry.check) && entry.action === 'mask') {
+      throw new GuardrailConfigError(`invalid setting ${at}.action: a ${entry.check} guardrail judges the whole text and has nothing to mask; use block or log`);
     }
     const apply = entry.apply;
     if (!apply.all && apply.keys.length === 0 && apply.projects.length === 0 && apply.models.length === 0) {

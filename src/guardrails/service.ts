@@ -1,5 +1,7 @@
 import { GatewayError } from '../errors/index.js';
-import { buildCheck, maskSpans, type TextCheck } from './checks.js';
+import type { CheckScope, CheckerAsk, SpanCheck, TextCheck, VerdictCheck } from './check-types.js';
+import { WebhookCheck } from './webhook.js';
+import { buildCheck, maskSpans, type CheckDependencies } from './checks.js';
 import { parseGuardrails, type GuardrailAction, type GuardrailConfig, type GuardrailPolicy, type GuardrailStage } from './policy.js';
 
 /** What a guardrail made of one stage of a call, as the request record keeps it: never what it matched. */
@@ -32,8 +34,8 @@ export interface StageResult {
 }
 
 /** The `guardrail_blocked` error of a stage: it names the guardrail, never what it matched. */
-export function blockedError(policy: GuardrailPolicy, stage: GuardrailStage, failed: boolean): GatewayError {
-  const what = stage === 'input' ? 'this request' : "the model's answer";
+export function blockedError(policy: GuardrailPolicy, stage: GuardrailStage, failed: boolean, tool = false): GatewayError {
+  const what = tool ? (stage === 'input' ? 'the arguments of this tool call' : "the tool's result") : stage === 'input' ? 'this request' : "the model's answer";
   const why = failed ? `could not check ${what} and fails closed` : `blocked ${what}`;
   return new GatewayError('guardrail_blocked', `The guardrail "${policy.name}" ${why}.${stage === 'input' && !failed ? ' Change the input and send it again.' : ''}`, {
     output: stage === 'output',
@@ -44,20 +46,30 @@ export function blockedError(policy: GuardrailPolicy, stage: GuardrailStage, fai
 /**
  * The guardrails of the gateway (docs/guardrails.md), built once at start-up from the config:
  * which are attached to a call, and running them on a stage's texts. Built-in checks are
- * synchronous and never see the network.
+ * synchronous and never see the network; a checker model or a webhook is asynchronous.
  */
 export class Guardrails {
   private readonly active: ActiveGuardrail[];
 
-  constructor(entries: readonly GuardrailConfig[]) {
+  constructor(entries: readonly GuardrailConfig[], dependencies: CheckDependencies) {
     const checks = new Map<string, TextCheck>();
-    const policies = parseGuardrails(entries, (policy, field) => checks.set(policy.name, buildCheck(policy, field)));
+    const policies = parseGuardrails(entries, (policy, field) => checks.set(policy.name, buildCheck(policy, field, dependencies)));
     this.active = policies.map((policy) => ({ policy, check: checks.get(policy.name)! }));
   }
 
   /** The service, or undefined when the config has no guardrail (the call path then does nothing for them). */
-  static fromConfig(entries: readonly GuardrailConfig[]): Guardrails | undefined {
-    return entries.length === 0 ? undefined : new Guardrails(entries);
+  static fromConfig(entries: readonly GuardrailConfig[], dependencies: CheckDependencies): Guardrails | undefined {
+    return entries.length === 0 ? undefined : new Guardrails(entries, dependencies);
+  }
+
+  /** The catalog models the model-based guardrails call, with the config field naming each (checked at start-up). */
+  get checkerModels(): { model: string; field: string }[] {
+    return this.active.flatMap(({ policy }, index) => (policy.check === 'model' ? [{ model: policy.options.model, field: `guardrails[${index}].options.model` }] : []));
+  }
+
+  /** Closes the webhooks' connections. */
+  async close(): Promise<void> {
+    await Promise.all(this.active.map(({ check }) => (check instanceof WebhookCheck ? check.close() : undefined)));
   }
 
   /** The guardrail named, for a dry run. */
@@ -73,89 +85,127 @@ export class Guardrails {
   /**
    * Runs one guardrail on a sample text as a stage of a call would (the admin API's dry run):
    * its verdict, and the text as it would go on when it masks. Undefined for an unknown name.
+   * A checker model or webhook is called (`ask` makes the model's calls, outside any request).
    */
-  dryRun(name: string, stage: GuardrailStage, text: string): { verdict: GuardrailVerdict; text: string | null; blocked: boolean } | undefined {
+  async dryRun(name: string, stage: GuardrailStage, text: string, ask?: CheckerAsk): Promise<{ verdict: GuardrailVerdict; text: string | null; blocked: boolean } | undefined> {
     const guardrail = this.named(name);
     if (guardrail === undefined) return undefined;
     // The stage asked for, whether or not the guardrail runs at it in traffic.
     const policy = guardrail.policy.stages.has(stage) ? guardrail.policy : { ...guardrail.policy, stages: new Set([stage]) };
-    const result = runStage([{ policy, check: guardrail.check }], stage, [text]);
+    const scope: CheckScope = { stage, ask, metadata: { requestId: null, keyId: null, projectId: null, model: null, capability: 'dry-run' } };
+    const result = await runStage([{ policy, check: guardrail.check }], stage, [text], scope);
     return { verdict: result.verdicts[0]!, text: result.texts?.[0] ?? null, blocked: result.blocked !== null };
   }
 
-  /** The guardrails attached to a call of `caller` to `model` (the catalog id it resolved to), in config order; null when none is (no array is made then). */
-  attached(caller: GuardedCaller, model: string): ActiveGuardrail[] | null {
+  /** The guardrails attached to a call of `caller` to `model` (the catalog id it resolved to; null for a tool call), in config order; null when none is (no array is made then). */
+  attached(caller: GuardedCaller, model: string | null): ActiveGuardrail[] | null {
     let found: ActiveGuardrail[] | null = null;
     const key = caller?.kind === 'key' ? caller : null;
     for (const guardrail of this.active) {
       const { apply } = guardrail.policy;
-      const applies = apply.all || apply.models.has(model) || (key !== null && (apply.keys.has(key.keyId) || apply.projects.has(key.projectId)));
+      const applies = apply.all || (model !== null && apply.models.has(model)) || (key !== null && (apply.keys.has(key.keyId) || apply.projects.has(key.projectId)));
       if (applies) (found ??= []).push(guardrail);
     }
     return found;
   }
 }
 
+/** One guardrail's findings over a stage's texts: whether it matched, whether its check failed, and the texts masked (null: none). */
+interface Findings {
+  matched: boolean;
+  failed: boolean;
+  masked: string[] | null;
+}
+
+function findSpans(policy: GuardrailPolicy, check: SpanCheck, seen: readonly string[]): Findings {
+  let matched = false;
+  let masked: string[] | null = null;
+  try {
+    for (const [index, text] of seen.entries()) {
+      const spans = check.find(text);
+      if (spans.length === 0) continue;
+      matched = true;
+      if (policy.action !== 'mask' || !check.maskable) break;
+      masked ??= [...seen];
+      masked[index] = maskSpans(text, spans);
+    }
+  } catch {
+    return { matched, failed: true, masked: null };
+  }
+  return { matched, failed: false, masked };
+}
+
+async function judged(check: VerdictCheck, seen: readonly string[], scope: CheckScope | undefined, guardrail: string): Promise<Findings> {
+  try {
+    if (scope === undefined) throw new Error('an asynchronous check needs the call\'s scope');
+    return { matched: await check.judge(seen, scope, guardrail), failed: false, masked: null };
+  } catch {
+    return { matched: false, failed: true, masked: null };
+  }
+}
+
 /**
  * Runs the guardrails of `stage` on the texts, in order: a masking guardrail's replacements
- * are what the next one sees. The first block stops the stage.
+ * are what the next one sees. The first block stops the stage. Synchronous while the checks
+ * are (the built-in ones); from the first checker model or webhook on, the rest runs after it
+ * answered and the result is a promise. `scope` is what such checks need (the call's signal,
+ * its model calls, its metadata).
  */
-export function runStage(guardrails: readonly ActiveGuardrail[], stage: GuardrailStage, texts: readonly string[]): StageResult {
-  let current: string[] | null = null;
-  const verdicts: GuardrailVerdict[] = [];
-  for (const { policy, check } of guardrails) {
+export function runStage(guardrails: readonly ActiveGuardrail[], stage: GuardrailStage, texts: readonly string[], scope?: CheckScope): StageResult | Promise<StageResult> {
+  return continueStage(guardrails, 0, stage, texts, scope, { texts: null, verdicts: [], blocked: null });
+}
+
+function continueStage(guardrails: readonly ActiveGuardrail[], from: number, stage: GuardrailStage, texts: readonly string[], scope: CheckScope | undefined, result: StageResult): StageResult | Promise<StageResult> {
+  for (let index = from; index < guardrails.length; index += 1) {
+    const { policy, check } = guardrails[index]!;
     if (!policy.stages.has(stage)) continue;
     const started = performance.now();
-    const seen: readonly string[] = current ?? texts;
-    let matched = false;
-    let failed = false;
-    let masked: string[] | null = null;
-    try {
-      for (const [index, text] of seen.entries()) {
-        const spans = check.find(text);
-        if (spans.length === 0) continue;
-        matched = true;
-        if (policy.action !== 'mask' || !check.maskable) break;
-        masked ??= [...seen];
-        masked[index] = maskSpans(text, spans);
-      }
-    } catch {
-      failed = true;
+    const seen: readonly string[] = result.texts ?? texts;
+    if (check.kind === 'verdict') {
+      return judged(check, seen, scope, policy.name).then((findings) =>
+        concluded(policy, stage, findings, performance.now() - started, result, scope) ? result : continueStage(guardrails, index + 1, stage, texts, scope, result),
+      );
     }
-    const latencyMs = performance.now() - started;
-    const verdict = (outcome: GuardrailVerdict['outcome']): GuardrailVerdict => ({
-      guardrail: policy.name,
-      stage,
-      action: policy.action,
-      outcome,
-      matched,
-      ...(failed ? { failed: true as const } : {}),
-      latencyMs,
-    });
-    if (failed) {
-      if (policy.failClosed) {
-        verdicts.push(verdict('blocked'));
-        return { texts: current, verdicts, blocked: blockedError(policy, stage, true) };
-      }
-      verdicts.push(verdict('error'));
-      continue;
-    }
-    if (!matched) {
-      verdicts.push(verdict('passed'));
-      continue;
-    }
-    if (policy.action === 'block' || (policy.action === 'mask' && !check.maskable)) {
-      verdicts.push(verdict('blocked'));
-      return { texts: current, verdicts, blocked: blockedError(policy, stage, false) };
-    }
-    if (policy.action === 'log') {
-      verdicts.push(verdict('logged'));
-      continue;
-    }
-    verdicts.push(verdict('masked'));
-    current = masked;
+    if (concluded(policy, stage, findSpans(policy, check, seen), performance.now() - started, result, scope)) return result;
   }
-  return { texts: current, verdicts, blocked: null };
+  return result;
+}
+
+/** One guardrail's verdict as the record keeps it. */
+export function verdictOf(policy: GuardrailPolicy, stage: GuardrailStage, outcome: GuardrailVerdict['outcome'], found: { matched: boolean; failed: boolean }, latencyMs: number): GuardrailVerdict {
+  return { guardrail: policy.name, stage, action: policy.action, outcome, matched: found.matched, ...(found.failed ? { failed: true as const } : {}), latencyMs };
+}
+
+/** Adds one guardrail's verdict to the stage's result (its masked texts, its block); true when it blocked, which ends the stage. */
+function concluded(policy: GuardrailPolicy, stage: GuardrailStage, findings: Findings, latencyMs: number, result: StageResult, scope: CheckScope | undefined): boolean {
+  const tool = scope?.metadata.tool !== undefined;
+  const { matched, failed, masked } = findings;
+  const verdict = (outcome: GuardrailVerdict['outcome']) => verdictOf(policy, stage, outcome, findings, latencyMs);
+  if (failed) {
+    if (policy.failClosed) {
+      result.verdicts.push(verdict('blocked'));
+      result.blocked = blockedError(policy, stage, true, tool);
+      return true;
+    }
+    result.verdicts.push(verdict('error'));
+    return false;
+  }
+  if (!matched) {
+    result.verdicts.push(verdict('passed'));
+    return false;
+  }
+  if (policy.action === 'block' || (policy.action === 'mask' && masked === null)) {
+    result.verdicts.push(verdict('blocked'));
+    result.blocked = blockedError(policy, stage, false, tool);
+    return true;
+  }
+  if (policy.action === 'log') {
+    result.verdicts.push(verdict('logged'));
+    return false;
+  }
+  result.verdicts.push(verdict('masked'));
+  result.texts = masked;
+  return false;
 }
 
 const OUTCOME_RANK: { readonly [O in GuardrailVerdict['outcome']]: number } = { passed: 0, error: 1, logged: 2, masked: 3, blocked: 4 };

@@ -4,3 +4,4 @@ export { memberEdits, rewriteObjectText } from './object-text.js';
 export type { MemberEdits } from './object-text.js';
 export { parseJsonBytes } from './parse-bytes.js';
 export type { ParsedJson } from './parse-bytes.js';
+export { readExactObject } from './structured-object.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -15,6 +15,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../errors/index.js';
+import type { GuardedToolCall, GuardrailVerdict } from '../guardrails/index.js';
 import type { Principal } from '../keys/index.js';
 import type { Caller } from '../logs/index.js';
 import { splitQualifiedName } from './names.js';
@@ -34,6 +35,8 @@ export interface RequestContext {
 
 export interface GatewayServerParts {
   union: ToolUnion;
+  /** Calls a tool the caller may use, the guardrails attached to it run on its arguments and result. */
+  callTool: (call: Omit<GuardedToolCall, 'arguments'>, access: ToolAccess, args: Record<string, unknown> | undefined, onprogress: RequestOptions['onprogress']) => ReturnType<ToolUnion['callTool']>;
   log: ToolCallLog;
   /** Counts a tool call against the key's per-minute limit; throws the 429 GatewayError when it is reached. */
   admitToolCall: (principal: Principal) => Promise<void>;
@@ -166,6 +169,7 @@ export function createGatewayServer(parts: GatewayServerParts): Server {
       headers: context.headers,
       toolLabel: () => (visible && known!.listed(named!.name) ? named!.name : 'other'),
     });
+    const verdicts: GuardrailVerdict[] = [];
     try {
       await parts.admitToolCall(context.principal);
       const progressToken = request.params._meta?.progressToken;
@@ -174,8 +178,10 @@ export function createGatewayServer(parts: GatewayServerParts): Server {
           ? undefined
           : (progress: { progress: number; total?: number; message?: string }) =>
               void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
-      const result = await parts.union.callTool(context.access, name, request.params.arguments, extra.signal, onprogress);
-      recording.end({ outcome: result.isError === true ? 'tool_error' : 'ok', result });
+      const caller = context.principal.kind === 'key' ? { kind: 'key' as const, keyId: context.principal.keyId, projectId: context.principal.projectId } : { kind: 'anonymous' as const };
+      const guarded = { caller, tool: name, requestId: context.requestId, signal: extra.signal, record: (found: readonly GuardrailVerdict[]) => verdicts.push(...found) };
+      const result = await parts.callTool(guarded, context.access, request.params.arguments, onprogress);
+      recording.end({ outcome: result.isError === true ? 'tool_error' : 'ok', result, guardrails: verdicts });
       return result;
     } catch (error) {
       const gatewayError =
@@ -184,7 +190,7 @@ export function createGatewayServer(parts: GatewayServerParts): Server {
           : error instanceof GatewayError
             ? error
             : new GatewayError('internal_error', 'The tool call failed inside the gateway.', { cause: error });
-      recording.end({ outcome: 'failed', code: gatewayError.code, status: extra.signal.aborted ? 499 : gatewayError.status, message: gatewayError.message });
+      recording.end({ outcome: 'failed', code: gatewayError.code, status: extra.signal.aborted ? 499 : gatewayError.status, message: gatewayError.message, guardrails: verdicts });
       throw toMcpError(gatewayError);
     }
   });

@@ -5,6 +5,7 @@ import { ConfigError, type GatewayConfig, type McpServerConfig } from '../config
 import { GatewayError, type ErrorCode } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import { heldTo, type Limiter } from '../limits/index.js';
+import { guardToolCall, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
 import { AddressPolicy, AddressPolicyError, type Resolver } from '../network/index.js';
 import { splitQualifiedName } from './names.js';
 import { createGatewayServer, gatewayErrorOf, type GatewayServerParts, type RequestContext } from './gateway-server.js';
@@ -41,6 +42,8 @@ export interface McpGatewayOptions {
   probeIntervalMs?: number;
   /** Host name resolution of server URLs (tests). */
   resolver?: Resolver;
+  /** The gateway's guardrails: those attached to the caller run on each tool call's arguments and result. */
+  guardrails?: Guardrails | undefined;
 }
 
 /** One HTTP request to /mcp, as the route hands it over after authenticating it. */
@@ -62,6 +65,8 @@ export interface ToolNarrowing {
   /** The request field that named a server, for the refusal of an unknown one. */
   param?: (server: string) => string;
   onCallEnded?: (call: { tool: string; server: string; latencyMs: number; outcome: 'ok' | 'tool_error' | ErrorCode }) => void;
+  /** The request the loop belongs to: its id, and where the guardrails' verdicts on its tool calls go (its record). */
+  request?: { id: string; guarded: (verdicts: readonly GuardrailVerdict[]) => void };
 }
 
 const DEFAULT_PROBE_INTERVAL_MS = 30_000;
@@ -106,6 +111,8 @@ export class McpGateway {
       union: this.union,
       log: new ToolCallLog(options.sinks),
       serverInfo: options.product,
+      callTool: (call, access, args, onprogress) =>
+        guardToolCall(options.guardrails, { ...call, arguments: args }, (checked) => this.union.callTool(access, call.tool, checked, call.signal, onprogress)),
       admitToolCall: async (principal) => {
         const admission = await options.limits.admit(heldTo(principal, 'per-minute'), { tokens: 0, costUsd: 0 });
         await admission.settle({ tokens: 0, costUsd: 0 });
@@ -261,7 +268,9 @@ export class McpGateway {
           narrowing.onCallEnded?.({ tool: name, server, latencyMs: Math.round(latencyMs), outcome });
         };
         try {
-          const result: { content?: unknown; toolResult?: unknown; isError?: unknown } = await this.union.callTool(access, name, args, signal);
+          const caller = principal.kind === 'key' ? { kind: 'key' as const, keyId: principal.keyId, projectId: principal.projectId } : { kind: 'anonymous' as const };
+          const guarded = { caller, tool: name, requestId: narrowing.request?.id ?? null, signal, record: narrowing.request?.guarded ?? (() => undefined) };
+          const result: { content?: unknown; toolResult?: unknown; isError?: unknown } = await this.parts.callTool(guarded, access, args, undefined);
           ended(result.isError === true ? 'tool_error' : 'ok');
           // A server of the protocol's first version may answer `toolResult` instead of `content`.
           return Array.isArray(result.content) ? (result as ToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult ?? null) }] };

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorCode } from '../errors/index.js';
+import type { GuardrailVerdict } from '../guardrails/index.js';
 import type { Caller, LogWriter, RequestRecord } from '../logs/index.js';
 import type { McpMetrics } from '../metrics/index.js';
 import type { TracedRequest, Tracing } from '../telemetry/index.js';
@@ -29,7 +30,10 @@ export interface ToolCallStart {
 }
 
 /** How a tool call ended: its result (a tool's own error included, `isError`), or the gateway's error. */
-export type ToolCallEnd = { outcome: 'ok' | 'tool_error'; result: unknown } | { outcome: 'failed'; code: ErrorCode; status: number; message: string };
+export type ToolCallEnd = ({ outcome: 'ok' | 'tool_error'; result: unknown } | { outcome: 'failed'; code: ErrorCode; status: number; message: string }) & {
+  /** The verdicts of the guardrails that ran on the call (docs/guardrails.md#mcp-tool-calls). */
+  guardrails?: readonly GuardrailVerdict[];
+};
 
 /**
  * The request-log record of one tool call (decisions §12: `endpoint: /mcp`, `mode: tool`). The
@@ -59,7 +63,7 @@ function toolCallRecord(call: ToolCallStart, startedAt: number, ending: ToolCall
     droppedFields: [],
     upstreamLatencyMs: failed ? null : latencyMs,
     agent: null,
-    extra: { mcp_server: call.server, tool: call.tool },
+    extra: { mcp_server: call.server, tool: call.tool, ...(ending.guardrails !== undefined && ending.guardrails.length > 0 ? { guardrails: ending.guardrails } : {}) },
   };
 }
 

@@ -28,7 +28,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
-import { Guardrails } from '../guardrails/index.js';
+import { Guardrails, type WebhookTransport } from '../guardrails/index.js';
 import { configuredEntries, ProviderInstances, ProviderInstanceStore } from '../provider-instances/index.js';
 import { standbyWhileWaiting } from './standby.js';
 import { createCacheStore, ResponseCache, type CachePolicy } from '../cache/index.js';
@@ -79,6 +79,8 @@ export interface StartOptions {
   standby?: boolean;
   /** The sign-in throttle's clock and password check (tests hold the one still and count the other). */
   accounts?: Pick<AccountsOptions, 'now' | 'verify'>;
+  /** How guardrail webhooks resolve hosts and which CAs they trust besides the system's (tests: a local https server). */
+  guardrailWebhooks?: WebhookTransport;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -205,7 +207,18 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
     applyRouting(config.routing);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const guardrails = Guardrails.fromConfig(config.guardrails);
+    const guardrails = Guardrails.fromConfig(config.guardrails, { env: options.env ?? process.env, ...(options.guardrailWebhooks !== undefined ? { webhookTransport: options.guardrailWebhooks } : {}) });
+    if (guardrails !== undefined) {
+      shutdownTasks.push(() => guardrails.close());
+      // A model guardrail names a chat model of the catalog: one that is not stops start-up.
+      for (const { model, field } of guardrails.checkerModels) {
+        try {
+          catalog.resolve(model, { mode: 'chat', param: 'model' });
+        } catch (error) {
+          throw new ConfigError(`invalid setting ${field}: "${model}" is not a chat model of the catalog (${(error as Error).message})`);
+        }
+      }
+    }
     const cacheStore = await createCacheStore({
       redisUrl: config.redisUrl,
       keyPrefix: `${config.limits.redisKeyPrefix}cache:`,
@@ -263,6 +276,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       projectListRefreshMs: config.keys.cacheRefreshMs,
       product: { name: 'modelgate', version: PRODUCT_VERSION },
       store: new McpServerStore(storage.db),
+      guardrails,
     });
     shutdownTasks.push(() => mcp.close());
     await whenStorageAnswers(() => mcp.start(), waiting);

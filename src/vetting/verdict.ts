@@ -1,3 +1,4 @@
+import { readExactObject } from '../json/index.js';
 import type { JsonObject } from '../model-api/index.js';
 import type { Verdict } from './types.js';
 
@@ -21,30 +22,15 @@ export const VERDICT_RESPONSE_FORMAT: JsonObject = {
   json_schema: { name: 'vetting_verdict', strict: true, schema: VERDICT_SCHEMA },
 };
 
-// The whole output is one fenced block, or one bare object; JSON found inside other text is not
-// a verdict (it could be the draft or the student echoed back).
-const FENCED = /^```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/i;
-
 /**
  * Reads a verdict from the verifier's structured output, or null when it is not exactly a
- * verdict object. Never searches free text: "verdict: pass" in prose is not a verdict.
+ * verdict object (readExactObject: one bare or fenced object with the schema's three fields,
+ * additionalProperties false). Never searches free text: "verdict: pass" in prose is not a verdict.
  */
 export function readVerdict(output: string): Verdict | null {
-  const trimmed = output.trim();
-  const json = FENCED.exec(trimmed)?.[1]?.trim() ?? trimmed;
-  if (!json.startsWith('{')) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  // Exactly the schema's three fields (additionalProperties false): an object with more is not
-  // the structured output that was asked for, whatever it says.
-  const keys = Object.keys(value);
-  if (keys.length !== VERDICT_FIELDS.length || !keys.every((key) => VERDICT_FIELDS.includes(key))) return null;
-  const { passed, reason, requires_attention: requiresAttention } = value as Record<string, unknown>;
+  const value = readExactObject(output, VERDICT_FIELDS);
+  if (value === null) return null;
+  const { passed, reason, requires_attention: requiresAttention } = value;
   if (typeof passed !== 'boolean' || typeof reason !== 'string' || typeof requiresAttention !== 'boolean') return null;
   return { passed, reason, requires_attention: requiresAttention };
 }

@@ -6,6 +6,7 @@ import type { Provider } from '../../src/model-api/index.js';
 import { stringify as toYaml } from 'yaml';
 import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { startGateway, type RunningGateway, type StartOptions } from '../../src/server/gateway.js';
+import type { WebhookTransport } from '../../src/guardrails/index.js';
 import type { RouteModule } from '../../src/server/app.js';
 import type { Scope } from '../../src/keys/index.js';
 
@@ -33,6 +34,8 @@ export interface TestGatewayOptions {
   providers?: readonly Provider[];
   /** The sign-in throttle's clock and password check. */
   accounts?: StartOptions['accounts'];
+  /** How guardrail webhooks resolve and which CAs they trust (a local https server). */
+  guardrailWebhooks?: WebhookTransport;
 }
 
 export interface TestGateway {
@@ -92,6 +95,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.providers !== undefined ? { providers: options.providers } : {}),
     ...(options.accounts !== undefined ? { accounts: options.accounts } : {}),
+    ...(options.guardrailWebhooks !== undefined ? { guardrailWebhooks: options.guardrailWebhooks } : {}),
   });
   const url = gateway.url;
   const inProcessFetch = injectingFetch(gateway, url);

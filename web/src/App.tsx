@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router-dom';
 import { AgentsPage } from './pages/agents/AgentsPage.js';
+import { GuardrailsPage } from './pages/guardrails/GuardrailsPage.js';
 import { KeysPage } from './pages/KeysPage.js';
 import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
@@ -50,6 +51,7 @@ export function App() {
         {isAdmin && <Route path="/providers" element={<ProvidersPage />} />}
         {isAdmin && <Route path="/users" element={<UsersPage />} />}
         {isAdmin && <Route path="/audit" element={<AuditPage />} />}
+        {isAdmin && <Route path="/guardrails" element={<GuardrailsPage />} />}
         <Route path="/logs" element={<LogsPage />} />
         <Route path="/logs/:requestId" element={<LogDetailPage />} />
         <Route path="/usage" element={<UsagePage />} />
@@ -108,6 +110,11 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/audit">Audit log</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/guardrails">Guardrails</NavLink>
               </li>
             )}
           </ul>

@@ -6,6 +6,8 @@ import type {
   AgentRunResponse,
   AgentView,
   GraphIssue,
+  GuardrailDryRunView,
+  GuardrailView,
   ApiKeyView,
   KeySpendView,
   ListPage,
@@ -241,6 +243,10 @@ export const adminApi = {
     page: (filter: AuditFilter, cursor: string | undefined, limit: number) =>
       request<ListPage<AuditEntryView>>('GET', `/audit${queryOf({ ...filter, cursor, limit })}`),
     exportUrl: (filter: AuditFilter) => `/admin/v1/audit/export${queryOf({ ...filter, format: 'csv' })}`,
+  },
+  guardrails: {
+    list: () => request<{ data: GuardrailView[] }>('GET', '/guardrails'),
+    test: (name: string, input: { text: string; stage: 'input' | 'output' }) => request<GuardrailDryRunView>('POST', `/guardrails/${encodeURIComponent(name)}/test`, input),
   },
   mcpServers: {
     list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),

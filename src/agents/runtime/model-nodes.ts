@@ -181,6 +181,7 @@ async function toolLoopCall(node: LlmNode, context: ModelNodeContext, call: Chec
     allowedTools: node.tools,
     param: () => 'config.tools',
     onCallEnded: (ended) => dependencies.call.toolCalled(ended),
+    request: { id: dependencies.call.requestId, guarded: (verdicts) => dependencies.call.guarded(verdicts) },
   });
   const rounds: { usage: TokenUsage | null; costMicroUsd: number | null }[] = [];
   const record = () =>

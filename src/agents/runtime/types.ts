@@ -77,7 +77,7 @@ export interface RuntimeDependencies {
    * The run's request through the model-call path: every llm and image call is checked (model,
    * input policy), reserved against the caller's key caps and made through it, priced in its record.
    */
-  call: Pick<RequestCall, 'subcall' | 'metered' | 'toolCalled'>;
+  call: Pick<RequestCall, 'subcall' | 'metered' | 'toolCalled' | 'guarded' | 'requestId'>;
   /** The gateway's MCP tools, for llm nodes with `tools` (the caller's allow-lists apply); none: such a node fails. */
   tools?: AgentTools;
   /** Whose caps the run's model calls count against. */

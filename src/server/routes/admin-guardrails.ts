@@ -28,6 +28,7 @@ export const adminGuardrailsRoutes: RouteModule = async (app, context) => {
         on_error: policy.failClosed ? 'closed' : 'open',
         apply: { all: policy.apply.all, keys: [...policy.apply.keys], projects: [...policy.apply.projects], models: [...policy.apply.models] },
         window: policy.window,
+        source: 'config' as const,
       })),
     }));
 
@@ -36,7 +37,7 @@ export const adminGuardrailsRoutes: RouteModule = async (app, context) => {
       { config: { auditExempt: 'a dry run of a guardrail on a sample text; changes nothing' }, schema: { ...ADMIN_SCHEMA, summary: 'Dry-run a guardrail on a sample text', params: Type.Object({ name: Type.String() }), body: TestBody } },
       async (request) => {
         const { name } = request.params;
-        const outcome = guardrails?.dryRun(name, request.body.stage, request.body.text);
+        const outcome = await guardrails?.dryRun(name, request.body.stage, request.body.text, context.calls.checker());
         if (outcome === undefined) throw new GatewayError('not_found', `There is no guardrail "${name}"; GET /admin/v1/guardrails lists them.`, { param: 'name' });
         const { verdict } = outcome;
         return {

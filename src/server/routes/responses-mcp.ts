@@ -50,7 +50,7 @@ async function requestTools(request: FastifyRequest, context: GatewayContext, de
   const servers = [...new Set(decoded.mcp.map((tool) => tool.serverLabel))];
   const allowedTools = decoded.mcp.flatMap((tool) => (tool.allowedTools === null ? [`${tool.serverLabel}__*`] : tool.allowedTools.map((name) => `${tool.serverLabel}__${name}`)));
   const paramOf = (server: string) => `${decoded.mcp.find((tool) => tool.serverLabel === server)!.param}.server_label`;
-  const source = await context.mcp.toolSource(request.principal, { servers, allowedTools, param: paramOf, onCallEnded: (ended) => request.call.toolCalled(ended) });
+  const source = await context.mcp.toolSource(request.principal, { servers, allowedTools, param: paramOf, onCallEnded: (ended) => request.call.toolCalled(ended), request: { id: request.id, guarded: (verdicts) => request.call.guarded(verdicts) } });
   return {
     list: (signal) => source.list(signal),
     call: async (name, args, signal) => {
