@@ -413,6 +413,7 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
           .addColumn('fingerprints', 'text', (c) => c.notNull())
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
       },
     },
     '0051-dashboard-sso': {
