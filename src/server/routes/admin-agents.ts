@@ -102,7 +102,7 @@ export const adminAgentsRoutes: RouteModule = async (app, context) => {
   /** A key named in a body or query, if the request's scope holds its project. */
   const scopedKeyId = async (request: FastifyRequest, keyId: string): Promise<string> => {
     const key = await context.keys.store.find(keyId);
-    const problem = () => new GatewayError('invalid_body', `There is no key with id "${keyId}". List keys with GET /admin/v1/keys.`, { param: 'key_id' });
+    const problem = () => new GatewayError('not_found', `There is no key with id "${keyId}". List keys with GET /admin/v1/keys.`, { param: 'key_id' });
     if (key === undefined) throw problem();
     await assertInScope(request, context, key.project_id, problem);
     return key.id;
