@@ -55,7 +55,8 @@ function routedModel(model: string, b: FaultyOpenAI) {
     backoffMs: 10,
     maxRetryWaitMs: 0,
     cooldown: { failures: 1, windowMs: 60_000, durationMs: 60_000 },
-    timeouts: { firstByteMs: 700 },
+    // Below the fake's SLOW_MS (1.5 s), with room for a busy machine's slow answers to come first.
+    timeouts: { firstByteMs: 1_200 },
   };
 }
 

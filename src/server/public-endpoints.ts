@@ -32,8 +32,10 @@ function publicEndpointOf(route: RouteOptions): PublicEndpoint | null {
   if (schema === undefined || schema.hide === true || schema.tags?.includes('admin') === true || methods.length !== 1) return null;
   const path = documentedPath(route);
   // The gateway's own API under /v1/, and every route of a public API format wherever its vendor puts it (/v1beta/…).
-  // (The playground relays the model routes under /admin/: those are the admin API's.)
-  if (path !== '/' && !path.startsWith('/v1/') && (route.config?.format === undefined || path.startsWith('/admin/'))) return null;
+  // (The playground relays the model routes under /admin/: those are the admin API's, whatever
+  // path their documentation transform gives them.)
+  if (route.url.startsWith('/admin/')) return null;
+  if (path !== '/' && !path.startsWith('/v1/') && route.config?.format === undefined) return null;
   const scope = route.config?.scope ?? null;
   return { method: methods[0]!, path, auth: scope === null ? 'none' : 'api_key', scope, description: [schema.summary, schema.description].filter((text) => text !== undefined).join('. ') };
 }
