@@ -76,6 +76,41 @@ describe('request log over HTTP', () => {
     assert.ok(!JSON.stringify(record).includes(UPSTREAM_KEY));
   });
 
+  test('a large body is logged as received, its secrets redacted, through the bytes handed to the log', async () => {
+    // Past 64 KiB a body kept as received reaches the log's thread as its bytes, parsed there.
+    const filler = 'lorem ipsum dolor sit amet, '.repeat(4000);
+    fake.scriptChat({ kind: 'reply', text: 'Read it.', usage: { promptTokens: 30_000, completionTokens: 3 } });
+    // A key of its own: the usage tests below count this key's records.
+    const { response } = await clientFor(gateway, await gateway.createKey({ projectId: 'large-bodies' }))
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `${filler}my key is ${LEAKED_VENDOR_KEY}` }] })
+      .withResponse();
+    const record = await loggedRecord(gateway, response.headers.get('x-request-id')!);
+    assert.equal(record.request_payload.model, 'gpt-4o');
+    assert.equal(record.request_payload.messages[0].content, `${filler}my key is [redacted]`);
+    assert.ok(!JSON.stringify(record).includes(LEAKED_VENDOR_KEY));
+  });
+
+  test('a call hands a large body kept as received to the log as its bytes, a small one or a changed one as the object', () => {
+    const caller = { keyId: null, projectId: null, fingerprint: null };
+    const finish = (body: unknown, bytes: Buffer, payload: unknown) => {
+      const call = gateway.gateway.context.calls.begin({ requestId: `bytes-${bytes.length}-${payload === body}`, endpoint: '/v1/chat/completions', platform: null, startedAt: Date.now() });
+      call.receivedJson(body, bytes);
+      call.describe({ mode: 'chat', payload });
+      return call.finish({ status: 400, caller }).record;
+    };
+    const large = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(70_000) }] };
+    const largeBytes = Buffer.from(JSON.stringify(large));
+    const kept = finish(large, largeBytes, large);
+    assert.equal(kept.requestPayload, null);
+    assert.equal(kept.requestPayloadJson, largeBytes);
+    const changed = { ...large, model: 'gpt-4o-mini' };
+    assert.equal(finish(large, largeBytes, changed).requestPayload, changed, 'a payload the route changed is logged as the object');
+    const small = { model: 'gpt-4o', messages: [] };
+    const smallRecord = finish(small, Buffer.from(JSON.stringify(small)), small);
+    assert.equal(smallRecord.requestPayload, small);
+    assert.equal(smallRecord.requestPayloadJson, undefined);
+  });
+
   test('a body its schema refuses is logged as received, with the model it named and its secrets redacted', async () => {
     const refused = await post(gateway, '/v1/messages', { 'x-api-key': key }, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: `see ${LEAKED_VENDOR_KEY}` }] });
     assert.equal(refused.status, 400, 'max_tokens is required');

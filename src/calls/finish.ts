@@ -22,6 +22,8 @@ export interface CallState {
   audioSeconds: number | null;
   media: MediaSummary | null;
   requestPayload: unknown;
+  /** The request payload as the JSON bytes received, in place of requestPayload (a large body kept as received). */
+  requestPayloadJson?: Uint8Array;
   answer: Answer | null;
   failure: { code: LoggedErrorCode; detail: Record<string, unknown> | null } | null;
   attempts: readonly AttemptRecord[];
@@ -170,6 +172,7 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
     audioSeconds: state.audioSeconds,
     media: state.media,
     requestPayload: state.requestPayload,
+    ...(state.requestPayloadJson === undefined ? {} : { requestPayloadJson: state.requestPayloadJson }),
     responsePayload: state.answer?.payload ?? null,
     ...(state.answer?.json === undefined ? {} : { responsePayloadJson: state.answer.json }),
     logDetail: state.failure?.detail ?? null,

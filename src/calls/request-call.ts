@@ -8,7 +8,7 @@ import type { UpstreamObjectRef } from '../formats/index.js';
 import type { TokenUsage } from '../model-api/index.js';
 import { guardrailsHeader, type GuardrailVerdict } from '../guardrails/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
-import { costOfEntries, finishedRequest, settlementOfEntries } from './finish.js';
+import { costOfEntries, finishedRequest, settlementOfEntries, type CallState } from './finish.js';
 import type { CallRequest, ModelCalls } from './model-calls.js';
 
 /** Where a request starts: what the HTTP layer knows before its body is read. */
@@ -73,6 +73,9 @@ export class RequestCall implements CallLedger {
   private readonly platform: string | null;
   private recordMode: RecordMode | null = null;
   private requestPayload: unknown = null;
+  /** The JSON body as parsed, and its bytes as received (see receivedJson). */
+  private receivedBody: unknown = undefined;
+  private receivedBytes: Uint8Array | undefined;
   private answer: Answer | null = null;
   private streaming = false;
   private agentSlug: string | null = null;
@@ -128,6 +131,16 @@ export class RequestCall implements CallLedger {
     this.requestPayload = facts.payload;
     if (facts.streaming !== undefined) this.streaming = facts.streaming;
     if (facts.agent !== undefined) this.agentSlug = facts.agent;
+  }
+
+  /**
+   * The JSON body as parsed and the bytes it was parsed from. A large body the record keeps as
+   * received goes to the request log as these bytes: a copy of bytes, where a structured clone
+   * of a large parsed object stalled the event loop (the log's thread parses them instead).
+   */
+  receivedJson(body: unknown, bytes: Uint8Array): void {
+    this.receivedBody = body;
+    this.receivedBytes = bytes;
   }
 
   /** A body refused before any route read it (its schema): logged as received, with the model it named, so an operator sees what the client sent. */
@@ -392,7 +405,7 @@ export class RequestCall implements CallLedger {
         streaming: this.streaming,
         audioSeconds: this.audio,
         media: this.mediaSummary,
-        requestPayload: this.requestPayload,
+        ...this.loggedRequestPayload(),
         answer: this.answer,
         failure: this.failure,
         attempts: this.attempts,
@@ -413,7 +426,20 @@ export class RequestCall implements CallLedger {
     for (const observer of this.observers) observer.finished(finished);
     return finished;
   }
+
+  /** The request payload as the record keeps it: a large body kept as received, as its bytes. */
+  private loggedRequestPayload(): Pick<CallState, 'requestPayload'> & Partial<Pick<CallState, 'requestPayloadJson'>> {
+    const bytes = this.receivedBytes;
+    if (bytes !== undefined && bytes.byteLength >= LARGE_PAYLOAD_BYTES && this.requestPayload === this.receivedBody) return { requestPayload: null, requestPayloadJson: bytes };
+    return { requestPayload: this.requestPayload };
+  }
 }
+
+/**
+ * From this size a body logged as received is handed to the log as its bytes: below it, the
+ * thread's second parse would cost more than the clone of the parsed object saves.
+ */
+const LARGE_PAYLOAD_BYTES = 64 * 1024;
 
 /** A verdict as the record keeps it: latency to the tenth of a millisecond. */
 function recordedVerdict(verdict: GuardrailVerdict): GuardrailVerdict {

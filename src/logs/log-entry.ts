@@ -86,6 +86,11 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
   });
 }
 
+/** JSON bytes as text (a structured clone makes a Buffer a plain Uint8Array). */
+function jsonText(bytes: Uint8Array | undefined): string | undefined {
+  return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 /** Longest model name a row keeps; the catalog's error messages quote as much. */
 const MAX_NAME_CHARACTERS = 200;
 
@@ -169,7 +174,7 @@ function approximateCharacters(value: unknown, depth = 0): number {
 /** What a queued record counts toward the queue's byte bound: its payloads, detail and media. */
 function charactersOf(record: RequestRecord): number {
   return (
-    approximateCharacters(record.requestPayload) +
+    (record.requestPayloadJson?.byteLength ?? approximateCharacters(record.requestPayload)) +
     (record.responsePayloadJson?.length ?? approximateCharacters(record.responsePayload)) +
     (record.logDetail === null ? 0 : approximateCharacters(record.logDetail)) +
     (record.media === null ? 0 : approximateCharacters(record.media))
@@ -183,11 +188,13 @@ function charactersOf(record: RequestRecord): number {
 export function queuedRequestOf(finished: FinishedRequest, payloads: boolean): QueuedRequest {
   const { record } = finished;
   const responsePayloadJson = payloads ? record.responsePayloadJson : undefined;
-  const { responsePayloadJson: _sent, ...rest } = record;
+  const requestPayloadJson = payloads ? record.requestPayloadJson : undefined;
+  const { responsePayloadJson: _sent, requestPayloadJson: _received, ...rest } = record;
   const queued: RequestRecord = {
     ...rest,
     requestPayload: payloads ? record.requestPayload : null,
     responsePayload: payloads && responsePayloadJson === undefined ? record.responsePayload : null,
+    ...(requestPayloadJson === undefined ? {} : { requestPayloadJson }),
     ...(responsePayloadJson === undefined ? {} : { responsePayloadJson }),
   };
   return {
@@ -204,9 +211,9 @@ export function queuedRequestOf(finished: FinishedRequest, payloads: boolean): Q
 
 /** The queued request without its payloads, marked as shed by the queue's byte bound. */
 export function withoutPayloads(queued: QueuedRequest): QueuedRequest {
-  const { responsePayloadJson: shedJson, ...kept } = queued.record;
+  const { responsePayloadJson: shedJson, requestPayloadJson: shedBytes, ...kept } = queued.record;
   const record = { ...kept, requestPayload: null, responsePayload: null };
-  return shedJson === undefined && queued.record.requestPayload === null && queued.record.responsePayload === null
+  return shedJson === undefined && shedBytes === undefined && queued.record.requestPayload === null && queued.record.responsePayload === null
     ? queued
     : { ...queued, record, payloadsOmitted: 'queue_bytes', characters: charactersOf(record) };
 }
@@ -260,7 +267,7 @@ export function toLogRow(finished: FinishedRequest & Partial<Pick<QueuedRequest,
     agent: record.agent,
     cache_status: record.cache?.status ?? null,
     cache_saved_micro_usd: record.cache?.status === 'hit' ? record.cache.savedMicroUsd : null,
-    request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes) : null,
+    request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes, jsonText(record.requestPayloadJson)) : null,
     response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
     payloads_omitted: finished.payloadsOmitted ?? null,
     detail: storedObject(detail),

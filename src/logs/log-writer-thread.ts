@@ -87,7 +87,7 @@ function cloneable(request: QueuedRequest): QueuedRequest | undefined {
     // Too deep for JSON too: without its payloads.
   }
   try {
-    const { responsePayloadJson: _json, ...record } = request.record;
+    const { responsePayloadJson: _json, requestPayloadJson: _bytes, ...record } = request.record;
     return throughJson({ ...request, record: { ...record, requestPayload: PAYLOAD_TOO_DEEP, responsePayload: PAYLOAD_TOO_DEEP } });
   } catch {
     return undefined;

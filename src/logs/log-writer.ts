@@ -43,7 +43,7 @@ function queuedBytes(queued: QueuedRequest): number {
 }
 
 function hasPayloads({ record }: QueuedRequest): boolean {
-  return record.requestPayload !== null || record.responsePayload !== null || record.responsePayloadJson !== undefined;
+  return record.requestPayload !== null || record.requestPayloadJson !== undefined || record.responsePayload !== null || record.responsePayloadJson !== undefined;
 }
 
 const DROP_WARNING_INTERVAL_MS = 10_000;

@@ -1,4 +1,5 @@
 import { errorCodes } from 'fastify';
+import type { RequestCall } from '../calls/index.js';
 import { GatewayError } from '../errors/index.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBytes, type ParsedJson } from '../json/index.js';
 import type { GatewayApp } from './app.js';
@@ -93,6 +94,8 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
       return;
     }
     request.jsonBytes = bytes;
+    // Only keyed routes begin a call (the others keep the decorator's null).
+    (request.call as RequestCall | null)?.receivedJson(value, bytes);
     done(null, value);
   });
 }
