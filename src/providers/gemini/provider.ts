@@ -134,7 +134,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         return search === null ? dropped : [...dropped, search];
       },
       async complete(call) {
-        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call, call.upstreamModel)).catch((error: unknown) => {
+        const value = await postForJson(call, 'generateContent', () => toGenerateContentRequest(call, call.upstreamModel, provider)).catch((error: unknown) => {
           throw error instanceof GatewayError ? inCallerTerms(error, call.body) : error;
         });
         const response = checkGenerateContentResponse(value, provider);
@@ -142,7 +142,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
         return toChatCompletion(response, call.upstreamModel, provider);
       },
       async stream(call) {
-        const request = await upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call, call.upstreamModel));
+        const request = await upstreamRequest(call, 'streamGenerateContent', () => toGenerateContentRequest(call, call.upstreamModel, provider));
         return startSseStream(options.http, request, {
           frames: streamFrames(call),
           failure: (status, responseHeaders, text) => inCallerTerms(failureOfErrorBody(provider, status, responseHeaders, text), call.body),
@@ -150,7 +150,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): Provider {
       },
       // countTokens of the whole generateContent request, so the system instruction and tools count too.
       async countTokens(call) {
-        const value = await postForJson(call, 'countTokens', () => ({ generateContentRequest: { model: modelResourceName(call.upstreamModel), ...toGenerateContentRequest(call, call.upstreamModel) } }));
+        const value = await postForJson(call, 'countTokens', () => ({ generateContentRequest: { model: modelResourceName(call.upstreamModel), ...toGenerateContentRequest(call, call.upstreamModel, provider) } }));
         const total = (value as { totalTokens?: unknown } | null)?.totalTokens;
         if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) {
           throw new GatewayError('provider_error', 'The model provider sent a response the gateway could not read. Try again later.', { logDetail: { provider, reason: 'countTokens body has no totalTokens' } });

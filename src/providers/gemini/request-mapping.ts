@@ -1,6 +1,7 @@
 import { invalidBody, unsupportedField } from '../../errors/index.js';
 import type { ChatCall, JsonObject } from '../../model-api/index.js';
 import { reasoningOf, thinkingBudgetOf, topKOf } from '../shared/reasoning.js';
+import { ownSignature } from '../shared/signatures.js';
 import { toolArgumentsObject } from '../shared/caller-values.js';
 import { isRecord, textOf } from '../shared/message-content.js';
 import { textParts, userParts } from './content-parts.js';
@@ -53,12 +54,12 @@ const PRO_MIN_BUDGET = 128;
 /** The call as the mapping reads it: the chat body and its extensions. */
 export type MappedCall = Pick<ChatCall, 'body' | 'extensions'>;
 
-export function toGenerateContentRequest(call: MappedCall, model = ''): GenerateContentRequest {
+export function toGenerateContentRequest(call: MappedCall, model = '', provider = ''): GenerateContentRequest {
   const { body } = call;
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidBody('messages must be a non-empty array.', 'messages');
   // The answer's mapping carries no log probabilities: asked for, they would be missing without a word.
   if (body.logprobs === true) throw unsupportedField('logprobs: this model does not return log probabilities; leave logprobs out, or pick an OpenAI model.', 'logprobs');
-  const { contents, system } = mapMessages(body.messages);
+  const { contents, system } = mapMessages(body.messages, provider);
   if (contents.length === 0) throw invalidBody('messages must contain at least one user or assistant message.', 'messages');
   const request: GenerateContentRequest = { contents };
   if (system.length > 0) request.systemInstruction = { parts: system };
@@ -78,7 +79,7 @@ export function toGenerateContentRequest(call: MappedCall, model = ''): Generate
   return request;
 }
 
-function mapMessages(messages: unknown[]): { contents: GeminiContent[]; system: GeminiPart[] } {
+function mapMessages(messages: unknown[], provider: string): { contents: GeminiContent[]; system: GeminiPart[] } {
   const contents: GeminiContent[] = [];
   const system: GeminiPart[] = [];
   /** Tool call id → function name: Gemini's functionResponse is matched by name, OpenAI's by id. */
@@ -103,7 +104,7 @@ function mapMessages(messages: unknown[]): { contents: GeminiContent[]; system: 
         append('user', userParts(message.content, `${param}.content`));
         break;
       case 'assistant':
-        append('model', assistantParts(message, param, toolNames));
+        append('model', assistantParts(message, param, toolNames, provider));
         break;
       case 'tool':
         append('user', [functionResponsePart(message, param, toolNames)]);
@@ -115,7 +116,7 @@ function mapMessages(messages: unknown[]): { contents: GeminiContent[]; system: 
   return { contents, system };
 }
 
-function assistantParts(message: Record<string, unknown>, param: string, toolNames: Map<string, string>): GeminiPart[] {
+function assistantParts(message: Record<string, unknown>, param: string, toolNames: Map<string, string>, provider: string): GeminiPart[] {
   const parts = textParts(textOf(message.content, `${param}.content`));
   if (message.tool_calls === undefined || message.tool_calls === null) return parts;
   if (!Array.isArray(message.tool_calls)) throw invalidBody(`${param}.tool_calls must be an array.`, `${param}.tool_calls`);
@@ -131,6 +132,11 @@ function assistantParts(message: Record<string, unknown>, param: string, toolNam
     if (signature !== undefined) part.thoughtSignature = signature;
     parts.push(part);
   });
+  // A turn that came back through the Messages or Responses API carries its signature as the
+  // reasoning's (see turnSignatureOf): it goes on the first call, where Gemini 3 requires it.
+  const turnSignature = ownSignature(message.reasoning_signature, provider);
+  const firstCall = parts.find((part) => part.functionCall !== undefined);
+  if (turnSignature !== null && firstCall !== undefined && !parts.some((part) => part.thoughtSignature !== undefined)) firstCall.thoughtSignature = turnSignature;
   return parts;
 }
 

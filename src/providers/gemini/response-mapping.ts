@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { stringifyProviderValue } from '../shared/provider-json.js';
+import { signatureOf } from '../shared/signatures.js';
 import { tokenCount } from '../shared/token-count.js';
 import type { JsonObject, TokenUsage } from '../../model-api/index.js';
 import { finishReasonOf } from './finish-reasons.js';
@@ -74,6 +75,18 @@ export function toolCallOf(part: GeminiResponsePart): JsonObject | null {
   return call;
 }
 
+/**
+ * The turn's thought signature as the gateway's reasoning signature (`<provider>:<signature>`),
+ * or null: the first part's that has one, which on a turn with function calls is the first
+ * call's — the one Gemini 3 requires back. Through the Messages and Responses APIs it travels
+ * as the reasoning's signature (a thinking block, a reasoning item), which their clients send
+ * back as received; a tool call's `extra_content` is the chat completions' carrier.
+ */
+export function turnSignatureOf(parts: readonly GeminiResponsePart[], provider: string): string | null {
+  const signature = parts.find((part) => part.thoughtSignature !== undefined && part.thoughtSignature.length > 0)?.thoughtSignature;
+  return signature === undefined ? null : signatureOf(provider, signature);
+}
+
 export function toolCallsOf(parts: readonly GeminiResponsePart[]): JsonObject[] {
   return parts.map(toolCallOf).filter((call): call is JsonObject => call !== null);
 }
@@ -85,6 +98,8 @@ function choiceOf(candidate: GeminiCandidate, position: number, provider: string
   const message: JsonObject = { role: 'assistant', content: text.length === 0 && toolCalls.length > 0 ? null : text, refusal: null };
   const thoughts = thoughtText(parts);
   if (thoughts.length > 0) message.reasoning_content = thoughts;
+  const signature = turnSignatureOf(parts, provider);
+  if (signature !== null) message.reasoning_signature = signature;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     index: candidate.index ?? position,

@@ -1,6 +1,6 @@
 import type { ChatStreamEvent, JsonObject, TokenUsage } from '../../model-api/index.js';
 import { finishReasonOf } from './finish-reasons.js';
-import { answerText, completionId, openAiUsage, thoughtText, toolCallsOf, usageOf } from './response-mapping.js';
+import { answerText, completionId, openAiUsage, thoughtText, toolCallsOf, turnSignatureOf, usageOf } from './response-mapping.js';
 import type { GenerateContentResponse } from './wire.js';
 
 interface CandidateState {
@@ -9,6 +9,8 @@ interface CandidateState {
   /** Answer text was sent. */
   hasContent: boolean;
   finished: boolean;
+  /** The turn's thought signature was sent. */
+  signed: boolean;
 }
 
 type UsageReported = Extract<ChatStreamEvent, { type: 'usage-reported' }>;
@@ -45,18 +47,24 @@ export class GeminiStreamMapper {
     const frameCandidates = frame.candidates ?? [];
     if (frameCandidates.length === 0 && frame.promptFeedback?.blockReason !== undefined) {
       // A blocked prompt: no candidates, only the block reason (first frame only).
-      this.candidates.set(0, { roleSent: true, toolCalls: 0, hasContent: false, finished: true });
+      this.candidates.set(0, { roleSent: true, toolCalls: 0, hasContent: false, finished: true, signed: false });
       events.push(this.chunk(0, { role: 'assistant', content: '' }, 'content_filter'));
     }
     frameCandidates.forEach((candidate, position) => {
       const index = candidate.index ?? position;
-      const state = this.candidates.get(index) ?? { roleSent: false, toolCalls: 0, hasContent: false, finished: false };
+      const state = this.candidates.get(index) ?? { roleSent: false, toolCalls: 0, hasContent: false, finished: false, signed: false };
       this.candidates.set(index, state);
       const parts = candidate.content?.parts ?? [];
       const delta: JsonObject = {};
       if (!state.roleSent) delta.role = 'assistant';
       const thoughts = thoughtText(parts);
       if (thoughts.length > 0) delta.reasoning_content = thoughts;
+      // One signature a turn: the first part's that has one (see turnSignatureOf).
+      const signature = state.signed ? null : turnSignatureOf(parts, this.provider);
+      if (signature !== null) {
+        delta.reasoning_signature = signature;
+        state.signed = true;
+      }
       const text = answerText(parts);
       if (text.length > 0) delta.content = text;
       const toolCalls = toolCallsOf(parts).map((call) => ({ index: state.toolCalls++, ...call }));
