@@ -79,6 +79,14 @@ export class ProjectStore {
     return row;
   }
 
+  /** Moves the project to another team (which must exist); its keys, agents and records go with it. */
+  async setTeam(id: string, teamId: string): Promise<ProjectRow> {
+    await this.db.updateTable('projects').set({ team_id: teamId }).where('id', '=', id).execute();
+    const row = await this.find(id);
+    if (row === undefined) throw new GatewayError('not_found', `There is no project "${id}". GET /admin/v1/projects lists the projects.`);
+    return row;
+  }
+
   /** Creates the project on first use (keys created with a new `--project`). */
   async ensure(id: string): Promise<void> {
     await this.db

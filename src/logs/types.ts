@@ -157,4 +157,4 @@ export interface LogFilter {
   platform?: string;
 }
 
-export type UsageGrouping = 'day' | 'model' | 'key' | 'project';
+export type UsageGrouping = 'day' | 'model' | 'key' | 'project' | 'team' | 'agent' | 'tag';

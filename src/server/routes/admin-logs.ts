@@ -141,7 +141,7 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
 
     admin.get(
       '/usage',
-      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model, key, project, team, agent or tag', querystring: UsageQuery } },
       async (request) => {
         const grouping = parseGrouping(request.query.by);
         const filter = parseLogFilter(request.query);
