@@ -13,6 +13,26 @@ export interface TeamSummary {
   projects: { id: string; name: string; keys: number }[];
 }
 
+/** A team as the admin API shows it (docs/admin-api.md#teams). */
+export interface TeamView {
+  id: string;
+  name: string;
+  projects: { id: string; name: string; key_count: number }[];
+  /** Keys not revoked, over the team's projects. */
+  key_count: number;
+  created_at: string;
+}
+
+export function toTeamView({ row, projects }: TeamSummary): TeamView {
+  return {
+    id: row.id,
+    name: row.name,
+    projects: projects.map((project) => ({ id: project.id, name: project.name, key_count: project.keys })),
+    key_count: projects.reduce((sum, project) => sum + project.keys, 0),
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
 /** Keys that still count: revoked ones are kept for the log's sake but hold nothing. */
 const COUNTED_KEY = sql<boolean>`api_keys.status <> 'revoked'`;
 

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { LimitSeed } from '../limits/index.js';
-import type { Database } from '../storage/index.js';
-import { restrict } from './log-queries.js';
-import type { LogAccess, LogFilter, UsageGrouping } from './types.js';
+import { parseJsonColumn, type Database } from '../storage/index.js';
+import { restrict, type LogQuery } from './log-queries.js';
+import type { LogAccess, LogFilter, ModelCallRecord, ToolCallRecord, UsageGrouping } from './types.js';
 
 export interface UsageRow {
   /** Epoch day number, model id, key id, project id, team id, agent slug or tag, depending on the grouping. */
@@ -54,8 +54,14 @@ function added(a: Counts, b: Counts): Counts {
 }
 
 /** Requests, tokens and cost per value of `group` over the matching records. */
-async function aggregate(db: Kysely<Database>, group: RawBuilder<string | number | null>, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
-  const rows = await restrict(db.selectFrom('request_logs'), filter, access)
+async function aggregate(
+  db: Kysely<Database>,
+  group: RawBuilder<string | number | null>,
+  filter: LogFilter,
+  access: LogAccess,
+  narrow: <O>(query: LogQuery<O>) => LogQuery<O> = (query) => query,
+): Promise<UsageRow[]> {
+  const rows = await narrow(restrict(db.selectFrom('request_logs'), filter, access))
     .select([
       group.as('group_value'),
       sql<number>`count(*)`.as('requests'),
@@ -96,6 +102,57 @@ function folded(rows: readonly UsageRow[], groupsOf: (group: string | number | n
     for (const target of groups.length === 0 ? [null] : groups) totals.set(target, added(totals.get(target) ?? ZERO, counts));
   }
   return [...totals].map(([group, counts]) => ({ group, ...(group === null ? {} : { label: labelOf(group) ?? null }), ...counts }));
+}
+
+/**
+ * Usage per model. An agent run names no model of its own: each run counts under every model
+ * (and MCP tool) its nodes called, once a model, with those calls' tokens and cost (its record
+ * lists them in `detail.calls`); a run that made no call stays in the null group. So the
+ * requests over models can exceed the period's requests; its tokens and cost do not.
+ */
+async function byModel(db: Kysely<Database>, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
+  const rows = await aggregate(db, sql`coalesce(resolved_model, requested_model)`, filter, access, (query) => query.where('agent', 'is', null));
+  const totals = new Map<string | null, Counts>(rows.map(({ group, ...counts }) => [group === null ? null : String(group), counts]));
+  const add = (group: string | null, counts: Counts) => totals.set(group, added(totals.get(group) ?? ZERO, counts));
+  const runs = await restrict(db.selectFrom('request_logs'), filter, access)
+    .where('agent', 'is not', null)
+    .select(['status', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micro_usd', 'cache_status', 'cache_saved_micro_usd', 'detail'])
+    .execute();
+  for (const run of runs) {
+    const failed = run.status >= 400 ? 1 : 0;
+    const calls = parseJsonColumn<{ calls?: (ModelCallRecord | ToolCallRecord)[] }>(run.detail)?.calls ?? [];
+    if (calls.length === 0) {
+      add(null, {
+        ...ZERO,
+        requests: 1,
+        errors: failed,
+        promptTokens: run.prompt_tokens ?? 0,
+        completionTokens: run.completion_tokens ?? 0,
+        totalTokens: run.total_tokens ?? 0,
+        costMicroUsd: run.cost_micro_usd ?? 0,
+        unpricedRequests: run.cost_micro_usd === null && (run.status < 400 || run.status === 499) ? 1 : 0,
+        cacheHits: run.cache_status === 'hit' ? 1 : 0,
+        savedMicroUsd: run.cache_saved_micro_usd ?? 0,
+      });
+      continue;
+    }
+    const perModel = new Map<string, Counts>();
+    for (const call of calls) {
+      const usage = call.usage;
+      const priced = call.costMicroUsd !== null || call.purpose === 'tool' || call.outcome !== 'ok';
+      const previous = perModel.get(call.model);
+      perModel.set(call.model, {
+        ...(previous ?? { ...ZERO, requests: 1, errors: failed }),
+        promptTokens: (previous?.promptTokens ?? 0) + (usage?.promptTokens ?? 0),
+        completionTokens: (previous?.completionTokens ?? 0) + (usage?.completionTokens ?? 0),
+        totalTokens: (previous?.totalTokens ?? 0) + (usage?.totalTokens ?? 0),
+        costMicroUsd: (previous?.costMicroUsd ?? 0) + (call.costMicroUsd ?? 0),
+        unpricedRequests: (previous?.unpricedRequests ?? 0) || (priced ? 0 : 1),
+      });
+    }
+    for (const [model, counts] of perModel) add(model, counts);
+  }
+  return [...totals].map(([group, counts]) => ({ group, ...counts }));
 }
 
 /** Usage per key with the keys' names (a deleted key's records keep its id, without a name). */
@@ -153,7 +210,7 @@ export async function usageOf(db: Kysely<Database>, grouping: UsageGrouping, fil
     case 'day':
       return sorted(await aggregate(db, sql`(started_at / ${sql.lit(DAY_MS)})`, filter, access));
     case 'model':
-      return sorted(await aggregate(db, sql`coalesce(resolved_model, requested_model)`, filter, access));
+      return sorted(await byModel(db, filter, access));
     case 'key':
       return sorted(await byKey(db, filter, access));
     case 'project':

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { teamIdsOf } from '../../accounts/index.js';
 import { GatewayError } from '../../errors/index.js';
-import { PROJECT_ID_PATTERN, type TeamRow, type TeamSummary } from '../../keys/index.js';
+import { PROJECT_ID_PATTERN, toTeamView, type TeamRow } from '../../keys/index.js';
 import { adminPrincipalOf, TEAM_ADMIN_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { recordChange } from '../audit-trail.js';
@@ -30,16 +30,6 @@ const TeamView = Type.Object({
 
 const CreateTeamBody = Type.Object({ id: TeamIdSchema, name: Type.Optional(NameSchema) }, { additionalProperties: false });
 const RenameTeamBody = Type.Object({ name: NameSchema }, { additionalProperties: false });
-
-function toTeamView({ row, projects }: TeamSummary) {
-  return {
-    id: row.id,
-    name: row.name,
-    projects: projects.map((project) => ({ id: project.id, name: project.name, key_count: project.keys })),
-    key_count: projects.reduce((sum, project) => sum + project.keys, 0),
-    created_at: new Date(row.created_at).toISOString(),
-  };
-}
 
 /** What the audit log keeps of a team: the row, not the counts that change under it. */
 function auditedTeam(row: TeamRow) {
