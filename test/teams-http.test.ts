@@ -34,8 +34,17 @@ before(async () => {
   for (const id of ['red', 'blue']) assert.equal((await gateway.admin('POST', '/admin/v1/teams', { id, name: `${id[0]!.toUpperCase()}${id.slice(1)}` })).status, 201);
   for (const team of ['red', 'blue']) {
     assert.equal((await gateway.admin('POST', '/admin/v1/projects', { id: `p-${team}`, team_id: team })).status, 201);
-    assert.equal((await gateway.admin('POST', '/admin/v1/keys', { name: `${team} key`, project: `p-${team}`, scopes: ['model:request'] })).status, 201);
+    const key = await gateway.admin('POST', '/admin/v1/keys', { name: `${team} key`, project: `p-${team}`, scopes: ['model:request'] });
+    assert.equal(key.status, 201);
+    // A keyed request refused before any provider (unknown model): logged under the key.
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.body.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    await response.text();
   }
+  await gateway.gateway.context.logs.writer.flush();
   await gateway.gateway.context.accounts.createUser('red-lead@example.com', PASSWORD, 'team_admin', ['red']);
   const signIn = await gateway.fetch('/admin/v1/session', {
     method: 'POST',
@@ -49,6 +58,23 @@ before(async () => {
 
 after(async () => {
   await gateway.close();
+});
+
+describe('keys by name in the request log and usage', () => {
+  test('the list and a record name the key; a filter takes a name', async () => {
+    const list = await gateway.admin('GET', '/admin/v1/logs?key_name=red%20key');
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assert.deepEqual(list.body.data.map((record: { key_name: string }) => record.key_name), ['red key']);
+    const record = await gateway.admin('GET', `/admin/v1/logs/${list.body.data[0].request_id}`);
+    assert.equal(record.body.key_name, 'red key');
+    assert.deepEqual((await gateway.admin('GET', '/admin/v1/logs?key_name=nobody')).body.data, []);
+    const usage = await gateway.admin('GET', '/admin/v1/usage?by=key&key_name=blue%20key');
+    assert.deepEqual(usage.body.data.map((row: { key_name: string; requests: number }) => [row.key_name, row.requests]), [['blue key', 1]]);
+    const byTeam = await gateway.admin('GET', '/admin/v1/usage?by=team');
+    assert.deepEqual(byTeam.body.data.map((row: { team_id: string; team_name: string }) => [row.team_id, row.team_name]), [['blue', 'Blue'], ['red', 'Red']]);
+    const tooLong = await gateway.admin('GET', `/admin/v1/logs?key_name=${'x'.repeat(201)}`);
+    assert.deepEqual([tooLong.status, tooLong.body.error.param], [400, 'key_name']);
+  });
 });
 
 describe('teams', () => {

@@ -50,7 +50,7 @@ export function registerUsageCommand(program: Command): void {
     .option('--by <grouping>', `${USAGE_GROUPINGS.join(', ')} (default day)`, parseGrouping)
     .action(async (options: AdminOptions & FilterOptions & { by?: UsageGrouping }) => {
       const grouping = options.by ?? 'day';
-      const query = queryOf({ by: grouping, key: options.key, model: options.model, project: options.project, since: options.since, until: options.until });
+      const query = queryOf({ by: grouping, key: options.key, key_name: options.keyName, model: options.model, project: options.project, since: options.since, until: options.until });
       const client = AdminClient.fromOptions(options);
       const usage = await client.request<{ data: UsageView[] }>('GET', `/usage${query}`);
       if (options.json === true) printJson(usage);

@@ -155,14 +155,19 @@ async function byModel(db: Kysely<Database>, filter: LogFilter, access: LogAcces
   return [...totals].map(([group, counts]) => ({ group, ...counts }));
 }
 
+/** The names of these keys now (records keep a key's id; a name changes). */
+export async function keyNamesOf(db: Kysely<Database>, keyIds: readonly string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const chunk of chunks([...new Set(keyIds)])) {
+    for (const key of await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', chunk).execute()) names.set(key.id, key.name);
+  }
+  return names;
+}
+
 /** Usage per key with the keys' names (a deleted key's records keep its id, without a name). */
 async function byKey(db: Kysely<Database>, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
   const rows = await aggregate(db, sql`coalesce(key_id, null)`, filter, access);
-  const ids = rows.flatMap((row) => (row.group === null ? [] : [String(row.group)]));
-  const names = new Map<string, string>();
-  for (const chunk of chunks(ids)) {
-    for (const key of await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', chunk).execute()) names.set(key.id, key.name);
-  }
+  const names = await keyNamesOf(db, rows.flatMap((row) => (row.group === null ? [] : [String(row.group)])));
   return rows.map((row) => (row.group === null ? row : { ...row, label: names.get(String(row.group)) ?? null }));
 }
 

@@ -11,6 +11,8 @@ type ShownAsStored =
 
 /** A log record as the admin API and the CLI show it (list pages). */
 export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
+  /** The key's name now (the admin API's list and record); null without a key, or one deleted since. */
+  key_name?: string | null;
   created_at: string;
   streaming: boolean;
   usage: { prompt_tokens: number | null; completion_tokens: number | null; cached_tokens: number | null; total_tokens: number | null } | null;
