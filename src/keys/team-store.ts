@@ -98,6 +98,8 @@ export class TeamStore {
     const row = await this.get(id);
     if (id === DEFAULT_TEAM_ID) throw new GatewayError('conflict', 'The default team cannot be deleted: projects without another team belong to it.', { retryable: false });
     return this.db.transaction().execute(async (trx) => {
+      // Holds the team's row until the delete commits: a move into it (ProjectStore.setTeam) waits, then finds no team.
+      await trx.updateTable('teams').set({ name: sql<string>`name` }).where('id', '=', id).execute();
       const projects = await trx.selectFrom('projects').select('id').where('team_id', '=', id).orderBy('id').execute();
       if (projects.length > 0) {
         const names = projects.map((project) => `"${project.id}"`).join(', ');
