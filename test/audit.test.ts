@@ -124,6 +124,11 @@ for (const backend of STORAGE_BACKENDS) {
         }],
         ['POST /admin/v1/projects', () => ok('POST', '/admin/v1/projects', { id: 'audited' })],
         ['PATCH /admin/v1/projects/:id', () => ok('PATCH', '/admin/v1/projects/audited', { allowed_tools: ['files__*'] })],
+        ['POST /admin/v1/teams', () => ok('POST', '/admin/v1/teams', { id: 'audited-team' })],
+        ['PATCH /admin/v1/teams/:id', () => ok('PATCH', '/admin/v1/teams/audited-team', { name: 'Audited team' })],
+        ['PATCH /admin/v1/projects/:id', () => ok('PATCH', '/admin/v1/projects/audited', { team_id: 'audited-team' })],
+        ['PATCH /admin/v1/projects/:id', () => ok('PATCH', '/admin/v1/projects/audited', { team_id: 'default' })],
+        ['DELETE /admin/v1/teams/:id', () => ok('DELETE', '/admin/v1/teams/audited-team')],
         ['POST /admin/v1/keys', async () => {
           // Made with the session: its actor is the account.
           const answer = await ok('POST', '/admin/v1/keys', { name: 'audited', project: 'audited', scopes: ['model:request'] }, { cookie: state.cookie!, 'x-csrf-token': state.csrf! });

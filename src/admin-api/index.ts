@@ -7,6 +7,7 @@ import type { AttemptView, LightweightVettingReply } from '../vetting/response-s
 export type { AttemptView, FullVettingReply, LightweightVettingReply } from '../vetting/response-schema.js';
 export type { ApiKeyView, KeyStatus, Scope } from '../keys/types.js';
 export type { ProjectView } from '../keys/project-store.js';
+export type { TeamView } from '../keys/team-store.js';
 export type { LogDetailView, LogSummaryView, UsageView } from '../logs/log-view.js';
 export type { KeySpendView } from '../logs/key-spend.js';
 export type { UsageGrouping } from '../logs/types.js';

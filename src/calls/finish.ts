@@ -98,8 +98,10 @@ function requestCost(state: CallState, succeeded: boolean, answeredAborted: bool
   );
 }
 
-function callRecords(entries: readonly CallEntry[], toolCalls: CallState['toolCalls']): (ModelCallRecord | ToolCallRecord)[] | undefined {
-  if (entries.length < 2 && toolCalls.length === 0) return undefined;
+function callRecords(entries: readonly CallEntry[], toolCalls: CallState['toolCalls'], namesNoModel: boolean): (ModelCallRecord | ToolCallRecord)[] | undefined {
+  // A record that names no model of its own (an agent run) lists even its one call: usage by
+  // model reads it there (src/logs/log-usage.ts).
+  if (entries.length < (namesNoModel ? 1 : 2) && toolCalls.length === 0) return undefined;
   const records: (ModelCallRecord | ToolCallRecord)[] = toolCalls.filter((call) => call.after === 0).map((call) => call.record);
   for (const [index, entry] of entries.entries()) {
     records.push({
@@ -178,7 +180,7 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
     logDetail: state.failure?.detail ?? null,
     errorCode: state.failure?.code ?? null,
     ...(state.attempts.length === 0 ? {} : { attempts: state.attempts }),
-    ...callsMember(callRecords(entries, state.toolCalls)),
+    ...callsMember(callRecords(entries, state.toolCalls, state.resolved === null)),
     droppedFields: state.dropped,
     upstreamLatencyMs,
     agent: state.agent,

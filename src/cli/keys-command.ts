@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ApiKeyView, Scope } from '../keys/index.js';
 import { csvCell } from '../logs/index.js';
@@ -18,6 +19,7 @@ import {
   parseUsdLimit,
   type Clear,
 } from './arguments.js';
+import { parseKeyRows } from './key-rows.js';
 import { ask, CliError, moneyOrDash, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate keys …`: a client of the admin API's key routes (docs/cli.md). */
@@ -38,6 +40,7 @@ interface LimitOptions {
 interface CreateOptions extends AdminOptions, LimitOptions {
   name?: string;
   count?: number;
+  csv?: string;
   namePrefix?: string;
   scopes: Scope[];
   project?: string;
@@ -194,6 +197,7 @@ export function registerKeysCommand(program: Command): void {
     .option('--name <name>', 'a name to recognise the key by (required unless --count)')
     .option('--count <n>', 'create this many keys alike (1-1000), named PREFIX-1 … PREFIX-N; their secrets are printed once as CSV', parseNewCountLimit)
     .option('--name-prefix <prefix>', 'with --count: the names\' prefix')
+    .option('--csv <file>', 'create one key a line of FILE, name,end_user (end user kept in the metadata as endUser); secrets printed once as CSV')
     .requiredOption('--scopes <scopes>', 'comma-separated: model:request, utils:crypto, agents:execute, mcp:use, metrics:read', parseScopes)
     .option('--project <id>', 'project the key belongs to (default: default; created if new)');
   withAdminOptions(withLimitOptions(create, 'create')).action(async (options: CreateOptions) => {
@@ -208,8 +212,22 @@ export function registerKeysCommand(program: Command): void {
         ...(options.tools !== undefined ? { allowed_tools: orNull(options.tools) } : {}),
         ...manageFieldsOf(options),
       };
+      if (options.csv !== undefined) {
+        if (options.count !== undefined || options.name !== undefined || options.namePrefix !== undefined) throw new CliError('--csv names the keys itself: leave out --name, --count and --name-prefix');
+        const rows = parseKeyRows(await readFile(options.csv, 'utf8').catch((error: NodeJS.ErrnoException) => {
+          throw new CliError(`cannot read ${options.csv}: ${error.code ?? error.message}`);
+        }), MAX_BULK_KEYS);
+        const metadata = (settings as { metadata?: Record<string, string> }).metadata ?? {};
+        // As with --count: each line printed as soon as its key exists.
+        printText('id,name,end_user,secret\n');
+        for (const row of rows) {
+          const key = await client.request<CreatedKey>('POST', '/keys', { ...settings, name: row.name, metadata: row.endUser === null ? metadata : { ...metadata, endUser: row.endUser } });
+          printText(`${csvCell(key.id)},${csvCell(key.name)},${csvCell(row.endUser)},${csvCell(key.secret)}\n`);
+        }
+        return;
+      }
       if (options.count === undefined) {
-        if (options.name === undefined) throw new CliError('pass --name, or --count N --name-prefix PREFIX for many keys');
+        if (options.name === undefined) throw new CliError('pass --name, or --count N --name-prefix PREFIX, or --csv FILE for many keys');
         printCreated(await client.request<CreatedKey>('POST', '/keys', { name: options.name, ...settings }), options);
         return;
       }

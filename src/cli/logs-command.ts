@@ -12,6 +12,7 @@ import { formatUsd, orDash, printFields, printJson, printTable, jsonText, printT
 
 export interface FilterOptions {
   key?: string;
+  keyName?: string;
   model?: string;
   project?: string;
   since?: string;
@@ -25,6 +26,7 @@ const TIME_HELP = 'ISO 8601 date/time, or a duration ago such as 15m, 24h, 7d';
 export function withFilterOptions(command: Command): Command {
   return command
     .option('--key <id>', 'only this key (key_…)')
+    .option('--key-name <name>', 'only the keys with this name')
     .option('--model <id>', 'only this model (requested id/alias or the model it resolved to)')
     .option('--project <id>', 'only this project')
     .option('--since <time>', `from this time (${TIME_HELP})`)
@@ -40,7 +42,7 @@ export function queryOf(parameters: Record<string, string | number | undefined>)
 }
 
 function filterParameters(options: FilterOptions): Record<string, string | undefined> {
-  return { key: options.key, model: options.model, project: options.project, since: options.since, until: options.until, status: options.status };
+  return { key: options.key, key_name: options.keyName, model: options.model, project: options.project, since: options.since, until: options.until, status: options.status };
 }
 
 function formatCost(costUsd: number | null, startingPrice: boolean): string {
@@ -149,7 +151,11 @@ export function registerLogsCommand(program: Command): void {
       const client = AdminClient.fromOptions(options);
       const page = await client.request<{ data: LogSummaryView[]; next_cursor: string | null }>('GET', `/logs${query}`);
       if (options.json === true) printJson(page);
-      else printLogTable(page, await keyNames(client));
+      else {
+        // The gateway names each record's key; names from the key list only for one that does not.
+        const named = new Map(page.data.flatMap((record) => (record.key_id !== null && typeof record.key_name === 'string' ? [[record.key_id, record.key_name] as const] : [])));
+        printLogTable(page, page.data.every((record) => record.key_id === null || named.has(record.key_id)) ? named : await keyNames(client));
+      }
     });
 
   withAdminOptions(logs.command('show').description('one record in full: payloads and upstream detail').argument('<request-id>', 'the x-request-id of the request')).action(

@@ -6,6 +6,7 @@ import { registerAuditCommand } from './audit-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerProvidersCommand } from './providers-command.js';
 import { registerLogsCommand } from './logs-command.js';
+import { registerTeamsCommand } from './teams-command.js';
 import { registerUsageCommand } from './usage-command.js';
 import { registerUsersCommand } from './users-command.js';
 import { registerStatusCommand } from './status-command.js';
@@ -50,6 +51,7 @@ const program = new Command('modelgate')
 
 registerServeCommand(program);
 registerKeysCommand(program);
+registerTeamsCommand(program);
 registerProvidersCommand(program);
 registerAgentsCommand(program);
 registerLogsCommand(program);

@@ -7,6 +7,8 @@ export { KeyPropagation, sharedKeyChannels } from './key-propagation.js';
 export type { ChangeSubscriber, KeyChangeChannel, KeyChannelSettings } from './key-propagation.js';
 export { ProjectStore, toProjectView, PROJECT_ID_PATTERN } from './project-store.js';
 export type { ProjectRow, ProjectView } from './project-store.js';
+export { TeamStore, DEFAULT_TEAM_ID, toTeamView } from './team-store.js';
+export type { TeamRow, TeamSummary, TeamView } from './team-store.js';
 export { Authenticator, assertModelAllowed, extractSecret } from './authenticate.js';
 export type { CredentialHeaders } from './authenticate.js';
 export { nextStatus } from './state-machine.js';

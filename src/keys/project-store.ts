@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../errors/index.js';
 import type { Database, ProjectsTable } from '../storage/index.js';
 
@@ -74,6 +74,21 @@ export class ProjectStore {
   /** Sets the project's `allowedTools` (null: every tool); the project must exist. */
   async setAllowedTools(id: string, allowedTools: string[] | null): Promise<ProjectRow> {
     await this.db.updateTable('projects').set({ allowed_tools: allowedTools === null ? null : JSON.stringify(allowedTools) }).where('id', '=', id).execute();
+    const row = await this.find(id);
+    if (row === undefined) throw new GatewayError('not_found', `There is no project "${id}". GET /admin/v1/projects lists the projects.`);
+    return row;
+  }
+
+  /** Moves the project to another team (which must exist); its keys, agents and records go with it. */
+  async setTeam(id: string, teamId: string): Promise<ProjectRow> {
+    await this.db.transaction().execute(async (trx) => {
+      // Writing the team's row holds it until the move commits, as a delete of the team does
+      // (TeamStore.delete): of the two, the later sees the other's outcome, so no project is
+      // left in a deleted team.
+      const team = await trx.updateTable('teams').set({ name: sql<string>`name` }).where('id', '=', teamId).executeTakeFirst();
+      if (Number(team.numUpdatedRows) === 0) throw new GatewayError('not_found', `There is no team "${teamId}". GET /admin/v1/teams lists them.`, { param: 'team_id' });
+      await trx.updateTable('projects').set({ team_id: teamId }).where('id', '=', id).execute();
+    });
     const row = await this.find(id);
     if (row === undefined) throw new GatewayError('not_found', `There is no project "${id}". GET /admin/v1/projects lists the projects.`);
     return row;

@@ -9,6 +9,7 @@ import type { LogFilter, UsageGrouping } from './types.js';
 
 export interface LogQueryParameters {
   key?: string | undefined;
+  key_name?: string | undefined;
   model?: string | undefined;
   project?: string | undefined;
   since?: string | undefined;
@@ -69,6 +70,11 @@ export function parseLogFilter(query: LogQueryParameters, now: number = Date.now
   const model = parseIdentifier(query.model, 'model');
   const projectId = parseIdentifier(query.project, 'project');
   if (keyId !== undefined) filter.keyId = keyId;
+  if (query.key_name !== undefined) {
+    // A key's name as the admin API takes it: 1-200 characters of any kind.
+    if (query.key_name.length < 1 || query.key_name.length > 200) throw invalid('key_name', 'must be a key name of 1–200 characters.');
+    filter.keyName = query.key_name;
+  }
   if (model !== undefined) filter.model = model;
   if (projectId !== undefined) filter.projectId = projectId;
   const endpoint = parseIdentifier(query.endpoint, 'endpoint');
@@ -134,7 +140,7 @@ export function parseCursor(value: string | undefined): LogCursor | undefined {
 }
 
 /** The groupings of usage, in the order help texts list them. */
-export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project'];
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project', 'team', 'agent', 'tag'];
 
 export function parseGrouping(value: string | undefined): UsageGrouping {
   if (value === undefined) return 'day';

@@ -20,6 +20,8 @@ export function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAc
   }
   if (filter.projectId !== undefined) restricted = restricted.where('project_id', '=', filter.projectId);
   if (filter.keyId !== undefined) restricted = restricted.where('key_id', '=', filter.keyId);
+  const keyName = filter.keyName;
+  if (keyName !== undefined) restricted = restricted.where('key_id', 'in', (eb) => eb.selectFrom('api_keys').select('api_keys.id').where('api_keys.name', '=', keyName));
   const model = filter.model;
   if (model !== undefined) {
     restricted = restricted.where((eb) => eb.or([eb('requested_model', '=', model), eb('resolved_model', '=', model)]));

@@ -8,7 +8,7 @@ import type { LogCursor } from './log-filters.js';
 import { logRowInsert, type LogRowInsert, type RefusedLogRow } from './log-insert.js';
 import { getRecord, listRecords, type LogPage } from './log-queries.js';
 import type { StoredLogRow } from './log-rows.js';
-import { limitSeedsOf, usageOf, type UsageRow } from './log-usage.js';
+import { keyNamesOf, limitSeedsOf, usageOf, type UsageRow } from './log-usage.js';
 import type { LogAccess, LogFilter, UsageGrouping } from './types.js';
 
 /** What the request log holds, from the counts its writes and triggers keep, and the database's own size. */
@@ -69,6 +69,11 @@ export class LogStore {
 
   usage(grouping: UsageGrouping, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
     return usageOf(this.db, grouping, filter, access);
+  }
+
+  /** Key id → the key's name now, for the views that show a key (the list, a record). */
+  keyNames(keyIds: readonly string[]): Promise<Map<string, string>> {
+    return keyNamesOf(this.db, keyIds);
   }
 
   /** Tokens of the current UTC day and cost of the current UTC month, per key (limiter seeds). */

@@ -11,6 +11,8 @@ type ShownAsStored =
 
 /** A log record as the admin API and the CLI show it (list pages). */
 export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
+  /** The key's name now (the admin API's list and record); null without a key, or one deleted since. */
+  key_name?: string | null;
   created_at: string;
   streaming: boolean;
   usage: { prompt_tokens: number | null; completion_tokens: number | null; cached_tokens: number | null; total_tokens: number | null } | null;
@@ -83,7 +85,16 @@ export interface UsageView {
   day?: string;
   model?: string | null;
   key_id?: string | null;
+  /** by=key: the key's name (null for a key deleted since, or no key). */
+  key_name?: string | null;
   project_id?: string | null;
+  /** by=team: the team the record's project belongs to now, and its name. */
+  team_id?: string | null;
+  team_name?: string | null;
+  /** by=agent: the agent a run belongs to; null for requests that are not agent runs. */
+  agent?: string | null;
+  /** by=tag: a tag of the record's key; a key with two tags counts under both (totals over tags can exceed the sum). */
+  tag?: string | null;
   requests: number;
   errors: number;
   prompt_tokens: number;
@@ -100,14 +111,21 @@ export interface UsageView {
 const DAY_MS = 86_400_000;
 
 export function toUsageView(grouping: UsageGrouping, row: UsageRow): UsageView {
+  const id = row.group === null ? null : String(row.group);
   const group =
     grouping === 'day'
       ? { day: new Date(Number(row.group) * DAY_MS).toISOString().slice(0, 10) }
       : grouping === 'model'
-        ? { model: row.group === null ? null : String(row.group) }
+        ? { model: id }
         : grouping === 'key'
-          ? { key_id: row.group === null ? null : String(row.group) }
-          : { project_id: row.group === null ? null : String(row.group) };
+          ? { key_id: id, key_name: row.label ?? null }
+          : grouping === 'project'
+            ? { project_id: id }
+            : grouping === 'team'
+              ? { team_id: id, team_name: row.label ?? null }
+              : grouping === 'agent'
+                ? { agent: id }
+                : { tag: id };
   return {
     ...group,
     requests: row.requests,

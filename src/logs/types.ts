@@ -148,6 +148,8 @@ export interface LogAccess {
 /** Filters of the log list, export and usage queries (all optional, combined with AND). */
 export interface LogFilter {
   keyId?: string;
+  /** Records of the keys with this name now (names are not unique: every key so named). */
+  keyName?: string;
   /** Matches the requested model or the model it resolved to. */
   model?: string;
   projectId?: string;
@@ -163,4 +165,4 @@ export interface LogFilter {
   platform?: string;
 }
 
-export type UsageGrouping = 'day' | 'model' | 'key' | 'project';
+export type UsageGrouping = 'day' | 'model' | 'key' | 'project' | 'team' | 'agent' | 'tag';

@@ -3,7 +3,7 @@ import type { Accounts, SingleSignOn } from '../accounts/index.js';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayConfig, RoutingEntry } from '../config/index.js';
 import type { StorageKind } from '../storage/index.js';
-import type { Authenticator, KeyCache, KeyPage, KeyPageQuery, KeyPropagation, KeyStore, ProjectStore } from '../keys/index.js';
+import type { Authenticator, KeyCache, KeyPage, KeyPageQuery, KeyPropagation, KeyStore, ProjectStore, TeamStore } from '../keys/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { ProviderInstances } from '../provider-instances/index.js';
@@ -43,6 +43,8 @@ export interface GatewayContext {
     readonly propagation: KeyPropagation;
     readonly authenticator: Authenticator;
     readonly projects: ProjectStore;
+    /** Teams, which hold projects. */
+    readonly teams: TeamStore;
     /** A page of keys, for the admin API's key list. */
     readonly page: (query: KeyPageQuery) => Promise<KeyPage>;
   };

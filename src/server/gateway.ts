@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ConfigError, configuredCredentials, describeStorage, resolveSecrets, type GatewayConfig, type GatewaySecrets, type RoutingEntry } from '../config/index.js';
 import { openStorage, storageAnswers, whenStorageAnswers, type Storage, type StorageOptions } from '../storage/index.js';
 import { Accounts, createSignInCounts, SingleSignOn, type AccountsOptions } from '../accounts/index.js';
-import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, type KeyChangeChannel } from '../keys/index.js';
+import { Authenticator, KeyCache, KeyPropagation, KeyStore, pageOfKeys, ProjectStore, sharedKeyChannels, TeamStore, type KeyChangeChannel } from '../keys/index.js';
 import { Catalog, DEFAULT_CATALOG } from '../catalog/index.js';
 import { createProviders, missingCredentials, providerDescriptions, ProviderHealth, ProviderRegistry, type ProviderFaultSink, type ProviderVariants } from '../providers/index.js';
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
@@ -293,7 +293,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         cache: keyCache,
         propagation: keyPropagation,
         authenticator: new Authenticator(keyCache, { requireKeys: config.requireKeys }),
-        projects: new ProjectStore(storage.db),
+        projects,
+        teams: new TeamStore(storage.db),
         page: (query) => pageOfKeys(storage.db, query),
       },
       logs: { ...accounting.logs, spendOf: (keyIds) => spendOfKeys(storage.db, keyIds) },

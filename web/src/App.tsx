@@ -16,6 +16,7 @@ const AgentEditorPage = lazy(() => import('./pages/agents/AgentEditorPage.js').t
 const PlaygroundPage = lazy(() => import('./pages/playground/PlaygroundPage.js').then((page) => ({ default: page.PlaygroundPage })));
 const UsagePage = lazy(() => import('./pages/UsagePage.js').then((page) => ({ default: page.UsagePage })));
 const UsersPage = lazy(() => import('./pages/users/UsersPage.js').then((page) => ({ default: page.UsersPage })));
+const TeamsPage = lazy(() => import('./pages/teams/TeamsPage.js').then((page) => ({ default: page.TeamsPage })));
 const AuditPage = lazy(() => import('./pages/audit/AuditPage.js').then((page) => ({ default: page.AuditPage })));
 
 /** What a role may open: an admin everything; a team admin its teams' keys and agents too; a viewer the log and usage. */
@@ -44,6 +45,7 @@ export function App() {
         <Route index element={<Navigate to={home} replace />} />
         <Route path="/sign-in" element={<Navigate to={home} replace />} />
         {managesKeys && <Route path="/keys" element={<KeysPage />} />}
+        {managesKeys && <Route path="/teams" element={<TeamsPage />} />}
         {managesKeys && <Route path="/agents" element={<AgentsPage />} />}
         {managesKeys && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
@@ -74,6 +76,11 @@ function Layout() {
             {managesKeys && (
               <li>
                 <NavLink to="/keys">Keys</NavLink>
+              </li>
+            )}
+            {managesKeys && (
+              <li>
+                <NavLink to="/teams">Teams</NavLink>
               </li>
             )}
             {managesKeys && (

@@ -26,6 +26,7 @@ import type {
   AuditEntryView,
   Role,
   SessionView,
+  TeamView,
   UserView,
   UsageGrouping,
   UsageList,
@@ -161,6 +162,8 @@ export interface LogFilter {
   since?: string | undefined;
   until?: string | undefined;
   key?: string | undefined;
+  /** Every key with this name (names are not unique). */
+  key_name?: string | undefined;
   model?: string | undefined;
   status?: string | undefined;
   endpoint?: string | undefined;
@@ -229,6 +232,13 @@ export const adminApi = {
     spend: (ids: string[]) => request<{ data: KeySpendView[] }>('GET', `/keys/spend${queryOf({ ids: ids.join(',') })}`),
   },
   projects: () => request<{ data: ProjectView[] }>('GET', '/projects'),
+  moveProject: (project: string, teamId: string) => request<ProjectView>('PATCH', `/projects/${encodeURIComponent(project)}`, { team_id: teamId }),
+  teams: {
+    list: () => request<{ data: TeamView[] }>('GET', '/teams'),
+    create: (input: { id: string; name?: string }) => request<TeamView>('POST', '/teams', input),
+    rename: (id: string, name: string) => request<TeamView>('PATCH', `/teams/${encodeURIComponent(id)}`, { name }),
+    remove: (id: string) => request<void>('DELETE', `/teams/${encodeURIComponent(id)}`),
+  },
   cache: {
     clear: (project: string) => request<CacheCleared>('DELETE', `/cache${queryOf({ project })}`),
   },

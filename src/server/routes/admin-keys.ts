@@ -115,11 +115,15 @@ const RotateKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
+const TeamIdSchema = Type.String({ pattern: PROJECT_ID_PATTERN, description: 'the id of an existing team' });
 const CreateProjectBody = Type.Object(
-  { id: ProjectIdSchema, name: Type.Optional(NameSchema), allowed_tools: Type.Optional(KeyFields.allowed_tools) },
+  { id: ProjectIdSchema, name: Type.Optional(NameSchema), allowed_tools: Type.Optional(KeyFields.allowed_tools), team_id: Type.Optional(TeamIdSchema) },
   { additionalProperties: false },
 );
-const UpdateProjectBody = Type.Object({ allowed_tools: KeyFields.allowed_tools }, { additionalProperties: false });
+const UpdateProjectBody = Type.Object(
+  { allowed_tools: Type.Optional(KeyFields.allowed_tools), team_id: Type.Optional({ ...TeamIdSchema, description: 'moves the project (its keys, agents and records) to this team' }) },
+  { additionalProperties: false },
+);
 
 const KeyView = Type.Object({
   id: Type.String(),
@@ -422,12 +426,14 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
 
     admin.post(
       '/projects',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Create a project', body: CreateProjectBody, response: { 201: ProjectView } } },
+      { schema: { ...ADMIN_SCHEMA, summary: 'Create a project (in the default team unless team_id names another)', body: CreateProjectBody, response: { 201: ProjectView } } },
       async (request, reply) => {
-        const created = await projects.create(request.body.id, request.body.name);
-        const row = request.body.allowed_tools === undefined ? created : await projects.setAllowedTools(created.id, request.body.allowed_tools);
-        context.mcp.projectChanged(row.id, request.body.allowed_tools ?? null);
-        request.log.info({ projectId: row.id }, 'admin: project created');
+        const { body } = request;
+        if (body.team_id !== undefined) await context.keys.teams.get(body.team_id, 'team_id');
+        const created = await projects.create(body.id, body.name, body.team_id);
+        const row = body.allowed_tools === undefined ? created : await projects.setAllowedTools(created.id, body.allowed_tools);
+        context.mcp.projectChanged(row.id, body.allowed_tools ?? null);
+        request.log.info({ projectId: row.id, teamId: row.team_id }, 'admin: project created');
         const view = toProjectView(row);
         await recordChange(audit, request, { action: 'project.create', target: { type: 'project', id: row.id }, after: view });
         reply.code(201);
@@ -438,14 +444,34 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
     admin.patch(
       '/projects/:id',
       {
-        schema: { ...ADMIN_SCHEMA, summary: "Change a project's allowed MCP tools", params: Type.Object({ id: ProjectIdSchema }), body: UpdateProjectBody, response: { 200: ProjectView } },
+        schema: {
+          ...ADMIN_SCHEMA,
+          summary: "Change a project: its allowed MCP tools, or its team (a move)",
+          params: Type.Object({ id: ProjectIdSchema }),
+          body: UpdateProjectBody,
+          response: { 200: ProjectView },
+        },
       },
       async (request) => {
+        const { body } = request;
+        if (body.allowed_tools === undefined && body.team_id === undefined) throw invalidBody('Send at least one of allowed_tools, team_id.');
         const before = await projects.find(request.params.id);
-        const row = await projects.setAllowedTools(request.params.id, request.body.allowed_tools);
-        context.mcp.projectChanged(row.id, request.body.allowed_tools);
-        request.log.info({ projectId: row.id }, 'admin: project updated');
-        await recordChange(audit, request, { action: 'project.update', target: { type: 'project', id: row.id }, before: before === undefined ? null : toProjectView(before), after: toProjectView(row) });
+        if (before === undefined) throw noProject(request.params.id)();
+        if (body.team_id !== undefined) await context.keys.teams.get(body.team_id, 'team_id');
+        let row = before;
+        if (body.team_id !== undefined && body.team_id !== before.team_id) row = await projects.setTeam(before.id, body.team_id);
+        if (body.allowed_tools !== undefined) {
+          row = await projects.setAllowedTools(before.id, body.allowed_tools);
+          context.mcp.projectChanged(row.id, body.allowed_tools);
+        }
+        request.log.info({ projectId: row.id, fields: Object.keys(body) }, 'admin: project updated');
+        const moved = before.team_id !== row.team_id;
+        await recordChange(audit, request, {
+          action: moved && body.allowed_tools === undefined ? 'project.move' : 'project.update',
+          target: { type: 'project', id: row.id },
+          before: toProjectView(before),
+          after: toProjectView(row),
+        });
         return projectView(row);
       },
     );

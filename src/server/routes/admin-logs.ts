@@ -32,7 +32,7 @@ import { ADMIN_SCHEMA, projectScopeOf, registerAdminRoutes, scopedProjectIds } f
  */
 
 const Text = Type.Optional(Type.String());
-const FILTERS = { key: Text, model: Text, project: Text, since: Text, until: Text, status: Text, endpoint: Text, platform: Text };
+const FILTERS = { key: Text, key_name: Text, model: Text, project: Text, since: Text, until: Text, status: Text, endpoint: Text, platform: Text };
 const ListQuery = Type.Object({ ...FILTERS, limit: Text, cursor: Text }, { additionalProperties: false });
 const ExportQuery = Type.Object({ ...FILTERS, format: Text }, { additionalProperties: false });
 const UsageQuery = Type.Object({ ...FILTERS, by: Text }, { additionalProperties: false });
@@ -72,9 +72,10 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
         const { query } = request;
         const filter = parseLogFilter(query);
         const { rows, next } = await store.list(filter, await accessOf(request, context), parsePageSize(query.limit), parseCursor(query.cursor));
+        const names = await store.keyNames(rows.flatMap((row) => (row.key_id === null ? [] : [row.key_id])));
         return {
           object: 'list' as const,
-          data: rows.map(toSummaryView),
+          data: rows.map((row) => ({ ...toSummaryView(row), key_name: row.key_id === null ? null : (names.get(row.key_id) ?? null) })),
           has_more: next !== null,
           next_cursor: next === null ? null : encodeCursor(next),
         };
@@ -135,13 +136,14 @@ export const adminLogsRoutes: RouteModule = async (app, context) => {
             `There is no log record with request id ${request.params.requestId}. Ids come from the x-request-id response header; records past the retention period are deleted.`,
           );
         }
-        return detailViewFor(request)(row);
+        const names = await store.keyNames(row.key_id === null ? [] : [row.key_id]);
+        return { ...detailViewFor(request)(row), key_name: row.key_id === null ? null : (names.get(row.key_id) ?? null) };
       },
     );
 
     admin.get(
       '/usage',
-      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model or key', querystring: UsageQuery } },
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Requests, tokens and cost per day, model, key, project, team, agent or tag', querystring: UsageQuery } },
       async (request) => {
         const grouping = parseGrouping(request.query.by);
         const filter = parseLogFilter(request.query);

@@ -7,6 +7,7 @@ import { adminAuditRoutes } from './admin-audit.js';
 import { adminCatalogRoutes } from './admin-catalog.js';
 import { adminGuardrailsRoutes } from './admin-guardrails.js';
 import { adminKeysRoutes } from './admin-keys.js';
+import { adminTeamsRoutes } from './admin-teams.js';
 import { adminLogsRoutes } from './admin-logs.js';
 import { adminPlaygroundRoutes } from './admin-playground.js';
 import { adminProvidersRoutes } from './admin-providers.js';
@@ -30,4 +31,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminSsoRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminSsoRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminTeamsRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];

@@ -4,6 +4,7 @@ import { adminApi, ApiError } from '../api.js';
 import { Modal } from '../components/Modal.js';
 import { DetailFields, detailProblems, detailsInputOf, LimitFields, limitProblems, limitsInputOf, ModelPicker, NO_DETAILS, NO_LIMITS } from './KeyFields.js';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { parseKeyRows, type KeyRow } from './key-rows.js';
 
 const SCOPES: { scope: Scope; what: string }[] = [
   { scope: 'model:request', what: 'model calls: chat, embeddings, images, audio, VETTING' },
@@ -20,12 +21,15 @@ interface CreatedKey {
   id: string;
   name: string;
   secret: string;
+  /** From a CSV of keys: the end user kept in its metadata (`endUser`). */
+  endUser?: string | null;
 }
 
 const csvCell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
-/** The secrets as CSV (id, name, secret), the shape `keys create --count` prints. */
-function secretsCsv(keys: readonly CreatedKey[]): string {
+/** The secrets as CSV (id, name, secret; with end_user for keys from a file), the shapes `keys create --count` and `--csv` print. */
+function secretsCsv(keys: readonly CreatedKey[], withEndUsers: boolean): string {
+  if (withEndUsers) return ['id,name,end_user,secret', ...keys.map((key) => [key.id, key.name, key.endUser ?? '', key.secret].map(csvCell).join(','))].join('\n') + '\n';
   return ['id,name,secret', ...keys.map((key) => [key.id, key.name, key.secret].map(csvCell).join(','))].join('\n') + '\n';
 }
 
@@ -41,6 +45,9 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
   const [tools, setTools] = useState('');
   const [details, setDetails] = useState(NO_DETAILS);
   const [countText, setCountText] = useState('1');
+  // A CSV of keys (name,end_user) in place of a count and a name.
+  const [fileRows, setFileRows] = useState<{ file: string; rows: KeyRow[] } | null>(null);
+  const [fileProblem, setFileProblem] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<CreatedKey[]>([]);
   const [done, setDone] = useState(false);
@@ -56,6 +63,8 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
     setTools('');
     setDetails(NO_DETAILS);
     setCountText('1');
+    setFileRows(null);
+    setFileProblem(null);
     setError(null);
     setCreated([]);
     setDone(false);
@@ -65,9 +74,24 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
 
   const count = /^\d+$/.test(countText) ? Number(countText) : NaN;
   const countProblem = Number.isInteger(count) && count >= 1 && count <= MAX_KEYS ? null : `a whole number from 1 to ${MAX_KEYS}`;
-  const many = countProblem === null && count > 1;
+  const fromFile = fileRows !== null;
+  const many = fromFile || (countProblem === null && count > 1);
   const invalid =
-    busy || name.trim() === '' || scopes.length === 0 || countProblem !== null || Object.keys(limitProblems(limits)).length > 0 || Object.keys(detailProblems(details)).length > 0;
+    busy ||
+    (fromFile ? false : name.trim() === '' || countProblem !== null) ||
+    fileProblem !== null ||
+    scopes.length === 0 ||
+    Object.keys(limitProblems(limits)).length > 0 ||
+    Object.keys(detailProblems(details)).length > 0;
+
+  const chooseFile = async (file: File | undefined) => {
+    setFileRows(null);
+    setFileProblem(null);
+    if (file === undefined) return;
+    const parsed = parseKeyRows(await file.text(), MAX_KEYS);
+    if ('problem' in parsed) setFileProblem(`${file.name}: ${parsed.problem}`);
+    else setFileRows({ file: file.name, rows: parsed.rows });
+  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -84,14 +108,17 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
     // One key after another, each its own audited change, as the CLI does; the secrets of those
     // made before a failure stay downloadable.
     const made: CreatedKey[] = [];
+    const wanted: KeyRow[] =
+      fileRows !== null ? fileRows.rows : Array.from({ length: many ? count : 1 }, (_, index) => ({ name: many ? `${name.trim()}-${index + 1}` : name.trim(), endUser: null }));
     try {
-      for (let index = 1; index <= (many ? count : 1); index += 1) {
-        const key = await adminApi.keys.create({ ...settings, name: many ? `${name.trim()}-${index}` : name.trim() });
-        made.push({ id: key.id, name: key.name, secret: key.secret });
+      for (const row of wanted) {
+        const metadata = row.endUser === null ? settings.metadata : { ...settings.metadata, endUser: row.endUser };
+        const key = await adminApi.keys.create({ ...settings, metadata, name: row.name });
+        made.push({ id: key.id, name: key.name, secret: key.secret, endUser: row.endUser });
       }
     } catch (failure) {
       const reason = failure instanceof ApiError ? failure.message : String(failure);
-      setError(made.length === 0 ? reason : `${made.length} of ${count} keys were created, then: ${reason}`);
+      setError(made.length === 0 ? reason : `${made.length} of ${wanted.length} keys were created, then: ${reason}`);
     }
     setCreated(made);
     setDone(made.length > 0);
@@ -115,7 +142,11 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
             <strong>Download the secrets now: they are shown only this once.</strong> The gateway keeps only their hashes.
           </p>
           <ErrorAlert message={error} />
-          <a className="button" download={`${name.trim()}-keys.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(secretsCsv(created))}`}>
+          <a
+            className="button"
+            download={`${fileRows !== null ? fileRows.file.replace(/\.csv$/i, '') : name.trim()}-keys.csv`}
+            href={`data:text/csv;charset=utf-8,${encodeURIComponent(secretsCsv(created, fromFile))}`}
+          >
             Download {created.length} secrets (CSV)
           </a>
         </div>
@@ -140,25 +171,39 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
         </div>
       ) : (
         <form onSubmit={(event) => void submit(event)} className="key-form">
+          {!fromFile && (
+            <>
+              <div className="field">
+                <label htmlFor="key-count">How many keys</label>
+                <input
+                  id="key-count"
+                  inputMode="numeric"
+                  value={countText}
+                  aria-invalid={countProblem !== null}
+                  aria-describedby="key-count-hint"
+                  onChange={(event) => setCountText(event.target.value.trim())}
+                />
+                <small id="key-count-hint" className={countProblem !== null ? 'error' : 'muted'}>
+                  {countProblem ?? 'several alike for a class or a team, their secrets downloaded once as CSV'}
+                </small>
+              </div>
+              <div className="field">
+                <label htmlFor="key-name">{many ? 'Name prefix' : 'Name'}</label>
+                <input id="key-name" required maxLength={190} value={name} aria-describedby="key-name-hint" onChange={(event) => setName(event.target.value)} />
+                <small id="key-name-hint" className="muted">
+                  {many ? `the keys are named ${name.trim() || 'PREFIX'}-1 … ${name.trim() || 'PREFIX'}-${count}` : 'to recognise the key by'}
+                </small>
+              </div>
+            </>
+          )}
           <div className="field">
-            <label htmlFor="key-count">How many keys</label>
-            <input
-              id="key-count"
-              inputMode="numeric"
-              value={countText}
-              aria-invalid={countProblem !== null}
-              aria-describedby="key-count-hint"
-              onChange={(event) => setCountText(event.target.value.trim())}
-            />
-            <small id="key-count-hint" className={countProblem !== null ? 'error' : 'muted'}>
-              {countProblem ?? 'several alike for a class or a team, their secrets downloaded once as CSV'}
-            </small>
-          </div>
-          <div className="field">
-            <label htmlFor="key-name">{many ? 'Name prefix' : 'Name'}</label>
-            <input id="key-name" required maxLength={190} value={name} aria-describedby="key-name-hint" onChange={(event) => setName(event.target.value)} />
-            <small id="key-name-hint" className="muted">
-              {many ? `the keys are named ${name.trim() || 'PREFIX'}-1 … ${name.trim() || 'PREFIX'}-${count}` : 'to recognise the key by'}
+            <label htmlFor="key-csv">Or from a CSV file</label>
+            <input id="key-csv" type="file" accept=".csv,text/csv" aria-describedby="key-csv-hint" aria-invalid={fileProblem !== null} onChange={(event) => void chooseFile(event.target.files?.[0])} />
+            <small id="key-csv-hint" className={fileProblem !== null ? 'error' : 'muted'}>
+              {fileProblem ??
+                (fileRows !== null
+                  ? `${fileRows.rows.length} ${fileRows.rows.length === 1 ? 'key' : 'keys'} from ${fileRows.file}, the same settings below`
+                  : 'one key a line, name,end_user; the end user is kept in the key’s metadata as endUser')}
             </small>
           </div>
           <div className="field">
@@ -209,7 +254,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
           <ErrorAlert message={error} />
           <div className="dialog-actions">
             <button type="submit" disabled={invalid}>
-              {busy ? 'Creating…' : many ? `Create ${count} keys` : 'Create key'}
+              {busy ? 'Creating…' : fileRows !== null ? `Create ${fileRows.rows.length} keys` : many ? `Create ${count} keys` : 'Create key'}
             </button>
           </div>
         </form>

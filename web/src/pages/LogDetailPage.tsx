@@ -85,7 +85,7 @@ export function LogDetailPage() {
     ['Time (UTC)', formatTime(record.created_at)],
     ['Endpoint', record.endpoint],
     ['Status', `${record.status}${record.error_code !== null ? ` ${record.error_code}` : ''}`],
-    ['Key', record.fingerprint ?? '—'],
+    ['Key', record.key_name === null || record.key_name === undefined ? (record.fingerprint ?? '—') : `${record.key_name} (${record.fingerprint ?? record.key_id ?? ''})`],
     ['Project', record.project_id ?? '—'],
     ['Platform', record.platform ?? '—'],
     ['Model asked for', record.requested_model ?? '—'],

@@ -11,7 +11,9 @@ import { ErrorAlert } from '../components/ErrorAlert';
 import { SelectField } from '../components/SelectField';
 
 const PAGE_SIZE = 50;
-const FILTERS = ['since', 'until', 'key', 'model', 'status', 'endpoint', 'platform'] as const;
+const FILTERS = ['since', 'until', 'key', 'key_name', 'model', 'status', 'endpoint', 'platform'] as const;
+/** What the gateway's key ids look like: anything else typed in the key field is a key's name. */
+const KEY_ID = /^key_[0-9a-f]{8,64}$/;
 const STATUS_CLASSES = [
   { value: '', label: 'Any' },
   { value: 'success', label: 'Success' },
@@ -75,9 +77,13 @@ export function LogsPage() {
     event.preventDefault();
     const next = new URLSearchParams();
     for (const name of FILTERS) {
+      if (name === 'key' || name === 'key_name') continue;
       const value = draft[name]?.trim();
       if (value !== undefined && value !== '') next.set(name, value);
     }
+    // One field for a key: its id, or a name as the keys page shows it.
+    const key = (draft.key ?? draft.key_name)?.trim();
+    if (key !== undefined && key !== '') next.set(KEY_ID.test(key) ? 'key' : 'key_name', key);
     setSearch(next);
   };
 
@@ -104,9 +110,16 @@ export function LogsPage() {
       }),
       column.accessor('key_id', {
         header: 'Key',
-        cell: (info) => (
-          <code className="cell-wrap">{info.row.original.fingerprint ?? '—'}</code>
-        ),
+        // The key's name; its fingerprint (id and last characters) beside it tells keys of one name apart.
+        cell: (info) => {
+          const { key_name: name, fingerprint } = info.row.original;
+          if (name === null || name === undefined) return <code className="cell-wrap">{fingerprint ?? '—'}</code>;
+          return (
+            <span className="cell-wrap" title={fingerprint ?? undefined}>
+              {name}
+            </span>
+          );
+        },
       }),
       column.accessor('platform', { header: 'Platform', cell: (info) => <Wrapping text={info.getValue() ?? '—'} /> }),
       column.display({ id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.row.original.usage?.total_tokens) }),
@@ -138,7 +151,15 @@ export function LogsPage() {
       <form className="filters" role="search" aria-label="Filter the request log" onSubmit={apply}>
         {field('since', 'Since', '24h, 7d or 2025-05-01')}
         {field('until', 'Until', 'empty = now')}
-        {field('key', 'Key id', 'key_…')}
+        <div className="field">
+          <label htmlFor="log-key">Key</label>
+          <input
+            id="log-key"
+            placeholder="a key's name or id"
+            value={draft.key ?? draft.key_name ?? ''}
+            onChange={(event) => setDraft({ ...draft, key: undefined, key_name: event.target.value })}
+          />
+        </div>
         {field('model', 'Model', 'gpt-4o')}
         <SelectField id="log-status" label="Status" value={draft.status ?? ''} options={STATUS_CLASSES} onChange={(status) => setDraft({ ...draft, status })} />
         <SelectField

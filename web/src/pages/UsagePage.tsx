@@ -8,7 +8,7 @@ import { ErrorAlert } from '../components/ErrorAlert';
 import { SelectField } from '../components/SelectField';
 
 /**
- * Requests, tokens and cost per day, model or key, from GET /admin/v1/usage: the numbers
+ * Requests, tokens and cost per day, model, key, project, team, agent or key tag, from GET /admin/v1/usage: the numbers
  * `modelgate usage --json` prints for the same period. Period, grouping and metric live in
  * the URL, so a view can be shared as a link.
  */
@@ -17,6 +17,10 @@ const GROUPINGS: { value: UsageGrouping; label: string }[] = [
   { value: 'day', label: 'Day' },
   { value: 'model', label: 'Model or MCP tool' },
   { value: 'key', label: 'Key' },
+  { value: 'project', label: 'Project' },
+  { value: 'team', label: 'Team' },
+  { value: 'agent', label: 'Agent' },
+  { value: 'tag', label: 'Key tag' },
 ];
 const METRICS = [
   { value: 'requests', label: 'Requests' },
@@ -34,7 +38,12 @@ const PERIODS = [
 function groupOf(by: UsageGrouping, row: UsageView): string {
   if (by === 'day') return row.day ?? '—';
   if (by === 'model') return row.model ?? '(none)';
-  return row.key_id ?? '(no key)';
+  if (by === 'project') return row.project_id ?? '(no project)';
+  if (by === 'team') return row.team_id === null || row.team_id === undefined ? '(no team)' : (row.team_name ?? row.team_id);
+  if (by === 'agent') return row.agent ?? '(not an agent run)';
+  if (by === 'tag') return row.tag ?? '(untagged)';
+  // A key by its name: ids mean nothing to a reader (a key deleted since keeps its id).
+  return row.key_id === null || row.key_id === undefined ? '(no key)' : (row.key_name ?? row.key_id);
 }
 
 /** A chart label of at most 24 characters. */
@@ -110,6 +119,7 @@ export function UsagePage() {
         <SelectField id="usage-metric" label="Chart" value={metric} options={METRICS} onChange={(value) => set('metric', value)} />
       </form>
       <ErrorAlert message={error} />
+      {by === 'tag' && <p className="muted">A key with several tags counts under each of them, so the totals over tags can exceed the period&apos;s.</p>}
       {error === null && (
       <figure className="chart" aria-label={`${metricLabel} per ${by}`}>
         {rows.length === 0 ? (
@@ -147,7 +157,7 @@ export function UsagePage() {
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={groupOf(by, row)} data-group={groupOf(by, row)}>
+              <tr key={by === 'key' ? (row.key_id ?? '') : groupOf(by, row)} data-group={groupOf(by, row)}>
                 <th scope="row">{groupOf(by, row)}</th>
                 <td data-column="requests">{row.requests}</td>
                 <td data-column="errors">{row.errors}</td>
