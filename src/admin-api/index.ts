@@ -13,6 +13,7 @@ export type { UsageGrouping } from '../logs/types.js';
 export type { Role, SessionView, UserView } from '../accounts/types.js';
 export type { AuditEntryView } from '../audit/types.js';
 export type { PublicModelEntry } from '../catalog/types.js';
+export type { AliasView, LiveSource, ModelSettingView, RoutingView } from '../live-settings/types.js';
 export type { NewProviderInstanceInput, ProviderInstancePatch, ProviderInstanceView, ProviderKindView, ProviderSource, ProviderTestView } from '../provider-instances/types.js';
 export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../agents/graph/node-schema.js';
 export type { AgentRunResponse, TestTraceStep } from '../agents/run-response.js';

@@ -7,6 +7,7 @@ import type { Authenticator, KeyCache, KeyPage, KeyPageQuery, KeyPropagation, Ke
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { ProviderInstances } from '../provider-instances/index.js';
+import type { LiveSettings } from '../live-settings/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
 import type { Guardrails } from '../guardrails/index.js';
@@ -36,6 +37,8 @@ export interface GatewayContext {
   readonly providers: ProviderRegistry;
   /** Providers and credentials managed live through the admin API, beside those of the environment and the config file. */
   readonly providerInstances: ProviderInstances;
+  /** Catalog models, prices, aliases and routing entries managed live (src/live-settings). */
+  readonly liveSettings: LiveSettings;
   readonly keys: {
     readonly store: KeyStore;
     readonly cache: KeyCache;
