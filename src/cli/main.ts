@@ -5,6 +5,7 @@ import { registerAgentsCommand } from './agents-command.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerProvidersCommand } from './providers-command.js';
+import { registerModelsCommand } from './models-command.js';
 import { registerLogsCommand } from './logs-command.js';
 import { registerUsageCommand } from './usage-command.js';
 import { registerUsersCommand } from './users-command.js';
@@ -51,6 +52,7 @@ const program = new Command('modelgate')
 registerServeCommand(program);
 registerKeysCommand(program);
 registerProvidersCommand(program);
+registerModelsCommand(program);
 registerAgentsCommand(program);
 registerLogsCommand(program);
 registerUsageCommand(program);

@@ -12,7 +12,7 @@ import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
 import type { Guardrails } from '../guardrails/index.js';
 import type { AgentServices } from '../agents/index.js';
-import type { KeySpendView, LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
+import type { KeySpendView, LogStore, LogWriter, OverviewView, ProviderRecentView, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { ResponseStore } from '../responses/index.js';
 import type { Tracing } from '../telemetry/index.js';
@@ -72,7 +72,13 @@ export interface GatewayContext {
     readonly sizeCap: SizeCapJob;
     /** What keys spent today and this month (their caps' windows), from the log. */
     readonly spendOf: (keyIds: readonly string[]) => Promise<KeySpendView[]>;
+    /** Each provider's calls since a time (ms): counts, error rate, latency, last failures (the health page, status). */
+    readonly recentProviderCalls: (since: number) => Promise<ProviderRecentView[]>;
+    /** Requests, errors, latency and spend since a time in buckets, top models and keys (the overview). */
+    readonly overview: (since: number, bucketMinutes: number) => Promise<OverviewView>;
   };
+  /** The routed deployments now, each with whether it is cooling down. */
+  readonly routing: { deploymentStates(): Promise<{ model: string; deployment: string; provider: string; weight: number; cooling: boolean }[]> };
   readonly metrics: GatewayMetrics;
   /** Stored responses of the Responses API (`store`, `previous_response_id`, GET and DELETE). */
   readonly responses: ResponseStore;

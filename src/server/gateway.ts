@@ -9,7 +9,7 @@ import { createProviders, missingCredentials, providerDescriptions, ProviderHeal
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
-import { addKnownSecrets, redactText, RETENTION_DEFAULTS, RetentionJob, spendOfKeys } from '../logs/index.js';
+import { addKnownSecrets, overviewOf, recentProviderCalls, redactText, RETENTION_DEFAULTS, RetentionJob, spendOfKeys } from '../logs/index.js';
 import { AuditStore } from '../audit/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
@@ -310,7 +310,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         projects: new ProjectStore(storage.db),
         page: (query) => pageOfKeys(storage.db, query),
       },
-      logs: { ...accounting.logs, spendOf: (keyIds) => spendOfKeys(storage.db, keyIds) },
+      logs: {
+        ...accounting.logs,
+        spendOf: (keyIds) => spendOfKeys(storage.db, keyIds),
+        recentProviderCalls: (since) => recentProviderCalls(storage.db, since),
+        overview: (since, bucketMinutes) => overviewOf(storage.db, since, bucketMinutes),
+      },
+      routing: { deploymentStates: () => router.deploymentStates() },
       limits: accounting.limits,
       metrics: accounting.metrics,
       responses: accounting.responses,
