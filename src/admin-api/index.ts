@@ -140,3 +140,27 @@ export type PlaygroundEndpoint =
 export type PlaygroundVettingReply = LightweightVettingReply & {
   vetting_info: LightweightVettingReply['vetting_info'] & { attempts: AttemptView[] };
 };
+
+export type { OverviewBucket, OverviewView, ProviderRecentView, RecentFailure } from '../logs/recent-calls.js';
+
+/** `GET /admin/v1/health`: each provider and routed deployment now (docs/admin-api.md#overview-and-health). */
+export interface HealthView {
+  window_minutes: number;
+  providers: {
+    name: string;
+    credential: 'set' | 'missing';
+    missing_variable: string | null;
+    description: string | null;
+    state: 'ok' | 'failing';
+    fault: string | null;
+    since: string | null;
+    requests: number;
+    errors: number;
+    error_rate: number | null;
+    latency_p50_ms: number | null;
+    latency_p95_ms: number | null;
+    last_failures: { request_id: string; at: string; status: number; error_code: string | null; model: string | null }[];
+    cooling_deployments: string[];
+  }[];
+  deployments: { model: string; deployment: string; provider: string; weight: number; cooling: boolean }[];
+}
