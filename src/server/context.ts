@@ -58,7 +58,7 @@ export interface GatewayContext {
   readonly guardrails: Guardrails | undefined;
   /** The response cache (docs/caching.md): its lookups happen on the call path; here for clearing it. */
   readonly cache: ResponseCache;
-  /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
+  /** Applies the config file's `routing` list (SIGHUP, a changed file) with the entries set live under it; throws a ConfigError naming the field when it is invalid. */
   readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** VETTING's draft → verify → redraft loop, over the model-call path. */
   readonly vetting: VettingService;
