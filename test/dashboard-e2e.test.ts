@@ -64,6 +64,10 @@ describe('dashboard in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHR
     await shoot(page, 'sign-in');
 
     await signIn(page, ADMIN);
+    // The overview is the landing; the keys are one link away.
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    assert.match(page.url(), /\/dashboard\/overview$/);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { name: 'Keys' }).waitFor();
 
     // Create a key allowed one model, with a monthly cap.
@@ -162,6 +166,9 @@ describe('dashboard in a browser', { skip: existsSync(CHROMIUM) ? false : `${CHR
   test('a viewer reads the log and usage but can change nothing, in the page or through the API', async () => {
     const page = await newPage();
     await signIn(page, VIEWER);
+    // A viewer lands on the overview too, and reads the log from there.
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Request log' }).click();
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Keys' }).count(), 0);
     await shoot(page, 'viewer-logs');

@@ -14,6 +14,7 @@ export type { UsageGrouping } from '../logs/types.js';
 export type { Role, SessionView, UserView } from '../accounts/types.js';
 export type { AuditEntryView } from '../audit/types.js';
 export type { PublicModelEntry } from '../catalog/types.js';
+export type { AliasView, LiveSource, ModelSettingView, RoutingView } from '../live-settings/types.js';
 export type { NewProviderInstanceInput, ProviderInstancePatch, ProviderInstanceView, ProviderKindView, ProviderSource, ProviderTestView } from '../provider-instances/types.js';
 export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../agents/graph/node-schema.js';
 export type { AgentRunResponse, TestTraceStep } from '../agents/run-response.js';
@@ -140,3 +141,27 @@ export type PlaygroundEndpoint =
 export type PlaygroundVettingReply = LightweightVettingReply & {
   vetting_info: LightweightVettingReply['vetting_info'] & { attempts: AttemptView[] };
 };
+
+export type { OverviewBucket, OverviewView, ProviderRecentView, RecentFailure } from '../logs/recent-calls.js';
+
+/** `GET /admin/v1/health`: each provider and routed deployment now (docs/admin-api.md#overview-and-health). */
+export interface HealthView {
+  window_minutes: number;
+  providers: {
+    name: string;
+    credential: 'set' | 'missing';
+    missing_variable: string | null;
+    description: string | null;
+    state: 'ok' | 'failing';
+    fault: string | null;
+    since: string | null;
+    requests: number;
+    errors: number;
+    error_rate: number | null;
+    latency_p50_ms: number | null;
+    latency_p95_ms: number | null;
+    last_failures: { request_id: string; at: string; status: number; error_code: string | null; model: string | null }[];
+    cooling_deployments: string[];
+  }[];
+  deployments: { model: string; deployment: string; provider: string; weight: number; cooling: boolean }[];
+}

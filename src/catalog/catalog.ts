@@ -39,6 +39,17 @@ export interface ResolveOptions {
 
 const SERVICE_ALIAS_OWNER = 'modelgate';
 
+/**
+ * Catalog settings an administrator made through the admin API (src/live-settings), layered
+ * between the shipped catalog and the config file's: each names the field an error is about.
+ */
+export interface LiveCatalogLayer {
+  models: readonly { override: ModelOverride; setting: string }[];
+  aliases: readonly { alias: string; target: string; service: boolean; setting: string }[];
+}
+
+const NO_LIVE_LAYER: LiveCatalogLayer = { models: [], aliases: [] };
+
 /** Tiers must rise: the price of a prompt size would otherwise depend on their order. */
 function checkTiers(tiers: readonly { above_prompt_tokens: number }[], setting: string): void {
   for (let index = 1; index < tiers.length; index += 1) {
@@ -106,40 +117,58 @@ function shippedSpec(model: ShippedModel, sameAs: ModelSpec | undefined, default
  * (full id, service alias, legacy alias, safe-prefix future id, provider hint).
  */
 export class Catalog {
-  private readonly models = new Map<string, CatalogModel>();
-  private readonly serviceAliases = new Map<string, string>();
-  private readonly legacyAliases = new Map<string, string>();
-  private readonly snapshots = new Map<string, string>();
+  // Replaced whole when the live layer changes (applyLive): a request resolves against one state.
+  private models = new Map<string, CatalogModel>();
+  private serviceAliases = new Map<string, string>();
+  private legacyAliases = new Map<string, string>();
+  private snapshots = new Map<string, string>();
   /** Ids the operator disabled: refused, not re-admitted through their safe prefix. */
-  private readonly disabledIds = new Set<string>();
+  private disabledIds = new Set<string>();
   private readonly safePrefixes: readonly SafePrefix[];
-  private readonly providerNames: ReadonlySet<string>;
+  private providerNames: ReadonlySet<string>;
   /** Providers without a credential: their models resolve (to a clear refusal) but are not listed. */
   private readonly unlistedProviders: Set<string>;
   readonly defaultChatModel: string;
   private publicList: PublicModelEntry[] = [];
   /** `<catalog id> <provider>` → the id of the same model's entry at that provider (ShippedModel.sameAs). */
-  private readonly counterparts = new Map<string, string>();
+  private counterparts = new Map<string, string>();
   /** When this catalog was built (Unix seconds): `created` of entries without a release date. */
-  private readonly listedAt = Math.floor(Date.now() / 1000);
+  private readonly listedAt: number;
+  /** The live layer in force (applyLive), and the shipped data and config it is layered between. */
+  private liveLayer: LiveCatalogLayer;
+  private readonly data: CatalogData;
+  private readonly config: GatewayConfig;
 
-  constructor(data: CatalogData, config: GatewayConfig, providerNames: Iterable<string>, unconfiguredProviders: Iterable<string> = []) {
+  constructor(
+    data: CatalogData,
+    config: GatewayConfig,
+    providerNames: Iterable<string>,
+    unconfiguredProviders: Iterable<string> = [],
+    live: LiveCatalogLayer = NO_LIVE_LAYER,
+    listedAt = Math.floor(Date.now() / 1000),
+  ) {
+    this.data = data;
+    this.config = config;
+    this.liveLayer = live;
+    this.listedAt = listedAt;
     this.providerNames = new Set(providerNames);
     this.unlistedProviders = new Set(unconfiguredProviders);
     const specs = new Map<string, ModelSpec>(data.models.map((spec) => [spec.id, spec]));
     const serviceTargets = { ...data.serviceAliases, ...config.catalog.serviceAliases };
-    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }, setting: string) => {
+    for (const { alias, target, service } of live.aliases) if (service && !Object.hasOwn(config.catalog.serviceAliases, alias)) serviceTargets[alias] = target;
+    const applyAll = (overrides: readonly ModelOverride[], defaults: { provider: string; ownedBy: string }, setting: string | ((index: number) => string)) => {
       for (const [index, override] of overrides.entries()) {
+        const at = typeof setting === 'string' ? `${setting}[${index}]` : setting(index);
         if (Object.hasOwn(serviceTargets, override.id)) {
-          throw new ConfigError(`${setting}[${index}].id: "${override.id}" is a service alias; give the model another id`);
+          throw new ConfigError(`${at}.id: "${override.id}" is a service alias; give the model another id`);
         }
         if (override.provider !== undefined && !this.providerNames.has(override.provider)) {
           // Caught here rather than as a 502 on every request for the model.
           throw new ConfigError(
-            `${setting}[${index}].provider: "${override.provider}" is not a provider of this gateway; name one of ${[...this.providerNames].join(', ')}`,
+            `${at}.provider: "${override.provider}" is not a provider of this gateway; name one of ${[...this.providerNames].join(', ')}`,
           );
         }
-        checkTiers(override.pricing?.tiers ?? [], `${setting}[${index}].pricing.tiers`);
+        checkTiers(override.pricing?.tiers ?? [], `${at}.pricing.tiers`);
         if (override.disabled === true) {
           specs.delete(override.id);
           this.disabledIds.add(override.id);
@@ -174,6 +203,8 @@ export class Catalog {
         `providers.compatible[${index}].models`,
       );
     }
+    // The live layer sits under the config file: an id the file declares is the file's.
+    applyAll(live.models.map(({ override }) => override), { provider: DEFAULT_PROVIDER.name, ownedBy: DEFAULT_PROVIDER.owner }, (index) => live.models[index]!.setting);
     applyAll(config.catalog.models, { provider: DEFAULT_PROVIDER.name, ownedBy: DEFAULT_PROVIDER.owner }, 'catalog.models');
     for (const { provider, owner, model } of waiting) applyShipped(provider, owner, model, true);
 
@@ -201,9 +232,20 @@ export class Catalog {
       }
       this.legacyAliases.set(alias, target);
     }
+    for (const { alias, target, service, setting } of live.aliases) {
+      if (service || Object.hasOwn(config.catalog.aliases, alias)) continue;
+      if (this.models.has(alias) || Object.hasOwn(serviceTargets, alias)) {
+        throw new ConfigError(`${setting}: "${alias}" is already the id of a model or service alias; give the alias a name of its own`);
+      }
+      if (!this.models.has(target)) throw new ConfigError(`${setting}.target: "${target}" is not a model of the catalog; name a model id (GET /v1/models lists them)`);
+      this.legacyAliases.set(alias, target);
+    }
+    const liveService = new Map(live.aliases.filter((alias) => alias.service).map((alias) => [alias.alias, alias.setting]));
     for (const [alias, target] of Object.entries(serviceTargets)) {
       const model = this.models.get(target);
       if (model === undefined || model.entry.mode !== 'chat') {
+        const setting = Object.hasOwn(config.catalog.serviceAliases, alias) ? undefined : liveService.get(alias);
+        if (setting !== undefined) throw new ConfigError(`${setting}.target: "${target}" is not a chat model of the catalog; name one`);
         throw new ConfigError(`catalog.serviceAliases.${alias}: "${target}" is not a chat model of the catalog; set catalog.serviceAliases.${alias} to one`);
       }
       this.serviceAliases.set(alias, target);
@@ -215,6 +257,48 @@ export class Catalog {
       throw new ConfigError(`catalog.defaultModel: "${this.defaultChatModel}" is not a chat model of the catalog; set catalog.defaultModel to one`);
     }
     this.listModels();
+  }
+
+  /**
+   * Puts a new live layer in force (models, prices and aliases set through the admin API), checked
+   * whole first: an invalid one throws a ConfigError naming its setting, and the catalog in force stays.
+   */
+  applyLive(live: LiveCatalogLayer, providerNames: Iterable<string>): void {
+    const next = new Catalog(this.data, this.config, providerNames, this.unlistedProviders, live, this.listedAt);
+    this.models = next.models;
+    this.serviceAliases = next.serviceAliases;
+    this.legacyAliases = next.legacyAliases;
+    this.snapshots = next.snapshots;
+    this.disabledIds = next.disabledIds;
+    this.counterparts = next.counterparts;
+    this.providerNames = next.providerNames;
+    this.liveLayer = live;
+    this.listModels();
+  }
+
+  /** The live layer in force. */
+  live(): LiveCatalogLayer {
+    return this.liveLayer;
+  }
+
+  /** The ids the catalog knows and their provider, disabled ones included: for the admin API's list. */
+  disabled(): readonly string[] {
+    return [...this.disabledIds];
+  }
+
+  /** The service aliases and their targets. */
+  serviceAliasTargets(): Record<string, string> {
+    return Object.fromEntries(this.serviceAliases);
+  }
+
+  /** Every legacy alias and its target, listed or not. */
+  legacyAliasTargets(): Record<string, string> {
+    return Object.fromEntries(this.legacyAliases);
+  }
+
+  /** Every model of the catalog, listed or not (a provider without a credential), for the admin API. */
+  allModels(): readonly CatalogModel[] {
+    return [...this.models.values()];
   }
 
   /** A provider became callable (a credential was added live) or stopped being so: its models are listed, or not, from now on. */

@@ -21,7 +21,18 @@ interface StatusView {
     fault: string | null;
     since: string | null;
     failures: number;
+    /** Absent from a gateway older than the health page. */
+    recent?: {
+      window_minutes: number;
+      requests: number;
+      errors: number;
+      error_rate: number | null;
+      latency_p50_ms: number | null;
+      latency_p95_ms: number | null;
+      last_failures: { request_id: string; at: string; status: number; error_code: string | null; model: string | null }[];
+    };
   }[];
+  deployments?: { model: string; deployment: string; provider: string; weight: number; cooling: boolean }[];
   workers: { count: number; this_worker: number | null; pid: number };
   log_queue_depth: number;
   /** Absent from a gateway older than the MCP gateway. */
@@ -57,7 +68,29 @@ function printStatus(url: string, status: StatusView): void {
     ['log queue', `${status.log_queue_depth} records waiting`],
   ]);
   printText('\n');
-  printTable(['provider', 'state', 'settings'], status.providers.map((provider) => [provider.name, providerState(provider), provider.description ?? '']));
+  const ms = (value: number | null) => (value === null ? '-' : `${value}`);
+  const window = status.providers.find((provider) => provider.recent !== undefined)?.recent?.window_minutes ?? 15;
+  printTable(
+    ['provider', 'state', `calls ${window}m`, 'errors', 'p50/p95 ms', 'settings'],
+    status.providers.map((provider) => [
+      provider.name,
+      providerState(provider),
+      `${provider.recent?.requests ?? '-'}`,
+      provider.recent === undefined ? '-' : `${provider.recent.errors}${provider.recent.error_rate === null ? '' : ` (${(provider.recent.error_rate * 100).toFixed(1)}%)`}`,
+      provider.recent === undefined ? '-' : `${ms(provider.recent.latency_p50_ms)}/${ms(provider.recent.latency_p95_ms)}`,
+      provider.description ?? '',
+    ]),
+  );
+  const deployments = status.deployments ?? [];
+  if (deployments.length > 0) {
+    printText('\n');
+    printTable(['routed model', 'deployment', 'provider', 'weight', 'cooldown'], deployments.map((deployment) => [deployment.model, deployment.deployment, deployment.provider, `${deployment.weight}`, deployment.cooling ? 'COOLING DOWN' : 'none']));
+  }
+  const failures = status.providers.flatMap((provider) => (provider.recent?.last_failures ?? []).map((failure) => ({ provider: provider.name, ...failure })));
+  if (failures.length > 0) {
+    printText('\nlast failures (modelgate logs show <request id>):\n');
+    printTable(['provider', 'at', 'status', 'error', 'model', 'request id'], failures.map((failure) => [failure.provider, failure.at, `${failure.status}`, failure.error_code ?? '', failure.model ?? '', failure.request_id]));
+  }
   const servers = status.mcp_servers ?? [];
   if (servers.length === 0) return;
   printText('\n');

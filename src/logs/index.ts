@@ -40,3 +40,5 @@ export {
   REQUEST_ID_PATTERN,
 } from './log-filters.js';
 export type { LogQueryParameters, LogCursor, ExportFormat } from './log-filters.js';
+export { overviewOf, recentProviderCalls } from './recent-calls.js';
+export type { OverviewBucket, OverviewView, ProviderRecentView, RecentFailure } from './recent-calls.js';

@@ -84,6 +84,13 @@ export class Router {
     this.plans = plans;
   }
 
+  /** Every routed model's deployments, each with whether it is cooling down now (the health page, `modelgate status`). */
+  async deploymentStates(): Promise<{ model: string; deployment: string; provider: string; weight: number; cooling: boolean }[]> {
+    const deployments = [...this.plans.values()].flatMap((plan) => plan.primary.deployments.map((deployment) => ({ model: plan.primary.resolved.id, deployment })));
+    const cooling = await this.cooldowns.cooling(deployments.map(({ deployment }) => deployment.key));
+    return deployments.map(({ model, deployment }) => ({ model, deployment: deployment.name, provider: deployment.providerName, weight: deployment.weight, cooling: cooling.has(deployment.key) }));
+  }
+
   /** The plan of a catalog id, when the configuration routes it. */
   planFor(modelId: string): RoutePlan | undefined {
     return this.plans.size === 0 ? undefined : this.plans.get(modelId);

@@ -7,11 +7,12 @@ import type { Authenticator, KeyCache, KeyPage, KeyPageQuery, KeyPropagation, Ke
 import type { Catalog } from '../catalog/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { ProviderInstances } from '../provider-instances/index.js';
+import type { LiveSettings } from '../live-settings/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
 import type { Guardrails } from '../guardrails/index.js';
 import type { AgentServices } from '../agents/index.js';
-import type { KeySpendView, LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
+import type { KeySpendView, LogStore, LogWriter, OverviewView, ProviderRecentView, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { ResponseStore } from '../responses/index.js';
 import type { Tracing } from '../telemetry/index.js';
@@ -36,6 +37,8 @@ export interface GatewayContext {
   readonly providers: ProviderRegistry;
   /** Providers and credentials managed live through the admin API, beside those of the environment and the config file. */
   readonly providerInstances: ProviderInstances;
+  /** Catalog models, prices, aliases and routing entries managed live (src/live-settings). */
+  readonly liveSettings: LiveSettings;
   readonly keys: {
     readonly store: KeyStore;
     readonly cache: KeyCache;
@@ -57,7 +60,7 @@ export interface GatewayContext {
   readonly guardrails: Guardrails | undefined;
   /** The response cache (docs/caching.md): its lookups happen on the call path; here for clearing it. */
   readonly cache: ResponseCache;
-  /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
+  /** Applies the config file's `routing` list (SIGHUP, a changed file) with the entries set live under it; throws a ConfigError naming the field when it is invalid. */
   readonly applyRouting: (entries: readonly RoutingEntry[]) => void;
   /** VETTING's draft → verify → redraft loop, over the model-call path. */
   readonly vetting: VettingService;
@@ -71,7 +74,13 @@ export interface GatewayContext {
     readonly sizeCap: SizeCapJob;
     /** What keys spent today and this month (their caps' windows), from the log. */
     readonly spendOf: (keyIds: readonly string[]) => Promise<KeySpendView[]>;
+    /** Each provider's calls since a time (ms): counts, error rate, latency, last failures (the health page, status). */
+    readonly recentProviderCalls: (since: number) => Promise<ProviderRecentView[]>;
+    /** Requests, errors, latency and spend since a time in buckets, top models and keys (the overview). */
+    readonly overview: (since: number, bucketMinutes: number) => Promise<OverviewView>;
   };
+  /** The routed deployments now, each with whether it is cooling down. */
+  readonly routing: { deploymentStates(): Promise<{ model: string; deployment: string; provider: string; weight: number; cooling: boolean }[]> };
   readonly metrics: GatewayMetrics;
   /** Stored responses of the Responses API (`store`, `previous_response_id`, GET and DELETE). */
   readonly responses: ResponseStore;

@@ -9,7 +9,7 @@ import { createProviders, missingCredentials, providerDescriptions, ProviderHeal
 import { compilePlans, createCooldowns, Router } from '../routing/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
-import { addKnownSecrets, redactText, RETENTION_DEFAULTS, RetentionJob, spendOfKeys } from '../logs/index.js';
+import { addKnownSecrets, overviewOf, recentProviderCalls, redactText, RETENTION_DEFAULTS, RetentionJob, spendOfKeys } from '../logs/index.js';
 import { AuditStore } from '../audit/index.js';
 import { buildApp, type GatewayApp, type RouteModule } from './app.js';
 import { registerAuthHook } from './auth-hook.js';
@@ -30,6 +30,7 @@ import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
 import { Guardrails, type WebhookTransport } from '../guardrails/index.js';
 import { configuredEntries, ProviderInstances, ProviderInstanceStore } from '../provider-instances/index.js';
+import { LiveSettings, LiveSettingsStore } from '../live-settings/index.js';
 import { standbyWhileWaiting } from './standby.js';
 import { createCacheStore, ResponseCache, type CachePolicy } from '../cache/index.js';
 import { isGatewayError } from '../errors/index.js';
@@ -204,8 +205,20 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       return variant === undefined ? undefined : providers.watched(variant);
     };
     const planSources = { catalog, providers, variants, env: options.env ?? process.env, defaultTotalMs: config.upstream.timeoutMs };
-    const applyRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
-    applyRouting(config.routing);
+    const compileRouting = (entries: readonly RoutingEntry[]) => router.update(compilePlans(entries, planSources));
+    compileRouting(config.routing);
+    // Models, prices, aliases and routing set through the admin API, layered under the config file's.
+    const liveSettings = new LiveSettings({
+      store: new LiveSettingsStore(storage.db),
+      catalog,
+      providerNames: () => providers.names(),
+      config,
+      compileRouting,
+      announcements: keyPropagation,
+      logger,
+    });
+    await whenStorageAnswers(() => liveSettings.start(), waiting);
+    const applyRouting = (entries: readonly RoutingEntry[]) => liveSettings.applyConfigRouting(entries);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
     const guardrails = Guardrails.fromConfig(config.guardrails, { env: options.env ?? process.env, ...(options.guardrailWebhooks !== undefined ? { webhookTransport: options.guardrailWebhooks } : {}) });
     if (guardrails !== undefined) {
@@ -288,6 +301,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       catalog,
       providers,
       providerInstances,
+      liveSettings,
       keys: {
         store: keyStore,
         cache: keyCache,
@@ -297,7 +311,13 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         teams: new TeamStore(storage.db),
         page: (query) => pageOfKeys(storage.db, query),
       },
-      logs: { ...accounting.logs, spendOf: (keyIds) => spendOfKeys(storage.db, keyIds) },
+      logs: {
+        ...accounting.logs,
+        spendOf: (keyIds) => spendOfKeys(storage.db, keyIds),
+        recentProviderCalls: (since) => recentProviderCalls(storage.db, since),
+        overview: (since, bucketMinutes) => overviewOf(storage.db, since, bucketMinutes),
+      },
+      routing: { deploymentStates: () => router.deploymentStates() },
       limits: accounting.limits,
       metrics: accounting.metrics,
       responses: accounting.responses,

@@ -435,6 +435,24 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
           .execute();
       },
     },
+    '0061-live-settings': {
+      async up(db: Kysely<unknown>) {
+        // Catalog models, aliases and routing entries an administrator set through the admin API
+        // (src/live-settings, docs/catalog.md#models-managed-live), layered over the config file's:
+        // one row per setting, its value as JSON, read whole by every instance when one announces a change.
+        await db.schema
+          .createTable('live_settings')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('note', 'text')
+          .addColumn('updated_by', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('live_settings_pk', ['scope', 'name'])
+          .execute();
+      },
+    },
   };
 }
 

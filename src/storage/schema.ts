@@ -316,6 +316,21 @@ export interface Database {
   mcp_servers: McpServersTable;
   audit_log: AuditLogTable;
   provider_instances: ProviderInstancesTable;
+  live_settings: LiveSettingsTable;
+}
+
+/** A catalog model, alias or routing entry an administrator set: `scope` says which, `name` is its id. */
+export interface LiveSettingsTable {
+  scope: 'model' | 'alias' | 'routing';
+  name: string;
+  /** JSON: a catalog.models entry, an alias's target, or a routing entry. */
+  value: string;
+  /** Why it was set, in the administrator's words. */
+  note: string | null;
+  /** Who set it last (an audit actor in words). */
+  updated_by: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** A provider instance an administrator added: its kind (a descriptor's name), settings and sealed secrets. */

@@ -7,6 +7,10 @@ import { LogDetailPage } from './pages/LogDetailPage.js';
 import { LogsPage } from './pages/LogsPage.js';
 import { McpServersPage } from './pages/McpServersPage.js';
 import { ProvidersPage } from './pages/providers/ProvidersPage.js';
+import { ModelsPage } from './pages/catalog/ModelsPage.js';
+import { RoutingPage } from './pages/catalog/RoutingPage.js';
+import { HealthPage } from './pages/overview/HealthPage.js';
+import { OverviewPage } from './pages/overview/OverviewPage.js';
 import { SignInPage } from './pages/SignInPage.js';
 import { useSession } from './session.js';
 
@@ -19,9 +23,9 @@ const UsersPage = lazy(() => import('./pages/users/UsersPage.js').then((page) =>
 const TeamsPage = lazy(() => import('./pages/teams/TeamsPage.js').then((page) => ({ default: page.TeamsPage })));
 const AuditPage = lazy(() => import('./pages/audit/AuditPage.js').then((page) => ({ default: page.AuditPage })));
 
-/** What a role may open: an admin everything; a team admin its teams' keys and agents too; a viewer the log and usage. */
+/** What a role may open: an admin everything; a team admin its teams' keys and agents too; a viewer the overview, log and usage. */
 function accessOf(role: string) {
-  return { isAdmin: role === 'admin', managesKeys: role === 'admin' || role === 'team_admin' };
+  return { isAdmin: role === 'admin', managesKeys: role === 'admin' || role === 'team_admin', seesOverview: role !== 'team_admin' };
 }
 
 /** The pages and who may see them; the gateway enforces the same roles on every call. */
@@ -37,13 +41,16 @@ export function App() {
       </Routes>
     );
   }
-  const { isAdmin, managesKeys } = accessOf(session.user.role);
-  const home = managesKeys ? '/keys' : '/logs';
+  const { isAdmin, managesKeys, seesOverview } = accessOf(session.user.role);
+  // The overview is the landing of every role that may read it (a team admin sees only its teams' keys).
+  const home = seesOverview ? '/overview' : '/keys';
   return (
     <Routes>
       <Route element={<Layout />}>
         <Route index element={<Navigate to={home} replace />} />
         <Route path="/sign-in" element={<Navigate to={home} replace />} />
+        {seesOverview && <Route path="/overview" element={<OverviewPage />} />}
+        {seesOverview && <Route path="/health" element={<HealthPage />} />}
         {managesKeys && <Route path="/keys" element={<KeysPage />} />}
         {managesKeys && <Route path="/teams" element={<TeamsPage />} />}
         {managesKeys && <Route path="/agents" element={<AgentsPage />} />}
@@ -51,6 +58,8 @@ export function App() {
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
         {isAdmin && <Route path="/mcp" element={<McpServersPage />} />}
         {isAdmin && <Route path="/providers" element={<ProvidersPage />} />}
+        {isAdmin && <Route path="/models" element={<ModelsPage />} />}
+        {isAdmin && <Route path="/routing" element={<RoutingPage />} />}
         {isAdmin && <Route path="/users" element={<UsersPage />} />}
         {isAdmin && <Route path="/audit" element={<AuditPage />} />}
         {isAdmin && <Route path="/guardrails" element={<GuardrailsPage />} />}
@@ -65,7 +74,7 @@ export function App() {
 
 function Layout() {
   const { session, signOut } = useSession();
-  const { isAdmin, managesKeys } = accessOf(session?.user.role ?? 'viewer');
+  const { isAdmin, managesKeys, seesOverview } = accessOf(session?.user.role ?? 'viewer');
   return (
     <>
       <a className="skip-link" href="#main">Skip to content</a>
@@ -73,6 +82,11 @@ function Layout() {
         <span className="brand">modelgate</span>
         <nav aria-label="Dashboard">
           <ul>
+            {seesOverview && (
+              <li>
+                <NavLink to="/overview">Overview</NavLink>
+              </li>
+            )}
             {managesKeys && (
               <li>
                 <NavLink to="/keys">Keys</NavLink>
@@ -107,6 +121,21 @@ function Layout() {
             {isAdmin && (
               <li>
                 <NavLink to="/providers">Providers</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/models">Models</NavLink>
+              </li>
+            )}
+            {isAdmin && (
+              <li>
+                <NavLink to="/routing">Routing</NavLink>
+              </li>
+            )}
+            {seesOverview && (
+              <li>
+                <NavLink to="/health">Health</NavLink>
               </li>
             )}
             {isAdmin && (

@@ -15,6 +15,11 @@ import type {
   LogSummaryView,
   McpServerView,
   ModelList,
+  ModelSettingView,
+  HealthView,
+  OverviewView,
+  AliasView,
+  RoutingView,
   NewMcpServerInput,
   NewProviderInstanceInput,
   ProviderInstanceView,
@@ -37,6 +42,8 @@ import type {
  * The dashboard's only way to the gateway: the admin API under /admin/v1, with the session
  * cookie (sent by the browser, never read here) and, on every change, the session's CSRF token.
  */
+
+export type { HealthView };
 
 export class ApiError extends Error {
   constructor(
@@ -272,6 +279,21 @@ export const adminApi = {
     test: (name: string) => request<ProviderTestView>('POST', `/providers/${encodeURIComponent(name)}/test`, {}),
   },
   models: () => request<ModelList<PublicModelEntry>>('GET', '/models'),
+  catalog: {
+    list: () => request<{ data: ModelSettingView[] }>('GET', '/models/settings'),
+    set: (id: string, setting: Record<string, unknown>) => request<ModelSettingView>('PUT', `/models/settings/${encodeURIComponent(id)}`, setting),
+    reset: (id: string) => request<void>('DELETE', `/models/settings/${encodeURIComponent(id)}`),
+    aliases: () => request<{ data: AliasView[] }>('GET', '/models/aliases'),
+    setAlias: (alias: string, input: { target: string; kind: 'service' | 'legacy'; note?: string | null }) => request<AliasView>('PUT', `/models/aliases/${encodeURIComponent(alias)}`, input),
+    removeAlias: (alias: string) => request<void>('DELETE', `/models/aliases/${encodeURIComponent(alias)}`),
+  },
+  health: () => request<HealthView & { object: 'health' }>('GET', '/health'),
+  overview: (hours: number) => request<OverviewView & { object: 'overview'; hours: number; health: HealthView }>('GET', `/overview${queryOf({ hours })}`),
+  routing: {
+    list: () => request<{ data: RoutingView[] }>('GET', '/routing'),
+    set: (model: string, entry: Record<string, unknown>) => request<RoutingView>('PUT', `/routing/${encodeURIComponent(model)}`, entry),
+    remove: (model: string) => request<void>('DELETE', `/routing/${encodeURIComponent(model)}`),
+  },
   endpoints: () => request<{ data: string[] }>('GET', '/endpoints'),
   logs: {
     page: (filter: LogFilter, cursor: string | undefined, limit: number) =>

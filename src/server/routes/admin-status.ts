@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { describeRedis, describeStorage, workerCount } from '../../config/index.js';
 import { API_VERSION, PRODUCT_VERSION } from '../api-version.js';
 import type { RouteModule } from '../app.js';
+import { HEALTH_WINDOW_MINUTES } from './admin-overview.js';
 import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
 
 /** How long `GET /admin/v1/status` waits for the database before it reports it unreachable. */
@@ -13,7 +14,7 @@ export const STORAGE_PROBE_MS = 2_000;
  * failing since when), workers and the request log's queue.
  */
 export const adminStatusRoutes: RouteModule = async (app, context) => {
-  const { config, database, providers, limits, logs, mcp } = context;
+  const { config, database, providers, limits, logs, mcp, routing } = context;
   const startedAt = new Date();
 
   await registerAdminRoutes(app, context, (admin) => {
@@ -21,6 +22,9 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
       const reachable = await database.answers(STORAGE_PROBE_MS);
       const limiter = limits.state();
       const providerList = providers.summaries();
+      // Recent calls from the request log and the cooldowns in force, as the health page shows them.
+      const recent = new Map((await logs.recentProviderCalls(Date.now() - HEALTH_WINDOW_MINUTES * 60_000)).map((view) => [view.provider, view]));
+      const deployments = await routing.deploymentStates();
       const failing = providerList.some((provider) => provider.health.state === 'failing') || mcp.summaries().some((server) => server.health.state === 'unavailable');
       return {
         object: 'status' as const,
@@ -42,7 +46,17 @@ export const adminStatusRoutes: RouteModule = async (app, context) => {
           missing_variable: provider.missing?.variable ?? null,
           description: provider.description,
           ...provider.health,
+          recent: {
+            window_minutes: HEALTH_WINDOW_MINUTES,
+            requests: recent.get(provider.name)?.requests ?? 0,
+            errors: recent.get(provider.name)?.errors ?? 0,
+            error_rate: recent.get(provider.name)?.error_rate ?? null,
+            latency_p50_ms: recent.get(provider.name)?.latency_p50_ms ?? null,
+            latency_p95_ms: recent.get(provider.name)?.latency_p95_ms ?? null,
+            last_failures: recent.get(provider.name)?.last_failures ?? [],
+          },
         })),
+        deployments,
         workers: { count: workerCount(config), this_worker: cluster.isWorker ? cluster.worker!.id : null, pid: process.pid },
         log_queue_depth: logs.writer.depth,
         mcp_servers: mcp.summaries().map(({ name, transport, health }) => ({

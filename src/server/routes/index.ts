@@ -11,6 +11,8 @@ import { adminTeamsRoutes } from './admin-teams.js';
 import { adminLogsRoutes } from './admin-logs.js';
 import { adminPlaygroundRoutes } from './admin-playground.js';
 import { adminProvidersRoutes } from './admin-providers.js';
+import { adminLiveSettingsRoutes } from './admin-live-settings.js';
+import { adminOverviewRoutes } from './admin-overview.js';
 import { adminStatusRoutes } from './admin-status.js';
 import { agentRunsRoutes } from './agent-runs.js';
 import { audioRoutes } from './audio.js';
@@ -31,4 +33,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminSsoRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminTeamsRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminSsoRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminTeamsRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminLiveSettingsRoutes, adminOverviewRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];
