@@ -8,6 +8,7 @@
 //   BENCH_BASELINE_DIR=<other built checkout> npm run bench:instructions -- stream
 //   npm run bench:instructions -- chat --minimal --bare   # the minimal gateway and the bare proxy too
 //   npm run bench:instructions -- chat --pg-redis         # modelgate with PostgreSQL + Redis too
+//   npm run bench:instructions -- cached --header x-modelgate-cache:refresh   # a header on every request (a cache miss)
 //
 // Environment: BENCH_INSTRUCTION_ROUNDS (rounds per target, 2), BENCH_WARM_REQUESTS (20000: the
 // JIT settles under valgrind too), BENCH_COUNTED_REQUESTS (10000), BENCH_CALLGRIND_KEEP (keep
@@ -32,13 +33,17 @@ import { startMinimalGateway, startModelgate, startReferenceProxy, startUpstream
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const args = process.argv.slice(2);
-const scenario = args.find((arg) => !arg.startsWith('--')) ?? 'chat';
+const scenario = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--header') ?? 'chat';
 const rounds = Number(process.env.BENCH_INSTRUCTION_ROUNDS ?? 2);
 const warmRequests = Number(process.env.BENCH_WARM_REQUESTS ?? 20000);
 const countedRequests = Number(process.env.BENCH_COUNTED_REQUESTS ?? 10000);
 const CONNECTIONS = 10;
 
 const count = (value) => Math.round(value).toLocaleString('en');
+/** --header name:value (repeatable) on every request: `--header x-modelgate-cache:refresh` counts a cache miss. */
+const EXTRA_HEADERS = Object.fromEntries(
+  args.flatMap((arg, index) => (arg === '--header' ? [args[index + 1]] : [])).map((header) => [header.slice(0, header.indexOf(':')), header.slice(header.indexOf(':') + 1)]),
+);
 
 /** Sends `count` requests over `pool`, `CONNECTIONS` at a time; every answer must be a 200. */
 async function send(pool, count, { path, body, apiKey }) {
@@ -46,7 +51,7 @@ async function send(pool, count, { path, body, apiKey }) {
   const connection = async () => {
     while (sent < count) {
       sent += 1;
-      const response = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body });
+      const response = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, ...EXTRA_HEADERS }, body });
       const text = await response.body.text();
       if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}: ${text.slice(0, 300)}`);
     }
