@@ -316,6 +316,16 @@ export interface Database {
   mcp_servers: McpServersTable;
   audit_log: AuditLogTable;
   provider_instances: ProviderInstancesTable;
+  guardrails: GuardrailsTable;
+}
+
+/** A guardrail an administrator defined: its config-file entry (guardrails[]) as JSON. */
+export interface GuardrailsTable {
+  name: string;
+  /** JSON: the entry as the config file takes it, defaults filled in; a webhook's key by its variable's name only. */
+  definition: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** A provider instance an administrator added: its kind (a descriptor's name), settings and sealed secrets. */
