@@ -9,7 +9,7 @@ import type { ProviderRegistry } from '../providers/index.js';
 import type { ProviderInstances } from '../provider-instances/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
-import type { Guardrails } from '../guardrails/index.js';
+import type { Guardrails, StoredGuardrails } from '../guardrails/index.js';
 import type { AgentServices } from '../agents/index.js';
 import type { KeySpendView, LogStore, LogWriter, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -53,6 +53,8 @@ export interface GatewayContext {
   readonly calls: ModelCalls;
   /** The configured guardrails (docs/guardrails.md); undefined when there are none. */
   readonly guardrails: Guardrails | undefined;
+  /** The guardrails defined through the admin API (docs/guardrails.md#guardrails-defined-in-the-dashboard). */
+  readonly storedGuardrails: StoredGuardrails;
   /** The response cache (docs/caching.md): its lookups happen on the call path; here for clearing it. */
   readonly cache: ResponseCache;
   /** Applies a `routing` list (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when it is invalid. */
