@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { TEST_ADMIN_TOKEN, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
+import { Guardrails } from '../src/guardrails/index.js';
 
 /**
  * Guardrails defined through the admin API: created, changed and deleted over HTTP, applied to
@@ -179,6 +180,9 @@ describe('admin API: guardrails (SQLite)', () => {
     const failed = await chat(gateway, keys.mod!, 'What a lovely day.');
     assert.deepEqual([failed.status, failed.body.error.code], [400, 'guardrail_blocked']);
     assert.match(failed.body.error.message, /could not check this request and fails closed/);
+    // A 200 that is no verdict (a score that is not a number) is no verdict either.
+    fake.answerNext('/v1/moderations', '{"id":"modr-1","model":"omni-moderation-latest","results":[{"flagged":false,"categories":{"violence":false},"category_scores":{"violence":"low"}}]}');
+    assert.equal((await chat(gateway, keys.mod!, 'What a lovely day.')).status, 400);
 
     // Thresholds: every category of the flagged text under its bar passes; a low bar flags a clean text.
     const lenient = Object.fromEntries(['harassment', 'harassment/threatening', 'violence', 'violence/graphic'].map((category) => [category, 1]));
@@ -225,5 +229,32 @@ describe('a guardrail created on one instance blocks chats on another (PostgreSQ
     assert.equal((await send(a, 'DELETE', '/admin/v1/guardrails/codename')).status, 204);
     const passed = await until(() => chat(b, key, 'about nightingale'), (answer) => answer.status === 200);
     assert.equal(passed.status, 200);
+  });
+});
+
+describe('the moderation check on its own', () => {
+  test('a moderation endpoint that does not answer within timeoutMs fails the check: closed blocks, open lets through', async () => {
+    const hanging = { moderate: () => new Promise<never>(() => undefined) };
+    const entry = (onError: 'closed' | 'open') => ({
+      name: `slow-${onError}`,
+      check: 'moderation' as const,
+      stage: ['input' as const],
+      action: 'block' as const,
+      onError,
+      apply: { all: true, keys: [], projects: [], models: [] },
+      window: 256,
+      options: { provider: 'moderator', timeoutMs: 100 },
+    });
+    const guardrails = new Guardrails([entry('closed'), entry('open')], { env: {}, moderation: () => hanging });
+    // The timeout's timer does not hold the process open (a serving gateway's listener does).
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      const closed = await guardrails.dryRun('slow-closed', 'input', 'hello');
+      assert.deepEqual([closed?.verdict.outcome, closed?.verdict.failed, closed?.blocked], ['blocked', true, true]);
+      const open = await guardrails.dryRun('slow-open', 'input', 'hello');
+      assert.deepEqual([open?.verdict.outcome, open?.blocked], ['error', false]);
+    } finally {
+      clearInterval(keepAlive);
+    }
   });
 });
