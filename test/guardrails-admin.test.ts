@@ -233,6 +233,11 @@ describe('a guardrail created on one instance blocks chats on another (PostgreSQ
 });
 
 describe('the moderation check on its own', () => {
+  test('a config-file moderation guardrail naming a provider the gateway lacks stops start-up, naming the field', async () => {
+    const guardrail = { name: 'moderated', check: 'moderation', apply: { all: true }, options: { provider: 'no-such-provider' } };
+    await assert.rejects(startTestGateway({ configFile: { guardrails: [guardrail] } }), /invalid setting guardrails\[0\]\.options\.provider: "no-such-provider" is not a provider/);
+  });
+
   test('a moderation endpoint that does not answer within timeoutMs fails the check: closed blocks, open lets through', async () => {
     const hanging = { moderate: () => new Promise<never>(() => undefined) };
     const entry = (onError: 'closed' | 'open') => ({
