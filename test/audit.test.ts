@@ -153,6 +153,9 @@ for (const backend of STORAGE_BACKENDS) {
         ['POST /admin/v1/mcp/servers', () => ok('POST', '/admin/v1/mcp/servers', { name: 'files', url: mcpServer.url })],
         ['DELETE /admin/v1/mcp/servers/:name', () => ok('DELETE', '/admin/v1/mcp/servers/files')],
         ['DELETE /admin/v1/cache', () => ok('DELETE', '/admin/v1/cache')],
+        ['POST /admin/v1/guardrails', () => ok('POST', '/admin/v1/guardrails', { name: 'audited-words', check: 'keywords', apply: { projects: ['audited'] }, options: { words: ['nightingale'] } })],
+        ['PATCH /admin/v1/guardrails/:name', () => ok('PATCH', '/admin/v1/guardrails/audited-words', { action: 'log' })],
+        ['DELETE /admin/v1/guardrails/:name', () => ok('DELETE', '/admin/v1/guardrails/audited-words')],
         ['POST /admin/v1/providers', () => {
           secrets.push(`sk-mistral-${'FAKEfake00'.repeat(3)}`);
           return ok('POST', '/admin/v1/providers', { name: 'mistral', kind: 'mistral', settings: { apiKey: secrets.at(-1) } });

@@ -20,18 +20,8 @@ export type { AgentGraphSchema, ConfigFieldSchema, NodeTypeSchema } from '../age
 export type { AgentRunResponse, TestTraceStep } from '../agents/run-response.js';
 export type { GraphIssue } from '../agents/graph/types.js';
 
-/** `GET /admin/v1/guardrails`: one guardrail of the config file (docs/admin-api.md#guardrails). */
-export interface GuardrailView {
-  name: string;
-  check: 'pii' | 'secrets' | 'regex' | 'keywords' | 'json_schema' | 'model' | 'webhook';
-  stage: ('input' | 'output')[];
-  action: 'block' | 'mask' | 'log';
-  on_error: 'closed' | 'open';
-  apply: { all: boolean; keys: string[]; projects: string[]; models: string[] };
-  window: number;
-  /** Where it is defined: the config file (guardrails are not written through the API). */
-  source: 'config';
-}
+/** `GET /admin/v1/guardrails`: one guardrail, the config file's or one defined through the admin API (docs/admin-api.md#guardrails). */
+export type { GuardrailEntryView as GuardrailView } from '../guardrails/stored.js';
 
 /** `POST /admin/v1/guardrails/:name/test`: one guardrail's verdict on a sample text. */
 export interface GuardrailDryRunView {

@@ -2,8 +2,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { credentialSpans } from '../redaction/index.js';
 import type { TextCheck } from './check-types.js';
 import { modelCheck } from './model-check.js';
+import { moderationCheck, type ModerationSource } from './moderation-check.js';
 import { findPii, withoutOverlaps, type Span } from './pii.js';
-import { GuardrailConfigError, type GuardrailCheckSpec } from './policy.js';
+import { fieldOf, GuardrailConfigError, type GuardrailCheckSpec } from './policy.js';
 import { WebhookCheck, type WebhookTransport } from './webhook.js';
 
 /**
@@ -17,6 +18,8 @@ import { WebhookCheck, type WebhookTransport } from './webhook.js';
 export interface CheckDependencies {
   env: Readonly<Record<string, string | undefined>>;
   webhookTransport?: WebhookTransport;
+  /** The providers' moderation endpoints (absent when the config is checked before the providers exist: the check then fails). */
+  moderation?: ModerationSource;
 }
 
 function escapeRegExp(text: string): string {
@@ -58,7 +61,7 @@ export function buildCheck(spec: GuardrailCheckSpec, field: string, dependencies
         try {
           return new RegExp(source, spec.options.caseSensitive ? 'g' : 'gi');
         } catch (error) {
-          throw new GuardrailConfigError(`invalid setting ${field}.options.patterns[${index}]: not a valid regular expression (${(error as Error).message})`);
+          throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.patterns[${index}]: not a valid regular expression (${(error as Error).message})`);
         }
       });
       return { kind: 'spans', maskable: true, find: (text) => withoutOverlaps(patterns.flatMap((pattern) => spansOf(pattern, text, 'match'))) };
@@ -68,7 +71,7 @@ export function buildCheck(spec: GuardrailCheckSpec, field: string, dependencies
       try {
         validate = new Ajv({ allErrors: false, strict: false }).compile(spec.options.schema);
       } catch (error) {
-        throw new GuardrailConfigError(`invalid setting ${field}.options.schema: not a JSON schema ajv compiles (${(error as Error).message})`);
+        throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.schema: not a JSON schema ajv compiles (${(error as Error).message})`);
       }
       return {
         kind: 'spans',
@@ -88,6 +91,8 @@ export function buildCheck(spec: GuardrailCheckSpec, field: string, dependencies
     }
     case 'model':
       return modelCheck(spec.options);
+    case 'moderation':
+      return moderationCheck(spec.options, dependencies.moderation);
     case 'webhook':
       return new WebhookCheck(spec.options, field, dependencies.env, dependencies.webhookTransport);
   }

@@ -1,4 +1,4 @@
-export { GUARDRAIL_CHECKS, GuardrailConfigError, GuardrailSchema, MODEL_CHECK_TASKS, PII_KINDS, parseGuardrails } from './policy.js';
+export { GUARDRAIL_CHECKS, GuardrailConfigError, GuardrailSchema, MODEL_CHECK_TASKS, PII_KINDS, parseGuardrail, parseGuardrails } from './policy.js';
 export type { GuardrailAction, GuardrailCheckName, GuardrailConfig, GuardrailPolicy, GuardrailStage, PiiKind } from './policy.js';
 export { buildCheck, maskSpans } from './checks.js';
 export type { CheckDependencies } from './checks.js';
@@ -13,3 +13,7 @@ export { SIGNATURE_HEADER, webhookSignature } from './webhook.js';
 export type { WebhookTransport } from './webhook.js';
 export { guardToolCall } from './tool-guard.js';
 export type { GuardedToolCall } from './tool-guard.js';
+export { GuardrailStore, StoredGuardrails } from './stored.js';
+export type { GuardrailEntryView, StoredGuardrailsOptions } from './stored.js';
+export type { GuardrailSource } from './service.js';
+export type { ModerationSource } from './moderation-check.js';

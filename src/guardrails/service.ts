@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/index.js';
 import type { CheckScope, CheckerAsk, SpanCheck, TextCheck, VerdictCheck } from './check-types.js';
 import { WebhookCheck } from './webhook.js';
 import { buildCheck, maskSpans, type CheckDependencies } from './checks.js';
-import { parseGuardrails, type GuardrailAction, type GuardrailConfig, type GuardrailPolicy, type GuardrailStage } from './policy.js';
+import { parseGuardrail, parseGuardrails, type GuardrailAction, type GuardrailConfig, type GuardrailPolicy, type GuardrailStage } from './policy.js';
 
 /** What a guardrail made of one stage of a call, as the request record keeps it: never what it matched. */
 export interface GuardrailVerdict {
@@ -43,18 +43,37 @@ export function blockedError(policy: GuardrailPolicy, stage: GuardrailStage, fai
   });
 }
 
+/** Where a guardrail is defined: the config file (read-only here) or the admin API (kept in the database). */
+export type GuardrailSource = 'config' | 'stored';
+
+/** A check that always fails: a stored guardrail this instance cannot build (a webhook key its environment lacks) blocks unless it fails open. */
+const UNBUILDABLE: TextCheck = {
+  kind: 'verdict',
+  maskable: false,
+  judge: () => Promise.reject(new Error('this instance could not build the check')),
+};
+
 /**
- * The guardrails of the gateway (docs/guardrails.md), built once at start-up from the config:
- * which are attached to a call, and running them on a stage's texts. Built-in checks are
- * synchronous and never see the network; a checker model or a webhook is asynchronous.
+ * The guardrails of the gateway (docs/guardrails.md): the config file's, built once at
+ * start-up, then those an administrator defined (src/guardrails/stored.ts), put and taken
+ * away live. The config file's run first, in file order, then the stored ones by name; a
+ * stored one may not take a config entry's name. Built-in checks are synchronous and never
+ * see the network; a checker model, a moderation endpoint or a webhook is asynchronous.
  */
 export class Guardrails {
-  private readonly active: ActiveGuardrail[];
+  private readonly configured: ActiveGuardrail[];
+  private readonly stored = new Map<string, ActiveGuardrail>();
+  /** What runs: the configured ones, then the stored ones by name; replaced whole on a change, so a call in flight keeps the list it read. */
+  private active: ActiveGuardrail[];
 
-  constructor(entries: readonly GuardrailConfig[], dependencies: CheckDependencies) {
+  constructor(
+    entries: readonly GuardrailConfig[],
+    private readonly dependencies: CheckDependencies,
+  ) {
     const checks = new Map<string, TextCheck>();
     const policies = parseGuardrails(entries, (policy, field) => checks.set(policy.name, buildCheck(policy, field, dependencies)));
-    this.active = policies.map((policy) => ({ policy, check: checks.get(policy.name)! }));
+    this.configured = policies.map((policy) => ({ policy, check: checks.get(policy.name)! }));
+    this.active = this.configured;
   }
 
   /** The service, or undefined when the config has no guardrail (the call path then does nothing for them). */
@@ -64,7 +83,12 @@ export class Guardrails {
 
   /** The catalog models the model-based guardrails call, with the config field naming each (checked at start-up). */
   get checkerModels(): { model: string; field: string }[] {
-    return this.active.flatMap(({ policy }, index) => (policy.check === 'model' ? [{ model: policy.options.model, field: `guardrails[${index}].options.model` }] : []));
+    return this.configured.flatMap(({ policy }, index) => (policy.check === 'model' ? [{ model: policy.options.model, field: `guardrails[${index}].options.model` }] : []));
+  }
+
+  /** The providers the moderation guardrails of the config call, with the field naming each (checked at start-up). */
+  get moderationProviders(): { provider: string; field: string }[] {
+    return this.configured.flatMap(({ policy }, index) => (policy.check === 'moderation' ? [{ provider: policy.options.provider, field: `guardrails[${index}].options.provider` }] : []));
   }
 
   /** Closes the webhooks' connections. */
@@ -72,14 +96,77 @@ export class Guardrails {
     await Promise.all(this.active.map(({ check }) => (check instanceof WebhookCheck ? check.close() : undefined)));
   }
 
+  /** Whether the config file defines a guardrail of this name. */
+  isConfigured(name: string): boolean {
+    return this.configured.some((guardrail) => guardrail.policy.name === name);
+  }
+
+  /**
+   * Parses and builds one entry as the admin API takes it (GuardrailSchema's shape, defaults
+   * filled): the same parser as the config file's, so a problem is a GuardrailConfigError
+   * naming the entry's field (`options.patterns[0]`). Builds nothing into what runs.
+   */
+  build(entry: GuardrailConfig): ActiveGuardrail {
+    let check: TextCheck | undefined;
+    const policy = parseGuardrail(entry, '', (parsed, field) => {
+      check = buildCheck(parsed, field, this.dependencies);
+    });
+    return { policy, check: check! };
+  }
+
+  /**
+   * Puts a stored entry into what runs (or replaces the one of its name). An entry this
+   * instance cannot build runs with a check that always fails, so a closed guardrail blocks
+   * rather than disappears; `unbuildable` is told why. False for a config entry's name.
+   */
+  putStored(entry: GuardrailConfig, unbuildable: (reason: string) => void): boolean {
+    if (this.isConfigured(entry.name)) return false;
+    let guardrail: ActiveGuardrail;
+    try {
+      guardrail = this.build(entry);
+    } catch (error) {
+      unbuildable((error as Error).message);
+      try {
+        guardrail = { policy: parseGuardrail(entry, '', () => undefined), check: UNBUILDABLE };
+      } catch {
+        // Not even its policy parses (written by another version): it cannot say what it attaches to.
+        this.removeStored(entry.name);
+        return true;
+      }
+    }
+    const earlier = this.stored.get(entry.name);
+    this.stored.set(entry.name, guardrail);
+    this.rebuild();
+    if (earlier?.check instanceof WebhookCheck) void earlier.check.close();
+    return true;
+  }
+
+  /** Takes a stored guardrail away from what runs. */
+  removeStored(name: string): void {
+    const earlier = this.stored.get(name);
+    if (earlier === undefined) return;
+    this.stored.delete(name);
+    this.rebuild();
+    if (earlier.check instanceof WebhookCheck) void earlier.check.close();
+  }
+
+  /** The names of the stored guardrails in force here. */
+  storedNames(): string[] {
+    return [...this.stored.keys()];
+  }
+
+  private rebuild(): void {
+    this.active = [...this.configured, ...[...this.stored.values()].sort((a, b) => (a.policy.name < b.policy.name ? -1 : 1))];
+  }
+
   /** The guardrail named, for a dry run. */
   named(name: string): ActiveGuardrail | undefined {
     return this.active.find((guardrail) => guardrail.policy.name === name);
   }
 
-  /** Every guardrail's policy, in config order. */
-  get policies(): GuardrailPolicy[] {
-    return this.active.map((guardrail) => guardrail.policy);
+  /** Every guardrail's policy in the order they run, with where it is defined. */
+  get policies(): (GuardrailPolicy & { source: GuardrailSource })[] {
+    return this.active.map((guardrail) => ({ ...guardrail.policy, source: this.stored.get(guardrail.policy.name) === guardrail ? ('stored' as const) : ('config' as const) }));
   }
 
   /**
@@ -101,7 +188,8 @@ export class Guardrails {
   attached(caller: GuardedCaller, model: string | null): ActiveGuardrail[] | null {
     let found: ActiveGuardrail[] | null = null;
     const key = caller?.kind === 'key' ? caller : null;
-    for (const guardrail of this.active) {
+    const active = this.active;
+    for (const guardrail of active) {
       const { apply } = guardrail.policy;
       const applies = apply.all || (model !== null && apply.models.has(model)) || (key !== null && (apply.keys.has(key.keyId) || apply.projects.has(key.projectId)));
       if (applies) (found ??= []).push(guardrail);

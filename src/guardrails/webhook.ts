@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Agent } from 'undici';
 import { AddressPolicy, AddressPolicyError, checkedLookup, literalAddressRefusal, type Resolver } from '../network/index.js';
 import type { CheckScope, VerdictCheck } from './check-types.js';
-import { GuardrailConfigError, type GuardrailCheckSpec } from './policy.js';
+import { fieldOf, GuardrailConfigError, type GuardrailCheckSpec } from './policy.js';
 
 /**
  * A webhook guardrail (docs/guardrails.md#webhooks): the stage's texts and the call's metadata
@@ -49,20 +49,20 @@ export class WebhookCheck implements VerdictCheck {
     try {
       this.url = new URL(options.url);
     } catch {
-      throw new GuardrailConfigError(`invalid setting ${field}.options.url: not a URL`);
+      throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.url: not a URL`);
     }
-    if (this.url.protocol !== 'https:') throw new GuardrailConfigError(`invalid setting ${field}.options.url: a webhook is called over https only`);
-    if (this.url.username !== '' || this.url.password !== '') throw new GuardrailConfigError(`invalid setting ${field}.options.url: put no credentials in the URL; the body is signed instead`);
+    if (this.url.protocol !== 'https:') throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.url: a webhook is called over https only`);
+    if (this.url.username !== '' || this.url.password !== '') throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.url: put no credentials in the URL; the body is signed instead`);
     try {
-      this.policy = new AddressPolicy(options.allowAddresses, `${field}.options.allowAddresses`);
+      this.policy = new AddressPolicy(options.allowAddresses, `${fieldOf(field, 'options')}.allowAddresses`);
     } catch (error) {
       if (error instanceof AddressPolicyError) throw new GuardrailConfigError(`invalid setting ${error.message}`);
       throw error;
     }
     const refusal = literalAddressRefusal(this.policy, this.url);
-    if (refusal !== null) throw new GuardrailConfigError(`invalid setting ${field}.options.url: ${refusal}; list it in allowAddresses to allow it`);
+    if (refusal !== null) throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.url: ${refusal}; list it in allowAddresses to allow it`);
     const secret = env[options.secretEnv];
-    if (secret === undefined || secret.length < 16) throw new GuardrailConfigError(`invalid setting ${field}.options.secretEnv: set the environment variable ${options.secretEnv} to the webhook's signing key (16 characters or more)`);
+    if (secret === undefined || secret.length < 16) throw new GuardrailConfigError(`invalid setting ${fieldOf(field, 'options')}.secretEnv: set the environment variable ${options.secretEnv} to the webhook's signing key (16 characters or more)`);
     this.secret = secret;
   }
 

@@ -445,6 +445,25 @@ export interface TranscriptionProvider {
 }
 
 /** One configured provider: a name and the capabilities it serves. */
+/** A text to classify with the provider's moderation model (a guardrail's `moderation` check). */
+export interface ModerationCall extends CallContext {
+  /** The provider's moderation model; absent: the provider's default. */
+  upstreamModel?: string;
+  input: string;
+}
+
+/** The provider's verdict on one text: flagged or not, and each category's flag and score (0 to 1). */
+export interface ModerationResult {
+  flagged: boolean;
+  categories: Record<string, boolean>;
+  scores: Record<string, number>;
+}
+
+/** A provider's own moderation endpoint: a classifier, not a chat model. */
+export interface ModerationProvider {
+  moderate(call: ModerationCall): Promise<ModerationResult>;
+}
+
 export interface Provider {
   readonly name: string;
   /** Whether a remote (http/https) image URL can be passed to its chat models. */
@@ -460,4 +479,6 @@ export interface Provider {
   readonly images?: ImageProvider;
   readonly speech?: SpeechProvider;
   readonly transcription?: TranscriptionProvider;
+  /** A moderation endpoint (absent for most providers). */
+  readonly moderation?: ModerationProvider;
 }

@@ -10,7 +10,7 @@ import type { ProviderInstances } from '../provider-instances/index.js';
 import type { LiveSettings } from '../live-settings/index.js';
 import type { Limiter } from '../limits/index.js';
 import type { ModelCalls } from '../calls/index.js';
-import type { Guardrails } from '../guardrails/index.js';
+import type { Guardrails, StoredGuardrails } from '../guardrails/index.js';
 import type { AgentServices } from '../agents/index.js';
 import type { KeySpendView, LogStore, LogWriter, OverviewView, ProviderRecentView, RefusalSummary, SizeCapJob } from '../logs/index.js';
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -58,6 +58,8 @@ export interface GatewayContext {
   readonly calls: ModelCalls;
   /** The configured guardrails (docs/guardrails.md); undefined when there are none. */
   readonly guardrails: Guardrails | undefined;
+  /** The guardrails defined through the admin API (docs/guardrails.md#guardrails-defined-in-the-dashboard). */
+  readonly storedGuardrails: StoredGuardrails;
   /** The response cache (docs/caching.md): its lookups happen on the call path; here for clearing it. */
   readonly cache: ResponseCache;
   /** Applies the config file's `routing` list (SIGHUP, a changed file) with the entries set live under it; throws a ConfigError naming the field when it is invalid. */

@@ -28,7 +28,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
-import { Guardrails, type WebhookTransport } from '../guardrails/index.js';
+import { GuardrailConfigError, Guardrails, GuardrailStore, StoredGuardrails, type WebhookTransport } from '../guardrails/index.js';
 import { configuredEntries, ProviderInstances, ProviderInstanceStore } from '../provider-instances/index.js';
 import { LiveSettings, LiveSettingsStore } from '../live-settings/index.js';
 import { standbyWhileWaiting } from './standby.js';
@@ -220,18 +220,47 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     await whenStorageAnswers(() => liveSettings.start(), waiting);
     const applyRouting = (entries: readonly RoutingEntry[]) => liveSettings.applyConfigRouting(entries);
     const observer = finishedRequestObserver({ catalog, metrics: accounting.metrics, tracing, warn: (fields, message) => logger.warn(fields, message) });
-    const guardrails = Guardrails.fromConfig(config.guardrails, { env: options.env ?? process.env, ...(options.guardrailWebhooks !== undefined ? { webhookTransport: options.guardrailWebhooks } : {}) });
-    if (guardrails !== undefined) {
-      shutdownTasks.push(() => guardrails.close());
-      // A model guardrail names a chat model of the catalog: one that is not stops start-up.
-      for (const { model, field } of guardrails.checkerModels) {
-        try {
-          catalog.resolve(model, { mode: 'chat', param: 'model' });
-        } catch (error) {
-          throw new ConfigError(`invalid setting ${field}: "${model}" is not a chat model of the catalog (${(error as Error).message})`);
-        }
+    // Always built: guardrails defined through the admin API may come at any time (none attached costs a loop over none).
+    const guardrails = new Guardrails(config.guardrails, {
+      env: options.env ?? process.env,
+      ...(options.guardrailWebhooks !== undefined ? { webhookTransport: options.guardrailWebhooks } : {}),
+      moderation: (provider) => providers.get(provider).moderation,
+    });
+    shutdownTasks.push(() => guardrails.close());
+    const checkerModelProblem = (model: string): string | null => {
+      try {
+        catalog.resolve(model, { mode: 'chat', param: 'model' });
+        return null;
+      } catch (error) {
+        return `"${model}" is not a chat model of the catalog (${(error as Error).message})`;
       }
+    };
+    const moderationProblem = (provider: string): string | null => {
+      if (providers.state(provider) === 'absent') return `"${provider}" is not a provider of this gateway`;
+      return providers.state(provider) === 'callable' && providers.get(provider).moderation === undefined ? `the provider "${provider}" has no moderation endpoint` : null;
+    };
+    // A model guardrail names a chat model of the catalog, a moderation one a provider with the endpoint: one that does not stops start-up.
+    for (const { model, field } of guardrails.checkerModels) {
+      const problem = checkerModelProblem(model);
+      if (problem !== null) throw new ConfigError(`invalid setting ${field}: ${problem}`);
     }
+    for (const { provider, field } of guardrails.moderationProviders) {
+      const problem = moderationProblem(provider);
+      if (problem !== null) throw new ConfigError(`invalid setting ${field}: ${problem}`);
+    }
+    const storedGuardrails = new StoredGuardrails({
+      store: new GuardrailStore(storage.db),
+      guardrails,
+      announcements: keyPropagation,
+      checkReferences: (entry) => {
+        const options = entry.options as { model?: unknown; provider?: unknown };
+        const problem =
+          entry.check === 'model' ? checkerModelProblem(String(options.model)) : entry.check === 'moderation' ? moderationProblem(String(options.provider)) : null;
+        if (problem !== null) throw new GuardrailConfigError(`invalid setting options.${entry.check === 'model' ? 'model' : 'provider'}: ${problem}`);
+      },
+      logger,
+    });
+    await whenStorageAnswers(() => storedGuardrails.start(), waiting);
     const cacheStore = await createCacheStore({
       redisUrl: config.redisUrl,
       keyPrefix: `${config.limits.redisKeyPrefix}cache:`,
@@ -324,6 +353,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       tracing,
       calls,
       guardrails,
+      storedGuardrails,
       cache,
       keyring,
       vetting,

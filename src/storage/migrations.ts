@@ -416,6 +416,20 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
           .execute();
       },
     },
+    '0062-guardrails': {
+      async up(db: Kysely<unknown>) {
+        // Guardrails an administrator defined (docs/guardrails.md#guardrails-defined-in-the-dashboard):
+        // each entry as the config file's guardrails[] takes it, as JSON. A webhook's key is the
+        // name of an environment variable, so nothing secret is kept here.
+        await db.schema
+          .createTable('guardrails')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('definition', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
     '0051-dashboard-sso': {
       async up(db: Kysely<unknown>) {
         // Dashboard accounts signed in through OpenID Connect (docs/security.md#single-sign-on):

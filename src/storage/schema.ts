@@ -317,6 +317,16 @@ export interface Database {
   audit_log: AuditLogTable;
   provider_instances: ProviderInstancesTable;
   live_settings: LiveSettingsTable;
+  guardrails: GuardrailsTable;
+}
+
+/** A guardrail an administrator defined: its config-file entry (guardrails[]) as JSON. */
+export interface GuardrailsTable {
+  name: string;
+  /** JSON: the entry as the config file takes it, defaults filled in; a webhook's key by its variable's name only. */
+  definition: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** A catalog model, alias or routing entry an administrator set: `scope` says which, `name` is its id. */

@@ -3,7 +3,7 @@
  * API reference: `chat.completion` JSON, `chat.completion.chunk` SSE frames ending with
  * `data: [DONE]`, the usage-only chunk (`choices: []`) of `stream_options.include_usage`,
  * the Responses API (openai-responses.ts), embeddings lists, image data (`b64_json` / `url`),
- * speech bytes, transcription JSON/text,
+ * speech bytes, transcription JSON/text, moderation results (`POST /v1/moderations`),
  * and error bodies `{"error": {"message", "type", "param", "code"}}` with their statuses.
  */
 import type { ServerResponse } from 'node:http';
@@ -458,6 +458,44 @@ function compactAnswer(request: RecordedRequest, response: ServerResponse): void
   });
 }
 
+/**
+ * `POST /v1/moderations` as the API reference's example answers it (omni-moderation-latest):
+ * one result for a string input, one per string of a list. A text with "kill" in it is
+ * flagged with the reference example's scores; any other text gets low scores, flagged nowhere.
+ */
+const MODERATION_FLAGGED_SCORES: Record<string, number> = {
+  harassment: 0.8189693396524255,
+  'harassment/threatening': 0.804985420696006,
+  sexual: 1.573112165348997e-6,
+  hate: 0.007562942636942845,
+  'hate/threatening': 0.004208854591835476,
+  illicit: 0.030535955153511665,
+  'illicit/violent': 0.008925306722380033,
+  'self-harm/intent': 0.00023023930975076432,
+  'self-harm/instructions': 0.0002293869201073356,
+  'self-harm': 0.012598046106750154,
+  'sexual/minors': 2.212566909570261e-8,
+  violence: 0.9999992735124786,
+  'violence/graphic': 0.843064871157054,
+};
+const MODERATION_IMAGE_CATEGORIES = new Set(['sexual', 'self-harm/intent', 'self-harm/instructions', 'self-harm', 'violence', 'violence/graphic']);
+
+function moderationAnswer(request: RecordedRequest, response: ServerResponse): void {
+  const body = request.json as { model?: string; input: unknown };
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  const results = inputs.map((input) => {
+    const flagged = /\bkill/i.test(String(input));
+    const scores = Object.fromEntries(Object.entries(MODERATION_FLAGGED_SCORES).map(([category, score]) => [category, flagged ? score : score / 1000]));
+    return {
+      flagged,
+      categories: Object.fromEntries(Object.entries(scores).map(([category, score]) => [category, score > 0.5])),
+      category_scores: scores,
+      category_applied_input_types: Object.fromEntries(Object.keys(scores).map((category) => [category, MODERATION_IMAGE_CATEGORIES.has(category) ? ['text', 'image'] : ['text']])),
+    };
+  });
+  sendJson(response, 200, { id: 'modr-0d9740456c391e43c445bf0f010940c7', model: body.model ?? 'omni-moderation-latest', results }, {}, 2);
+}
+
 /** Starts the fake on loopback; point the gateway at `${fake.server.url}/v1`. */
 export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<OpenAIFake> {
   const base = options.basePath ?? '/v1';
@@ -499,6 +537,7 @@ export async function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<
   route('/images/generations', imagesAnswer);
   route('/audio/speech', speechAnswer);
   route('/audio/transcriptions', transcriptionAnswer);
+  route('/moderations', moderationAnswer);
   return {
     server,
     scriptChat(script) {

@@ -264,6 +264,9 @@ export const adminApi = {
   guardrails: {
     list: () => request<{ data: GuardrailView[] }>('GET', '/guardrails'),
     test: (name: string, input: { text: string; stage: 'input' | 'output' }) => request<GuardrailDryRunView>('POST', `/guardrails/${encodeURIComponent(name)}/test`, input),
+    create: (entry: Record<string, unknown>) => request<GuardrailView>('POST', '/guardrails', entry),
+    update: (name: string, entry: Record<string, unknown>) => request<GuardrailView>('PATCH', `/guardrails/${encodeURIComponent(name)}`, entry),
+    remove: (name: string) => request<void>('DELETE', `/guardrails/${encodeURIComponent(name)}`),
   },
   mcpServers: {
     list: () => request<{ data: McpServerView[] }>('GET', '/mcp/servers'),

@@ -21,6 +21,8 @@ export interface OpenAICompatibleConfig {
    * translated to chat completions.
    */
   servesResponses?: boolean;
+  /** Whether the server has OpenAI's moderation endpoint (`POST /moderations`): OpenAI itself only. */
+  servesModeration?: boolean;
   /** The URL of an endpoint for a model, when the server puts the model in the path (Azure's deployments); default base URL + path. */
   urlOf?: (path: string, upstreamModel: string) => string;
   /** Credential headers instead of `Authorization: Bearer <apiKey>` (Azure's `api-key`). */

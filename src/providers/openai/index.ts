@@ -4,6 +4,7 @@ import { OpenAICompatibleChat } from './chat.js';
 import { OpenAICompatibleClient, type OpenAICompatibleConfig } from './client.js';
 import { OpenAICompatibleEmbeddings } from './embeddings.js';
 import { OpenAICompatibleImages } from './images.js';
+import { OpenAIModerations } from './moderations.js';
 import { OpenAIResponses } from './responses.js';
 import { OpenAICompatibleSpeech } from './speech.js';
 import { OpenAICompatibleTranscription } from './transcription.js';
@@ -30,6 +31,7 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
     images: new OpenAICompatibleImages(client),
     speech: new OpenAICompatibleSpeech(client),
     transcription: new OpenAICompatibleTranscription(client),
+    ...(config.servesModeration === true ? { moderation: new OpenAIModerations(client) } : {}),
   };
 }
 
@@ -38,5 +40,5 @@ export const openaiProvider: ProviderDescriptor<'openai', 'openai', KeyAndBaseUr
   name: 'openai',
   owner: 'openai',
   ...keyAndBaseUrlDescriptor('https://api.openai.com/v1', 'OPENAI_API_KEY', 'OPENAI_BASE_URL'),
-  create: ({ name, settings, http }) => createOpenAICompatibleProvider({ name, ...settings, http, servesResponses: true, takesTopK: false, ownTokenizer: true }),
+  create: ({ name, settings, http }) => createOpenAICompatibleProvider({ name, ...settings, http, servesResponses: true, servesModeration: true, takesTopK: false, ownTokenizer: true }),
 };

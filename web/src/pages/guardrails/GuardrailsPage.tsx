@@ -1,14 +1,16 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { GuardrailView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
+import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { GuardrailForm } from './GuardrailForm';
 import { SelectField } from '../../components/SelectField';
 
 /**
  * The gateway's guardrails (docs/guardrails.md): each with its check, stages, action and what
- * it is attached to, and a dry run of one on a sample text. Guardrails are defined in the
- * config file only, so the page shows them read-only with that source.
+ * it is attached to, where it is defined, a form to define, edit and delete those stored by the
+ * gateway, and a dry run of one on a sample text. The config file's are shown read-only.
  */
 
 const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
@@ -73,16 +75,25 @@ function DryRun({ guardrails }: { guardrails: GuardrailView[] }) {
 }
 
 export function GuardrailsPage() {
+  const queryClient = useQueryClient();
   const list = useQuery({ queryKey: ['guardrails'], queryFn: () => adminApi.guardrails.list() });
   const guardrails = list.data?.data;
+  const [editing, setEditing] = useState<GuardrailView | null>(null);
+  // A new form after each save, so its fields start afresh.
+  const [formKey, setFormKey] = useState(0);
+  const saved = async () => {
+    setEditing(null);
+    setFormKey((key) => key + 1);
+    await queryClient.invalidateQueries({ queryKey: ['guardrails'] });
+  };
   return (
     <section aria-labelledby="guardrails-title">
       <div className="page-head">
         <h1 id="guardrails-title">Guardrails</h1>
       </div>
       <p className="muted">
-        Checks the gateway runs before and after model calls and MCP tool calls. They are defined in the config file (<code>guardrails</code>); change them there and reload the
-        gateway.
+        Checks the gateway runs before and after model calls and MCP tool calls. Those defined here apply to new calls on every instance within about a second; those of the
+        config file (<code>guardrails</code>) run first and are changed there.
       </p>
       <ErrorAlert message={list.isError ? messageOf(list.error) : null} />
       <table>
@@ -96,12 +107,15 @@ export function GuardrailsPage() {
             <th scope="col">On error</th>
             <th scope="col">Attached to</th>
             <th scope="col">From</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
           {guardrails?.length === 0 && (
             <tr>
-              <td colSpan={7}>No guardrails are configured.</td>
+              <td colSpan={8}>No guardrails yet.</td>
             </tr>
           )}
           {guardrails?.map((guardrail) => (
@@ -114,12 +128,42 @@ export function GuardrailsPage() {
               <td>{guardrail.action}</td>
               <td>{guardrail.on_error === 'closed' ? 'block (closed)' : 'let through (open)'}</td>
               <td>{attachedTo(guardrail.apply)}</td>
-              <td>config file</td>
+              <td>{guardrail.source === 'config' ? 'config file' : 'dashboard'}</td>
+              <td>
+                {!guardrail.read_only && (
+                  <>
+                    <button type="button" className="secondary" aria-label={`Edit ${guardrail.name}`} onClick={() => setEditing(guardrail)}>
+                      Edit
+                    </button>{' '}
+                    <ConfirmButton
+                      label={`Delete ${guardrail.name}`}
+                      title={`Delete the guardrail ${guardrail.name}?`}
+                      description="New calls stop being checked by it on every instance within about a second."
+                      confirmLabel="Delete"
+                      danger
+                      onConfirm={async () => {
+                        await adminApi.guardrails.remove(guardrail.name);
+                        if (editing?.name === guardrail.name) setEditing(null);
+                        await queryClient.invalidateQueries({ queryKey: ['guardrails'] });
+                      }}
+                    />
+                  </>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {guardrails !== undefined && guardrails.length > 0 && <DryRun guardrails={guardrails} />}
+      <GuardrailForm
+        key={editing === null ? `new-${formKey}` : `edit-${editing.name}`}
+        editing={editing}
+        onSave={async (entry) => {
+          await (editing === null ? adminApi.guardrails.create(entry) : adminApi.guardrails.update(editing.name, entry));
+          await saved();
+        }}
+        onCancel={() => setEditing(null)}
+      />
+      {guardrails !== undefined && guardrails.length > 0 && <DryRun key={guardrails.map((guardrail) => guardrail.name).join(',')} guardrails={guardrails} />}
     </section>
   );
 }
