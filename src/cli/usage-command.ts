@@ -16,6 +16,7 @@ function groupOf(grouping: UsageGrouping, row: UsageView, names: ReadonlyMap<str
   if (grouping === 'day') return orDash(row.day ?? null);
   if (grouping === 'model') return orDash(row.model ?? null);
   if (grouping === 'project') return orDash(row.project_id ?? null);
+  if (grouping === 'end_user') return orDash(row.end_user ?? null);
   return keyLabel(row.key_id, names);
 }
 

@@ -134,7 +134,7 @@ export function parseCursor(value: string | undefined): LogCursor | undefined {
 }
 
 /** The groupings of usage, in the order help texts list them. */
-export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project'];
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project', 'end_user'];
 
 export function parseGrouping(value: string | undefined): UsageGrouping {
   if (value === undefined) return 'day';

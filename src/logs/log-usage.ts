@@ -40,7 +40,9 @@ export async function usageOf(db: Kysely<Database>, grouping: UsageGrouping, fil
         ? sql`coalesce(resolved_model, requested_model)`
         : grouping === 'key'
           ? sql`coalesce(key_id, null)`
-          : sql`coalesce(project_id, null)`;
+          : grouping === 'end_user'
+            ? sql`coalesce(end_user, null)`
+            : sql`coalesce(project_id, null)`;
   const rows = await restrict(db.selectFrom('request_logs'), filter, access)
     .select([
       group.as('group_value'),

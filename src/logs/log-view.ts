@@ -7,7 +7,7 @@ import type { UsageGrouping } from './types.js';
 /** The columns a view shows as they are stored (their types are the table's). */
 type ShownAsStored =
   | 'request_id' | 'endpoint' | 'mode' | 'platform' | 'key_id' | 'project_id' | 'fingerprint' | 'requested_model' | 'resolved_model' | 'provider'
-  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds' | 'provider_request_id' | 'agent';
+  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds' | 'provider_request_id' | 'agent' | 'end_user';
 
 /** A log record as the admin API and the CLI show it (list pages). */
 export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
@@ -47,6 +47,7 @@ export function toSummaryView(row: LogSummaryRow): LogSummaryView {
     provider: row.provider,
     provider_request_id: row.provider_request_id,
     agent: row.agent,
+    end_user: row.end_user ?? null,
     status: row.status,
     error_code: row.error_code,
     latency_ms: row.latency_ms,
@@ -84,6 +85,7 @@ export interface UsageView {
   model?: string | null;
   key_id?: string | null;
   project_id?: string | null;
+  end_user?: string | null;
   requests: number;
   errors: number;
   prompt_tokens: number;
@@ -107,7 +109,9 @@ export function toUsageView(grouping: UsageGrouping, row: UsageRow): UsageView {
         ? { model: row.group === null ? null : String(row.group) }
         : grouping === 'key'
           ? { key_id: row.group === null ? null : String(row.group) }
-          : { project_id: row.group === null ? null : String(row.group) };
+          : grouping === 'end_user'
+            ? { end_user: row.group === null ? null : String(row.group) }
+            : { project_id: row.group === null ? null : String(row.group) };
   return {
     ...group,
     requests: row.requests,
