@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { parseWholeNumber } from './arguments.js';
 import { registerAgentsCommand } from './agents-command.js';
 import { registerAuditCommand } from './audit-command.js';
+import { registerBudgetsCommand } from './budgets-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerProvidersCommand } from './providers-command.js';
 import { registerLogsCommand } from './logs-command.js';
@@ -58,6 +59,7 @@ registerUsersCommand(program);
 registerStatusCommand(program);
 registerCacheCommand(program);
 registerAuditCommand(program);
+registerBudgetsCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.
