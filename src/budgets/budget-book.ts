@@ -25,6 +25,8 @@ export class BudgetBook {
   private teams = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | null = null;
+  /** Per budget, the period and version its counters were last seeded for: a refresh seeds only what changed. */
+  private readonly seeded = new Map<string, string>();
 
   constructor(
     private readonly store: BudgetStore,
@@ -73,6 +75,9 @@ export class BudgetBook {
     const seeds: BudgetSeed[] = [];
     for (const budget of budgets) {
       const span = periodAt(budget.period, budget.resetTz, now);
+      const version = `${span.id} ${budget.updatedAt}`;
+      if (this.seeded.get(budget.id) === version) continue;
+      this.seeded.set(budget.id, version);
       const spent = await this.store.spentIn(budget, span, budget.level === 'end_user' ? this.storedEndUsers(budget.target) : []);
       seeds.push({ budgetId: budget.id, periodId: span.id, resetsAt: span.end, tokens: spent.tokens, costMicroUsd: spent.costMicroUsd });
     }
