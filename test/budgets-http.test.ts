@@ -182,3 +182,43 @@ describe('budgets over HTTP', () => {
     }
   });
 });
+
+describe('budget periods over HTTP with a set clock', () => {
+  let fake: OpenAIFake;
+  let gateway: TestGateway;
+  let now = Date.parse('2026-12-06T22:30:00Z'); // Sunday, 23:30 in Berlin
+
+  before(async () => {
+    fake = await startOpenAIFake();
+    fake.server.on('POST /v1/chat/completions', (_request, response) => sendCompletion(response));
+    gateway = await startTestGateway({ env: { ...UPSTREAM, OPENAI_BASE_URL: `${fake.server.url}/v1` }, budgetClock: () => now });
+  });
+  after(async () => {
+    await gateway.close();
+    await fake.close();
+  });
+
+  test('a weekly budget refuses until Monday 00:00 in its time zone, then admits again; its reset is named in that zone', async () => {
+    const key = await gateway.createKey();
+    const created = await gateway.admin('POST', '/admin/v1/budgets', { level: 'project', target: 'default', tokens: 10, period: 'week', reset_tz: 'Europe/Berlin' });
+    assert.equal(created.status, 201);
+    const chat = async () => {
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(CHAT),
+      });
+      return { status: response.status, body: (await response.json()) as ErrorBody };
+    };
+    assert.equal((await chat()).status, 200);
+    const refused = await chat();
+    assert.equal(refused.body.error.code, 'budget_exceeded');
+    assert.match(refused.body.error.message, /It resets at 2026-12-07 00:00 Europe\/Berlin\./);
+
+    now = Date.parse('2026-12-06T23:00:00Z'); // Monday 00:00 in Berlin: a new week
+    assert.equal((await chat()).status, 200);
+    assert.equal((await chat()).body.error.code, 'budget_exceeded');
+    const listed = (await gateway.admin('GET', '/admin/v1/budgets')).body.data[0];
+    assert.deepEqual([listed.spent.period, listed.spent.tokens, listed.spent.resets_at], ['W2026-12-07', 10, '2026-12-13T23:00:00.000Z']);
+  });
+});

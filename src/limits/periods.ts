@@ -6,7 +6,7 @@
 export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
 
 export interface PeriodSpan {
-  /** Names the period: `2026-12-02`, `2026-W2026-11-30`, `2026-12`, `total`; counters are kept per id. */
+  /** Names the period: `2026-12-02`, `W2026-11-30` (its Monday), `2026-12`, `total`; counters are kept per id. */
   id: string;
   /** Epoch ms of its first instant (0 for `total`). */
   start: number;
