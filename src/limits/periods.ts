@@ -115,9 +115,22 @@ export function periodAt(period: BudgetPeriod, timeZone: string, at: number): Pe
   return span;
 }
 
+const resetTexts = new Map<string, string>();
+
 /** When a period ends, as the refusal and the alerts say it: `2026-12-03 00:00 Europe/Berlin`. */
 export function describeReset(end: number | null, timeZone: string): string {
   if (end === null) return 'never (a total budget)';
+  // Asked on every admission under a budget: formatted once per period end and zone.
+  const cacheKey = `${end} ${timeZone}`;
+  const cached = resetTexts.get(cacheKey);
+  if (cached !== undefined) return cached;
+  if (resetTexts.size > 1000) resetTexts.clear();
+  const text = formatReset(end, timeZone);
+  resetTexts.set(cacheKey, text);
+  return text;
+}
+
+function formatReset(end: number, timeZone: string): string {
   const local = localParts(timeZone, end);
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${local.year}-${pad(local.month)}-${pad(local.day)} ${pad(local.hour)}:${pad(local.minute)} ${timeZone}`;
