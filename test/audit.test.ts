@@ -168,6 +168,13 @@ for (const backend of STORAGE_BACKENDS) {
         ['DELETE /admin/v1/models/aliases/:alias', () => ok('DELETE', '/admin/v1/models/aliases/quick')],
         ['PUT /admin/v1/routing/:model', () => ok('PUT', '/admin/v1/routing/gpt-4o', { retries: 2 })],
         ['DELETE /admin/v1/routing/:model', () => ok('DELETE', '/admin/v1/routing/gpt-4o')],
+        ['POST /admin/v1/budgets', async () => {
+          const answer = await ok('POST', '/admin/v1/budgets', { level: 'project', target: 'audited', usd: 10, period: 'month' });
+          state.budget = answer.body.id;
+          return answer;
+        }],
+        ['PATCH /admin/v1/budgets/:id', () => ok('PATCH', `/admin/v1/budgets/${state.budget}`, { usd: 20 })],
+        ['DELETE /admin/v1/budgets/:id', () => ok('DELETE', `/admin/v1/budgets/${state.budget}`)],
         ['POST /admin/v1/keys/:id/revoke', () => ok('POST', `/admin/v1/keys/${state.key}/revoke`)],
         ['POST /admin/v1/projects/:id/keys/revoke', () => ok('POST', '/admin/v1/projects/audited/keys/revoke')],
         ['DELETE /admin/v1/session', () => ok('DELETE', '/admin/v1/session', undefined, { cookie: state.cookie!, 'x-csrf-token': state.csrf! })],

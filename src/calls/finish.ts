@@ -32,6 +32,8 @@ export interface CallState {
   toolCalls: readonly { after: number; record: ToolCallRecord }[];
   dropped: readonly string[];
   agent: string | null;
+  /** The end user as the log keeps it (hashed when the project says so). */
+  endUser: string | null;
   extra: Record<string, unknown> | null;
   admission: Admission | null;
   /** The request's use of the response cache; null when no policy applied. */
@@ -184,6 +186,7 @@ export function finishedRequest(state: CallState, end: RequestEnd, settlementFai
     droppedFields: state.dropped,
     upstreamLatencyMs,
     agent: state.agent,
+    endUser: state.endUser,
     extra: state.extra,
     ...(state.cache === null ? {} : { cache: state.cache }),
   };

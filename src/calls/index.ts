@@ -1,5 +1,5 @@
 export { ModelCalls } from './model-calls.js';
-export type { CallRequest } from './model-calls.js';
+export type { CallBudgets, CallRequest } from './model-calls.js';
 export { CheckedCall } from './checked-call.js';
 export type { Capability, CallTarget, ProviderCall, UpstreamAttempt } from './checked-call.js';
 export { RequestCall } from './request-call.js';

@@ -3,7 +3,7 @@ import { isPriced, type Catalog, type ModelMode, type ResolvedModel } from '../c
 import { GatewayError, withArticle } from '../errors/index.js';
 import type { UpstreamObjectKind, UpstreamObjectRef } from '../formats/index.js';
 import { assertModelAllowed, projectOf, type Principal } from '../keys/index.js';
-import { heldTo, type Admission, type Limiter, type UsageEstimate } from '../limits/index.js';
+import { heldTo, type Admission, type BudgetHold, type Limiter, type UsageEstimate } from '../limits/index.js';
 import type { MediaSummary } from '../logs/index.js';
 import type { Provider } from '../model-api/index.js';
 import type { Router, RouteTarget } from '../routing/index.js';
@@ -38,6 +38,15 @@ export interface CallRequest<C extends Capability> {
   guarded?: boolean;
 }
 
+/** The budgets above each request (src/budgets), as the call path asks for them. */
+export interface CallBudgets {
+  holdsFor(principal: Principal, endUser: string | null): BudgetHold[];
+  /** Told after a request under `holds` settled (alerts). Never rejects. */
+  settled(holds: readonly BudgetHold[]): Promise<void>;
+  /** An end user's id as a project that hashes them keeps it. */
+  hashed(endUser: string): string;
+}
+
 /** Where a checked call's facts go in its request's record as it is checked. */
 export interface CheckedFacts {
   requested(model: string): void;
@@ -62,6 +71,7 @@ export class ModelCalls {
     private readonly guardrails?: Guardrails,
     private readonly cache?: ResponseCache,
     readonly policies: ProjectPolicies = new ProjectPolicies(),
+    private readonly budgets?: CallBudgets,
   ) {
     if (observer !== undefined) this.observers.push(observer);
   }
@@ -185,9 +195,34 @@ export class ModelCalls {
     );
   }
 
-  /** Reserves the estimate against the principal's limits (a 429 when nothing is left). */
-  reserve(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    return this.limiter.admit(principal, estimate);
+  /**
+   * Reserves the estimate against the principal's limits and every budget above the request
+   * (its key, project, team and end user): one reservation, a 429 when anything has nothing left.
+   */
+  reserve(principal: Principal, estimate: UsageEstimate, endUser: string | null = null): Promise<Admission> {
+    return this.admitWithBudgets(principal, estimate, endUser);
+  }
+
+  /** The end user's id as the request log keeps it: hashed when the key's project says so. */
+  storedEndUser(principal: Principal | null, endUser: string): string {
+    if (principal === null || principal.kind !== 'key' || this.budgets === undefined) return endUser;
+    return this.policies.of(principal.projectId).hashEndUsers ? this.budgets.hashed(endUser) : endUser;
+  }
+
+  private async admitWithBudgets(principal: Principal, estimate: UsageEstimate, endUser: string | null): Promise<Admission> {
+    const holds = this.budgets?.holdsFor(principal, endUser) ?? [];
+    const admission = await this.limiter.admit(principal, estimate, holds);
+    if (holds.length === 0 || this.budgets === undefined) return admission;
+    const budgets = this.budgets;
+    // Once settled, what the budgets spent may have reached an alert threshold.
+    return {
+      headers: admission.headers,
+      reserved: admission.reserved,
+      settle: async (actual) => {
+        await admission.settle(actual);
+        void budgets.settled(holds);
+      },
+    };
   }
 
   /**
@@ -196,8 +231,8 @@ export class ModelCalls {
    * as the request runs each reserve before they are made, so neither a long run nor
    * concurrent runs overshoot a cap.
    */
-  reserveCaps(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    return this.limiter.admit(heldTo(principal, 'caps'), estimate);
+  reserveCaps(principal: Principal, estimate: UsageEstimate, endUser: string | null = null): Promise<Admission> {
+    return this.admitWithBudgets(heldTo(principal, 'caps'), estimate, endUser);
   }
 }
 

@@ -5,7 +5,7 @@ import type { Tracing } from '../telemetry/index.js';
 import type { FinishedRequestObserver } from './request-call.js';
 import type { GuardrailVerdict } from '../guardrails/index.js';
 
-const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'daily_token_cap_exceeded', 'monthly_cost_cap_exceeded']);
+const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'daily_token_cap_exceeded', 'monthly_cost_cap_exceeded', 'budget_exceeded']);
 
 export interface ObserverParts {
   catalog: Pick<Catalog, 'get'>;

@@ -6,6 +6,7 @@ import { estimateTokens, type Admission, type UsageEstimate } from '../limits/in
 import type { AttemptRecord, CacheRecord, Caller, FinishedRequest, LoggedErrorCode, MediaSummary, RecordMode, ToolCallRecord } from '../logs/index.js';
 import type { UpstreamObjectRef } from '../formats/index.js';
 import type { TokenUsage } from '../model-api/index.js';
+import { endUserOf } from '../budgets/index.js';
 import { guardrailsHeader, type GuardrailVerdict } from '../guardrails/index.js';
 import type { CallEntry, CallLedger, Capability, CheckedCall, ProviderCall } from './checked-call.js';
 import { costOfEntries, finishedRequest, settlementOfEntries, type CallState } from './finish.js';
@@ -19,6 +20,8 @@ export interface RequestStart {
   /** The caller's X-Platform-ID, cleaned. */
   platform: string | null;
   startedAt: number;
+  /** The caller's X-End-User-ID header (decisions §15); the body's end-user field counts when it is absent. */
+  endUserHeader?: string | string[] | undefined;
 }
 
 /** How the response of a request ended, as the HTTP layer saw it. */
@@ -108,7 +111,14 @@ export class RequestCall implements CallLedger {
     this.startedAt = start.startedAt;
     this.endpoint = start.endpoint;
     this.platform = start.platform;
+    this.endUser = endUserOf(start.endUserHeader, undefined);
   }
+
+  /**
+   * The end user the request names (decisions §15): its X-End-User-ID header, else its body's
+   * field, read once when the route describes the request, before anything is reserved.
+   */
+  endUser: string | null;
 
   /** The mode the request is logged under (null until its route said). */
   get mode(): RecordMode | null {
@@ -129,6 +139,7 @@ export class RequestCall implements CallLedger {
   describe(facts: RequestFacts): void {
     this.recordMode = facts.mode;
     this.requestPayload = facts.payload;
+    this.endUser ??= endUserOf(undefined, facts.payload);
     if (facts.streaming !== undefined) this.streaming = facts.streaming;
     if (facts.agent !== undefined) this.agentSlug = facts.agent;
   }
@@ -267,7 +278,7 @@ export class RequestCall implements CallLedger {
     // Every model the request checked is one it may call: each must be one the caps can price
     // (a request that costs nothing by its nature, a token count, is not held to it).
     if (estimate.costUsd !== 0) this.calls.assertPriced(principal, this.checkedCalls);
-    const admission = await this.calls.reserve(principal, estimate);
+    const admission = await this.calls.reserve(principal, estimate, this.endUser);
     this.admission = admission;
     return admission;
   }
@@ -295,7 +306,7 @@ export class RequestCall implements CallLedger {
   ): Promise<{ result: R; usage: TokenUsage | null; costMicroUsd: number | null }> {
     this.principal ??= principal;
     this.calls.assertPriced(principal, [call as CheckedCall<Capability>]);
-    const reservation = await this.calls.reserveCaps(principal, estimate);
+    const reservation = await this.calls.reserveCaps(principal, estimate, this.endUser);
     call.reserved(estimate);
     let entry: CallEntry | undefined;
     const own = () => (entry === undefined ? [] : [entry]);
@@ -413,6 +424,7 @@ export class RequestCall implements CallLedger {
         toolCalls: this.toolCalls,
         dropped: this.dropped,
         agent: this.agentSlug,
+        endUser: this.endUser === null ? null : this.calls.storedEndUser(this.principal, this.endUser),
         extra: this.verdicts === null ? this.extraFacts : { ...this.extraFacts, guardrails: this.verdicts.map(recordedVerdict) },
         admission: this.admission,
         cache: this.cacheUse,

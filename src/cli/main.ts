@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { parseWholeNumber } from './arguments.js';
 import { registerAgentsCommand } from './agents-command.js';
 import { registerAuditCommand } from './audit-command.js';
+import { registerBudgetsCommand } from './budgets-command.js';
 import { registerKeysCommand } from './keys-command.js';
 import { registerProvidersCommand } from './providers-command.js';
 import { registerModelsCommand } from './models-command.js';
@@ -62,6 +63,7 @@ registerUsersCommand(program);
 registerStatusCommand(program);
 registerCacheCommand(program);
 registerAuditCommand(program);
+registerBudgetsCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Failures the CLI expects (gateway errors, unreachable server, missing token) are one line.

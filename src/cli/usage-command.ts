@@ -16,6 +16,7 @@ function groupOf(grouping: UsageGrouping, row: UsageView, names: ReadonlyMap<str
   if (grouping === 'day') return orDash(row.day ?? null);
   if (grouping === 'model') return orDash(row.model ?? null);
   if (grouping === 'project') return orDash(row.project_id ?? null);
+  if (grouping === 'end_user') return orDash(row.end_user ?? null);
   if (grouping === 'team') return row.team_id === null || row.team_id === undefined ? '-' : `${row.team_id}${row.team_name !== null && row.team_name !== undefined && row.team_name !== row.team_id ? ` (${row.team_name})` : ''}`;
   if (grouping === 'agent') return orDash(row.agent ?? null);
   if (grouping === 'tag') return row.tag === null || row.tag === undefined ? '(untagged)' : row.tag;

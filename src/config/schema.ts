@@ -129,6 +129,7 @@ const GrantedIds = (what: string) =>
 export const ProjectPolicySchema = Type.Object(
   {
     allowUnpriced: Type.Boolean({ default: false, description: 'keys of the project with a monthly cost cap may use models the gateway cannot price' }),
+    hashEndUsers: Type.Boolean({ default: false, description: 'keep end users\' ids in the request log as an HMAC, not as the requests name them' }),
     upstreamObjects: Type.Object(
       {
         conversations: GrantedIds('conversation ids (Responses `conversation`)'),
@@ -280,6 +281,31 @@ export const ConfigSchema = Type.Object(
             },
             { additionalProperties: false },
           ),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    budgets: Type.Object(
+      {
+        alerts: Type.Object(
+          {
+            webhooks: Type.Array(
+              Type.Object(
+                {
+                  url: Type.String({ minLength: 1, description: 'https URL the alerts are POSTed to' }),
+                  secretEnv: Type.String({ minLength: 1, description: 'environment variable holding the signing key (16 characters or more)' }),
+                  format: Type.Union([Type.Literal('json'), Type.Literal('slack')], { default: 'json', description: 'json: the gateway\'s body; slack: a Slack-compatible { text } body' }),
+                  allowAddresses: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'CIDRs the webhook may reach although private, loopback or link-local' }),
+                  timeoutMs: Milliseconds(10_000, 'longest wait for one delivery'),
+                },
+                { additionalProperties: false },
+              ),
+              { default: [], description: 'where budget alerts are delivered (docs/limits.md#alerts)' },
+            ),
+            retryBaseMs: Milliseconds(30_000, 'wait before the first retry of a failed delivery; each next one waits twice as long'),
+            maxAttempts: PositiveInt(6, 'deliveries tried at most per alert'),
+          },
+          { additionalProperties: false, default: {} },
         ),
       },
       { additionalProperties: false, default: {} },

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'rate_limit_exceeded'
   | 'daily_token_cap_exceeded'
   | 'monthly_cost_cap_exceeded'
+  | 'budget_exceeded'
   | 'provider_rate_limited'
   | 'provider_error'
   | 'provider_timeout'
@@ -100,6 +101,8 @@ const ERROR_CLASSES: { readonly [C in ErrorCode]: ErrorClass } = {
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: true },
   daily_token_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
   monthly_cost_cap_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
+  // A team, project, key or end-user budget (decisions §15): it resets with its period, not in seconds.
+  budget_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
   provider_rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   provider_error: { status: 502, type: 'api_error', retryable: true },
   provider_timeout: { status: 504, type: 'api_error', retryable: true },

@@ -4,7 +4,7 @@ import { GatewayError, isGatewayError } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
 import { hasLimits, InMemoryLimiter, unlimitedAdmission } from './in-memory-limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
-import type { ActualUsage, Admission, LimitSeedSource, Limiter, LimiterState, UsageEstimate } from './types.js';
+import type { ActualUsage, Admission, BudgetHold, BudgetSeed, LimitSeedSource, Limiter, LimiterState, UsageEstimate } from './types.js';
 
 const RETRY_PRIMARY_AFTER_MS = 1_000;
 /** How often an instance announces itself through Redis, and how long an announcement counts. */
@@ -27,6 +27,17 @@ function shareOf(principal: Principal & { kind: 'key' }, instances: number): Pri
       monthlyCostUsd: monthlyCostUsd === null ? null : monthlyCostUsd / instances,
     },
   };
+}
+
+/** A budget's share during an outage, as for a key's caps. */
+function budgetShareOf(budget: BudgetHold, instances: number): BudgetHold {
+  if (instances <= 1) return budget;
+  const share = (amount: number | null) => (amount === null ? null : Math.max(1, Math.floor(amount / instances)));
+  return { ...budget, tokens: share(budget.tokens), costMicroUsd: share(budget.costMicroUsd) };
+}
+
+function seedShareOf(seed: BudgetSeed, instances: number): BudgetSeed {
+  return { ...seed, tokens: Math.ceil(seed.tokens / instances), costMicroUsd: Math.ceil(seed.costMicroUsd / instances) };
 }
 
 /**
@@ -52,6 +63,8 @@ export class FailoverLimiter implements Limiter {
   /** The instances whose share this instance enforces during the current outage. */
   private outageInstances = 1;
   private readonly announcer: NodeJS.Timeout;
+  /** What each budget had spent when it was last seeded from the request log (an outage's fallback starts from its share). */
+  private readonly budgetSeeds = new Map<string, BudgetSeed>();
 
   constructor(
     private readonly primary: RedisLimiter,
@@ -79,11 +92,11 @@ export class FailoverLimiter implements Limiter {
     }
   }
 
-  async admit(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    if (!hasLimits(principal)) return unlimitedAdmission(estimate);
+  async admit(principal: Principal, estimate: UsageEstimate, budgets: readonly BudgetHold[] = []): Promise<Admission> {
+    if (!hasLimits(principal) && budgets.length === 0) return unlimitedAdmission(estimate);
     if (this.primary.available() && Date.now() >= this.retryPrimaryAt) {
       try {
-        const admission = await this.primary.admit(principal, estimate);
+        const admission = await this.primary.admit(principal, estimate, budgets);
         this.leaveFallback();
         return guardSettle(admission, this.logger);
       } catch (error) {
@@ -106,9 +119,20 @@ export class FailoverLimiter implements Limiter {
       );
     }
     await this.seeding;
-    const admission = await this.fallback.admit(shareOf(principal, this.outageInstances), estimate);
+    const admission = await this.fallback.admit(principal.kind === 'key' ? shareOf(principal, this.outageInstances) : principal, estimate, budgets.map((budget) => budgetShareOf(budget, this.outageInstances)));
     this.fallbackAdmissions += 1;
     return admission;
+  }
+
+  /** Seeds Redis's budget counters (those not counting yet), and keeps the seeds for an outage's fallback. */
+  async seedBudgets(seeds: readonly BudgetSeed[]): Promise<void> {
+    for (const seed of seeds) this.budgetSeeds.set(seed.budgetId, seed);
+    if (this.fallbackActive) return this.fallback.seedBudgets(seeds.map((seed) => seedShareOf(seed, this.outageInstances)));
+    await this.primary.seedBudgets(seeds).catch((error: unknown) => this.logger.warn({ reason: (error as Error).message }, 'could not seed budget counters in Redis'));
+  }
+
+  budgetUsage(holds: readonly BudgetHold[]): Promise<{ tokens: number; costMicroUsd: number }[]> {
+    return this.fallbackActive ? this.fallback.budgetUsage(holds) : this.primary.budgetUsage(holds);
   }
 
   lastSeenHeaders(principal: Principal): Readonly<Record<string, string>> {
@@ -149,6 +173,7 @@ export class FailoverLimiter implements Limiter {
     );
     const now = Date.now();
     const ownRequests = this.primary.ownRequestsIn(now);
+    this.fallback.replaceBudgetCounters([...this.budgetSeeds.values()].map((seed) => seedShareOf(seed, instances)));
     this.seeding = this.seeds(now).then(
       (seeds) =>
         this.fallback.seed(

@@ -1,7 +1,7 @@
 import type { Principal } from '../keys/index.js';
-import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
+import { budgetExceeded, dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
 import { microToUsd, usdToMicro } from './micro-usd.js';
-import type { ActualUsage, Admission, LimitSeed, Limiter, LimiterState, UsageEstimate } from './types.js';
+import type { ActualUsage, Admission, BudgetHold, BudgetSeed, LimitSeed, Limiter, LimiterState, UsageEstimate } from './types.js';
 import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './windows.js';
 
 interface Counter {
@@ -10,6 +10,7 @@ interface Counter {
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_KEY_LIMITS = { rpm: null, dailyTokens: null, monthlyCostUsd: null } as const;
 
 /** The admission of a request no limit applies to. */
 export function unlimitedAdmission(estimate: UsageEstimate): Admission {
@@ -66,6 +67,9 @@ export class InMemoryLimiter implements Limiter {
   private readonly requests = new Map<string, Counter>();
   private readonly tokens = new Map<string, Counter>();
   private readonly costs = new Map<string, Counter>();
+  /** Per budget id, in its current period. */
+  private readonly budgetTokens = new Map<string, Counter>();
+  private readonly budgetCosts = new Map<string, Counter>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -87,10 +91,11 @@ export class InMemoryLimiter implements Limiter {
     }
   }
 
-  async admit(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    if (!hasLimits(principal)) return unlimitedAdmission(estimate);
-    const { rpm, dailyTokens, monthlyCostUsd } = principal.limits;
-    const key = principal.keyId;
+  async admit(principal: Principal, estimate: UsageEstimate, budgets: readonly BudgetHold[] = []): Promise<Admission> {
+    const keyed = hasLimits(principal);
+    if (!keyed && budgets.length === 0) return unlimitedAdmission(estimate);
+    const { rpm, dailyTokens, monthlyCostUsd } = keyed ? principal.limits : NO_KEY_LIMITS;
+    const key = principal.kind === 'key' ? principal.keyId : '';
     const now = this.now();
     const minute = minuteWindow(now);
     const day = dayWindow(now);
@@ -107,12 +112,29 @@ export class InMemoryLimiter implements Limiter {
     if (tokensLeft !== null && tokensLeft <= 0) throw dailyTokenCapExceeded(dailyTokens!, day.resetSeconds, headersAfter(usedRequests));
     const costLeft = monthlyCostUsd === null ? null : usdToMicro(monthlyCostUsd) - current(this.costs, key, month.id);
     if (costLeft !== null && costLeft <= 0) throw monthlyCostCapExceeded(monthlyCostUsd!, month.resetSeconds, headersAfter(usedRequests));
-    const reservedTokens = clampedTo(estimate.tokens, tokensLeft);
-    const reservedCost = clampedTo(estimatedCost, costLeft);
+    let reservedTokens = clampedTo(estimate.tokens, tokensLeft);
+    let reservedCost = clampedTo(estimatedCost, costLeft);
+    // Every budget above the request must have room; one reservation, clamped to the smallest remainder, goes to all of them.
+    for (const budget of budgets) {
+      if (budget.tokens !== null) {
+        const left = budget.tokens - current(this.budgetTokens, budget.budgetId, budget.periodId);
+        if (left <= 0) throw budgetExceeded(budget, 'tokens', now, headersAfter(usedRequests));
+        reservedTokens = Math.min(reservedTokens, left);
+      }
+      if (budget.costMicroUsd !== null) {
+        const left = budget.costMicroUsd - current(this.budgetCosts, budget.budgetId, budget.periodId);
+        if (left <= 0) throw budgetExceeded(budget, 'cost', now, headersAfter(usedRequests));
+        reservedCost = Math.min(reservedCost, left);
+      }
+    }
 
     const used = rpm !== null ? bump(this.requests, key, minute.id, 1) : 0;
     if (dailyTokens !== null) bump(this.tokens, key, day.id, reservedTokens);
     if (monthlyCostUsd !== null) bump(this.costs, key, month.id, reservedCost);
+    for (const budget of budgets) {
+      bump(this.budgetTokens, budget.budgetId, budget.periodId, reservedTokens);
+      bump(this.budgetCosts, budget.budgetId, budget.periodId, reservedCost);
+    }
 
     let settled = false;
     return {
@@ -123,10 +145,38 @@ export class InMemoryLimiter implements Limiter {
         settled = true;
         // Settle in the windows the reservation was made in; a request crossing midnight counts
         // for the day it began, and once that day is over there is nothing left to correct.
-        if (dailyTokens !== null) correct(this.tokens, key, day.id, actual.tokens - reservedTokens);
-        if (monthlyCostUsd !== null) correct(this.costs, key, month.id, usdToMicro(actual.costUsd) - reservedCost);
+        const tokenDelta = actual.tokens - reservedTokens;
+        const costDelta = usdToMicro(actual.costUsd) - reservedCost;
+        if (dailyTokens !== null) correct(this.tokens, key, day.id, tokenDelta);
+        if (monthlyCostUsd !== null) correct(this.costs, key, month.id, costDelta);
+        for (const budget of budgets) {
+          correct(this.budgetTokens, budget.budgetId, budget.periodId, tokenDelta);
+          correct(this.budgetCosts, budget.budgetId, budget.periodId, costDelta);
+        }
       },
     };
+  }
+
+  async seedBudgets(seeds: readonly BudgetSeed[]): Promise<void> {
+    for (const seed of seeds) {
+      // A counter of the period already counting (requests admitted since) is kept.
+      if (this.budgetTokens.get(seed.budgetId)?.window !== seed.periodId) this.budgetTokens.set(seed.budgetId, { window: seed.periodId, value: seed.tokens });
+      if (this.budgetCosts.get(seed.budgetId)?.window !== seed.periodId) this.budgetCosts.set(seed.budgetId, { window: seed.periodId, value: seed.costMicroUsd });
+    }
+  }
+
+  /** Replaces the budget counters (the failover limiter's share of what was spent, at an outage). */
+  replaceBudgetCounters(seeds: readonly BudgetSeed[]): void {
+    this.budgetTokens.clear();
+    this.budgetCosts.clear();
+    void this.seedBudgets(seeds);
+  }
+
+  async budgetUsage(holds: readonly BudgetHold[]): Promise<{ tokens: number; costMicroUsd: number }[]> {
+    return holds.map((hold) => ({
+      tokens: current(this.budgetTokens, hold.budgetId, hold.periodId),
+      costMicroUsd: current(this.budgetCosts, hold.budgetId, hold.periodId),
+    }));
   }
 
   lastSeenHeaders(principal: Principal): Readonly<Record<string, string>> {

@@ -1,4 +1,6 @@
-export type { Admission, Limiter, LimiterState, LimitSeed, LimitSeedSource, UsageEstimate, ActualUsage } from './types.js';
+export type { Admission, Limiter, LimiterState, LimitSeed, LimitSeedSource, UsageEstimate, ActualUsage, BudgetHold, BudgetLevel, BudgetSeed } from './types.js';
+export { periodAt, describeReset, isTimeZone } from './periods.js';
+export type { BudgetPeriod, PeriodSpan } from './periods.js';
 export { InMemoryLimiter } from './in-memory-limiter.js';
 // RedisLimiter is not re-exported: it loads ioredis, which only a Redis configuration needs (create-limiter imports it then).
 export { FailoverLimiter } from './failover-limiter.js';

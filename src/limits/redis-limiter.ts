@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
 import { sharedStateRedisOptions } from '../storage/index.js';
 import type { Principal } from '../keys/index.js';
-import { dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
+import { budgetExceeded, dailyTokenCapExceeded, monthlyCostCapExceeded, requestsPerMinuteExceeded } from './limit-errors.js';
 import { hasLimits, reservedUsage, unlimitedAdmission } from './in-memory-limiter.js';
 import { usdToMicro } from './micro-usd.js';
-import { ADMIT_SCRIPT, ANNOUNCE_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
-import type { ActualUsage, Admission, Limiter, LimiterState, UsageEstimate } from './types.js';
+import { ADMIT_SCRIPT, ANNOUNCE_SCRIPT, SEED_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
+import type { ActualUsage, Admission, BudgetHold, BudgetSeed, Limiter, LimiterState, UsageEstimate } from './types.js';
 import { dayWindow, minuteWindow, monthWindow, rateLimitHeaders } from './windows.js';
 
 const HOUR_MS = 3_600_000;
@@ -18,7 +18,8 @@ const NO_LIMIT = -1;
 const LATE_ANSWER_MS = 60_000;
 
 interface ScriptedRedis extends Redis {
-  modelgateAdmit(...keysAndArgs: (string | number)[]): Promise<[verdict: number, used: number, reservedTokens?: number, reservedCost?: number]>;
+  modelgateAdmit(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[verdict: number, used: number, reservedTokens?: number, reservedCost?: number]>;
+  modelgateSeed(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
   modelgateSettle(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
   modelgateAnnounce(instancesKey: string, now: number, instanceId: string, recentMs: number): Promise<number>;
 }
@@ -46,7 +47,8 @@ export class RedisLimiter implements Limiter {
   constructor(private readonly options: RedisLimiterOptions) {
     // A late answer still counts (LATE_ANSWER_MS); the request itself never waits that long.
     const redis = new Redis(options.url, sharedStateRedisOptions(Math.max(options.commandTimeoutMs, LATE_ANSWER_MS), options.commandTimeoutMs));
-    redis.defineCommand('modelgateAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
+    redis.defineCommand('modelgateAdmit', { lua: ADMIT_SCRIPT });
+    redis.defineCommand('modelgateSeed', { lua: SEED_SCRIPT });
     redis.defineCommand('modelgateSettle', { lua: SETTLE_SCRIPT });
     redis.defineCommand('modelgateAnnounce', { numberOfKeys: 1, lua: ANNOUNCE_SCRIPT });
     this.redis = redis as ScriptedRedis;
@@ -66,16 +68,20 @@ export class RedisLimiter implements Limiter {
     return this.redis.status === 'ready';
   }
 
-  async admit(principal: Principal, estimate: UsageEstimate): Promise<Admission> {
-    if (!hasLimits(principal)) return unlimitedAdmission(estimate);
-    const { rpm, dailyTokens, monthlyCostUsd } = principal.limits;
+  async admit(principal: Principal, estimate: UsageEstimate, budgets: readonly BudgetHold[] = []): Promise<Admission> {
+    const keyed = hasLimits(principal);
+    if (!keyed && budgets.length === 0) return unlimitedAdmission(estimate);
+    const { rpm, dailyTokens, monthlyCostUsd } = keyed ? principal.limits : { rpm: null, dailyTokens: null, monthlyCostUsd: null };
+    const keyId = principal.kind === 'key' ? principal.keyId : 'anonymous';
     const now = Date.now();
     const minute = minuteWindow(now);
     const day = dayWindow(now);
     const month = monthWindow(now);
-    // A hash tag keeps one key's counters in one slot, so the script also runs on Redis Cluster.
-    const base = `${this.options.keyPrefix}{${principal.keyId}}`;
+    // A hash tag keeps one key's counters in one slot, so the script also runs on Redis Cluster
+    // (budgets' counters are shared by many keys: with budgets it needs one Redis, docs/limits.md).
+    const base = `${this.options.keyPrefix}{${keyId}}`;
     const keys = [`${base}:rpm:${minute.id}`, `${base}:tokens:${day.id}`, `${base}:cost:${month.id}`] as const;
+    const budgetKeys = budgets.flatMap((budget) => this.budgetKeys(budget));
     const estimatedCost = usdToMicro(estimate.costUsd);
 
     /** Replaces the reservation in Redis (`reserved` tokens and micro-USD) with what the request used. */
@@ -83,13 +89,16 @@ export class RedisLimiter implements Limiter {
       const corrections: [string, number][] = [];
       if (dailyTokens !== null) corrections.push([keys[1], actual.tokens - reserved.tokens]);
       if (monthlyCostUsd !== null) corrections.push([keys[2], usdToMicro(actual.costUsd) - reserved.cost]);
+      budgetKeys.forEach((key, index) => corrections.push([key, index % 2 === 0 ? actual.tokens - reserved.tokens : usdToMicro(actual.costUsd) - reserved.cost]));
       const changed = corrections.filter(([, delta]) => delta !== 0);
       if (changed.length === 0) return;
       await this.redis.modelgateSettle(changed.length, ...changed.map(([key]) => key), ...changed.map(([, delta]) => delta));
     };
 
     const answer = this.redis.modelgateAdmit(
+      keys.length + budgetKeys.length,
       ...keys,
+      ...budgetKeys,
       rpm ?? NO_LIMIT,
       dailyTokens ?? NO_LIMIT,
       monthlyCostUsd === null ? NO_LIMIT : usdToMicro(monthlyCostUsd),
@@ -98,6 +107,7 @@ export class RedisLimiter implements Limiter {
       2 * 60_000,
       day.resetSeconds * 1000 + HOUR_MS,
       month.resetSeconds * 1000 + HOUR_MS,
+      ...budgets.flatMap((budget) => [budget.tokens ?? NO_LIMIT, budget.costMicroUsd ?? NO_LIMIT, budgetTtl(budget, now)]),
     );
     let verdict: number;
     let used: number;
@@ -115,14 +125,16 @@ export class RedisLimiter implements Limiter {
         .catch(() => undefined);
       throw error;
     }
-    if (rpm !== null) this.seenRequests.set(principal.keyId, { minute: minute.id, used });
+    if (rpm !== null) this.seenRequests.set(keyId, { minute: minute.id, used });
     const headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - used, minute.resetSeconds);
     if (verdict === 1) throw requestsPerMinuteExceeded(rpm ?? 0, minute.resetSeconds);
     if (verdict === 2) throw dailyTokenCapExceeded(dailyTokens ?? 0, day.resetSeconds, headers);
     if (verdict === 3) throw monthlyCostCapExceeded(monthlyCostUsd ?? 0, month.resetSeconds, headers);
+    // A budget's refusal names it by its index (from 1) and what ran out (1 tokens, 2 cost).
+    if (verdict === 4) throw budgetExceeded(budgets[reserved.tokens - 1]!, reserved.cost === 1 ? 'tokens' : 'cost', now, headers);
     if (rpm !== null) {
-      const own = this.ownRequests.get(principal.keyId);
-      this.ownRequests.set(principal.keyId, { minute: minute.id, count: own !== undefined && own.minute === minute.id ? own.count + 1 : 1 });
+      const own = this.ownRequests.get(keyId);
+      this.ownRequests.set(keyId, { minute: minute.id, count: own !== undefined && own.minute === minute.id ? own.count + 1 : 1 });
     }
 
     let settled = false;
@@ -135,6 +147,29 @@ export class RedisLimiter implements Limiter {
         await correct(reserved, actual);
       },
     };
+  }
+
+  /** A budget's two counters (tokens, micro-USD) in its period. */
+  private budgetKeys(budget: { budgetId: string; periodId: string }): [string, string] {
+    const base = `${this.options.keyPrefix}budget:{${budget.budgetId}}`;
+    return [`${base}:tokens:${budget.periodId}`, `${base}:cost:${budget.periodId}`];
+  }
+
+  async seedBudgets(seeds: readonly BudgetSeed[]): Promise<void> {
+    if (seeds.length === 0) return;
+    const now = Date.now();
+    const keys = seeds.flatMap((seed) => this.budgetKeys(seed));
+    const args = seeds.flatMap((seed) => {
+      const ttl = budgetTtl(seed, now);
+      return [seed.tokens, ttl, seed.costMicroUsd, ttl];
+    });
+    await answerWithin(this.redis.modelgateSeed(keys.length, ...keys, ...args), this.options.commandTimeoutMs);
+  }
+
+  async budgetUsage(holds: readonly BudgetHold[]): Promise<{ tokens: number; costMicroUsd: number }[]> {
+    if (holds.length === 0) return [];
+    const values = await answerWithin(this.redis.mget(...holds.flatMap((hold) => this.budgetKeys(hold))), this.options.commandTimeoutMs);
+    return holds.map((_hold, index) => ({ tokens: Number(values[2 * index] ?? 0), costMicroUsd: Number(values[2 * index + 1] ?? 0) }));
   }
 
   lastSeenHeaders(principal: Principal): Readonly<Record<string, string>> {
@@ -205,4 +240,9 @@ async function answerWithin<T>(answer: Promise<T>, timeoutMs: number): Promise<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** How long a budget's counters are kept: its period and an hour (a late settlement still finds them); -1 for a total budget. */
+function budgetTtl(budget: { resetsAt: number | null }, now: number): number {
+  return budget.resetsAt === null ? NO_LIMIT : Math.max(1, budget.resetsAt - now) + HOUR_MS;
 }

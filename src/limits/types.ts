@@ -41,6 +41,37 @@ export interface LimiterState {
   instancesSeen?: number;
 }
 
+/** The levels a budget can be set on (decisions §15). */
+export type BudgetLevel = 'team' | 'project' | 'key' | 'end_user';
+
+/**
+ * One budget a request is held to, in the period it falls in: its counters are
+ * `<budget id>` tokens and micro-USD per period id, shared by every request under it.
+ */
+export interface BudgetHold {
+  budgetId: string;
+  level: BudgetLevel;
+  /** What the refusal calls it: the team's, project's or key's name, the end user's id. */
+  name: string;
+  tokens: number | null;
+  costMicroUsd: number | null;
+  /** The period id the counters are kept under (`2026-12`, `total`, …). */
+  periodId: string;
+  /** Epoch ms when the period ends; null for `total`. */
+  resetsAt: number | null;
+  /** The refusal's wording of the reset (in the budget's time zone). */
+  resetText: string;
+}
+
+/** What a budget has spent in one period, read from the request log (limiter seeds). */
+export interface BudgetSeed {
+  budgetId: string;
+  periodId: string;
+  resetsAt: number | null;
+  tokens: number;
+  costMicroUsd: number;
+}
+
 /** Usage already spent in the current windows, read from the request log at start-up. */
 export interface LimitSeed {
   keyId: string;
@@ -61,7 +92,15 @@ export type LimitSeedSource = (now: number) => Promise<LimitSeed[]>;
  * throws the 429 GatewayError when the per-minute limit is reached or a cap has nothing left.
  */
 export interface Limiter {
-  admit(principal: Principal, estimate: UsageEstimate): Promise<Admission>;
+  /**
+   * `budgets` are the budgets above the request (its key, project, team, end user): one
+   * reservation, clamped to the smallest remainder of every cap and budget, is added to each.
+   */
+  admit(principal: Principal, estimate: UsageEstimate, budgets?: readonly BudgetHold[]): Promise<Admission>;
+  /** Spend already made in budgets' current periods (from the request log): counters that do not exist yet start from it. */
+  seedBudgets(seeds: readonly BudgetSeed[]): Promise<void>;
+  /** What each budget has spent and reserved in its period, as this limiter counts it (alerts, the admin API). */
+  budgetUsage(holds: readonly BudgetHold[]): Promise<{ tokens: number; costMicroUsd: number }[]>;
   /**
    * The x-ratelimit-* headers of a keyed request refused before admission (empty without a
    * per-minute limit): the count this instance last saw, without asking a shared counter.

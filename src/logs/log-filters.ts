@@ -140,7 +140,7 @@ export function parseCursor(value: string | undefined): LogCursor | undefined {
 }
 
 /** The groupings of usage, in the order help texts list them. */
-export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project', 'team', 'agent', 'tag'];
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'model', 'key', 'project', 'team', 'agent', 'tag', 'end_user'];
 
 export function parseGrouping(value: string | undefined): UsageGrouping {
   if (value === undefined) return 'day';

@@ -62,6 +62,7 @@ function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
     row.agent ?? null,
     row.cache_status ?? null,
     row.cache_saved_micro_usd ?? null,
+    row.end_user ?? null,
     payloads,
     row.payloads_omitted ?? null,
     row.detail ?? null,

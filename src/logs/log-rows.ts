@@ -39,6 +39,7 @@ export const SUMMARY_COLUMNS = [
   'agent',
   'cache_status',
   'cache_saved_micro_usd',
+  'end_user',
 ] as const;
 
 /** The columns of a record in full beyond its summary. */

@@ -226,6 +226,8 @@ export async function usageOf(db: Kysely<Database>, grouping: UsageGrouping, fil
       return sorted(await aggregate(db, sql`coalesce(agent, null)`, filter, access));
     case 'tag':
       return sorted(await byTag(db, filter, access));
+    case 'end_user':
+      return sorted(await aggregate(db, sql`coalesce(end_user, null)`, filter, access));
   }
 }
 

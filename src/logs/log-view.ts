@@ -7,7 +7,7 @@ import type { UsageGrouping } from './types.js';
 /** The columns a view shows as they are stored (their types are the table's). */
 type ShownAsStored =
   | 'request_id' | 'endpoint' | 'mode' | 'platform' | 'key_id' | 'project_id' | 'fingerprint' | 'requested_model' | 'resolved_model' | 'provider'
-  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds' | 'provider_request_id' | 'agent';
+  | 'status' | 'error_code' | 'latency_ms' | 'upstream_latency_ms' | 'image_count' | 'audio_seconds' | 'provider_request_id' | 'agent' | 'end_user';
 
 /** A log record as the admin API and the CLI show it (list pages). */
 export interface LogSummaryView extends Pick<LogSummaryRow, ShownAsStored> {
@@ -49,6 +49,7 @@ export function toSummaryView(row: LogSummaryRow): LogSummaryView {
     provider: row.provider,
     provider_request_id: row.provider_request_id,
     agent: row.agent,
+    end_user: row.end_user ?? null,
     status: row.status,
     error_code: row.error_code,
     latency_ms: row.latency_ms,
@@ -95,6 +96,7 @@ export interface UsageView {
   agent?: string | null;
   /** by=tag: a tag of the record's key; a key with two tags counts under both (totals over tags can exceed the sum). */
   tag?: string | null;
+  end_user?: string | null;
   requests: number;
   errors: number;
   prompt_tokens: number;
@@ -125,7 +127,9 @@ export function toUsageView(grouping: UsageGrouping, row: UsageRow): UsageView {
               ? { team_id: id, team_name: row.label ?? null }
               : grouping === 'agent'
                 ? { agent: id }
-                : { tag: id };
+                : grouping === 'end_user'
+                  ? { end_user: id }
+                  : { tag: id };
   return {
     ...group,
     requests: row.requests,

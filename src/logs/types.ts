@@ -131,6 +131,8 @@ export interface RequestRecord {
   readonly upstreamLatencyMs: number | null;
   /** The slug of the agent a run belongs to, for the log's list; null for every other request. */
   readonly agent: string | null;
+  /** The end user the request named (decisions §15), as the log keeps it (hashed when its project says so); absent or null: none. */
+  readonly endUser?: string | null;
   /** Whether this is an agent test run (authoring), run id, agent version, … */
   readonly extra: Record<string, unknown> | null;
   /** The request's use of the response cache; absent when no cache policy applied. */
@@ -165,4 +167,4 @@ export interface LogFilter {
   platform?: string;
 }
 
-export type UsageGrouping = 'day' | 'model' | 'key' | 'project' | 'team' | 'agent' | 'tag';
+export type UsageGrouping = 'day' | 'model' | 'key' | 'project' | 'team' | 'agent' | 'tag' | 'end_user';

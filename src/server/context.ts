@@ -1,3 +1,4 @@
+import type { Budgets } from '../budgets/index.js';
 import type { Logger } from 'pino';
 import type { Accounts, SingleSignOn } from '../accounts/index.js';
 import type { FastifyRequest } from 'fastify';
@@ -92,6 +93,8 @@ export interface GatewayContext {
   readonly mcp: McpGateway;
   /** The audit log: every change made through the admin API, and reloads of the configuration. */
   readonly audit: AuditStore;
+  /** Budgets (src/budgets): their store, the book admissions read, their alerts. */
+  readonly budgets: Budgets;
   /** Dashboard accounts and sessions (the admin API's second credential). */
   readonly accounts: Accounts;
   /** Dashboard sign-in through the OpenID provider of auth.oidc; undefined when none is configured. */

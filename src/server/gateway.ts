@@ -28,6 +28,7 @@ import { PRODUCT_VERSION } from './api-version.js';
 import { startTracing, type Tracing } from '../telemetry/index.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { McpGateway, McpServerStore } from '../mcp/index.js';
+import { startBudgets, type AlertTransport } from '../budgets/index.js';
 import { GuardrailConfigError, Guardrails, GuardrailStore, StoredGuardrails, type WebhookTransport } from '../guardrails/index.js';
 import { configuredEntries, ProviderInstances, ProviderInstanceStore } from '../provider-instances/index.js';
 import { LiveSettings, LiveSettingsStore } from '../live-settings/index.js';
@@ -82,6 +83,10 @@ export interface StartOptions {
   accounts?: Pick<AccountsOptions, 'now' | 'verify'>;
   /** How guardrail webhooks resolve hosts and which CAs they trust besides the system's (tests: a local https server). */
   guardrailWebhooks?: WebhookTransport;
+  /** How budget alert webhooks resolve hosts and which CAs they trust (tests: a local https server). */
+  budgetAlertWebhooks?: AlertTransport;
+  /** The clock budget periods are computed with (tests set it). */
+  budgetClock?: () => number;
 }
 
 /** Provider faults to the operator: counted in metrics, and a warning in the process log (names and counts, never a credential). */
@@ -287,7 +292,23 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     cacheMetrics.watchHeldBytes(() => cache.heldBytes());
     checkSemanticPolicies(config.cache, catalog);
     shutdownTasks.push(() => cache.close());
-    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache, new ProjectPolicies(config.projects));
+    const budgets = await whenStorageAnswers(
+      () =>
+        startBudgets({
+          config,
+          db: storage.db,
+          limiter: accounting.limits,
+          logger,
+          env: options.env ?? process.env,
+          encryptionKey: secrets.encryptionKey,
+          announcements: keyPropagation,
+          ...(options.budgetAlertWebhooks === undefined ? {} : { alertTransport: options.budgetAlertWebhooks }),
+          ...(options.budgetClock === undefined ? {} : { now: options.budgetClock }),
+        }),
+      waiting,
+    );
+    shutdownTasks.push(() => budgets.stop());
+    const calls = new ModelCalls(catalog, providers, accounting.limits, router, observer, guardrails, cache, new ProjectPolicies(config.projects), budgets.calls);
     const vetting = new VettingService(config.vetting, catalog, keyring);
     // llm nodes reach the MCP gateway (made below) only once a run starts.
     const agents = createAgentServices({ config, db: storage.db, catalog, logger, tools: { toolSource: (principal, narrowing) => mcp.toolSource(principal, narrowing) } });
@@ -361,6 +382,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       agents,
       mcp,
       audit,
+      budgets,
       accounts,
       singleSignOn,
       onShutdown: (task) => shutdownTasks.push(task),

@@ -34,6 +34,7 @@ export function registerRequestRecordHook(app: GatewayApp, context: GatewayConte
         endpoint,
         platform: relayed ? PLAYGROUND_PLATFORM : platformOf(request.headers['x-platform-id']),
         startedAt: Date.now(),
+        endUserHeader: request.headers['x-end-user-id'],
       });
       done();
     };

@@ -400,6 +400,48 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
         await db.schema.createIndex('projects_team_id').on('projects').column('team_id').execute();
       },
     },
+    '0060-budgets': {
+      async up(db: Kysely<unknown>) {
+        // Budgets on a team, project, key or end user (src/budgets, docs/limits.md#budgets), their
+        // alerts (one row per budget, period and threshold: made once across instances), and
+        // the end user of each request, which usage groups by and end-user budgets are seeded from.
+        await db.schema
+          .createTable('budgets')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('level', 'text', (c) => c.notNull())
+          .addColumn('target', 'text', (c) => c.notNull())
+          .addColumn('usd', 'real')
+          .addColumn('tokens', 'bigint')
+          .addColumn('period', 'text', (c) => c.notNull())
+          .addColumn('reset_tz', 'text', (c) => c.notNull())
+          .addColumn('thresholds', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('budgets_level_target', ['level', 'target'])
+          .execute();
+        await db.schema
+          .createTable('budget_alerts')
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('budget_id', 'text', (c) => c.notNull())
+          .addColumn('period_id', 'text', (c) => c.notNull())
+          .addColumn('threshold', 'integer', (c) => c.notNull())
+          .addColumn('level', 'text', (c) => c.notNull())
+          .addColumn('target', 'text', (c) => c.notNull())
+          .addColumn('spent_micro_usd', 'bigint', (c) => c.notNull())
+          .addColumn('spent_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('next_attempt_at', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('delivered_at', 'bigint')
+          .addPrimaryKeyConstraint('budget_alerts_once', ['budget_id', 'period_id', 'threshold'])
+          .execute();
+        // No index of its own: usage groups by it over a time range (the start-time index), and an
+        // end-user budget's seed is read once per period, not per request.
+        await db.schema.alterTable('request_logs').addColumn('end_user', 'text').execute();
+      },
+    },
     '0052-provider-instances': {
       async up(db: Kysely<unknown>) {
         // Providers and credentials an administrator added (src/provider-instances, docs/providers.md):

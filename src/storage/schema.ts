@@ -89,6 +89,8 @@ export interface RequestLogsTable {
   provider_request_id: string | null;
   /** The agent's slug, for an agent run (its version and run id are in `detail`). */
   agent: string | null;
+  /** The end user the request named (decisions §15): as given, or `h:` and its HMAC when the project hashes them. */
+  end_user: ColumnType<string | null, string | null | undefined, string | null>;
   /** `hit`, `miss` or `bypass` when a response-cache policy applied (docs/caching.md); null otherwise. */
   cache_status: string | null;
   /** A cache hit: what its answer had cost when it was made (integer micro-USD). */
@@ -318,6 +320,8 @@ export interface Database {
   provider_instances: ProviderInstancesTable;
   live_settings: LiveSettingsTable;
   guardrails: GuardrailsTable;
+  budgets: BudgetsTable;
+  budget_alerts: BudgetAlertsTable;
 }
 
 /** A guardrail an administrator defined: its config-file entry (guardrails[]) as JSON. */
@@ -341,6 +345,46 @@ export interface LiveSettingsTable {
   updated_by: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A budget (src/budgets, decisions §15): one per level and target. */
+export interface BudgetsTable {
+  /** `bud_` and 16 hex digits. */
+  id: string;
+  /** 'team', 'project', 'key' or 'end_user'. */
+  level: string;
+  /** The team, project or key id, or the end user's id as requests name it. */
+  target: string;
+  usd: number | null;
+  tokens: number | null;
+  /** 'day', 'week', 'month' or 'total'. */
+  period: string;
+  /** IANA time zone its periods begin in. */
+  reset_tz: string;
+  /** JSON array of alert thresholds (percent). */
+  thresholds: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One alert of a budget reaching a threshold in a period: unique per budget, period and threshold, so it is made once across instances. */
+export interface BudgetAlertsTable {
+  id: string;
+  budget_id: string;
+  period_id: string;
+  threshold: number;
+  level: string;
+  target: string;
+  spent_micro_usd: number;
+  spent_tokens: number;
+  /** 'pending', 'delivered', 'failed' or 'no_webhook'. */
+  state: string;
+  attempts: number;
+  /** A failed delivery's next try (epoch ms); null when none is left. */
+  next_attempt_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
 }
 
 /** A provider instance an administrator added: its kind (a descriptor's name), settings and sealed secrets. */

@@ -6,9 +6,9 @@ export function spyOnEstimates(gateway: TestGateway): UsageEstimate[] {
   const estimates: UsageEstimate[] = [];
   const limits = gateway.gateway.context.limits;
   const admit = limits.admit.bind(limits);
-  limits.admit = (principal, estimate) => {
+  limits.admit = (principal, estimate, budgets) => {
     estimates.push(estimate);
-    return admit(principal, estimate);
+    return admit(principal, estimate, budgets);
   };
   return estimates;
 }

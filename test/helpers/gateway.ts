@@ -36,6 +36,10 @@ export interface TestGatewayOptions {
   accounts?: StartOptions['accounts'];
   /** How guardrail webhooks resolve and which CAs they trust (a local https server). */
   guardrailWebhooks?: WebhookTransport;
+  /** How budget alert webhooks resolve and which CAs they trust (a local https server). */
+  budgetAlertWebhooks?: StartOptions['budgetAlertWebhooks'];
+  /** The clock budget periods are computed with. */
+  budgetClock?: () => number;
 }
 
 export interface TestGateway {
@@ -96,6 +100,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...(options.providers !== undefined ? { providers: options.providers } : {}),
     ...(options.accounts !== undefined ? { accounts: options.accounts } : {}),
     ...(options.guardrailWebhooks !== undefined ? { guardrailWebhooks: options.guardrailWebhooks } : {}),
+    ...(options.budgetAlertWebhooks !== undefined ? { budgetAlertWebhooks: options.budgetAlertWebhooks } : {}),
+    ...(options.budgetClock !== undefined ? { budgetClock: options.budgetClock } : {}),
   });
   const url = gateway.url;
   const inProcessFetch = injectingFetch(gateway, url);

@@ -4,6 +4,7 @@ import { adminSsoRoutes } from './admin-sso.js';
 import { adminAgentsRoutes } from './admin-agents.js';
 import { adminCacheRoutes } from './admin-cache.js';
 import { adminAuditRoutes } from './admin-audit.js';
+import { adminBudgetsRoutes } from './admin-budgets.js';
 import { adminCatalogRoutes } from './admin-catalog.js';
 import { adminGuardrailsRoutes } from './admin-guardrails.js';
 import { adminKeysRoutes } from './admin-keys.js';
@@ -33,4 +34,4 @@ import { utilsRoutes } from './utils.js';
 import { vettingRoutes } from './vetting.js';
 
 /** Every route module of the gateway, in registration order. */
-export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminSsoRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminTeamsRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminLiveSettingsRoutes, adminOverviewRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, mcpRoutes, dashboardRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [statusRoutes, healthRoutes, adminAccountsRoutes, adminSsoRoutes, adminCatalogRoutes, adminGuardrailsRoutes, adminKeysRoutes, adminTeamsRoutes, adminLogsRoutes, adminPlaygroundRoutes, adminProvidersRoutes, adminLiveSettingsRoutes, adminOverviewRoutes, adminStatusRoutes, metricsRoutes, utilsRoutes, vettingRoutes, chatRoutes, responsesRoutes, responsesTransportsRoutes, messagesRoutes, geminiRoutes, embeddingsRoutes, imagesRoutes, audioRoutes, adminAgentsRoutes, agentRunsRoutes, adminMcpRoutes, adminCacheRoutes, adminAuditRoutes, adminBudgetsRoutes, mcpRoutes, dashboardRoutes];

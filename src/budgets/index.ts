@@ -1,0 +1,13 @@
+export type { Budget, BudgetView, BudgetLevel, BudgetPeriod } from './types.js';
+export { BUDGET_LEVELS, BUDGET_PERIODS, DEFAULT_THRESHOLDS, toBudgetView } from './types.js';
+export { BudgetStore } from './budget-store.js';
+export type { BudgetFields } from './budget-store.js';
+export { BudgetBook, BUDGETS_CHANGED } from './budget-book.js';
+export type { BudgetAnnouncements } from './budget-book.js';
+export { BudgetAlerts } from './budget-alerts.js';
+export type { AlertSettings, AlertView, AlertState } from './budget-alerts.js';
+export { AlertWebhook, AlertConfigError, alertSignature, ALERT_SIGNATURE_HEADER } from './alert-webhook.js';
+export type { AlertTransport, AlertWebhookSettings } from './alert-webhook.js';
+export { endUserOf, hashedEndUser } from './end-user.js';
+export { startBudgets } from './create-budgets.js';
+export type { Budgets, BudgetParts } from './create-budgets.js';
