@@ -29,13 +29,13 @@ describe('the Teams page in a browser', { skip: existsSync(CHROMIUM) ? false : `
     assert.equal((await gateway.admin('POST', '/admin/v1/teams', { id: 'red', name: 'Red' })).status, 201);
     assert.equal((await gateway.admin('POST', '/admin/v1/projects', { id: 'lab', name: 'Lab' })).status, 201);
     assert.equal((await gateway.admin('POST', '/admin/v1/projects', { id: 'studio', name: 'Studio', team_id: 'red' })).status, 201);
-    for (const name of ['lab one', 'lab two']) {
+    for (const [name, student] of [['lab one', 'student-1'], ['lab two', 'student-2']] as const) {
       const key = await gateway.admin('POST', '/admin/v1/keys', { name, project: 'lab', scopes: ['model:request'] });
       assert.equal(key.status, 201);
       // A keyed request refused before any provider (unknown model): a record under the key.
       const response = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key.body.secret}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key.body.secret}`, 'content-type': 'application/json', 'x-end-user-id': student },
         body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
       });
       await response.text();
@@ -112,6 +112,11 @@ describe('the Teams page in a browser', { skip: existsSync(CHROMIUM) ? false : `
     await page.goto(`${gateway.url}/dashboard/usage?since=1d&by=key`);
     await page.locator('tr[data-group="lab one"]').waitFor();
     await page.locator('tr[data-group="lab two"]').waitFor();
+    // A class's spend per student: the end user each request named.
+    await page.goto(`${gateway.url}/dashboard/usage?since=1d&by=end_user`);
+    await page.locator('tr[data-group="student-1"]').waitFor();
+    await page.locator('tr[data-group="student-2"]').waitFor();
+    assert.equal(await page.locator('#usage-by').inputValue(), 'end_user');
     assert.deepEqual(problems, []);
   });
 

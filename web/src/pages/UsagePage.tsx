@@ -21,6 +21,7 @@ const GROUPINGS: { value: UsageGrouping; label: string }[] = [
   { value: 'team', label: 'Team' },
   { value: 'agent', label: 'Agent' },
   { value: 'tag', label: 'Key tag' },
+  { value: 'end_user', label: 'End user' },
 ];
 const METRICS = [
   { value: 'requests', label: 'Requests' },
@@ -42,6 +43,7 @@ function groupOf(by: UsageGrouping, row: UsageView): string {
   if (by === 'team') return row.team_id === null || row.team_id === undefined ? '(no team)' : (row.team_name ?? row.team_id);
   if (by === 'agent') return row.agent ?? '(not an agent run)';
   if (by === 'tag') return row.tag ?? '(untagged)';
+  if (by === 'end_user') return row.end_user ?? '(no end user)';
   // A key by its name: ids mean nothing to a reader (a key deleted since keeps its id).
   return row.key_id === null || row.key_id === undefined ? '(no key)' : (row.key_name ?? row.key_id);
 }
