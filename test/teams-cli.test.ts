@@ -70,6 +70,11 @@ describe('modelgate teams, projects move, keys create --csv', { skip: CLI_NOT_BU
     const bad = await cli(gateway, 'keys', 'create', '--csv', file, '--scopes', 'model:request');
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /line 1 of the CSV has 3 fields/);
+
+    writeFileSync(file, '\uFEFFname,end_user\nAda,"student-17\n');
+    const unclosed = await cli(gateway, 'keys', 'create', '--csv', file, '--scopes', 'model:request');
+    assert.equal(unclosed.code, 1);
+    assert.match(unclosed.stderr, /the CSV cannot be read: .*[Qq]uote/);
   });
 
   test('usage --by tag and --by team', async () => {

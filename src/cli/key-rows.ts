@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { CliError } from './output.js';
 
 /**
@@ -16,40 +17,18 @@ const MAX_NAME = 200;
 /** A metadata value's bound in the admin API. */
 const MAX_END_USER = 500;
 
-/** Splits CSV text into records of fields (quotes, doubled quotes, CRLF or LF). */
+/** CSV text as records of fields (RFC 4180 quoting, CRLF or LF, a byte order mark left out); an empty line is a record of one empty field. */
 function records(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index]!;
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') {
-        field += '"';
-        index += 1;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"' && field === '') quoted = true;
-    else if (char === ',') {
-      row.push(field);
-      field = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && text[index + 1] === '\n') index += 1;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += char;
+  try {
+    return parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: false });
+  } catch (error) {
+    throw new CliError(`the CSV cannot be read: ${(error as Error).message}`);
   }
-  if (quoted) throw new CliError('the CSV has a quoted field that never ends');
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
 }
 
 /** The keys to create, in file order; a bad line is an error naming its line number. */
 export function parseKeyRows(text: string, maxRows: number): KeyRow[] {
-  const all = records(text.replace(/^\uFEFF/, ''));
+  const all = records(text);
   const header = all[0]?.map((cell) => cell.trim().toLowerCase());
   const body = header !== undefined && header[0] === 'name' && (header[1] === undefined || header[1] === 'end_user') ? all.slice(1) : all;
   const offset = body === all ? 1 : 2;

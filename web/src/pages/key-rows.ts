@@ -1,3 +1,5 @@
+import { parse } from 'csv-parse/browser/esm/sync';
+
 /**
  * The rows of a CSV of keys to create, `name,end_user` a line (RFC 4180 quoting, an optional
  * header line `name,end_user`, an empty end user for none): the shape `modelgate keys create
@@ -12,40 +14,19 @@ export interface KeyRow {
 const MAX_NAME = 200;
 const MAX_END_USER = 500;
 
-function records(text: string): string[][] | null {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index]!;
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') {
-        field += '"';
-        index += 1;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"' && field === '') quoted = true;
-    else if (char === ',') {
-      row.push(field);
-      field = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && text[index + 1] === '\n') index += 1;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += char;
+/** CSV text as records of fields (RFC 4180 quoting, CRLF or LF, a byte order mark left out), or why it cannot be read. */
+function records(text: string): string[][] | string {
+  try {
+    return parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: false });
+  } catch (error) {
+    return (error as Error).message;
   }
-  if (quoted) return null;
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
 }
 
 /** The keys of the file, or the first problem with it (naming its line). */
 export function parseKeyRows(text: string, maxRows: number): { rows: KeyRow[] } | { problem: string } {
-  const all = records(text.replace(/^\uFEFF/, ''));
-  if (all === null) return { problem: 'the file has a quoted field that never ends' };
+  const all = records(text);
+  if (typeof all === 'string') return { problem: `the file cannot be read: ${all}` };
   const header = all[0]?.map((cell) => cell.trim().toLowerCase());
   const body = header !== undefined && header[0] === 'name' && (header[1] === undefined || header[1] === 'end_user') ? all.slice(1) : all;
   const offset = body === all ? 1 : 2;
