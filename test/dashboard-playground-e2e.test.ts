@@ -126,7 +126,8 @@ describe('the playground in a browser', { skip: existsSync(CHROMIUM) ? false : `
     assert.equal(record.streaming, true);
     assert.equal(record.usage.total_tokens, 47);
     await page.goto(`${gateway.url}/dashboard/logs?key=${key.id}`);
-    const row = page.getByRole('row').filter({ hasText: key.id }).filter({ hasText: '/v1/chat/completions' }).filter({ hasText: 'dashboard-playground' });
+    // The log shows a key by its name.
+    const row = page.getByRole('row').filter({ hasText: 'tutoring-app' }).filter({ hasText: '/v1/chat/completions' }).filter({ hasText: 'dashboard-playground' });
     await row.first().waitFor();
     await shoot(page, 'playground-log');
     await row.first().getByRole('link').click();

@@ -348,6 +348,8 @@ for (const backend of STORAGE_BACKENDS) {
       const capped = await openStorage({ databaseUrl: own.env.DATABASE_URL, dataDir: own.dataDir });
       try {
         const capStore = new LogStore(capped);
+        // The file of every table and index with no rows: what no cap can give back.
+        const fileEmpty = (await capStore.size()).databaseBytes;
         const noise = () => JSON.stringify({ text: randomBytes(5_000).toString('base64') });
         const written = Array.from({ length: 200 }, (_, index) => row(`cap_${String(index).padStart(3, '0')}`, { request_payload: noise(), response_payload: '{"ok":true}' }));
         for (let start = 0; start < written.length; start += 50) await capStore.insertBatch(written.slice(start, start + 50));
@@ -386,7 +388,7 @@ for (const backend of STORAGE_BACKENDS) {
           assert.equal(capStore.reclaimsFreePages(), true, 'a new SQLite database is in incremental auto-vacuum mode');
           await new SizeCapJob(capStore, { maxBytes: 0, batchSize: 10, intervalMs: 60_000 }, pino({ level: 'silent' })).runOnce();
           const after = (await capStore.size()).databaseBytes;
-          assert.ok(after < fileBefore / 4, `file ${fileBefore} -> ${after} bytes`);
+          assert.ok(after - fileEmpty < (fileBefore - fileEmpty) / 4, `file ${fileBefore} -> ${after} bytes (${fileEmpty} with no rows)`);
         }
       } finally {
         await capped.close();
