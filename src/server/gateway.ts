@@ -79,8 +79,8 @@ export interface StartOptions {
    * only to answer 503.
    */
   standby?: boolean;
-  /** The sign-in throttle's clock and password check (tests hold the one still and count the other). */
-  accounts?: Pick<AccountsOptions, 'now' | 'verify'>;
+  /** The sign-in throttle's clock, password check and limits (tests hold the clock still, count checks, or let a flood be checked). */
+  accounts?: Pick<AccountsOptions, 'now' | 'verify' | 'throttle'>;
   /** How guardrail webhooks resolve hosts and which CAs they trust besides the system's (tests: a local https server). */
   guardrailWebhooks?: WebhookTransport;
   /** How budget alert webhooks resolve hosts and which CAs they trust (tests: a local https server). */
