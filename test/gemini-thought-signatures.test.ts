@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic.js';
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -22,13 +23,15 @@ const TOOL = { name: 'read_file', description: 'Reads a file', input_schema: { t
 
 describe('Gemini thought signatures through the Messages and Responses APIs', () => {
   let fake: FakeGemini;
+  let claude: FakeAnthropic;
   let gateway: TestGateway;
   let anthropic: Anthropic;
   let openai: OpenAI;
 
   before(async () => {
     fake = await startFakeGemini();
-    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY } });
+    claude = await startFakeAnthropic();
+    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY, ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY } });
     const key = await gateway.createKey({ scopes: ['model:request'] });
     anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
     openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
@@ -36,6 +39,7 @@ describe('Gemini thought signatures through the Messages and Responses APIs', ()
   after(async () => {
     await gateway?.close();
     await fake?.close();
+    await claude?.close();
   });
 
   /** The last generate request Gemini got, streamed or not. */
@@ -117,5 +121,25 @@ describe('Gemini thought signatures through the Messages and Responses APIs', ()
       ],
     });
     assert.deepEqual(fakeLast().contents.find((content) => content.role === 'model')!.parts, [{ functionCall: { name: 'read_file', args: { path: 'a.ts' } } }]);
+  });
+
+  test('a Gemini turn sent on to a Claude model: its signed thinking is left out, Claude gets the calls', async () => {
+    fake.reply('generateContent', { response: candidateResponse(CALL_PARTS, { model: MODEL }) });
+    const ask: Anthropic.MessageParam = { role: 'user', content: 'Read a.ts and b.ts' };
+    const message = await anthropic.messages.create({ model: MODEL, max_tokens: 512, tools: [TOOL], messages: [ask] });
+    const uses = message.content.filter((block) => block.type === 'tool_use');
+    // As after /model in Claude Code: the same conversation, now to a Claude model (Anthropic's own API, passed through).
+    await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 512,
+      tools: [TOOL],
+      messages: [
+        ask,
+        { role: 'assistant', content: message.content },
+        { role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.type === 'tool_use' ? use.id : '', content: 'export {}' })) },
+      ],
+    });
+    const sent = claude.requests.filter((request) => request.path === '/v1/messages').at(-1)!.json as { messages: { role: string; content: { type: string }[] }[] };
+    assert.deepEqual(sent.messages[1]!.content.map((block) => block.type), ['tool_use', 'tool_use']);
   });
 });

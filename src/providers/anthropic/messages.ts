@@ -1,6 +1,8 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { GatewayError } from '../../errors/index.js';
 import { patchJsonObject } from '../shared/json-members.js';
+import { isRecord } from '../shared/message-content.js';
+import { ownSignature } from '../shared/signatures.js';
 import { startSseStream, type StreamFrames } from '../shared/sse-stream.js';
 import type { UpstreamRequest } from '../shared/upstream-http.js';
 import type { EventStream, JsonObject, MessagesCall, MessagesProvider, MessagesResult, MessagesStreamEvent } from '../../model-api/index.js';
@@ -38,7 +40,11 @@ export class AnthropicMessages implements MessagesProvider {
   }
 
   private request(call: MessagesCall, path: string): Promise<UpstreamRequest> {
-    const body = call.sourceJson === undefined ? JSON.stringify({ ...call.body, model: call.upstreamModel }) : patchJsonObject(call.sourceJson, { model: call.upstreamModel }, []);
+    const messages = withOwnSignatures(call.body.messages, this.http.provider);
+    const body =
+      call.sourceJson === undefined || messages !== undefined
+        ? JSON.stringify({ ...call.body, model: call.upstreamModel, ...(messages === undefined ? {} : { messages }) })
+        : patchJsonObject(call.sourceJson, { model: call.upstreamModel }, []);
     const headers = { ...this.http.headers };
     if (call.version !== undefined) headers['anthropic-version'] = call.version;
     if (call.beta !== undefined) headers['anthropic-beta'] = call.beta;
@@ -52,6 +58,29 @@ export class AnthropicMessages implements MessagesProvider {
       throw malformedResponse(this.http.provider, 'response body is not JSON');
     }
   }
+}
+
+/**
+ * The conversation with the reasoning other vendors signed taken out, or undefined when it
+ * holds none (the common case: the body goes as sent). A thinking block signed through the
+ * gateway carries `<provider>:<signature>` (src/providers/shared/signatures.ts) — a colon no
+ * Anthropic signature (base64) has: this provider's own gets its signature back, another's
+ * block is left out, as a translated turn's would be (Anthropic refuses a signature not its own).
+ */
+function withOwnSignatures(messages: unknown, provider: string): unknown[] | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  const signed = (block: unknown): block is { type: string; signature: string } =>
+    isRecord(block) && (block.type === 'thinking' || block.type === 'redacted_thinking') && typeof block.signature === 'string' && block.signature.includes(':');
+  if (!messages.some((message) => isRecord(message) && message.role === 'assistant' && Array.isArray(message.content) && message.content.some(signed))) return undefined;
+  return messages.map((message) => {
+    if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return message;
+    const content = message.content.flatMap((block: unknown) => {
+      if (!signed(block)) return [block];
+      const own = ownSignature(block.signature, provider);
+      return own === null ? [] : [{ ...block, signature: own }];
+    });
+    return { ...message, content };
+  });
 }
 
 /** The count of a count_tokens answer, or the provider_error of a body that has none. */
