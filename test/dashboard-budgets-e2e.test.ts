@@ -73,6 +73,10 @@ describe('the Budgets page in a browser', { skip: existsSync(CHROMIUM) ? false :
     const form = page.getByRole('form', { name: 'Edit the budget of the team red' });
     await form.getByLabel('Tokens per period').fill('500');
     await form.getByLabel('USD per period').fill('5');
+    await form.getByLabel('Alert thresholds (%)').fill('1, 150');
+    await form.getByRole('button', { name: 'Save budget' }).click();
+    // The schema's refusal names `thresholds[1]`: it goes next to the thresholds field.
+    await form.locator(`#edit-${budgets[0]!.id}-thresholds-error`).getByText(/thresholds\[1\]/).waitFor();
     await form.getByLabel('Alert thresholds (%)').fill('1');
     await form.getByRole('button', { name: 'Save budget' }).click();
     await row.getByText('0 of 500').waitFor();
@@ -113,8 +117,9 @@ describe('the Budgets page in a browser', { skip: existsSync(CHROMIUM) ? false :
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
     assert.deepEqual((await gateway.admin('GET', '/admin/v1/budgets')).body.data, []);
-    // The refused create is the one failed call the browser reports.
-    assert.deepEqual(problems.splice(0), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    // The refused create and edit are the failed calls the browser reports.
+    const refused = 'console: Failed to load resource: the server responded with a status of 400 (Bad Request)';
+    assert.deepEqual(problems.splice(0), [refused, refused]);
   });
 
   test('a viewer reads the budgets without the forms', async () => {

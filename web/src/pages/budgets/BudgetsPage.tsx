@@ -27,6 +27,8 @@ const PERIODS: readonly SelectOption[] = [
   { value: 'month', label: 'month' },
   { value: 'total', label: 'total (never resets)' },
 ];
+/** The fields the form shows an error next to; a refusal naming another is shown under the form. */
+const FIELDS = new Set(['target', 'usd', 'tokens', 'reset_tz', 'thresholds']);
 const LEVEL_LABEL: Record<BudgetLevel, string> = { team: 'team', project: 'project', key: 'key', end_user: 'end user' };
 
 const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
@@ -103,9 +105,10 @@ function BudgetForm({ budget, onDone }: { budget?: BudgetListView; onDone: () =>
     },
   });
   const failure = save.error instanceof ApiError ? save.error : null;
-  const fieldError = (name: string) => (failure !== null && failure.param === name ? failure.message : null);
-  const named = new Set(['level', 'target', 'usd', 'tokens', 'period', 'reset_tz', 'thresholds']);
-  const formError = save.error === null ? null : failure !== null && failure.param !== null && named.has(failure.param) ? null : messageOf(save.error);
+  // `thresholds[1]` is the thresholds field's: the refusal goes next to the field it names.
+  const refused = failure?.param?.split(/[.[]/)[0] ?? null;
+  const fieldError = (name: string) => (refused === name ? failure!.message : null);
+  const formError = save.error === null || (refused !== null && FIELDS.has(refused)) ? null : messageOf(save.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
