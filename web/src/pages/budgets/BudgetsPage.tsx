@@ -34,15 +34,18 @@ const LEVEL_LABEL: Record<BudgetLevel, string> = { team: 'team', project: 'proje
 const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
 const percent = (spent: number, limit: number) => `${Math.round((spent / limit) * 100)}%`;
 
-/** The options of the target picker: the teams, projects or keys the gateway lists (end users are typed). */
-function useTargets(level: BudgetLevel, enabled: boolean): SelectOption[] {
+/**
+ * The options of the target picker: the teams, projects or keys the gateway lists; null when
+ * the id is typed instead (an end user, or more active keys than one page of the key list).
+ */
+function useTargets(level: BudgetLevel, enabled: boolean): SelectOption[] | null {
   const teams = useQuery({ queryKey: ['teams'], queryFn: adminApi.teams.list, enabled: enabled && level === 'team' });
   const projects = useQuery({ queryKey: ['projects'], queryFn: adminApi.projects, enabled: enabled && level === 'project' });
   const keys = useQuery({ queryKey: ['keys', 'budget-picker'], queryFn: () => adminApi.keys.page({ status: 'active' }, undefined, 100), enabled: enabled && level === 'key' });
   if (level === 'team') return (teams.data?.data ?? []).map((team) => ({ value: team.id, label: team.name === team.id ? team.id : `${team.name} (${team.id})` }));
   if (level === 'project') return (projects.data?.data ?? []).map((project) => ({ value: project.id, label: project.name === project.id ? project.id : `${project.name} (${project.id})` }));
-  if (level === 'key') return (keys.data?.data ?? []).map((key) => ({ value: key.id, label: `${key.name} (${key.id})` }));
-  return [];
+  if (level === 'key' && keys.data?.has_more !== true) return (keys.data?.data ?? []).map((key) => ({ value: key.id, label: `${key.name} (${key.id})` }));
+  return null;
 }
 
 /** A form field with the API's refusal of it, if any, next to it (linked for screen readers). */
@@ -77,7 +80,7 @@ function BudgetForm({ budget, onDone }: { budget?: BudgetListView; onDone: () =>
   const [resetTz, setResetTz] = useState(budget?.reset_tz ?? 'UTC');
   const [thresholds, setThresholds] = useState((budget?.thresholds ?? [50, 80, 100]).join(', '));
   const targets = useTargets(level, !editing);
-  const chosenTarget = level === 'end_user' || target !== '' ? target : (targets[0]?.value ?? '');
+  const chosenTarget = targets === null || target !== '' ? target : (targets[0]?.value ?? '');
   const save = useMutation({
     mutationFn: () => {
       const input: BudgetInput = {
@@ -129,9 +132,9 @@ function BudgetForm({ budget, onDone }: { budget?: BudgetListView; onDone: () =>
               setTarget('');
             }}
           />
-          <Field id="budget-target" label={level === 'end_user' ? 'End user' : `Target ${LEVEL_LABEL[level]}`} error={fieldError('target')} {...(level === 'end_user' ? { hint: 'as requests name it (X-End-User-ID or the body field)' } : {})}>
+          <Field id="budget-target" label={level === 'end_user' ? 'End user' : `Target ${LEVEL_LABEL[level]}`} error={fieldError('target')} {...(level === 'end_user' ? { hint: 'as requests name it (X-End-User-ID or the body field)' } : targets === null ? { hint: `the ${LEVEL_LABEL[level]} id` } : {})}>
             {(describedBy) =>
-              level === 'end_user' || targets.length === 0 ? (
+              targets === null || targets.length === 0 ? (
                 <input id="budget-target" required maxLength={256} aria-describedby={describedBy} value={target} onChange={(event) => setTarget(event.target.value)} />
               ) : (
                 <select id="budget-target" aria-describedby={describedBy} value={chosenTarget} onChange={(event) => setTarget(event.target.value)}>
