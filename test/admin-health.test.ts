@@ -35,7 +35,7 @@ describe('provider health, the overview and status', () => {
     const created = await send(gateway, 'POST', '/admin/v1/keys', { name: 'course key', scopes: ['model:request'] });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const key = created.body.secret as string;
-    const chat = () => send(gateway, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }, { authorization: `Bearer ${key}` });
+    const chat = () => send(gateway, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], user: 'student-1' }, { authorization: `Bearer ${key}` });
     for (let index = 0; index < 3; index += 1) assert.equal((await chat()).status, 200);
     fake.failNext('/v1/chat/completions', 500, 'upstream broke');
     const failed = await chat();
@@ -88,6 +88,33 @@ describe('provider health, the overview and status', () => {
     assert.equal(overview.body.top_models[0].model, 'gpt-4o-mini');
     assert.deepEqual([overview.body.top_keys[0].name, overview.body.top_keys[0].requests], ['course key', 5]);
     assert.equal(overview.body.health.providers.find((provider: Loose) => provider.name === 'openai').errors, 2);
+  });
+
+  test('the overview: top teams and end users, and the budgets nearest their limit', async () => {
+    const roomy = await send(gateway, 'POST', '/admin/v1/budgets', { level: 'project', target: 'default', period: 'month', tokens: 1_000_000 });
+    assert.equal(roomy.status, 201, JSON.stringify(roomy.body));
+    const tight = await send(gateway, 'POST', '/admin/v1/budgets', { level: 'team', target: 'default', period: 'month', tokens: 100 });
+    assert.equal(tight.status, 201, JSON.stringify(tight.body));
+    const overview = await send(gateway, 'GET', '/admin/v1/overview');
+    assert.equal(overview.status, 200, JSON.stringify(overview.body));
+    assert.deepEqual(
+      overview.body.top_teams.map((team: Loose) => [team.team_id, team.requests]),
+      [['default', 5]],
+    );
+    // Only the chats that named an end user count under one.
+    assert.deepEqual(
+      overview.body.top_end_users.map((user: Loose) => [user.end_user, user.requests]),
+      [['student-1', 4]],
+    );
+    const nearest = overview.body.budgets_nearest_limit;
+    assert.deepEqual(
+      nearest.map((budget: Loose) => budget.id),
+      [tight.body.id, roomy.body.id],
+    );
+    assert.ok(nearest[0].spent_tokens > 0);
+    assert.equal(nearest[0].used, nearest[0].spent_tokens / 100);
+    assert.ok(nearest[1].used < nearest[0].used);
+    for (const budget of [roomy, tight]) assert.equal((await send(gateway, 'DELETE', `/admin/v1/budgets/${budget.body.id}`)).status, 204);
   });
 
   test('a viewer may read the overview and health; a team admin may not', async () => {

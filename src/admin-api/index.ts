@@ -155,3 +155,25 @@ export interface HealthView {
   }[];
   deployments: { model: string; deployment: string; provider: string; weight: number; cooling: boolean }[];
 }
+
+/** `GET /admin/v1/budgets`: a budget with what it spent and reserved in its current period (docs/admin-api.md#budgets). */
+export type BudgetListView = import('../budgets/types.js').BudgetView & {
+  spent?: { usd: number; tokens: number; period: string; resets_at: string | null };
+};
+export type { BudgetLevel, BudgetPeriod } from '../budgets/types.js';
+/** `GET /admin/v1/budgets/alerts`: an alert and its delivery state. */
+export type { AlertView as BudgetAlertView, AlertState as BudgetAlertState } from '../budgets/budget-alerts.js';
+
+/** `GET /admin/v1/overview`'s `budgets_nearest_limit`: `used` is spent ÷ limit of the amount most used. */
+export interface NearestBudgetView {
+  id: string;
+  level: import('../budgets/types.js').BudgetLevel;
+  target: string;
+  period: string;
+  usd: number | null;
+  tokens: number | null;
+  spent_usd: number;
+  spent_tokens: number;
+  used: number;
+  resets_at: string | null;
+}

@@ -49,6 +49,10 @@ export interface OverviewView {
   buckets: OverviewBucket[];
   top_models: { model: string; requests: number; cost_usd: number }[];
   top_keys: { key_id: string; name: string | null; requests: number; cost_usd: number }[];
+  /** Teams by spend, through the team each call's project belongs to now. */
+  top_teams: { team_id: string; name: string | null; requests: number; cost_usd: number }[];
+  /** End users by spend, as the request log names them (hashed when their project hashes them). */
+  top_end_users: { end_user: string; requests: number; cost_usd: number }[];
 }
 
 /** The nearest-rank percentile of ascending values. */
@@ -97,12 +101,25 @@ export async function recentProviderCalls(db: Kysely<Database>, since: number): 
   });
 }
 
-/** Requests, errors, latency and spend since `since` in buckets of `bucketMinutes`, and the top models and keys (by name). */
+/** Requests, errors, latency and spend since `since` in buckets of `bucketMinutes`, and the top models, keys (by name), teams and end users. */
 export async function overviewOf(db: Kysely<Database>, since: number, bucketMinutes: number, now: number = Date.now()): Promise<OverviewView> {
   const rows = await db
     .selectFrom('request_logs')
     .leftJoin('api_keys', 'api_keys.id', 'request_logs.key_id')
-    .select(['request_logs.status', 'request_logs.latency_ms', 'request_logs.cost_micro_usd', 'request_logs.resolved_model', 'request_logs.key_id', 'request_logs.started_at', 'api_keys.name as key_name'])
+    .leftJoin('projects', 'projects.id', 'request_logs.project_id')
+    .leftJoin('teams', 'teams.id', 'projects.team_id')
+    .select([
+      'request_logs.status',
+      'request_logs.latency_ms',
+      'request_logs.cost_micro_usd',
+      'request_logs.resolved_model',
+      'request_logs.key_id',
+      'request_logs.started_at',
+      'request_logs.end_user',
+      'api_keys.name as key_name',
+      'projects.team_id as team_id',
+      'teams.name as team_name',
+    ])
     .where('request_logs.started_at', '>=', since)
     .orderBy('request_logs.started_at', 'desc')
     .limit(MAX_ROWS)
@@ -113,6 +130,8 @@ export async function overviewOf(db: Kysely<Database>, since: number, bucketMinu
   const buckets = Array.from({ length: count }, (_, index) => ({ start: first + index * bucketMs, requests: 0, errors: 0, cost: 0, latencies: [] as number[] }));
   const models = new Map<string, { requests: number; cost: number }>();
   const keys = new Map<string, { name: string | null; requests: number; cost: number }>();
+  const teams = new Map<string, { name: string | null; requests: number; cost: number }>();
+  const endUsers = new Map<string, { requests: number; cost: number }>();
   const all: number[] = [];
   let errors = 0;
   let cost = 0;
@@ -141,6 +160,18 @@ export async function overviewOf(db: Kysely<Database>, since: number, bucketMinu
       key.cost += spent;
       keys.set(row.key_id, key);
     }
+    if (row.team_id !== null) {
+      const team = teams.get(row.team_id) ?? { name: row.team_name ?? null, requests: 0, cost: 0 };
+      team.requests += 1;
+      team.cost += spent;
+      teams.set(row.team_id, team);
+    }
+    if (row.end_user !== null) {
+      const endUser = endUsers.get(row.end_user) ?? { requests: 0, cost: 0 };
+      endUser.requests += 1;
+      endUser.cost += spent;
+      endUsers.set(row.end_user, endUser);
+    }
   }
   all.sort((a, b) => a - b);
   const top = <T extends { requests: number; cost: number }>(map: Map<string, T>) => [...map].sort((a, b) => b[1].cost - a[1].cost || b[1].requests - a[1].requests).slice(0, 5);
@@ -155,5 +186,7 @@ export async function overviewOf(db: Kysely<Database>, since: number, bucketMinu
     }),
     top_models: top(models).map(([model, value]) => ({ model, requests: value.requests, cost_usd: usd(value.cost) })),
     top_keys: top(keys).map(([keyId, value]) => ({ key_id: keyId, name: value.name, requests: value.requests, cost_usd: usd(value.cost) })),
+    top_teams: top(teams).map(([teamId, value]) => ({ team_id: teamId, name: value.name, requests: value.requests, cost_usd: usd(value.cost) })),
+    top_end_users: top(endUsers).map(([endUser, value]) => ({ end_user: endUser, requests: value.requests, cost_usd: usd(value.cost) })),
   };
 }

@@ -21,6 +21,7 @@ const PlaygroundPage = lazy(() => import('./pages/playground/PlaygroundPage.js')
 const UsagePage = lazy(() => import('./pages/UsagePage.js').then((page) => ({ default: page.UsagePage })));
 const UsersPage = lazy(() => import('./pages/users/UsersPage.js').then((page) => ({ default: page.UsersPage })));
 const TeamsPage = lazy(() => import('./pages/teams/TeamsPage.js').then((page) => ({ default: page.TeamsPage })));
+const BudgetsPage = lazy(() => import('./pages/budgets/BudgetsPage.js').then((page) => ({ default: page.BudgetsPage })));
 const AuditPage = lazy(() => import('./pages/audit/AuditPage.js').then((page) => ({ default: page.AuditPage })));
 
 /** What a role may open: an admin everything; a team admin its teams' keys and agents too; a viewer the overview, log and usage. */
@@ -53,6 +54,7 @@ export function App() {
         {seesOverview && <Route path="/health" element={<HealthPage />} />}
         {managesKeys && <Route path="/keys" element={<KeysPage />} />}
         {managesKeys && <Route path="/teams" element={<TeamsPage />} />}
+        {seesOverview && <Route path="/budgets" element={<BudgetsPage />} />}
         {managesKeys && <Route path="/agents" element={<AgentsPage />} />}
         {managesKeys && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
@@ -95,6 +97,11 @@ function Layout() {
             {managesKeys && (
               <li>
                 <NavLink to="/teams">Teams</NavLink>
+              </li>
+            )}
+            {seesOverview && (
+              <li>
+                <NavLink to="/budgets">Budgets</NavLink>
               </li>
             )}
             {managesKeys && (

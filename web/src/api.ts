@@ -29,6 +29,11 @@ import type {
   PublicModelEntry,
   Scope,
   AuditEntryView,
+  BudgetAlertView,
+  BudgetLevel,
+  BudgetListView,
+  BudgetPeriod,
+  NearestBudgetView,
   Role,
   SessionView,
   TeamView,
@@ -43,7 +48,7 @@ import type {
  * cookie (sent by the browser, never read here) and, on every change, the session's CSRF token.
  */
 
-export type { HealthView };
+export type { HealthView, NearestBudgetView };
 
 export class ApiError extends Error {
   constructor(
@@ -129,6 +134,15 @@ export interface CacheCleared {
   project: string | null;
   cleared: number;
   store: 'memory' | 'redis';
+}
+
+/** A budget's amounts and period as `POST`/`PATCH /admin/v1/budgets` take them (null clears an amount). */
+export interface BudgetInput {
+  usd: number | null;
+  tokens: number | null;
+  period: BudgetPeriod;
+  reset_tz: string;
+  thresholds: number[];
 }
 
 export interface KeyLimitsInput {
@@ -246,6 +260,13 @@ export const adminApi = {
     rename: (id: string, name: string) => request<TeamView>('PATCH', `/teams/${encodeURIComponent(id)}`, { name }),
     remove: (id: string) => request<void>('DELETE', `/teams/${encodeURIComponent(id)}`),
   },
+  budgets: {
+    list: () => request<{ data: BudgetListView[] }>('GET', '/budgets'),
+    alerts: () => request<{ data: BudgetAlertView[] }>('GET', '/budgets/alerts'),
+    create: (input: BudgetInput & { level: BudgetLevel; target: string }) => request<BudgetListView>('POST', '/budgets', input),
+    update: (id: string, changes: BudgetInput) => request<BudgetListView>('PATCH', `/budgets/${encodeURIComponent(id)}`, changes),
+    remove: (id: string) => request<void>('DELETE', `/budgets/${encodeURIComponent(id)}`),
+  },
   cache: {
     clear: (project: string) => request<CacheCleared>('DELETE', `/cache${queryOf({ project })}`),
   },
@@ -291,7 +312,7 @@ export const adminApi = {
     removeAlias: (alias: string) => request<void>('DELETE', `/models/aliases/${encodeURIComponent(alias)}`),
   },
   health: () => request<HealthView & { object: 'health' }>('GET', '/health'),
-  overview: (hours: number) => request<OverviewView & { object: 'overview'; hours: number; health: HealthView }>('GET', `/overview${queryOf({ hours })}`),
+  overview: (hours: number) => request<OverviewView & { object: 'overview'; hours: number; health: HealthView; budgets_nearest_limit: NearestBudgetView[] }>('GET', `/overview${queryOf({ hours })}`),
   routing: {
     list: () => request<{ data: RoutingView[] }>('GET', '/routing'),
     set: (model: string, entry: Record<string, unknown>) => request<RoutingView>('PUT', `/routing/${encodeURIComponent(model)}`, entry),

@@ -77,7 +77,8 @@ function fieldsOf(body: Static<typeof UpdateBody>, before: BudgetFields | undefi
   return fields;
 }
 
-async function withSpend(context: GatewayContext, budgets: readonly Budget[]) {
+/** Budgets as the admin API shows them, each with what it spent and reserved in its current period (none when the limiter cannot say). */
+export async function budgetsWithSpend(context: GatewayContext, budgets: readonly Budget[]) {
   const holds = budgets.map((budget) => context.budgets.book.holdOf(budget));
   const usage = await context.limits.budgetUsage(holds).catch(() => null);
   return budgets.map((budget, index) => {
@@ -105,7 +106,7 @@ export const adminBudgetsRoutes: RouteModule = async (app, context) => {
     admin.get(
       '/budgets',
       { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Budgets, with what each spent in its current period', response: { 200: listOf(BudgetView) } } },
-      async () => ({ object: 'list' as const, data: await withSpend(context, await store.list()) }),
+      async () => ({ object: 'list' as const, data: await budgetsWithSpend(context, await store.list()) }),
     );
 
     admin.get(

@@ -2,14 +2,14 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { adminApi, ApiError } from '../../api.js';
-import { formatUsd } from '../../format.js';
+import { formatCount, formatUsd } from '../../format.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField } from '../../components/SelectField.js';
 import { HealthTable } from './HealthPage.js';
 
 /**
  * The dashboard's landing (docs/dashboard.md#overview): requests, errors, latency and spend over
- * time, the top models and keys, and the providers' health and routing cooldowns now, from one
+ * time, the top models, keys, teams and end users, the budgets nearest their limit, and the providers' health and routing cooldowns now, from one
  * admin API call kept fresh by the query cache.
  */
 
@@ -146,6 +146,94 @@ export function OverviewPage() {
               </table>
             </div>
           </div>
+          <div className="columns">
+            <div>
+              <h2>Top teams</h2>
+              <table aria-label="Top teams">
+                <thead>
+                  <tr>
+                    <th scope="col">Team</th>
+                    <th scope="col">Requests</th>
+                    <th scope="col">Spend</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.top_teams.map((team) => (
+                    <tr key={team.team_id}>
+                      <td>{team.name ?? team.team_id}</td>
+                      <td>{team.requests}</td>
+                      <td>{dollars(team.cost_usd)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div>
+              <h2>Top end users</h2>
+              <table aria-label="Top end users">
+                <thead>
+                  <tr>
+                    <th scope="col">End user</th>
+                    <th scope="col">Requests</th>
+                    <th scope="col">Spend</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.top_end_users.length === 0 && (
+                    <tr>
+                      <td colSpan={3} className="muted">
+                        No request named an end user.
+                      </td>
+                    </tr>
+                  )}
+                  {data.top_end_users.map((user) => (
+                    <tr key={user.end_user}>
+                      <td>{user.end_user}</td>
+                      <td>{user.requests}</td>
+                      <td>{dollars(user.cost_usd)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </div>
+          <h2>Budgets nearest their limit</h2>
+          <table aria-label="Budgets nearest their limit">
+            <thead>
+              <tr>
+                <th scope="col">Budget</th>
+                <th scope="col">Used</th>
+                <th scope="col">Spent</th>
+                <th scope="col">Period</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.budgets_nearest_limit.length === 0 && (
+                <tr>
+                  <td colSpan={4} className="muted">
+                    No budget is set.
+                  </td>
+                </tr>
+              )}
+              {data.budgets_nearest_limit.map((budget) => (
+                <tr key={budget.id}>
+                  <td>
+                    {budget.level.replace('_', ' ')} {budget.target}
+                  </td>
+                  <td>{Math.round(budget.used * 100)}%</td>
+                  <td>
+                    {budget.usd !== null && `${dollars(budget.spent_usd)} of ${dollars(budget.usd)}`}
+                    {budget.usd !== null && budget.tokens !== null && '; '}
+                    {budget.tokens !== null && `${formatCount(budget.spent_tokens)} of ${formatCount(budget.tokens)} tokens`}
+                  </td>
+                  <td>{budget.period}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p>
+            <Link to="/budgets">Open the budgets page</Link>
+          </p>
           <h2>Providers now</h2>
           <HealthTable health={data.health} />
           <p>
