@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { TEST_ADMIN_TOKEN, loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { sendJson as send } from './helpers/admin-http.js';
+import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
  * The health page's, the overview's and `GET /admin/v1/status`'s view of the providers: recent
@@ -14,15 +15,6 @@ type Loose = any;
 
 const PASSWORD = 'a long enough password 1';
 
-async function send(gateway: TestGateway, method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }): Promise<{ status: number; body: Loose; requestId: string }> {
-  const response = await fetch(`${gateway.url}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : null, requestId: response.headers.get('x-request-id') ?? '' };
-}
 
 describe('provider health, the overview and status', () => {
   let fake: OpenAIFake;

@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { TEST_ADMIN_TOKEN, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { sendJson as send } from './helpers/admin-http.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
 /**
@@ -18,21 +19,7 @@ type Loose = any;
 
 const PASSWORD = 'a long enough password 1';
 
-interface Answer {
-  status: number;
-  body: Loose;
-  text: string;
-}
 
-async function send(gateway: TestGateway, method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }): Promise<Answer> {
-  const response = await fetch(`${gateway.url}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, text, body: text.length > 0 ? JSON.parse(text) : null };
-}
 
 async function models(gateway: TestGateway, key: string): Promise<Loose> {
   return (await send(gateway, 'GET', '/v1/models', undefined, { authorization: `Bearer ${key}` })).body;

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VENDOR_PROVIDERS } from '../src/providers/index.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { TEST_ADMIN_TOKEN, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { sendJson as send, type HttpAnswer as Answer } from './helpers/admin-http.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
 /**
@@ -22,22 +23,7 @@ const PASSWORD = 'a long enough password 1';
 /** An unconfigured openai (empty counts as unset): an administrator may give it a credential. */
 const NO_OPENAI = { OPENAI_API_KEY: '' };
 
-interface Answer {
-  status: number;
-  body: Loose;
-  text: string;
-  requestId: string;
-}
 
-async function send(gateway: TestGateway, method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }): Promise<Answer> {
-  const response = await fetch(`${gateway.url}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, text, body: text.length > 0 ? JSON.parse(text) : null, requestId: response.headers.get('x-request-id') ?? '' };
-}
 
 async function chat(gateway: TestGateway, key: string): Promise<Answer> {
   return send(gateway, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }, { authorization: `Bearer ${key}` });

@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { TEST_ADMIN_TOKEN, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { sendJson as send, type HttpAnswer as Answer } from './helpers/admin-http.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import { Guardrails } from '../src/guardrails/index.js';
 
@@ -20,21 +21,7 @@ type Loose = any;
 const PASSWORD = 'a long enough password 1';
 const UPSTREAM_KEY = 'sk-upstream-guardrails-admin-0000000';
 
-interface Answer {
-  status: number;
-  body: Loose;
-  text: string;
-}
 
-async function send(gateway: TestGateway, method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }): Promise<Answer> {
-  const response = await fetch(`${gateway.url}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, text, body: text.length > 0 ? JSON.parse(text) : null };
-}
 
 function chat(gateway: TestGateway, key: string, content: string): Promise<Answer> {
   return send(gateway, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }, { authorization: `Bearer ${key}` });
