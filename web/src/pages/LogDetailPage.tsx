@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { LogDetailView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
@@ -59,16 +60,10 @@ export function curlOf(record: LogDetailView, origin: string): string {
 export function LogDetailPage() {
   const { requestId = '' } = useParams();
   const { session } = useSession();
-  const [record, setRecord] = useState<LogDetailView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const query = useQuery({ queryKey: ['log', requestId], queryFn: () => adminApi.logs.get(requestId) });
+  const record: LogDetailView | null = query.data ?? null;
+  const error = query.error === null ? null : query.error instanceof ApiError ? query.error.message : String(query.error);
   const [copied, setCopied] = useState(false);
-
-  useEffect(() => {
-    adminApi.logs
-      .get(requestId)
-      .then(setRecord)
-      .catch((failure: unknown) => setError(failure instanceof ApiError ? failure.message : String(failure)));
-  }, [requestId]);
 
   if (error !== null)
     return (

@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { UsageGrouping, UsageList, UsageView } from '@modelgate/admin-api';
@@ -65,25 +66,10 @@ export function UsagePage() {
   const metric = (METRICS.find((entry) => entry.value === search.get('metric'))?.value ?? 'cost_usd') as Metric;
   const since = search.get('since') ?? '30d';
   const until = search.get('until') ?? undefined;
-  const [usage, setUsage] = useState<UsageList<UsageView> | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let current = true;
-    setError(null);
-    adminApi
-      .usage(by, { since, until })
-      .then((result) => current && setUsage(result))
-      .catch((failure: unknown) => {
-        if (!current) return;
-        // The error takes the place of the numbers: neither "Loading…" nor another period's numbers stay beside it.
-        setUsage(null);
-        setError(failure instanceof ApiError ? failure.message : String(failure));
-      });
-    return () => {
-      current = false;
-    };
-  }, [by, since, until]);
+  const query = useQuery({ queryKey: ['usage', by, since, until], queryFn: () => adminApi.usage(by, { since, until }) });
+  // The error takes the place of the numbers: neither "Loading…" nor another period's numbers stay beside it.
+  const error = query.error === null ? null : query.error instanceof ApiError ? query.error.message : String(query.error);
+  const usage: UsageList<UsageView> | null = error === null ? (query.data ?? null) : null;
 
   const set = (name: string, value: string) => {
     const next = new URLSearchParams(search);
