@@ -1,4 +1,4 @@
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 
 const OPEN_PLACEHOLDER = /\{\{\s*([\w.]*)$/;
 const MAX_SUGGESTIONS = 12;
@@ -31,6 +31,17 @@ export function TemplateField(props: {
     setActive(0);
   };
 
+  // Where the caret goes once an inserted path is on screen: set as React commits the new value,
+  // before the next keystroke. A caret set a frame later moved back over what was typed since.
+  const caretAfterInsert = useRef<{ value: string; position: number } | null>(null);
+  useLayoutEffect(() => {
+    const pending = caretAfterInsert.current;
+    const element = area.current;
+    if (pending === null || element === null || element.value !== pending.value) return;
+    caretAfterInsert.current = null;
+    element.setSelectionRange(pending.position, pending.position);
+  }, [props.value]);
+
   const insert = (path: string) => {
     const element = area.current;
     if (element === null || query === null) return;
@@ -39,10 +50,9 @@ export function TemplateField(props: {
     const rest = props.value.slice(caret);
     const after = rest.replace(/^\s*\}\}/, '');
     const value = `${before}${path}}}${after}`;
+    caretAfterInsert.current = { value, position: before.length + path.length + 2 };
     props.onChange(value);
     setQuery(null);
-    const position = before.length + path.length + 2;
-    requestAnimationFrame(() => element.setSelectionRange(position, position));
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
