@@ -7,9 +7,11 @@
 // a 5 MB message content full of JSON escapes (JSON.parse's slow path, no fast cut-out), and
 // an 18 MB body of 180,000 short messages (parsing and schema validation of many objects).
 //
-// Usage: npm run build && node --expose-gc bench/large-bodies.mjs [BURSTS] → one JSON line:
-// the longest event-loop stall (ms) and p99 during the bursts, RSS before, at its peak, and
-// 5 s after the last burst (after a GC when --expose-gc is given), and the answers' statuses.
+// Usage: npm run build && node --expose-gc bench/large-bodies.mjs [BURSTS] [--only=many|escaped]
+// → one JSON line: the longest event-loop stall (ms) and p99 during the bursts (after one
+// burst that warms up and is not measured), RSS before, at its peak, 5 s after the last burst
+// (after a GC when --expose-gc is given, with the heap's part of it) and once it has settled
+// back (and how many seconds after the burst that was), and the answers' statuses. --only sends just the 18 MB body or just the 5 MB ones.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -20,13 +22,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 const MB = 1024 * 1024;
 
 if (process.argv[2] === '--client') {
-  const [, , , base, key, burstsText] = process.argv;
+  const [, , , base, key, burstsText, only] = process.argv;
   const escaped = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"' + 'line\\n\\"q\\" \\u00e9 '.repeat(Math.floor((5 * MB) / 20)) + '"}]}';
   const many = JSON.stringify({ model: 'gpt-4o-mini', messages: Array.from({ length: 180_000 }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: `message number ${index} ${'x'.repeat(50)}` })) });
-  const bodies = [...Array.from({ length: 8 }, () => escaped), many];
+  const bodies = only === 'many' ? [many] : only === 'escaped' ? [escaped] : [...Array.from({ length: 8 }, () => escaped), many];
   const statuses = {};
-  for (let burst = 0; burst < Number(burstsText); burst += 1) {
-    process.send({ burst: 'start' });
+  // Burst 0 warms the JIT up and is not measured.
+  for (let burst = 0; burst <= Number(burstsText); burst += 1) {
+    if (burst > 0) process.send({ burst: 'start' });
     const answers = await Promise.all(
       bodies.map(async (body) => {
         const response = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
@@ -35,13 +38,14 @@ if (process.argv[2] === '--client') {
       }),
     );
     for (const status of answers) statuses[status] = (statuses[status] ?? 0) + 1;
-    process.send({ burst: 'end' });
+    if (burst > 0) process.send({ burst: 'end' });
   }
   process.send({ done: true, statuses, sizes: { escapedMB: +(escaped.length / MB).toFixed(1), manyMB: +(many.length / MB).toFixed(1) } });
   process.exit(0);
 }
 
-const bursts = Number(process.argv[2] ?? 3);
+const bursts = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 3);
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length) ?? 'all';
 const { loadConfig } = await import('../dist/config/index.js');
 const { startGateway } = await import('../dist/server/gateway.js');
 
@@ -65,6 +69,8 @@ const env = {
 const gateway = await startGateway(loadConfig({ env, cwd: dir }), { env });
 const { secret } = await gateway.context.keys.store.create({ name: 'bench', projectId: 'default', scopes: ['model:request'], limits: { rpm: null, dailyTokens: null, monthlyCostUsd: null }, allowedModels: null, allowedTools: null, allowUnpriced: false });
 await gateway.context.keys.cache.load();
+// The route schemas compile in the background once the server listens (a second or two here).
+await new Promise((resolve) => setTimeout(resolve, 3_000));
 
 const gc = globalThis.gc ?? (() => undefined);
 gc();
@@ -75,7 +81,7 @@ const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
 const delay = monitorEventLoopDelay({ resolution: 10 });
 
 const result = await new Promise((resolve) => {
-  const client = fork(new URL(import.meta.url), ['--client', gateway.url, secret, String(bursts)]);
+  const client = fork(new URL(import.meta.url), ['--client', gateway.url, secret, String(bursts), only]);
   client.on('message', (message) => {
     if (message.burst === 'start') delay.enable();
     if (message.burst === 'end') delay.disable();
@@ -86,13 +92,25 @@ clearInterval(sampler);
 await new Promise((resolve) => setTimeout(resolve, 5_000));
 gc();
 const after = rss();
+const memory = process.memoryUsage();
+// The log's thread holds its copy of the payloads until its own heap is collected, which V8
+// does once the thread is idle for a while: RSS is sampled each second until it is back within
+// 15 % of where it started, for at most a minute.
+let settled = after;
+let settledAfterS = 5;
+while (settled > before * 1.15 && settledAfterS < 60) {
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  settledAfterS += 1;
+  settled = rss();
+}
 console.log(
   JSON.stringify({
     bursts,
     bodies: result.sizes,
     statuses: result.statuses,
     eventLoopDelayMs: { max: +(delay.max / 1e6).toFixed(1), p99: +(delay.percentile(99) / 1e6).toFixed(1), mean: +(delay.mean / 1e6).toFixed(1) },
-    rssMB: { before, peak, after5s: after },
+    rssMB: { before, peak, after5s: after, settled, settledAfterS },
+    heapAfter5sMB: { heapTotal: Math.round(memory.heapTotal / MB), heapUsed: Math.round(memory.heapUsed / MB), external: Math.round(memory.external / MB), arrayBuffers: Math.round(memory.arrayBuffers / MB) },
   }),
 );
 await gateway.close();

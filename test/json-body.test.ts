@@ -107,4 +107,54 @@ describe('JSON request bodies', () => {
       await assertRefused(imageBody('').replace('base64,', 'base64,\u0001'), /not valid JSON/);
     });
   });
+
+  describe('a body of a megabyte or more (parsed in steps, a turn of the event loop each)', () => {
+    // 20,000 short messages: many objects, as a long conversation has, not one long string.
+    const messages = Array.from({ length: 20_000 }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: `message ${index} ${'x'.repeat(40)}` }));
+    const largeBody = (extra = '') => `{"model":"gpt-4o-mini","messages":${JSON.stringify(messages)}${extra},"temperature":0.5}`;
+
+    test('goes upstream as written, with only the gateway members rewritten', async () => {
+      const body = largeBody();
+      assert.ok(Buffer.byteLength(body) >= 1024 * 1024);
+      const response = await post(body);
+      assert.equal(response.status, 200, await response.text());
+      const received = fake.server.requests.at(-1)!.rawBody.toString('utf8');
+      assert.ok(received.includes(`"messages":${JSON.stringify(messages)}`), 'the messages go byte for byte');
+      assert.deepEqual(JSON.parse(received), JSON.parse(body));
+    });
+
+    test('sent in chunks without a Content-Length, it is read the same', async () => {
+      const body = Buffer.from(largeBody());
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let offset = 0; offset < body.length; offset += 64 * 1024) controller.enqueue(body.subarray(offset, offset + 64 * 1024));
+          controller.close();
+        },
+      });
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(response.status, 200, await response.text());
+      assert.deepEqual(JSON.parse(fake.server.requests.at(-1)!.rawBody.toString('utf8')), JSON.parse(body.toString('utf8')));
+    });
+
+    test('has the same refusals as a small one', async () => {
+      await assertRefused(largeBody(',"__proto__":{"admin":true}'), /not valid JSON/);
+      await assertRefused(largeBody(',"c\\u006fnstructor":{"prototype":{"admin":true}}'), /not valid JSON/);
+      await assertRefused(largeBody().slice(0, -10), /not valid JSON/);
+      await assertRefused(largeBody(`,"deep":${'['.repeat(200)}${']'.repeat(200)}`), /more than 128 levels deep/);
+    });
+
+    test('a byte order mark in front is accepted and not forwarded', async () => {
+      const body = largeBody();
+      const response = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]));
+      assert.equal(response.status, 200);
+      const received = fake.server.requests.at(-1)!.rawBody;
+      assert.equal(received[0], '{'.charCodeAt(0));
+      assert.deepEqual(JSON.parse(received.toString('utf8')), JSON.parse(body));
+    });
+  });
 });

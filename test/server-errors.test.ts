@@ -93,6 +93,21 @@ describe('framework errors get the documented error body', () => {
     assert.match(error.message, /1 MiB/);
   });
 
+  test('an oversized body sent in chunks, without a Content-Length, is a 413 too', async () => {
+    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), count: 1 }));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < body.length; offset += 256 * 1024) controller.enqueue(body.subarray(offset, offset + 256 * 1024));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${gateway.url}/test/strict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(response.status, 413);
+    assert.equal(error.code, 'request_too_large');
+    assert.match(error.message, /1 MiB/);
+  });
+
   test('an unexpected failure is a 500 internal_error without internals', async () => {
     const { status, error } = await post('/test/explode', '{}');
     assert.equal(status, 500);

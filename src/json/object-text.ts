@@ -5,7 +5,7 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isWhitespace, OPEN_
  * a provider's small JSON objects (stream chunks) go on as the provider wrote them, with only
  * the gateway's members changed. Strings are skipped with native searches; the structure in
  * between is walked a character at a time. The text must be valid JSON (it was parsed before).
- * `providers/shared/json-members.ts` does the same for bytes, where a large body must not be
+ * `members.ts` finds the same for bytes, where a large body must not be
  * decoded into a string at all.
  */
 

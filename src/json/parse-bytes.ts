@@ -63,7 +63,7 @@ function isPrintableAscii(part: Buffer): boolean {
   return true;
 }
 
-interface Span {
+export interface Span {
   start: number;
   end: number;
 }
@@ -106,16 +106,20 @@ function restore(value: unknown, bytes: Buffer, spans: readonly Span[]): number 
   return restored;
 }
 
-function parsePlain(bytes: Buffer): ParsedJson {
-  const text = bytes.toString('utf8');
-  return { value: JSON.parse(text) as unknown, text };
+/**
+ * The text JSON.parse is to read for a body: its decoded bytes, with long plain strings stood
+ * in for (`spans`, their byte ranges, in order). Decoding and parsing are apart so that a large
+ * body can take them in two turns of the event loop (see parseJsonBytes).
+ */
+export interface DecodedJson {
+  text: string;
+  spans: readonly Span[];
 }
 
-/** JSON.parse of the bytes as UTF-8; throws its SyntaxError for text that is not JSON. */
-export function parseJsonBytes(bytes: Buffer): ParsedJson {
-  if (bytes.length < 2 * LONG_STRING_BYTES || !mayHoldLongString(bytes)) return parsePlain(bytes);
-  const spans = longPlainStrings(bytes);
-  if (spans === null || spans.length === 0) return parsePlain(bytes);
+/** The first half of parseJsonBytes: the text to parse. */
+export function decodeJsonBytes(bytes: Buffer): DecodedJson {
+  const spans = bytes.length < 2 * LONG_STRING_BYTES || !mayHoldLongString(bytes) ? null : longPlainStrings(bytes);
+  if (spans === null || spans.length === 0) return { text: bytes.toString('utf8'), spans: [] };
   let text = '';
   let from = 0;
   spans.forEach((span, index) => {
@@ -124,7 +128,22 @@ export function parseJsonBytes(bytes: Buffer): ParsedJson {
     from = span.end;
   });
   text += bytes.toString('utf8', from);
+  return { text, spans };
+}
+
+/** The second half of parseJsonBytes: JSON.parse of the decoded text, the cut-out strings put back. */
+export function parseDecodedJson(decoded: DecodedJson, bytes: Buffer): ParsedJson {
+  const { text, spans } = decoded;
   const value = JSON.parse(text) as unknown;
-  if (typeof value !== 'object' || value === null || restore(value, bytes, spans) !== spans.length) return parsePlain(bytes);
+  if (spans.length === 0) return { value, text };
+  if (typeof value !== 'object' || value === null || restore(value, bytes, spans) !== spans.length) {
+    const plain = bytes.toString('utf8');
+    return { value: JSON.parse(plain) as unknown, text: plain };
+  }
   return { value, text };
+}
+
+/** JSON.parse of the bytes as UTF-8; throws its SyntaxError for text that is not JSON. */
+export function parseJsonBytes(bytes: Buffer): ParsedJson {
+  return parseDecodedJson(decodeJsonBytes(bytes), bytes);
 }

@@ -1,4 +1,4 @@
-import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA as COMMA_BYTE, endOfString, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipWhitespace } from '../../json/index.js';
+import { topLevelMembers } from '../../json/index.js';
 import type { JsonObject, PassThroughSource } from '../../model-api/index.js';
 
 /**
@@ -11,67 +11,13 @@ const OPEN = Buffer.from('{');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from('}');
 
-/** endOfString for text that was parsed before, so every string is closed. */
-function endOfParsedString(bytes: Buffer, quote: number): number {
-  const end = endOfString(bytes, quote);
-  if (end < 0) throw new SyntaxError('unterminated string in JSON text');
-  return end;
-}
-
-/** Position just past the value that starts at `start`. */
-function endOfValue(bytes: Buffer, start: number): number {
-  const first = bytes[start];
-  if (first === QUOTE) return endOfParsedString(bytes, start);
-  let index = start;
-  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
-    // A number, true, false or null.
-    while (index < bytes.length && !isWhitespace(bytes[index]) && bytes[index] !== COMMA_BYTE && bytes[index] !== CLOSE_OBJECT) index += 1;
-    return index;
-  }
-  let depth = 0;
-  for (; index < bytes.length; index += 1) {
-    const byte = bytes[index];
-    if (byte === QUOTE) {
-      index = endOfParsedString(bytes, index) - 1;
-    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-      depth += 1;
-    } else if ((byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) && --depth === 0) {
-      return index + 1;
-    }
-  }
-  throw new SyntaxError('unterminated value in JSON text');
-}
-
-interface Member {
-  key: string;
-  /** Byte range of `"key": value`. */
-  start: number;
-  end: number;
-}
-
-function membersOf(bytes: Buffer): Member[] {
-  const members: Member[] = [];
-  let index = skipWhitespace(bytes, 0) + 1; // past `{`
-  for (;;) {
-    index = skipWhitespace(bytes, index);
-    if (bytes[index] !== QUOTE) return members; // `}`
-    const keyEnd = endOfParsedString(bytes, index);
-    const key = JSON.parse(bytes.toString('utf8', index, keyEnd)) as string;
-    const valueStart = skipWhitespace(bytes, skipWhitespace(bytes, keyEnd) + 1); // past `:`
-    const end = endOfValue(bytes, valueStart);
-    members.push({ key, start: index, end });
-    index = skipWhitespace(bytes, end);
-    if (bytes[index] === COMMA_BYTE) index += 1;
-  }
-}
-
 /**
  * The JSON object `source` with `set` members first, then the source's members except
  * those in `set` or `remove`. A key the source repeats keeps only its last value, the one
  * JSON.parse (and so the gateway's validation) saw.
  */
 export function patchJsonObject(source: Buffer, set: JsonObject, remove: readonly string[]): Buffer {
-  const members = membersOf(source);
+  const members = topLevelMembers(source);
   const last = new Map<string, number>();
   members.forEach((member, position) => last.set(member.key, position));
   const pieces: Uint8Array[] = Object.entries(set).map(([key, value]) => Buffer.from(`${JSON.stringify(key)}:${JSON.stringify(value)}`));
