@@ -1,8 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { sendJson as send } from './helpers/admin-http.js';
+import { createUsers, sendJson as send, signIn, until, USER_PASSWORD } from './helpers/admin-http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
@@ -16,10 +15,6 @@ import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many response shapes; each asserts what it reads
 type Loose = any;
-
-const PASSWORD = 'a long enough password 1';
-
-
 
 async function models(gateway: TestGateway, key: string): Promise<Loose> {
   return (await send(gateway, 'GET', '/v1/models', undefined, { authorization: `Bearer ${key}` })).body;
@@ -190,42 +185,25 @@ describe('admin API: models, prices, aliases and routing (SQLite)', () => {
   });
 
   test('an admin session needs its CSRF token; a viewer and a team admin may not manage the catalog', async () => {
-    for (const [email, role] of [['ops@example.com', 'admin'], ['viewer@example.com', 'viewer']]) {
-      assert.equal((await send(gateway, 'POST', '/admin/v1/users', { email, password: PASSWORD, role })).status, 201);
-    }
-    await gateway.gateway.context.accounts.createUser('lead@example.com', PASSWORD, 'team_admin', ['default']);
-    const session = async (email: string) => {
-      const response = await fetch(`${gateway.url}/admin/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
-      assert.equal(response.status, 200);
-      return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await response.json()) as { csrf_token: string }).csrf_token };
-    };
-    const admin = await session('ops@example.com');
+    await createUsers(gateway, [['ops@example.com', 'admin'], ['viewer@example.com', 'viewer']]);
+    await gateway.gateway.context.accounts.createUser('lead@example.com', USER_PASSWORD, 'team_admin', ['default']);
+    const admin = await signIn(gateway, 'ops@example.com');
     const noToken = await send(gateway, 'PUT', '/admin/v1/models/settings/gpt-4o', { disabled: true }, { cookie: admin.cookie });
     assert.deepEqual([noToken.status, noToken.body.error.code], [403, 'csrf_token_invalid']);
     for (const email of ['viewer@example.com', 'lead@example.com']) {
-      const other = await session(email);
+      const other = await signIn(gateway, email);
       for (const [method, path] of [['GET', '/admin/v1/models/settings'], ['PUT', '/admin/v1/models/settings/gpt-4o'], ['GET', '/admin/v1/routing'], ['PUT', '/admin/v1/routing/gpt-4o'], ['PUT', '/admin/v1/models/aliases/x']]) {
-        const answer = await send(gateway, method!, path!, method === 'PUT' ? { target: 'gpt-4o' } : undefined, { cookie: other.cookie, 'x-csrf-token': other.csrf });
+        const answer = await send(gateway, method!, path!, method === 'PUT' ? { target: 'gpt-4o' } : undefined, other.headers);
         assert.deepEqual([answer.status, answer.body.error.code], [403, 'insufficient_role'], `${email} ${method} ${path}`);
       }
     }
-    const made = await send(gateway, 'PUT', '/admin/v1/models/settings/gpt-4o', { pricing: { input_per_million: 2, output_per_million: 8 } }, { cookie: admin.cookie, 'x-csrf-token': admin.csrf });
+    const made = await send(gateway, 'PUT', '/admin/v1/models/settings/gpt-4o', { pricing: { input_per_million: 2, output_per_million: 8 } }, admin.headers);
     assert.equal(made.status, 200, made.text);
     assert.equal(made.body.updated_by, 'ops@example.com');
     const entry = (await send(gateway, 'GET', '/admin/v1/audit?action=model.set&target=gpt-4o')).body.data[0];
     assert.equal(entry.actor.name, 'ops@example.com');
   });
 });
-
-/** Polls until `done` holds (every 25 ms, given up after 10 s so a lost announcement fails rather than hangs). */
-async function until<T>(call: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await call();
-  for (let attempt = 0; attempt < 400 && !done(value); attempt += 1) {
-    await sleep(25);
-    value = await call();
-  }
-  return value;
-}
 
 const POSTGRES = STORAGE_BACKENDS.find((backend) => backend.name === 'PostgreSQL')!;
 

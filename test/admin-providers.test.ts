@@ -1,9 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { VENDOR_PROVIDERS } from '../src/providers/index.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { sendJson as send, type HttpAnswer as Answer } from './helpers/admin-http.js';
+import { createUsers, sendJson as send, signIn, until, type HttpAnswer as Answer } from './helpers/admin-http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
@@ -19,11 +18,8 @@ type Loose = any;
 
 const SECRET = `sk-proj-${'FAKEfake00'.repeat(4)}`;
 const OTHER_SECRET = `sk-proj-${'OTHERfake1'.repeat(4)}`;
-const PASSWORD = 'a long enough password 1';
 /** An unconfigured openai (empty counts as unset): an administrator may give it a credential. */
 const NO_OPENAI = { OPENAI_API_KEY: '' };
-
-
 
 async function chat(gateway: TestGateway, key: string): Promise<Answer> {
   return send(gateway, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }, { authorization: `Bearer ${key}` });
@@ -162,39 +158,22 @@ describe('admin API: providers (SQLite)', () => {
   });
 
   test('an admin session needs its CSRF token; a viewer may not manage providers', async () => {
-    for (const [email, role] of [['ops@example.com', 'admin'], ['viewer@example.com', 'viewer']]) {
-      assert.equal((await send(gateway, 'POST', '/admin/v1/users', { email, password: PASSWORD, role })).status, 201);
-    }
-    const session = async (email: string) => {
-      const response = await fetch(`${gateway.url}/admin/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
-      assert.equal(response.status, 200);
-      return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await response.json()) as { csrf_token: string }).csrf_token };
-    };
+    await createUsers(gateway, [['ops@example.com', 'admin'], ['viewer@example.com', 'viewer']]);
     const body = { name: 'mistral', kind: 'mistral', settings: { apiKey: SECRET } };
-    const admin = await session('ops@example.com');
+    const admin = await signIn(gateway, 'ops@example.com');
     const noToken = await send(gateway, 'POST', '/admin/v1/providers', body, { cookie: admin.cookie });
     assert.deepEqual([noToken.status, noToken.body.error.code], [403, 'csrf_token_invalid']);
-    const viewer = await session('viewer@example.com');
+    const viewer = await signIn(gateway, 'viewer@example.com');
     for (const [method, path] of [['GET', '/admin/v1/providers'], ['GET', '/admin/v1/providers/kinds'], ['POST', '/admin/v1/providers']]) {
-      const answer = await send(gateway, method!, path!, method === 'POST' ? body : undefined, { cookie: viewer.cookie, 'x-csrf-token': viewer.csrf });
+      const answer = await send(gateway, method!, path!, method === 'POST' ? body : undefined, viewer.headers);
       assert.deepEqual([answer.status, answer.body.error.code], [403, 'insufficient_role'], `${method} ${path}`);
     }
-    const made = await send(gateway, 'POST', '/admin/v1/providers', body, { cookie: admin.cookie, 'x-csrf-token': admin.csrf });
+    const made = await send(gateway, 'POST', '/admin/v1/providers', body, admin.headers);
     assert.equal(made.status, 201, made.text);
     const entry = (await send(gateway, 'GET', '/admin/v1/audit?action=provider.create&target=mistral')).body.data[0];
     assert.equal(entry.actor.name, 'ops@example.com');
   });
 });
-
-/** Polls until `done` holds of the answer (every 25 ms, given up after 10 s so a lost announcement fails rather than hangs). */
-async function until(call: () => Promise<Answer>, done: (answer: Answer) => boolean): Promise<Answer> {
-  let answer = await call();
-  for (let attempt = 0; attempt < 400 && !done(answer); attempt += 1) {
-    await sleep(25);
-    answer = await call();
-  }
-  return answer;
-}
 
 const POSTGRES = STORAGE_BACKENDS.find((backend) => backend.name === 'PostgreSQL')!;
 

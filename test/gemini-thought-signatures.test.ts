@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic.js';
+import { FAKE_AWS, startFakeBedrock, type BedrockFake } from './fakes/bedrock.js';
 import { candidateResponse, FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from './fakes/gemini.js';
+import { startFakeVertex, vertexEnv, type VertexFake } from './fakes/vertex.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /*
@@ -21,9 +23,26 @@ const CALL_PARTS = [
 ];
 const TOOL = { name: 'read_file', description: 'Reads a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] } };
 
+/** The turn after `message`, to `model`: the conversation with the answer and an output for each of its calls. */
+function nextTurn(model: string, ask: Anthropic.MessageParam, message: Anthropic.Message): Anthropic.MessageCreateParamsNonStreaming {
+  const uses = message.content.filter((block) => block.type === 'tool_use');
+  return {
+    model,
+    max_tokens: 512,
+    tools: [TOOL],
+    messages: [
+      ask,
+      { role: 'assistant', content: message.content },
+      { role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: 'export {}' })) },
+    ],
+  };
+}
+
 describe('Gemini thought signatures through the Messages and Responses APIs', () => {
   let fake: FakeGemini;
   let claude: FakeAnthropic;
+  let bedrock: BedrockFake;
+  let vertex: VertexFake;
   let gateway: TestGateway;
   let anthropic: Anthropic;
   let openai: OpenAI;
@@ -31,7 +50,21 @@ describe('Gemini thought signatures through the Messages and Responses APIs', ()
   before(async () => {
     fake = await startFakeGemini();
     claude = await startFakeAnthropic();
-    gateway = await startTestGateway({ env: { GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: FAKE_GEMINI_KEY, ANTHROPIC_BASE_URL: claude.url, ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY } });
+    bedrock = await startFakeBedrock();
+    vertex = await startFakeVertex('anthropic');
+    gateway = await startTestGateway({
+      env: {
+        GEMINI_BASE_URL: fake.url,
+        GEMINI_API_KEY: FAKE_GEMINI_KEY,
+        ANTHROPIC_BASE_URL: claude.url,
+        ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY,
+        AWS_REGION: FAKE_AWS.region,
+        AWS_ACCESS_KEY_ID: FAKE_AWS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: FAKE_AWS.secretAccessKey,
+        BEDROCK_BASE_URL: bedrock.server.url,
+        ...vertexEnv(vertex),
+      },
+    });
     const key = await gateway.createKey({ scopes: ['model:request'] });
     anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
     openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
@@ -40,6 +73,8 @@ describe('Gemini thought signatures through the Messages and Responses APIs', ()
     await gateway?.close();
     await fake?.close();
     await claude?.close();
+    await bedrock?.close();
+    await vertex?.close();
   });
 
   /** The last generate request Gemini got, streamed or not. */
@@ -61,16 +96,7 @@ describe('Gemini thought signatures through the Messages and Responses APIs', ()
       assert.equal(uses.length, 2);
 
       fake.reply('generateContent', { response: candidateResponse([{ text: 'Both read.' }], { model: MODEL }) });
-      await anthropic.messages.create({
-        model: MODEL,
-        max_tokens: 512,
-        tools: [TOOL],
-        messages: [
-          ask,
-          { role: 'assistant', content: message.content },
-          { role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.type === 'tool_use' ? use.id : '', content: 'export {}' })) },
-        ],
-      });
+      await anthropic.messages.create(nextTurn(MODEL, ask, message));
       assert.deepEqual(fakeLast().contents.find((content) => content.role === 'model')!.parts, CALL_PARTS);
     });
 
@@ -123,23 +149,25 @@ describe('Gemini thought signatures through the Messages and Responses APIs', ()
     assert.deepEqual(fakeLast().contents.find((content) => content.role === 'model')!.parts, [{ functionCall: { name: 'read_file', args: { path: 'a.ts' } } }]);
   });
 
-  test('a Gemini turn sent on to a Claude model: its signed thinking is left out, Claude gets the calls', async () => {
-    fake.reply('generateContent', { response: candidateResponse(CALL_PARTS, { model: MODEL }) });
-    const ask: Anthropic.MessageParam = { role: 'user', content: 'Read a.ts and b.ts' };
-    const message = await anthropic.messages.create({ model: MODEL, max_tokens: 512, tools: [TOOL], messages: [ask] });
-    const uses = message.content.filter((block) => block.type === 'tool_use');
-    // As after /model in Claude Code: the same conversation, now to a Claude model (Anthropic's own API, passed through).
-    await anthropic.messages.create({
-      model: 'claude-sonnet-4-5',
-      max_tokens: 512,
-      tools: [TOOL],
-      messages: [
-        ask,
-        { role: 'assistant', content: message.content },
-        { role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.type === 'tool_use' ? use.id : '', content: 'export {}' })) },
-      ],
-    });
-    const sent = claude.requests.filter((request) => request.path === '/v1/messages').at(-1)!.json as { messages: { role: string; content: { type: string }[] }[] };
-    assert.deepEqual(sent.messages[1]!.content.map((block) => block.type), ['tool_use', 'tool_use']);
-  });
+  // As after /model in Claude Code: the same conversation, now to a Claude model, passed through
+  // to Anthropic's own API or to a cloud that serves Claude.
+  const claudes = [
+    { name: 'Anthropic', model: 'claude-sonnet-4-5', sent: () => claude.requests.filter((request) => request.path === '/v1/messages').at(-1)!.json },
+    { name: 'Bedrock', model: 'bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0', sent: () => bedrock.server.requests.at(-1)!.json },
+    { name: 'Vertex AI', model: 'vertex/claude-sonnet-4-5@20250929', sent: () => vertex.server.requests.filter((request) => request.path.startsWith('/v1/projects/')).at(-1)!.json },
+  ];
+  for (const target of claudes) {
+    for (const stream of [false, true]) {
+      test(`a Gemini turn sent on to Claude on ${target.name}${stream ? ', streamed' : ''}: its signed thinking is left out, Claude gets the calls`, async () => {
+        fake.reply('generateContent', { response: candidateResponse(CALL_PARTS, { model: MODEL }) });
+        const ask: Anthropic.MessageParam = { role: 'user', content: 'Read a.ts and b.ts' };
+        const message = await anthropic.messages.create({ model: MODEL, max_tokens: 512, tools: [TOOL], messages: [ask] });
+        const next = nextTurn(target.model, ask, message);
+        if (stream) await anthropic.messages.stream(next).finalMessage();
+        else await anthropic.messages.create(next);
+        const sent = target.sent() as { messages: { role: string; content: { type: string }[] }[] };
+        assert.deepEqual(sent.messages[1]!.content.map((block) => block.type), ['tool_use', 'tool_use']);
+      });
+    }
+  }
 });

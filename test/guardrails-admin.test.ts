@@ -1,8 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
-import { sendJson as send, type HttpAnswer as Answer } from './helpers/admin-http.js';
+import { createUsers, sendJson as send, signIn, until, type HttpAnswer as Answer } from './helpers/admin-http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import { Guardrails } from '../src/guardrails/index.js';
@@ -18,23 +17,10 @@ import { Guardrails } from '../src/guardrails/index.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read many response shapes; each asserts what it reads
 type Loose = any;
 
-const PASSWORD = 'a long enough password 1';
 const UPSTREAM_KEY = 'sk-upstream-guardrails-admin-0000000';
-
-
 
 function chat(gateway: TestGateway, key: string, content: string): Promise<Answer> {
   return send(gateway, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }, { authorization: `Bearer ${key}` });
-}
-
-/** Polls until `done` holds of the answer (every 25 ms, given up after 10 s so a lost announcement fails rather than hangs). */
-async function until(call: () => Promise<Answer>, done: (answer: Answer) => boolean): Promise<Answer> {
-  let answer = await call();
-  for (let attempt = 0; attempt < 400 && !done(answer); attempt += 1) {
-    await sleep(25);
-    answer = await call();
-  }
-  return answer;
 }
 
 const CODENAME = { name: 'codename', check: 'keywords', action: 'block', apply: { projects: ['p1'] }, options: { words: ['nightingale'] } };
@@ -128,28 +114,21 @@ describe('admin API: guardrails (SQLite)', () => {
   });
 
   test('an admin session needs its CSRF token; a viewer may not define guardrails', async () => {
-    for (const [email, role] of [['guard-ops@example.com', 'admin'], ['guard-viewer@example.com', 'viewer']]) {
-      assert.equal((await send(gateway, 'POST', '/admin/v1/users', { email, password: PASSWORD, role })).status, 201);
-    }
-    const session = async (email: string) => {
-      const response = await fetch(`${gateway.url}/admin/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
-      assert.equal(response.status, 200);
-      return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await response.json()) as { csrf_token: string }).csrf_token };
-    };
+    await createUsers(gateway, [['guard-ops@example.com', 'admin'], ['guard-viewer@example.com', 'viewer']]);
     const body = { ...CODENAME, name: 'by-session' };
-    const admin = await session('guard-ops@example.com');
+    const admin = await signIn(gateway, 'guard-ops@example.com');
     const noToken = await send(gateway, 'POST', '/admin/v1/guardrails', body, { cookie: admin.cookie });
     assert.deepEqual([noToken.status, noToken.body.error.code], [403, 'csrf_token_invalid']);
-    const viewer = await session('guard-viewer@example.com');
+    const viewer = await signIn(gateway, 'guard-viewer@example.com');
     for (const [method, path] of [['POST', '/admin/v1/guardrails'], ['PATCH', '/admin/v1/guardrails/by-session'], ['DELETE', '/admin/v1/guardrails/by-session']]) {
-      const answer = await send(gateway, method!, path!, method === 'DELETE' ? undefined : body, { cookie: viewer.cookie, 'x-csrf-token': viewer.csrf });
+      const answer = await send(gateway, method!, path!, method === 'DELETE' ? undefined : body, viewer.headers);
       assert.deepEqual([answer.status, answer.body.error.code], [403, 'insufficient_role'], `${method} ${path}`);
     }
-    const made = await send(gateway, 'POST', '/admin/v1/guardrails', body, { cookie: admin.cookie, 'x-csrf-token': admin.csrf });
+    const made = await send(gateway, 'POST', '/admin/v1/guardrails', body, admin.headers);
     assert.equal(made.status, 201, made.text);
     const entry = (await send(gateway, 'GET', '/admin/v1/audit?action=guardrail.create&target=by-session')).body.data[0];
     assert.match(JSON.stringify(entry.actor), /guard-ops@example\.com/);
-    assert.equal((await send(gateway, 'DELETE', '/admin/v1/guardrails/by-session', undefined, { cookie: admin.cookie, 'x-csrf-token': admin.csrf })).status, 204);
+    assert.equal((await send(gateway, 'DELETE', '/admin/v1/guardrails/by-session', undefined, admin.headers)).status, 204);
   });
 
   test("moderation: the provider's endpoint flags, passes, applies thresholds, and an upstream error blocks (closed)", async () => {

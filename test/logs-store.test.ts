@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { EXPORT_BATCH_BYTES } from '../src/logs/log-export.js';
 import { LogStore, RetentionJob, SizeCapJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
+import { logRow } from './helpers/log-rows.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import pino from 'pino';
 
@@ -13,37 +14,7 @@ const DAY = 86_400_000;
 const NOW = Date.UTC(2025, 4, 20, 12, 0, 0); // 2025-05-20T12:00Z
 
 function row(id: string, overrides: Partial<RequestLogRow> = {}): RequestLogRow {
-  return {
-    request_id: id,
-    started_at: NOW,
-    endpoint: '/v1/chat/completions',
-    mode: 'chat',
-    platform: null,
-    key_id: 'key_a',
-    project_id: 'alpha',
-    fingerprint: 'key_a…1234',
-    requested_model: 'service-1',
-    resolved_model: 'gpt-4o',
-    provider: 'openai',
-    status: 200,
-    error_code: null,
-    latency_ms: 10,
-    upstream_latency_ms: 8,
-    streaming: 0,
-    prompt_tokens: 10,
-    completion_tokens: 5,
-    cached_tokens: null,
-    total_tokens: 15,
-    image_count: null,
-    audio_seconds: null,
-    cost_micro_usd: 100,
-    cost_flag: null,
-    media: null,
-    request_payload: '{"messages":[]}',
-    response_payload: '{"choices":[]}',
-    detail: null,
-    ...overrides,
-  };
+  return logRow(id, { started_at: NOW, project_id: 'alpha', requested_model: 'service-1', request_payload: '{"messages":[]}', response_payload: '{"choices":[]}' }, overrides);
 }
 
 const ALL = { projectId: null };

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LogStore, toUsageView, type RequestLogRow } from '../src/logs/index.js';
 import { openStorage, type Storage } from '../src/storage/index.js';
+import { logRow } from './helpers/log-rows.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
 /**
@@ -14,37 +15,7 @@ const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
 const ALL = { projectId: null };
 
 function row(id: string, overrides: Partial<RequestLogRow> = {}): RequestLogRow {
-  return {
-    request_id: id,
-    started_at: NOW,
-    endpoint: '/v1/chat/completions',
-    mode: 'chat',
-    platform: null,
-    key_id: 'key_a',
-    project_id: 'lab',
-    fingerprint: 'key_a…1234',
-    requested_model: 'gpt-4o',
-    resolved_model: 'gpt-4o',
-    provider: 'openai',
-    status: 200,
-    error_code: null,
-    latency_ms: 10,
-    upstream_latency_ms: 8,
-    streaming: 0,
-    prompt_tokens: 10,
-    completion_tokens: 5,
-    cached_tokens: null,
-    total_tokens: 15,
-    image_count: null,
-    audio_seconds: null,
-    cost_micro_usd: 100,
-    cost_flag: null,
-    media: null,
-    request_payload: null,
-    response_payload: null,
-    detail: null,
-    ...overrides,
-  };
+  return logRow(id, { started_at: NOW, project_id: 'lab' }, overrides);
 }
 
 const call = (model: string, tokens: number, cost: number | null) => ({

@@ -3,7 +3,7 @@ import { createAnthropicProvider } from './provider.js';
 
 export { createAnthropicProvider, type AnthropicProviderOptions } from './provider.js';
 export { DEFAULT_MAX_TOKENS } from './request-mapping.js';
-export { NativeFrames as AnthropicMessagesFrames } from './messages.js';
+export { claudeMessagesJson, NativeFrames as AnthropicMessagesFrames } from './messages.js';
 export { openAiUsage, tokenUsageOf as anthropicUsageOf } from './response-mapping.js';
 export { parseResponse as parseAnthropicMessage } from './wire.js';
 

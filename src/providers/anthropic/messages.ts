@@ -14,8 +14,9 @@ import { parseErrorBody, parseResponse, type AnthropicUsage } from './wire.js';
 /**
  * Anthropic's Messages API for callers of that API: their request goes to /v1/messages (or
  * /v1/messages/count_tokens) as they sent it, with only `model` replaced by the upstream id
- * and their `anthropic-version` and `anthropic-beta` headers; the answer comes back as
- * Anthropic sent it, with the usage read from it for the log and the limits.
+ * (and the reasoning other vendors signed left out) and their `anthropic-version` and
+ * `anthropic-beta` headers; the answer comes back as Anthropic sent it, with the usage read
+ * from it for the log and the limits.
  */
 export class AnthropicMessages implements MessagesProvider {
   constructor(private readonly http: AnthropicHttp) {}
@@ -40,11 +41,7 @@ export class AnthropicMessages implements MessagesProvider {
   }
 
   private request(call: MessagesCall, path: string): Promise<UpstreamRequest> {
-    const messages = withOwnSignatures(call.body.messages, this.http.provider);
-    const body =
-      call.sourceJson === undefined || messages !== undefined
-        ? JSON.stringify({ ...call.body, model: call.upstreamModel, ...(messages === undefined ? {} : { messages }) })
-        : patchJsonObject(call.sourceJson, { model: call.upstreamModel }, []);
+    const body = claudeMessagesJson(call, this.http.provider, { model: call.upstreamModel }, []);
     const headers = { ...this.http.headers };
     if (call.version !== undefined) headers['anthropic-version'] = call.version;
     if (call.beta !== undefined) headers['anthropic-beta'] = call.beta;
@@ -58,6 +55,19 @@ export class AnthropicMessages implements MessagesProvider {
       throw malformedResponse(this.http.provider, 'response body is not JSON');
     }
   }
+}
+
+/**
+ * The JSON a provider of Claude's Messages API (Anthropic, or a cloud that serves Claude) sends
+ * for a call: the caller's body with `set` on top and `remove` left out, its conversation without
+ * the reasoning other vendors signed. The caller's bytes are patched when nothing else changes.
+ */
+export function claudeMessagesJson(call: MessagesCall, provider: string, set: JsonObject, remove: readonly string[]): Buffer {
+  const messages = withOwnSignatures(call.body.messages, provider);
+  if (call.sourceJson !== undefined && messages === undefined) return patchJsonObject(call.sourceJson, set, remove);
+  const body: JsonObject = { ...call.body, ...set, ...(messages === undefined ? {} : { messages }) };
+  for (const name of remove) delete body[name];
+  return Buffer.from(JSON.stringify(body));
 }
 
 /**

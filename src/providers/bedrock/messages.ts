@@ -1,5 +1,4 @@
-import { AnthropicMessagesFrames, anthropicUsageOf, parseAnthropicMessage } from '../anthropic/index.js';
-import { patchJsonObject } from '../shared/json-members.js';
+import { AnthropicMessagesFrames, anthropicUsageOf, claudeMessagesJson, parseAnthropicMessage } from '../anthropic/index.js';
 import type { StreamFrames } from '../shared/sse-stream.js';
 import type { EventStream, JsonObject, MessagesCall, MessagesProvider, MessagesResult, MessagesStreamEvent } from '../../model-api/index.js';
 import { malformedResponse } from './converse-response.js';
@@ -17,8 +16,9 @@ export function isClaude(modelId: string): boolean {
 
 /**
  * Claude on Bedrock for callers of Anthropic's Messages API, through InvokeModel: their body as
- * they sent it, without `model` and `stream` (the id is in the path), with `anthropic_version`
- * and their `anthropic-beta` header as the body's `anthropic_beta`. The stream's events are
+ * they sent it (less the reasoning other vendors signed, as for Anthropic), without `model` and
+ * `stream` (the id is in the path), with `anthropic_version` and their `anthropic-beta` header
+ * as the body's `anthropic_beta`. The stream's events are
  * Anthropic's own JSON in base64 `chunk` events, read by the Anthropic adapter's own frames.
  */
 export class BedrockMessages implements MessagesProvider {
@@ -62,9 +62,7 @@ export class BedrockMessages implements MessagesProvider {
     const beta = call.beta === undefined ? {} : { anthropic_beta: call.beta.split(',').map((name) => name.trim()).filter((name) => name.length > 0) };
     const set = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...beta };
     // Bedrock has `model` in the path and `stream` in the operation, and refuses either in the body.
-    if (call.sourceJson !== undefined) return patchJsonObject(call.sourceJson, set, ['model', 'stream']).toString('utf8');
-    const { model: _model, stream: _stream, ...rest } = call.body;
-    return JSON.stringify({ ...rest, ...set });
+    return claudeMessagesJson(call, this.http.provider, set, ['model', 'stream']).toString('utf8');
   }
 }
 

@@ -3,7 +3,7 @@ import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tan
 /**
  * A table of one page of server data (the server filters, sorts and pages). The caption
  * names the table for screen readers; on a narrow screen the table scrolls sideways inside
- * its region instead of widening the page.
+ * its region instead of widening the page. Without `empty`, a table of no rows shows its head alone.
  */
 export function DataTable<Row>({
   caption,
@@ -17,7 +17,7 @@ export function DataTable<Row>({
   columns: ColumnDef<Row, any>[];
   rows: Row[];
   rowKey: (row: Row) => string;
-  empty: string;
+  empty?: string;
 }) {
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: rowKey });
   return (
@@ -37,11 +37,13 @@ export function DataTable<Row>({
         </thead>
         <tbody>
           {table.getRowModel().rows.length === 0 ? (
-            <tr>
-              <td colSpan={columns.length} className="empty">
-                {empty}
-              </td>
-            </tr>
+            empty !== undefined && (
+              <tr>
+                <td colSpan={columns.length} className="empty">
+                  {empty}
+                </td>
+              </tr>
+            )
           ) : (
             table.getRowModel().rows.map((row) => (
               <tr key={row.id}>

@@ -3,6 +3,11 @@ export interface SelectOption {
   label: string;
 }
 
+/** The label of `value` among `options`, or the value itself when none has it. */
+export function labelOf(options: readonly SelectOption[], value: string): string {
+  return options.find((option) => option.value === value)?.label ?? value;
+}
+
 /** A labelled drop-down of a filter or form: one way to draw every select of the dashboard. */
 export function SelectField(props: { id: string; label: string; value: string; options: readonly SelectOption[]; onChange: (value: string) => void }) {
   return (

@@ -1,10 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ModelSettingView } from '@modelgate/admin-api';
+import { createColumnHelper } from '@tanstack/react-table';
+import type { AliasView, ModelSettingView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
+import { DataTable } from '../../components/DataTable.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField } from '../../components/SelectField.js';
+import { SourceCell } from '../../components/SourceCell.js';
 
 /**
  * The live catalog (docs/catalog.md#models-managed-live): every model with where it comes from,
@@ -209,7 +212,8 @@ function AliasForm({ models }: { models: string[] }) {
   );
 }
 
-function ModelRow({ model, onPrice, onFailed }: { model: ModelSettingView; onPrice: () => void; onFailed: (message: string | null) => void }) {
+/** A model's actions: enable or disable, its prices, and a reset of the setting made here. */
+function ModelActions({ model, onPrice, onFailed }: { model: ModelSettingView; onPrice: () => void; onFailed: (message: string | null) => void }) {
   const invalidate = useInvalidate();
   const toggle = useMutation({
     mutationFn: () => adminApi.catalog.set(model.id, { ...(model.override ?? {}), disabled: model.enabled, ...(model.note === null ? {} : { note: model.note }) }),
@@ -219,61 +223,102 @@ function ModelRow({ model, onPrice, onFailed }: { model: ModelSettingView; onPri
     },
     onError: (failure) => onFailed(messageOf(failure)),
   });
-  const pricing = (model.entry as { pricing?: Pricing | null } | null)?.pricing ?? null;
+  if (model.read_only) return null;
   return (
-    <tr>
-      <td>{model.id}</td>
-      <td>{model.provider ?? '—'}</td>
-      <td>{model.mode ?? '—'}</td>
-      <td>{model.enabled ? (model.listed ? 'listed' : 'enabled, provider not configured') : 'disabled'}</td>
-      <td>
-        {pricing === null ? 'no price' : `${priceText(pricing.input_per_million)} / ${priceText(pricing.output_per_million)}`}
-        {pricing !== null && pricing.status !== 'documented' && <span className="muted"> ({pricing.status})</span>}
-      </td>
-      <td>
-        {model.origin}
-        {model.read_only && <span className="muted"> (read-only)</span>}
-        {model.note !== null && <div className="muted">{model.note}</div>}
-      </td>
-      <td>
-        {!model.read_only && (
-          <>
-            <button type="button" className="secondary small" aria-label={`${model.enabled ? 'Disable' : 'Enable'} ${model.id}`} disabled={toggle.isPending} onClick={() => toggle.mutate()}>
-              {model.enabled ? 'Disable' : 'Enable'}
-            </button>{' '}
-            {model.enabled && (
-              <button type="button" className="secondary small" aria-label={`Prices of ${model.id}`} onClick={onPrice}>
-                Prices
-              </button>
-            )}{' '}
-            {model.source === 'stored' && (
-              <ConfirmButton
-                label={`Reset ${model.id}`}
-                title={`Reset ${model.id}?`}
-                description="The setting made here is removed on every instance: a shipped model is as shipped again, a model added here is gone."
-                confirmLabel="Reset"
-                danger
-                onConfirm={async () => {
-                  await adminApi.catalog.reset(model.id);
-                  await invalidate();
-                }}
-              />
-            )}
-          </>
-        )}
-      </td>
-    </tr>
+    <>
+      <button type="button" className="secondary small" aria-label={`${model.enabled ? 'Disable' : 'Enable'} ${model.id}`} disabled={toggle.isPending} onClick={() => toggle.mutate()}>
+        {model.enabled ? 'Disable' : 'Enable'}
+      </button>{' '}
+      {model.enabled && (
+        <button type="button" className="secondary small" aria-label={`Prices of ${model.id}`} onClick={onPrice}>
+          Prices
+        </button>
+      )}{' '}
+      {model.source === 'stored' && (
+        <ConfirmButton
+          label={`Reset ${model.id}`}
+          title={`Reset ${model.id}?`}
+          description="The setting made here is removed on every instance: a shipped model is as shipped again, a model added here is gone."
+          confirmLabel="Reset"
+          danger
+          onConfirm={async () => {
+            await adminApi.catalog.reset(model.id);
+            await invalidate();
+          }}
+        />
+      )}
+    </>
   );
 }
+
+const modelColumn = createColumnHelper<ModelSettingView>();
+
+function modelColumns(onPrice: (id: string) => void, onFailed: (message: string | null) => void) {
+  return [
+    modelColumn.accessor('id', { header: 'Model' }),
+    modelColumn.accessor('provider', { header: 'Provider', cell: (cell) => cell.getValue() ?? '—' }),
+    modelColumn.accessor('mode', { header: 'Mode', cell: (cell) => cell.getValue() ?? '—' }),
+    modelColumn.display({ id: 'state', header: 'State', cell: ({ row: { original } }) => (original.enabled ? (original.listed ? 'listed' : 'enabled, provider not configured') : 'disabled') }),
+    modelColumn.display({
+      id: 'price',
+      header: 'Price in / out per 1M',
+      cell: ({ row: { original } }) => {
+        const pricing = (original.entry as { pricing?: Pricing | null } | null)?.pricing ?? null;
+        return (
+          <>
+            {pricing === null ? 'no price' : `${priceText(pricing.input_per_million)} / ${priceText(pricing.output_per_million)}`}
+            {pricing !== null && pricing.status !== 'documented' && <span className="muted"> ({pricing.status})</span>}
+          </>
+        );
+      },
+    }),
+    modelColumn.display({
+      id: 'source',
+      header: 'Source',
+      cell: ({ row: { original } }) => <SourceCell entry={original}>{original.note !== null && <div className="muted">{original.note}</div>}</SourceCell>,
+    }),
+    modelColumn.display({ id: 'actions', header: 'Actions', cell: ({ row: { original } }) => <ModelActions model={original} onPrice={() => onPrice(original.id)} onFailed={onFailed} /> }),
+  ];
+}
+
+const aliasColumn = createColumnHelper<AliasView>();
+
+/** A stored alias's removal (the config file's are read-only). */
+function AliasActions({ alias }: { alias: AliasView }) {
+  const invalidate = useInvalidate();
+  if (alias.source !== 'stored') return null;
+  return (
+    <ConfirmButton
+      label={`Remove alias ${alias.alias}`}
+      title={`Remove the alias ${alias.alias}?`}
+      description="Requests naming it are refused on every instance at once."
+      confirmLabel="Remove"
+      danger
+      onConfirm={async () => {
+        await adminApi.catalog.removeAlias(alias.alias);
+        await invalidate();
+      }}
+    />
+  );
+}
+
+const ALIAS_COLUMNS = [
+  aliasColumn.accessor('alias', { header: 'Alias' }),
+  aliasColumn.accessor('target', { header: 'Model' }),
+  aliasColumn.accessor('kind', { header: 'Kind' }),
+  aliasColumn.display({ id: 'source', header: 'Source', cell: ({ row: { original } }) => <SourceCell entry={original} /> }),
+  aliasColumn.display({ id: 'actions', header: 'Actions', cell: ({ row: { original } }) => <AliasActions alias={original} /> }),
+];
 
 export function ModelsPage() {
   const models = useQuery({ queryKey: MODELS, queryFn: () => adminApi.catalog.list() });
   const aliases = useQuery({ queryKey: ALIASES, queryFn: () => adminApi.catalog.aliases() });
   const providers = useQuery({ queryKey: ['providers'], queryFn: () => adminApi.providers.list() });
-  const invalidate = useInvalidate();
   const [filter, setFilter] = useState('');
   const [pricing, setPricing] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  // One set of columns for the page's life: a cell renderer made anew would remount its actions.
+  const columns = useMemo(() => modelColumns(setPricing, setFailure), []);
   const all = models.data?.data ?? [];
   const shown = all.filter((model) => model.id.includes(filter.trim()));
   const priced = all.find((model) => model.id === pricing);
@@ -296,67 +341,12 @@ export function ModelsPage() {
           Loading…
         </p>
       ) : (
-        <table aria-label="Models">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Mode</th>
-              <th scope="col">State</th>
-              <th scope="col">Price in / out per 1M</th>
-              <th scope="col">Source</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((model) => (
-              <ModelRow key={model.id} model={model} onPrice={() => setPricing(model.id)} onFailed={setFailure} />
-            ))}
-          </tbody>
-        </table>
+        <DataTable caption="Models" columns={columns} rows={shown} rowKey={(model) => model.id} />
       )}
       {priced !== undefined && <PriceForm key={priced.id} model={priced} onDone={() => setPricing(null)} />}
       <AddModelForm providers={providerNames} />
       <h2>Aliases</h2>
-      <table aria-label="Aliases">
-        <thead>
-          <tr>
-            <th scope="col">Alias</th>
-            <th scope="col">Model</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Source</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(aliases.data?.data ?? []).map((alias) => (
-            <tr key={alias.alias}>
-              <td>{alias.alias}</td>
-              <td>{alias.target}</td>
-              <td>{alias.kind}</td>
-              <td>
-                {alias.origin}
-                {alias.read_only && <span className="muted"> (read-only)</span>}
-              </td>
-              <td>
-                {alias.source === 'stored' && (
-                  <ConfirmButton
-                    label={`Remove alias ${alias.alias}`}
-                    title={`Remove the alias ${alias.alias}?`}
-                    description="Requests naming it are refused on every instance at once."
-                    confirmLabel="Remove"
-                    danger
-                    onConfirm={async () => {
-                      await adminApi.catalog.removeAlias(alias.alias);
-                      await invalidate();
-                    }}
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable caption="Aliases" columns={ALIAS_COLUMNS} rows={aliases.data?.data ?? []} rowKey={(alias) => alias.alias} />
       <AliasForm models={all.filter((model) => model.enabled).map((model) => model.id)} />
     </section>
   );

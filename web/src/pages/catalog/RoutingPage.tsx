@@ -4,6 +4,7 @@ import type { RoutingView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
+import { SourceCell } from '../../components/SourceCell.js';
 
 /**
  * Routing managed live (docs/routing.md#routing-managed-live): the config file's entries,
@@ -70,9 +71,7 @@ export function RoutingPage() {
               <td>{view.model}</td>
               <td>{summary(view)}</td>
               <td>
-                {view.origin}
-                {view.read_only && <span className="muted"> (read-only)</span>}
-                {!view.in_force && <span className="muted"> (not in force: the config file routes this model)</span>}
+                <SourceCell entry={view}>{!view.in_force && <span className="muted"> (not in force: the config file routes this model)</span>}</SourceCell>
               </td>
               <td>
                 {!view.read_only && (

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { GuardrailView } from '@modelgate/admin-api';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { SelectField } from '../../components/SelectField';
+import { SelectField, type SelectOption } from '../../components/SelectField';
 
 /**
  * Defines or edits a guardrail stored by the gateway: its check and that check's options, the
@@ -21,6 +21,25 @@ const CHECKS: { value: Check; label: string }[] = [
   { value: 'model', label: 'model (a catalog model judges)' },
   { value: 'moderation', label: "moderation (a provider's moderation endpoint)" },
   { value: 'webhook', label: 'webhook' },
+];
+/** The stages a guardrail checks, as the form's checkboxes and the dry run's select name them. */
+export const STAGES: { value: 'input' | 'output'; label: string }[] = [
+  { value: 'input', label: 'input (the request)' },
+  { value: 'output', label: "output (the model's answer)" },
+];
+/** What a failed check does, as the form offers it and the list shows it. */
+export const ON_ERROR: SelectOption[] = [
+  { value: 'closed', label: 'block (closed)' },
+  { value: 'open', label: 'let through (open)' },
+];
+const ACTIONS: SelectOption[] = [
+  { value: 'block', label: 'block' },
+  { value: 'mask', label: 'mask (replace what matched)' },
+  { value: 'log', label: 'log (record only)' },
+];
+const MODEL_TASKS: SelectOption[] = [
+  { value: 'prompt_injection', label: 'prompt injection' },
+  { value: 'moderation', label: 'moderation' },
 ];
 const PII_KINDS = ['email', 'phone', 'card', 'iban', 'ip', 'us_ssn', 'uk_nino', 'es_dni'];
 /** The checks that judge a whole text: they block or log, never mask. */
@@ -157,16 +176,7 @@ function OptionFields({ check, texts, set }: { check: Check; texts: OptionTexts;
       return (
         <>
           {field('guardrail-model', 'Checker model', texts.model, 'model', { required: true, help: 'a chat model of the catalog, called through the gateway' })}
-          <SelectField
-            id="guardrail-task"
-            label="Task"
-            value={texts.task}
-            options={[
-              { value: 'prompt_injection', label: 'prompt injection' },
-              { value: 'moderation', label: 'moderation' },
-            ]}
-            onChange={(task) => set({ task })}
-          />
+          <SelectField id="guardrail-task" label="Task" value={texts.task} options={MODEL_TASKS} onChange={(task) => set({ task })} />
           {field('guardrail-timeout', 'Timeout (ms)', texts.timeoutMs, 'timeoutMs', { placeholder: '10000' })}
         </>
       );
@@ -260,32 +270,24 @@ export function GuardrailForm({ editing, onSave, onCancel }: { editing: Guardrai
       <OptionFields check={check} texts={texts} set={(change) => setTexts((current) => ({ ...current, ...change }))} />
       <fieldset className="field">
         <legend>Stage</legend>
-        <label>
-          <input type="checkbox" checked={stages.includes('input')} onChange={() => toggleStage('input')} /> input (the request)
-        </label>
-        <label>
-          <input type="checkbox" checked={stages.includes('output')} onChange={() => toggleStage('output')} /> output (the model&apos;s answer)
-        </label>
+        {STAGES.map((stage) => (
+          <label key={stage.value}>
+            <input type="checkbox" checked={stages.includes(stage.value)} onChange={() => toggleStage(stage.value)} /> {stage.label}
+          </label>
+        ))}
       </fieldset>
       <SelectField
         id="guardrail-action"
         label="Action"
         value={action}
-        options={[
-          { value: 'block', label: 'block' },
-          ...(VERDICT_CHECKS.has(check) ? [] : [{ value: 'mask', label: 'mask (replace what matched)' }]),
-          { value: 'log', label: 'log (record only)' },
-        ]}
+        options={VERDICT_CHECKS.has(check) ? ACTIONS.filter((option) => option.value !== 'mask') : ACTIONS}
         onChange={setAction}
       />
       <SelectField
         id="guardrail-on-error"
         label="On error"
         value={onError}
-        options={[
-          { value: 'closed', label: 'block (closed)' },
-          { value: 'open', label: 'let through (open)' },
-        ]}
+        options={ON_ERROR}
         onChange={setOnError}
       />
       <fieldset className="field">

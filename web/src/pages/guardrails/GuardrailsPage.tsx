@@ -4,8 +4,8 @@ import type { GuardrailView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { GuardrailForm } from './GuardrailForm';
-import { SelectField } from '../../components/SelectField';
+import { GuardrailForm, ON_ERROR, STAGES } from './GuardrailForm';
+import { labelOf, SelectField } from '../../components/SelectField';
 
 /**
  * The gateway's guardrails (docs/guardrails.md): each with its check, stages, action and what
@@ -43,10 +43,7 @@ function DryRun({ guardrails }: { guardrails: GuardrailView[] }) {
         id="guardrail-stage"
         label="Stage"
         value={stage}
-        options={[
-          { value: 'input', label: 'input (the request)' },
-          { value: 'output', label: "output (the model's answer)" },
-        ]}
+        options={STAGES}
         onChange={(value) => setStage(value === 'output' ? 'output' : 'input')}
       />
       <div className="field">
@@ -126,7 +123,7 @@ export function GuardrailsPage() {
               <td>{guardrail.check}</td>
               <td>{guardrail.stage.join(', ')}</td>
               <td>{guardrail.action}</td>
-              <td>{guardrail.on_error === 'closed' ? 'block (closed)' : 'let through (open)'}</td>
+              <td>{labelOf(ON_ERROR, guardrail.on_error)}</td>
               <td>{attachedTo(guardrail.apply)}</td>
               <td>{guardrail.source === 'config' ? 'config file' : 'dashboard'}</td>
               <td>

@@ -1,7 +1,10 @@
+import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router-dom';
 import type { HealthView } from '../../api.js';
 import { adminApi, ApiError } from '../../api.js';
+import { DataTable } from '../../components/DataTable.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 
 /**
@@ -14,39 +17,44 @@ const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.m
 const ms = (value: number | null) => (value === null ? '—' : `${value} ms`);
 const percent = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)} %`);
 
+const provider = createColumnHelper<HealthView['providers'][number]>();
+
+function providerColumns(windowMinutes: number) {
+  return [
+    provider.accessor('name', { header: 'Provider' }),
+    provider.display({
+      id: 'credential',
+      header: 'Credential',
+      cell: ({ row: { original } }) => (original.credential === 'set' ? 'set' : `missing${original.missing_variable === null ? '' : `: set ${original.missing_variable}`}`),
+    }),
+    provider.display({ id: 'state', header: 'State', cell: ({ row: { original } }) => (original.state === 'ok' ? 'ok' : `failing (${original.fault ?? '?'}) since ${original.since ?? '?'}`) }),
+    provider.accessor('requests', { header: `Requests (${windowMinutes} min)` }),
+    provider.accessor('error_rate', { header: 'Error rate', cell: (cell) => percent(cell.getValue()) }),
+    provider.display({
+      id: 'latency',
+      header: 'p50 / p95',
+      cell: ({ row: { original } }) => (
+        <>
+          {ms(original.latency_p50_ms)} / {ms(original.latency_p95_ms)}
+        </>
+      ),
+    }),
+    provider.accessor('cooling_deployments', { header: 'Cooling down', cell: (cell) => (cell.getValue().length === 0 ? 'none' : cell.getValue().join(', ')) }),
+  ];
+}
+
+const deployment = createColumnHelper<HealthView['deployments'][number]>();
+const DEPLOYMENT_COLUMNS = [
+  deployment.accessor('model', { header: 'Model' }),
+  deployment.accessor('deployment', { header: 'Deployment' }),
+  deployment.accessor('provider', { header: 'Provider' }),
+  deployment.accessor('weight', { header: 'Weight' }),
+  deployment.accessor('cooling', { header: 'Cooldown', cell: (cell) => (cell.getValue() ? 'cooling down' : 'none') }),
+];
+
 export function HealthTable({ health }: { health: HealthView }) {
-  return (
-    <>
-      <table aria-label="Provider health">
-        <thead>
-          <tr>
-            <th scope="col">Provider</th>
-            <th scope="col">Credential</th>
-            <th scope="col">State</th>
-            <th scope="col">Requests ({health.window_minutes} min)</th>
-            <th scope="col">Error rate</th>
-            <th scope="col">p50 / p95</th>
-            <th scope="col">Cooling down</th>
-          </tr>
-        </thead>
-        <tbody>
-          {health.providers.map((provider) => (
-            <tr key={provider.name}>
-              <td>{provider.name}</td>
-              <td>{provider.credential === 'set' ? 'set' : `missing${provider.missing_variable === null ? '' : `: set ${provider.missing_variable}`}`}</td>
-              <td>{provider.state === 'ok' ? 'ok' : `failing (${provider.fault ?? '?'}) since ${provider.since ?? '?'}`}</td>
-              <td>{provider.requests}</td>
-              <td>{percent(provider.error_rate)}</td>
-              <td>
-                {ms(provider.latency_p50_ms)} / {ms(provider.latency_p95_ms)}
-              </td>
-              <td>{provider.cooling_deployments.length === 0 ? 'none' : provider.cooling_deployments.join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </>
-  );
+  const columns = useMemo(() => providerColumns(health.window_minutes), [health.window_minutes]);
+  return <DataTable caption="Provider health" columns={columns} rows={health.providers} rowKey={(row) => row.name} />;
 }
 
 export function HealthPage() {
@@ -69,28 +77,7 @@ export function HealthPage() {
           {data.deployments.length === 0 ? (
             <p className="muted">No model is routed: each is served by its own provider.</p>
           ) : (
-            <table aria-label="Deployments">
-              <thead>
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col">Deployment</th>
-                  <th scope="col">Provider</th>
-                  <th scope="col">Weight</th>
-                  <th scope="col">Cooldown</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.deployments.map((deployment) => (
-                  <tr key={`${deployment.model}/${deployment.deployment}`}>
-                    <td>{deployment.model}</td>
-                    <td>{deployment.deployment}</td>
-                    <td>{deployment.provider}</td>
-                    <td>{deployment.weight}</td>
-                    <td>{deployment.cooling ? 'cooling down' : 'none'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable caption="Deployments" columns={DEPLOYMENT_COLUMNS} rows={data.deployments} rowKey={(row) => `${row.model}/${row.deployment}`} />
           )}
           <h2>Last failures</h2>
           {data.providers.every((provider) => provider.last_failures.length === 0) ? (

@@ -1,8 +1,11 @@
-import { useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router-dom';
-import { adminApi, ApiError } from '../../api.js';
+import type { OverviewBucket, OverviewView } from '@modelgate/admin-api';
+import { adminApi, ApiError, type NearestBudgetView } from '../../api.js';
 import { formatCount, formatUsd } from '../../format.js';
+import { DataTable } from '../../components/DataTable.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField } from '../../components/SelectField.js';
 import { HealthTable } from './HealthPage.js';
@@ -22,11 +25,73 @@ function bucketLabel(start: string, minutes: number): string {
   return minutes < 1440 ? date.toISOString().slice(5, 16).replace('T', ' ') : date.toISOString().slice(0, 10);
 }
 
+function bucketColumns(minutes: number, peak: number) {
+  const column = createColumnHelper<OverviewBucket>();
+  return [
+    column.accessor('start', { header: 'From', cell: (cell) => bucketLabel(cell.getValue(), minutes) }),
+    column.accessor('requests', {
+      header: 'Requests',
+      cell: (cell) => (
+        <>
+          <span className="bar" aria-hidden="true" style={{ width: `${Math.max(cell.getValue() > 0 ? 2 : 0, (cell.getValue() / peak) * 100)}px` }} /> {cell.getValue()}
+        </>
+      ),
+    }),
+    column.accessor('errors', { header: 'Errors' }),
+    column.accessor('latency_p50_ms', { header: 'p50', cell: (cell) => ms(cell.getValue()) }),
+    column.accessor('latency_p95_ms', { header: 'p95', cell: (cell) => ms(cell.getValue()) }),
+    column.accessor('cost_usd', { header: 'Spend', cell: (cell) => dollars(cell.getValue()) }),
+  ];
+}
+
+/** The columns of a top list: what is ranked, then its requests and spend. */
+function rankedColumns<Row extends { requests: number; cost_usd: number }>(header: string, name: (row: Row) => ReactNode) {
+  const column = createColumnHelper<Row>();
+  return [
+    column.display({ id: 'name', header, cell: (cell) => name(cell.row.original) }),
+    column.accessor((row) => row.requests, { id: 'requests', header: 'Requests' }),
+    column.accessor((row) => row.cost_usd, { id: 'spend', header: 'Spend', cell: (cell) => dollars(cell.getValue()) }),
+  ];
+}
+
+const TOP_MODELS = rankedColumns<OverviewView['top_models'][number]>('Model', (model) => model.model);
+const TOP_KEYS = rankedColumns<OverviewView['top_keys'][number]>('Key', (key) => <Link to={`/logs?key_id=${encodeURIComponent(key.key_id)}`}>{key.name ?? key.key_id}</Link>);
+const TOP_TEAMS = rankedColumns<OverviewView['top_teams'][number]>('Team', (team) => team.name ?? team.team_id);
+const TOP_END_USERS = rankedColumns<OverviewView['top_end_users'][number]>('End user', (user) => user.end_user);
+
+const budget = createColumnHelper<NearestBudgetView>();
+const BUDGET_COLUMNS = [
+  budget.display({
+    id: 'budget',
+    header: 'Budget',
+    cell: ({ row }) => (
+      <>
+        {row.original.level.replace('_', ' ')} {row.original.target}
+      </>
+    ),
+  }),
+  budget.accessor('used', { header: 'Used', cell: (cell) => `${Math.round(cell.getValue() * 100)}%` }),
+  budget.display({
+    id: 'spent',
+    header: 'Spent',
+    cell: ({ row: { original } }) => (
+      <>
+        {original.usd !== null && `${dollars(original.spent_usd)} of ${dollars(original.usd)}`}
+        {original.usd !== null && original.tokens !== null && '; '}
+        {original.tokens !== null && `${formatCount(original.spent_tokens)} of ${formatCount(original.tokens)} tokens`}
+      </>
+    ),
+  }),
+  budget.accessor('period', { header: 'Period' }),
+];
+
 export function OverviewPage() {
   const [hours, setHours] = useState('24');
   const overview = useQuery({ queryKey: ['overview', hours], queryFn: () => adminApi.overview(Number(hours)), refetchInterval: 30_000 });
   const data = overview.data;
   const peak = Math.max(1, ...(data?.buckets ?? []).map((bucket) => bucket.requests));
+  const minutes = data?.bucket_minutes ?? 60;
+  const buckets = useMemo(() => bucketColumns(minutes, peak), [minutes, peak]);
   return (
     <section>
       <h1>Overview</h1>
@@ -74,163 +139,29 @@ export function OverviewPage() {
           </dl>
           {data.truncated && <p className="muted">More calls than one summary reads: the figures are of the newest.</p>}
           <h2>Over time</h2>
-          <table aria-label="Requests over time">
-            <thead>
-              <tr>
-                <th scope="col">From</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Errors</th>
-                <th scope="col">p50</th>
-                <th scope="col">p95</th>
-                <th scope="col">Spend</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.buckets.map((bucket) => (
-                <tr key={bucket.start}>
-                  <td>{bucketLabel(bucket.start, data.bucket_minutes)}</td>
-                  <td>
-                    <span className="bar" aria-hidden="true" style={{ width: `${Math.max(bucket.requests > 0 ? 2 : 0, (bucket.requests / peak) * 100)}px` }} /> {bucket.requests}
-                  </td>
-                  <td>{bucket.errors}</td>
-                  <td>{ms(bucket.latency_p50_ms)}</td>
-                  <td>{ms(bucket.latency_p95_ms)}</td>
-                  <td>{dollars(bucket.cost_usd)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable caption="Requests over time" columns={buckets} rows={data.buckets} rowKey={(bucket) => bucket.start} />
           <div className="columns">
             <div>
               <h2>Top models</h2>
-              <table aria-label="Top models">
-                <thead>
-                  <tr>
-                    <th scope="col">Model</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Spend</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.top_models.map((model) => (
-                    <tr key={model.model}>
-                      <td>{model.model}</td>
-                      <td>{model.requests}</td>
-                      <td>{dollars(model.cost_usd)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <DataTable caption="Top models" columns={TOP_MODELS} rows={data.top_models} rowKey={(model) => model.model} />
             </div>
             <div>
               <h2>Top keys</h2>
-              <table aria-label="Top keys">
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Spend</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.top_keys.map((key) => (
-                    <tr key={key.key_id}>
-                      <td>
-                        <Link to={`/logs?key_id=${encodeURIComponent(key.key_id)}`}>{key.name ?? key.key_id}</Link>
-                      </td>
-                      <td>{key.requests}</td>
-                      <td>{dollars(key.cost_usd)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <DataTable caption="Top keys" columns={TOP_KEYS} rows={data.top_keys} rowKey={(key) => key.key_id} />
             </div>
           </div>
           <div className="columns">
             <div>
               <h2>Top teams</h2>
-              <table aria-label="Top teams">
-                <thead>
-                  <tr>
-                    <th scope="col">Team</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Spend</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.top_teams.map((team) => (
-                    <tr key={team.team_id}>
-                      <td>{team.name ?? team.team_id}</td>
-                      <td>{team.requests}</td>
-                      <td>{dollars(team.cost_usd)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <DataTable caption="Top teams" columns={TOP_TEAMS} rows={data.top_teams} rowKey={(team) => team.team_id} />
             </div>
             <div>
               <h2>Top end users</h2>
-              <table aria-label="Top end users">
-                <thead>
-                  <tr>
-                    <th scope="col">End user</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Spend</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.top_end_users.length === 0 && (
-                    <tr>
-                      <td colSpan={3} className="muted">
-                        No request named an end user.
-                      </td>
-                    </tr>
-                  )}
-                  {data.top_end_users.map((user) => (
-                    <tr key={user.end_user}>
-                      <td>{user.end_user}</td>
-                      <td>{user.requests}</td>
-                      <td>{dollars(user.cost_usd)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <DataTable caption="Top end users" columns={TOP_END_USERS} rows={data.top_end_users} rowKey={(user) => user.end_user} empty="No request named an end user." />
             </div>
           </div>
           <h2>Budgets nearest their limit</h2>
-          <table aria-label="Budgets nearest their limit">
-            <thead>
-              <tr>
-                <th scope="col">Budget</th>
-                <th scope="col">Used</th>
-                <th scope="col">Spent</th>
-                <th scope="col">Period</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.budgets_nearest_limit.length === 0 && (
-                <tr>
-                  <td colSpan={4} className="muted">
-                    No budget is set.
-                  </td>
-                </tr>
-              )}
-              {data.budgets_nearest_limit.map((budget) => (
-                <tr key={budget.id}>
-                  <td>
-                    {budget.level.replace('_', ' ')} {budget.target}
-                  </td>
-                  <td>{Math.round(budget.used * 100)}%</td>
-                  <td>
-                    {budget.usd !== null && `${dollars(budget.spent_usd)} of ${dollars(budget.usd)}`}
-                    {budget.usd !== null && budget.tokens !== null && '; '}
-                    {budget.tokens !== null && `${formatCount(budget.spent_tokens)} of ${formatCount(budget.tokens)} tokens`}
-                  </td>
-                  <td>{budget.period}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable caption="Budgets nearest their limit" columns={BUDGET_COLUMNS} rows={data.budgets_nearest_limit} rowKey={(budget) => budget.id} empty="No budget is set." />
           <p>
             <Link to="/budgets">Open the budgets page</Link>
           </p>

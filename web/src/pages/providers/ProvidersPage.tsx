@@ -1,10 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
 import type { ProviderInstanceView, ProviderKindView, ProviderTestView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
+import { DataTable } from '../../components/DataTable.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField } from '../../components/SelectField.js';
+import { SourceCell } from '../../components/SourceCell.js';
 import { settingsOf, SettingsFields, valuesOf, type FieldValues } from './SettingsFields.js';
 
 /**
@@ -100,7 +103,8 @@ function EditProviderForm({ provider, kind, onDone }: { provider: ProviderInstan
   );
 }
 
-function ProviderRow({ provider, onEdit, onTested }: { provider: ProviderInstanceView; onEdit: () => void; onTested: (text: string) => void }) {
+/** A provider's actions: a test call, and for one added here an edit and a removal. */
+function ProviderActions({ provider, onEdit, onTested }: { provider: ProviderInstanceView; onEdit: () => void; onTested: (text: string) => void }) {
   const queries = useQueryClient();
   const test = useMutation({
     mutationFn: () => adminApi.providers.test(provider.name),
@@ -108,40 +112,46 @@ function ProviderRow({ provider, onEdit, onTested }: { provider: ProviderInstanc
     onError: (failure) => onTested(`${provider.name}: ${messageOf(failure)}`),
   });
   return (
-    <tr>
-      <td>{provider.name}</td>
-      <td>{provider.kind}</td>
-      <td>
-        {provider.origin}
-        {provider.read_only && <span className="muted"> (read-only)</span>}
-      </td>
-      <td>{provider.state}</td>
-      <td>{provider.credentials.length === 0 ? '—' : provider.credentials.map((credential) => `${credential.field} ${credential.fingerprint}`).join(', ')}</td>
-      <td>
-        <button type="button" className="secondary small" aria-label={`Test ${provider.name}`} disabled={test.isPending} onClick={() => test.mutate()}>
-          {test.isPending ? 'Testing…' : 'Test'}
-        </button>{' '}
-        {!provider.read_only && (
-          <>
-            <button type="button" className="secondary small" aria-label={`Edit ${provider.name}`} onClick={onEdit}>
-              Edit
-            </button>{' '}
-            <ConfirmButton
-              label={`Remove ${provider.name}`}
-              title={`Remove ${provider.name}?`}
-              description="Requests stop reaching it on every instance at once; its credential is deleted."
-              confirmLabel="Remove"
-              danger
-              onConfirm={async () => {
-                await adminApi.providers.remove(provider.name);
-                await queries.invalidateQueries({ queryKey: PROVIDERS });
-              }}
-            />
-          </>
-        )}
-      </td>
-    </tr>
+    <>
+      <button type="button" className="secondary small" aria-label={`Test ${provider.name}`} disabled={test.isPending} onClick={() => test.mutate()}>
+        {test.isPending ? 'Testing…' : 'Test'}
+      </button>{' '}
+      {!provider.read_only && (
+        <>
+          <button type="button" className="secondary small" aria-label={`Edit ${provider.name}`} onClick={onEdit}>
+            Edit
+          </button>{' '}
+          <ConfirmButton
+            label={`Remove ${provider.name}`}
+            title={`Remove ${provider.name}?`}
+            description="Requests stop reaching it on every instance at once; its credential is deleted."
+            confirmLabel="Remove"
+            danger
+            onConfirm={async () => {
+              await adminApi.providers.remove(provider.name);
+              await queries.invalidateQueries({ queryKey: PROVIDERS });
+            }}
+          />
+        </>
+      )}
+    </>
   );
+}
+
+const column = createColumnHelper<ProviderInstanceView>();
+
+function providerColumns(onEdit: (name: string) => void, onTested: (text: string) => void) {
+  return [
+    column.accessor('name', { header: 'Name' }),
+    column.accessor('kind', { header: 'Kind' }),
+    column.display({ id: 'source', header: 'Source', cell: ({ row: { original } }) => <SourceCell entry={original} /> }),
+    column.accessor('state', { header: 'State' }),
+    column.accessor('credentials', {
+      header: 'Credentials',
+      cell: (cell) => (cell.getValue().length === 0 ? '—' : cell.getValue().map((credential) => `${credential.field} ${credential.fingerprint}`).join(', ')),
+    }),
+    column.display({ id: 'actions', header: 'Actions', cell: ({ row: { original } }) => <ProviderActions provider={original} onEdit={() => onEdit(original.name)} onTested={onTested} /> }),
+  ];
 }
 
 export function ProvidersPage() {
@@ -149,6 +159,8 @@ export function ProvidersPage() {
   const kinds = useQuery({ queryKey: KINDS, queryFn: () => adminApi.providers.kinds(), staleTime: Infinity });
   const [editing, setEditing] = useState<string | null>(null);
   const [tested, setTested] = useState<string | null>(null);
+  // One set of columns for the page's life: a cell renderer made anew would remount its actions.
+  const columns = useMemo(() => providerColumns(setEditing, setTested), []);
   const editedProvider = providers.data?.data.find((provider) => provider.name === editing);
   const editedKind = kinds.data?.data.find((kind) => kind.kind === editedProvider?.kind);
   return (
@@ -164,23 +176,7 @@ export function ProvidersPage() {
           Loading…
         </p>
       ) : (
-        <table aria-label="Providers">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Source</th>
-              <th scope="col">State</th>
-              <th scope="col">Credentials</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(providers.data?.data ?? []).map((provider) => (
-              <ProviderRow key={provider.name} provider={provider} onEdit={() => setEditing(provider.name)} onTested={setTested} />
-            ))}
-          </tbody>
-        </table>
+        <DataTable caption="Providers" columns={columns} rows={providers.data?.data ?? []} rowKey={(provider) => provider.name} />
       )}
       <p role="status">{tested}</p>
       {editedProvider !== undefined && editedKind !== undefined && <EditProviderForm key={editedProvider.name} provider={editedProvider} kind={editedKind} onDone={() => setEditing(null)} />}

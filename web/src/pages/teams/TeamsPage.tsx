@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { TeamView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { CreateForm, InlineEditForm } from '../../components/RecordForms.js';
 import { SelectField } from '../../components/SelectField';
 import { formatUsd } from '../../format.js';
 import { useSession } from '../../session.js';
@@ -43,13 +44,8 @@ function CreateTeamForm() {
       refresh();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="filters" aria-labelledby="create-team-title" onSubmit={submit}>
-      <h2 id="create-team-title">New team</h2>
+    <CreateForm titleId="create-team-title" title="New team" submitLabel="Create team" pending={create.isPending} error={create.error === null ? null : messageOf(create.error)} onSubmit={() => create.mutate()}>
       <div className="field">
         <label htmlFor="team-id">Id</label>
         <input id="team-id" required pattern="[a-z0-9][a-z0-9_\-]{0,63}" aria-describedby="team-id-hint" value={id} onChange={(event) => setId(event.target.value)} />
@@ -61,13 +57,7 @@ function CreateTeamForm() {
         <label htmlFor="team-name">Name</label>
         <input id="team-name" value={name} maxLength={200} placeholder="the id if empty" onChange={(event) => setName(event.target.value)} />
       </div>
-      <div className="field actions">
-        <button type="submit" disabled={create.isPending}>
-          Create team
-        </button>
-      </div>
-      <ErrorAlert message={create.error === null ? null : messageOf(create.error)} />
-    </form>
+    </CreateForm>
   );
 }
 
@@ -123,26 +113,18 @@ function TeamRow({ team, spend, manage }: { team: TeamView; spend: number | unde
     <tr data-team={team.id}>
       <th scope="row">
         {renaming ? (
-          <form
-            className="inline-form"
-            aria-label={`Rename ${team.name}`}
-            onSubmit={(event) => {
-              event.preventDefault();
-              rename.mutate();
-            }}
+          <InlineEditForm
+            label={`Rename ${team.name}`}
+            pending={rename.isPending}
+            error={rename.error === null ? null : messageOf(rename.error)}
+            onSubmit={() => rename.mutate()}
+            onCancel={() => setRenaming(false)}
           >
             <label htmlFor={`rename-${team.id}`} className="visually-hidden">
               New name of {team.name}
             </label>
             <input id={`rename-${team.id}`} required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-            <button type="submit" className="small" disabled={rename.isPending}>
-              Save
-            </button>
-            <button type="button" className="secondary small" onClick={() => setRenaming(false)}>
-              Cancel
-            </button>
-            <ErrorAlert message={rename.error === null ? null : messageOf(rename.error)} />
-          </form>
+          </InlineEditForm>
         ) : (
           <>
             {team.name} {team.name !== team.id && <span className="muted">({team.id})</span>}

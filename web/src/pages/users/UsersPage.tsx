@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { Role, UserView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { CreateForm, InlineEditForm } from '../../components/RecordForms.js';
 import { SelectField } from '../../components/SelectField';
 import { oneTimePassword } from './one-time-password.js';
 
@@ -67,25 +68,14 @@ function InviteForm({ onInvited }: { onInvited: (notice: { email: string; passwo
       onInvited({ email: user.email, password });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    invite.mutate(oneTimePassword());
-  };
   return (
-    <form className="filters" aria-labelledby="invite-title" onSubmit={submit}>
-      <h2 id="invite-title">Invite</h2>
+    <CreateForm titleId="invite-title" title="Invite" submitLabel="Invite" pending={invite.isPending} error={invite.error === null ? null : messageOf(invite.error)} onSubmit={() => invite.mutate(oneTimePassword())}>
       <div className="field">
         <label htmlFor="invite-email">Email</label>
         <input id="invite-email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
       </div>
       <RoleFields idPrefix="invite" role={role} teams={teams} onRole={setRole} onTeams={setTeams} />
-      <div className="field actions">
-        <button type="submit" disabled={invite.isPending}>
-          Invite
-        </button>
-      </div>
-      <ErrorAlert message={invite.error === null ? null : messageOf(invite.error)} />
-    </form>
+    </CreateForm>
   );
 }
 
@@ -113,23 +103,15 @@ function UserRow({ user, onPassword }: { user: UserView; onPassword: (notice: { 
       <td>{user.email}</td>
       <td>
         {editing ? (
-          <form
-            className="inline-form"
-            aria-label={`Role of ${user.email}`}
-            onSubmit={(event) => {
-              event.preventDefault();
-              change.mutate();
-            }}
+          <InlineEditForm
+            label={`Role of ${user.email}`}
+            pending={change.isPending}
+            error={change.error === null ? null : messageOf(change.error)}
+            onSubmit={() => change.mutate()}
+            onCancel={() => setEditing(false)}
           >
             <RoleFields idPrefix={`role-${user.id}`} role={role} teams={teams} onRole={setRole} onTeams={setTeams} />
-            <button type="submit" className="small" disabled={change.isPending}>
-              Save
-            </button>
-            <button type="button" className="secondary small" onClick={() => setEditing(false)}>
-              Cancel
-            </button>
-            <ErrorAlert message={change.error === null ? null : messageOf(change.error)} />
-          </form>
+          </InlineEditForm>
         ) : (
           roleText
         )}
