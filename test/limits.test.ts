@@ -297,6 +297,25 @@ describe('Redis outage', () => {
     await limiter.close();
   });
 
+  test('an instance started during an outage takes the share of limits.outageInstances, not the whole limit', async () => {
+    const port = await closedPort();
+    const started = (outageInstances?: number) =>
+      new FailoverLimiter(new RedisLimiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: 'mg-outage:', commandTimeoutMs: 200 }), async () => [], silent, 'local', outageInstances);
+    for (const [outageInstances, expected] of [
+      [undefined, 9],
+      [3, 3],
+    ] as const) {
+      const limiter = started(outageInstances);
+      await limiter.start();
+      // Having seen no other instance, it would count the whole rpm 9 alone; told of 3, it enforces a third.
+      const { admitted, refused } = await admitConcurrently(limiter, keyPrincipal({ rpm: 9 }), 12);
+      assert.equal(admitted.length, expected, `limits.outageInstances ${outageInstances ?? 'unset'}`);
+      assert.ok(refused.every((error) => error.code === 'rate_limit_exceeded'));
+      assert.equal(limiter.state().instancesSeen, outageInstances ?? 1);
+      await limiter.close();
+    }
+  });
+
   test('an admission Redis answered too late is given back there once its answer arrives', { skip: REDIS_URL === undefined ? 'TEST_REDIS_URL is not set' : false }, async () => {
     const { proxy, prefix, limiter } = await startProxiedLimiter();
     const direct = new Redis(REDIS_URL!);

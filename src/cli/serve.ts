@@ -224,7 +224,9 @@ async function servePrimary(config: GatewayConfig, workers: number): Promise<voi
   /** Workers that reported listening: one that dies later is replaced at once. */
   const ready = new Set<number>();
   let restartDelayMs = FIRST_RESTART_DELAY_MS;
-  const fork = () => cluster.fork();
+  // Each worker is an instance: a Redis outage's share assumes at least this many, also in a worker started during one.
+  const workerEnv = { MODELGATE_LIMITS_OUTAGE_INSTANCES: String(Math.max(config.limits.outageInstances, workers)) };
+  const fork = () => cluster.fork(workerEnv);
   const gatherMetrics = gatherWorkerMetrics(ready);
   relayKeyChanges();
   cluster.on('message', (worker, message: ClusterMessage) => {

@@ -25,6 +25,7 @@ export const ENVIRONMENT_SETTINGS: readonly EnvironmentSetting[] = [
   { variables: ['MODELGATE_DATABASE_STATEMENT_TIMEOUT_MS'], path: 'database.statementTimeoutMs', kind: 'integer' },
   { variables: ['REDIS_URL'], path: 'redisUrl', kind: 'string' },
   { variables: ['MODELGATE_REDIS_KEY_PREFIX'], path: 'limits.redisKeyPrefix', kind: 'string' },
+  { variables: ['MODELGATE_LIMITS_OUTAGE_INSTANCES'], path: 'limits.outageInstances', kind: 'integer' },
   { variables: ['MODELGATE_ENCRYPTION_KEY'], path: 'encryptionKey', kind: 'string' },
   { variables: ['MODELGATE_ADMIN_TOKEN'], path: 'adminToken', kind: 'string' },
   { variables: ['MODELGATE_REQUIRE_KEYS'], path: 'requireKeys', kind: 'boolean' },

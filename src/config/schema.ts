@@ -324,6 +324,11 @@ export const ConfigSchema = Type.Object(
           default: 'local',
           description: 'while Redis is unreachable: local = each instance enforces with its own counters; failClosed = limited keys are refused with 503',
         }),
+        outageInstances: Type.Integer({
+          minimum: 1,
+          default: 1,
+          description: 'in local mode, the fewest instances each limit is divided among during a Redis outage (set it to the instances you run: one started during an outage has seen only itself)',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -10,6 +10,8 @@ export interface LimiterSettings {
   redisCommandTimeoutMs: number;
   /** While Redis is unreachable: each instance counts on its own (`local`, default), or limited keys are refused (`failClosed`). */
   redisOutage?: 'local' | 'failClosed';
+  /** The fewest instances a Redis outage's share assumes (limits.outageInstances). */
+  outageInstances?: number;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function createLimiter(settings: LimiterSettings, seeds: LimitSeedS
     keyPrefix: settings.redisKeyPrefix,
     commandTimeoutMs: settings.redisCommandTimeoutMs,
   });
-  const limiter = new FailoverLimiter(redis, seeds, logger, settings.redisOutage ?? 'local');
+  const limiter = new FailoverLimiter(redis, seeds, logger, settings.redisOutage ?? 'local', settings.outageInstances ?? 1);
   await limiter.start();
   return limiter;
 }

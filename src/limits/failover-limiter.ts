@@ -46,7 +46,8 @@ function seedShareOf(seed: BudgetSeed, instances: number): BudgetSeed {
  * seeded from the request log so daily and monthly caps keep what was already spent; when
  * Redis is back, admissions return to the shared counters. The gateway keeps serving
  * throughout. While Redis is up every instance announces itself there; during an outage each
- * enforces its share of every limit (the limit ÷ the instances seen before it), its caps seeded
+ * enforces its share of every limit (the limit ÷ the instances seen before it, or
+ * limits.outageInstances when that is more), its caps seeded
  * with the same share of what was spent and its per-minute counters with what it admitted
  * itself this minute, so the instances together hold each limit.
  */
@@ -71,6 +72,8 @@ export class FailoverLimiter implements Limiter {
     private readonly seeds: LimitSeedSource,
     private readonly logger: Logger,
     private readonly outageMode: 'local' | 'failClosed' = 'local',
+    /** The fewest instances an outage's share assumes (limits.outageInstances): one started during an outage has seen only itself. */
+    private readonly minimumOutageInstances = 1,
   ) {
     primary.client.on('ready', () => {
       this.retryPrimaryAt = 0;
@@ -163,13 +166,13 @@ export class FailoverLimiter implements Limiter {
   private enterFallback(reason: Error): void {
     if (this.fallbackActive) return;
     this.fallbackActive = true;
-    const instances = this.instancesSeen;
+    const instances = Math.max(this.instancesSeen, this.minimumOutageInstances);
     this.outageInstances = instances;
     this.logger.warn(
       { reason: reason.message, instances },
       this.outageMode === 'failClosed'
         ? 'Redis is unreachable: refusing keys with limits until it is back (limits.redisOutage: failClosed)'
-        : `Redis is unreachable: enforcing key limits with this instance's own counters until it is back, each limit's share 1/${instances} (${instances} instances seen)`,
+        : `Redis is unreachable: enforcing key limits with this instance's own counters until it is back, each limit's share 1/${instances} (${this.instancesSeen} instances seen, limits.outageInstances ${this.minimumOutageInstances})`,
     );
     const now = Date.now();
     const ownRequests = this.primary.ownRequestsIn(now);

@@ -41,7 +41,7 @@ export async function startAccounting(
   onShutdown(async () => refusals.close());
 
   const limits = await createLimiter(
-    { redisUrl: config.redisUrl, redisKeyPrefix: config.limits.redisKeyPrefix, redisCommandTimeoutMs: config.limits.redisCommandTimeoutMs, redisOutage: config.limits.redisOutage },
+    { redisUrl: config.redisUrl, redisKeyPrefix: config.limits.redisKeyPrefix, redisCommandTimeoutMs: config.limits.redisCommandTimeoutMs, redisOutage: config.limits.redisOutage, outageInstances: config.limits.outageInstances },
     (now) => store.limitSeeds(now),
     logger,
   );
