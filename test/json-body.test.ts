@@ -148,6 +148,14 @@ describe('JSON request bodies', () => {
       await assertRefused(largeBody(`,"deep":${'['.repeat(200)}${']'.repeat(200)}`), /more than 128 levels deep/);
     });
 
+    test('has refusals found inside the messages, one of many pieces', async () => {
+      const withMessage = (message: string) => largeBody().replace('{"role":"user","content":"message 10000 ', `${message},{"role":"user","content":"message 10000 `);
+      await assertRefused(withMessage('{"role":"user","__proto__":{"admin":true}}'), /not valid JSON/);
+      await assertRefused(withMessage('{"role":"user","content":tru}'), /not valid JSON/);
+      await assertRefused(withMessage('{"role":"user"} {"role":"user"}'), /not valid JSON/);
+      await assertRefused(withMessage(`{"role":"user","content":${'['.repeat(130)}${']'.repeat(130)}}`), /more than 128 levels deep/);
+    });
+
     test('a byte order mark in front is accepted and not forwarded', async () => {
       const body = largeBody();
       const response = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]));

@@ -75,3 +75,8 @@ export function topLevelMembers(bytes: Buffer): readonly JsonMember[] {
   }
   return members;
 }
+
+/** Keeps members found by a scan that checked the text as it went (see parseObjectInSteps), for topLevelMembers to answer. */
+export function rememberTopLevelMembers(bytes: Buffer, members: readonly JsonMember[]): void {
+  found.set(bytes, members);
+}

@@ -1,7 +1,19 @@
 import { errorCodes, type FastifyRequest } from 'fastify';
 import type { RequestCall } from '../calls/index.js';
 import { GatewayError } from '../errors/index.js';
-import { decodeJsonBytes, MAX_JSON_DEPTH, nestsDeeperThan, parseDecodedJson, topLevelMembers, type DecodedJson, type ParsedJson } from '../json/index.js';
+import {
+  decodeJsonBytes,
+  isPoisoned,
+  MAX_JSON_DEPTH,
+  maySpellPoisonKey,
+  nestsDeeperThan,
+  parseDecodedJson,
+  parseObjectInSteps,
+  topLevelMembers,
+  type DecodedJson,
+  type ParsedJson,
+  type SteppedParse,
+} from '../json/index.js';
 import type { GatewayApp } from './app.js';
 import { readBody } from './body-reader.js';
 import { TurnQueue } from './turn-queue.js';
@@ -14,28 +26,6 @@ declare module 'fastify' {
      */
     jsonBytes: Buffer | undefined;
   }
-}
-
-const hasOwn = Object.prototype.hasOwnProperty;
-
-/**
- * Whether a parsed value holds a `__proto__` key, or a `constructor` key whose value has a
- * `prototype` (the two shapes that poison prototypes when merged; Fastify's default parser
- * rejects them the same way).
- */
-function isPoisoned(root: unknown): boolean {
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop() as Record<string, unknown>;
-    if (hasOwn.call(node, '__proto__')) return true;
-    const constructor = hasOwn.call(node, 'constructor') ? node.constructor : undefined;
-    if (typeof constructor === 'object' && constructor !== null && hasOwn.call(constructor, 'prototype')) return true;
-    for (const key in node) {
-      const value = node[key];
-      if (typeof value === 'object' && value !== null) pending.push(value);
-    }
-  }
-  return false;
 }
 
 /**
@@ -56,17 +46,29 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** Bodies this large or larger are parsed in steps, a turn of the event loop each (see TurnQueue). */
 const LARGE_BODY_BYTES = 1024 * 1024;
 
+/** The body's JSON text, without a byte order mark. */
+function withoutBom(raw: Buffer): Buffer {
+  return raw.subarray(0, 3).equals(BOM) ? raw.subarray(3) : raw;
+}
+
+function tooDeepError(): GatewayError {
+  return new GatewayError(
+    'invalid_body',
+    `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, the most the gateway accepts. Send a flatter body.`,
+  );
+}
+
 /** The body's JSON text as bytes, without a byte order mark; throws for an empty body or one nested too deep. */
 function checkedJsonBytes(raw: Buffer): Buffer {
   if (raw.length === 0) throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
-  const bytes = raw.subarray(0, 3).equals(BOM) ? raw.subarray(3) : raw;
-  if (nestsDeeperThan(bytes, MAX_JSON_DEPTH)) {
-    throw new GatewayError(
-      'invalid_body',
-      `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, the most the gateway accepts. Send a flatter body.`,
-    );
-  }
+  const bytes = withoutBom(raw);
+  if (nestsDeeperThan(bytes, MAX_JSON_DEPTH)) throw tooDeepError();
   return bytes;
+}
+
+/** What a body that is not JSON is refused with. */
+function invalidJsonError(request: FastifyRequest): Error {
+  return encodedBodyError(request.headers['content-encoding']) ?? new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
 }
 
 /** The body parsed; throws for text that is not JSON. */
@@ -74,33 +76,58 @@ function parsedBody(request: FastifyRequest, decoded: DecodedJson, bytes: Buffer
   try {
     return parseDecodedJson(decoded, bytes);
   } catch {
-    throw encodedBodyError(request.headers['content-encoding']) ?? new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+    throw invalidJsonError(request);
   }
 }
 
 /** The parsed body, kept with its bytes on the request (and its call); throws for a body that poisons prototypes. */
-function acceptedBody(request: FastifyRequest, { value, text }: ParsedJson, bytes: Buffer): unknown {
-  // As keys, the two names can only be written like this or with a \u escape. With the quote
-  // the search skips through base64 quickly; 'constructor' alone stops at every `c` of it.
-  const suspect = text.includes('"__proto__"') || text.includes('"constructor"') || text.includes('\\u');
-  if (suspect && typeof value === 'object' && value !== null && isPoisoned(value)) throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+function acceptedBody(request: FastifyRequest, value: unknown, poisoned: boolean, bytes: Buffer): unknown {
+  if (poisoned) throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
   request.jsonBytes = bytes;
   // Only keyed routes begin a call (the others keep the decorator's null).
   (request.call as RequestCall | null)?.receivedJson(value, bytes);
   return value;
 }
 
+/** A body parsed whole, and whether it poisons prototypes (walked only when its text could spell such a key). */
+function acceptedWhole(request: FastifyRequest, { value, text }: ParsedJson, bytes: Buffer): unknown {
+  return acceptedBody(request, value, maySpellPoisonKey(text) && isPoisoned(value), bytes);
+}
+
+/** Runs a stepped parse to its end, one step per turn of the event loop. */
+async function stepsInTurns<T>(turns: TurnQueue, steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const step = await turns.run(() => steps.next());
+    if (step.done === true) return step.value;
+  }
+}
+
 /**
- * A large body's stages, each in its own turn of the event loop, and the route's work after
- * them in one more: a burst of megabyte bodies then holds the loop for one stage at a time.
+ * A large body parsed in steps, each in its own turn of the event loop, and the route's work
+ * after them in one more: a burst of megabyte bodies then holds the loop for one step at a
+ * time. An object is parsed a piece at a time (see parseObjectInSteps); any other body, or one
+ * laid out so that it cannot be, takes the whole-body stages a turn each.
  */
 async function acceptedInTurns(turns: TurnQueue, request: FastifyRequest, raw: Buffer): Promise<unknown> {
-  const bytes = await turns.run(() => checkedJsonBytes(raw));
-  const decoded = await turns.run(() => decodeJsonBytes(bytes));
-  const parsed = await turns.run(() => parsedBody(request, decoded, bytes));
-  const value = await turns.run(() => acceptedBody(request, parsed, bytes));
-  // Found now for the pass-through patch, which would otherwise scan the body in the route's turn.
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) await turns.run(() => topLevelMembers(bytes));
+  const bytes = withoutBom(raw);
+  let stepped: SteppedParse;
+  try {
+    stepped = await stepsInTurns(turns, parseObjectInSteps(bytes));
+  } catch (failure) {
+    throw failure instanceof SyntaxError ? invalidJsonError(request) : failure;
+  }
+  if (stepped.kind === 'too_deep') throw tooDeepError();
+  let value: unknown;
+  if (stepped.kind === 'parsed') {
+    value = acceptedBody(request, stepped.value, stepped.poisoned, bytes);
+  } else {
+    await turns.run(() => checkedJsonBytes(raw));
+    const decoded = await turns.run(() => decodeJsonBytes(bytes));
+    const parsed = await turns.run(() => parsedBody(request, decoded, bytes));
+    value = await turns.run(() => acceptedWhole(request, parsed, bytes));
+    // Found now for the pass-through patch, which would otherwise scan the body in the route's turn.
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) await turns.run(() => topLevelMembers(bytes));
+  }
   await turns.run(() => undefined);
   return value;
 }
@@ -133,7 +160,7 @@ export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
       let value: unknown;
       try {
         const bytes = checkedJsonBytes(raw);
-        value = acceptedBody(request, parsedBody(request, decodeJsonBytes(bytes), bytes), bytes);
+        value = acceptedWhole(request, parsedBody(request, decodeJsonBytes(bytes), bytes), bytes);
       } catch (failure) {
         done(failure as Error, undefined);
         return;
