@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { EXPORT_BATCH_BYTES } from '../src/logs/log-export.js';
 import { LogStore, RetentionJob, SizeCapJob, parseCursor, type LogCursor, type RequestLogRow } from '../src/logs/index.js';
+import { listRecords } from '../src/logs/log-queries.js';
 import { logRow } from './helpers/log-rows.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 import pino from 'pino';
@@ -196,6 +197,101 @@ for (const backend of STORAGE_BACKENDS) {
       assert.deepEqual(await ids({ projectId: 'beta' }), ['r4']);
       assert.deepEqual(await ids({ since: NOW - 2 * DAY, until: NOW - 600 }), ['r2', 'r3']);
       assert.deepEqual(await ids({ status: { min: 400, max: 499 } }), ['r2']);
+      assert.deepEqual(await ids({ status: { min: 100, max: 399 } }), ['r1', 'r3', 'r4', 'r5']);
+      // r4 asked for service-1 and was served by gpt-9-preview: found by either.
+      assert.deepEqual(await ids({ model: 'gpt-9-preview' }), ['r4']);
+    });
+
+    test('the resolved model and the fingerprint are stored compacted and read whole; older rows read as stored', async () => {
+      const at = NOW - 30 * DAY;
+      await store.insertBatch([
+        row('compact-same', { started_at: at, key_id: 'key_z', fingerprint: 'key_z…wxyz', requested_model: 'same-model', resolved_model: 'same-model' }),
+        row('compact-other', { started_at: at, key_id: 'key_z', fingerprint: 'anonymous', requested_model: 'alias-model', resolved_model: 'real-model' }),
+        row('compact-none', { started_at: at, key_id: null, fingerprint: 'anonymous', requested_model: 'same-model', resolved_model: null, status: 404 }),
+      ]);
+      await sql`insert into request_logs (request_id, started_at, endpoint, key_id, fingerprint, requested_model, resolved_model, status, latency_ms, streaming)
+          values ('compact-before', ${at}, '/v1/chat/completions', 'key_z', 'key_z…abcd', 'same-model', 'same-model', 200, 1, 0)`.execute(storage.db);
+      try {
+        const stored = await sql<{ request_id: string; fingerprint: string | null; resolved_model: string | null }>`
+          select request_id, fingerprint, resolved_model from request_logs where request_id like 'compact-%' order by request_id`.execute(storage.db);
+        assert.deepEqual(
+          stored.rows.map((found) => [found.request_id, found.fingerprint, found.resolved_model]),
+          [
+            ['compact-before', 'key_z…abcd', 'same-model'],
+            ['compact-none', 'anonymous', null],
+            ['compact-other', 'anonymous', 'real-model'],
+            ['compact-same', '…wxyz', ''],
+          ],
+        );
+        const read = async (id: string) => {
+          const found = (await store.get(id, ALL))!;
+          return [found.fingerprint, found.resolved_model];
+        };
+        assert.deepEqual(await read('compact-same'), ['key_z…wxyz', 'same-model']);
+        assert.deepEqual(await read('compact-other'), ['anonymous', 'real-model']);
+        assert.deepEqual(await read('compact-none'), ['anonymous', null]);
+        assert.deepEqual(await read('compact-before'), ['key_z…abcd', 'same-model']);
+        const listed = (await store.list({ keyId: 'key_z' }, ALL, 10)).rows.map((found) => [found.request_id, found.fingerprint, found.resolved_model]);
+        assert.deepEqual(listed, [
+          ['compact-other', 'anonymous', 'real-model'],
+          ['compact-same', 'key_z…wxyz', 'same-model'],
+          ['compact-before', 'key_z…abcd', 'same-model'],
+        ]);
+        const ids = async (model: string) => (await store.list({ model, until: at + 1 }, ALL, 10)).rows.map((found) => found.request_id).sort();
+        assert.deepEqual(await ids('same-model'), ['compact-before', 'compact-none', 'compact-same']);
+        assert.deepEqual(await ids('real-model'), ['compact-other']);
+        assert.deepEqual(await ids('alias-model'), ['compact-other']);
+        const usage = await store.usage('model', { since: at, until: at + 1 }, ALL);
+        assert.deepEqual(usage.map((entry) => [entry.group, entry.requests]).sort(), [['real-model', 1], ['same-model', 3]]);
+      } finally {
+        await store.deleteOlderThan(NOW - 29 * DAY, 100);
+      }
+    });
+
+    test('the model, status and platform filters read their indexes, which hold only the records they can find', async () => {
+      // The list's own queries, as compiled, planned by the database (PostgreSQL told to avoid a
+      // sequential scan, which it would choose for a table this small).
+      const queries: { sql: string; parameters: readonly unknown[] }[] = [];
+      const log = (event: { level: string; query: { sql: string; parameters: readonly unknown[] } }) => {
+        if (event.level === 'query') queries.push(event.query);
+      };
+      const pool = storage.kind === 'postgres' ? new pg.Pool({ connectionString: shared.env.DATABASE_URL, max: 1 }) : undefined;
+      const db = new Kysely<Database>({ dialect: pool !== undefined ? new PostgresDialect({ pool }) : new SqliteDialect({ database: storage.sqlite! }), log });
+      try {
+        if (pool !== undefined) await sql`set enable_seqscan = off`.execute(db);
+        const plan = async (filter: Parameters<typeof listRecords>[1]) => {
+          queries.length = 0;
+          await listRecords(db, filter, ALL, 10);
+          const query = queries[0]!;
+          if (pool !== undefined) {
+            const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain ${query.sql}`, [...query.parameters]);
+            return rows.map((line) => line['QUERY PLAN']).join('\n');
+          }
+          return storage
+            .sqlite!.prepare(`explain query plan ${query.sql}`)
+            .all(...query.parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value)))
+            .map((line) => (line as { detail: string }).detail)
+            .join('\n');
+        };
+        const model = await plan({ model: 'gpt-9-preview' });
+        assert.match(model, /request_logs_resolved_model_seq/);
+        assert.match(model, /request_logs_requested_model_seq/);
+        assert.match(await plan({ status: { min: 400, max: 499 } }), /request_logs_status_seq/);
+        assert.match(await plan({ platform: 'claude-code' }), /request_logs_platform_seq/);
+      } finally {
+        // Only the pool is this test's own: destroying the SQLite dialect would close the store's database.
+        if (pool !== undefined) await db.destroy();
+      }
+      const entries = async (index: string) => {
+        if (storage.kind === 'postgres') {
+          const { rows } = await storage.pg!.query<{ definition: string }>('select pg_get_indexdef(indexrelid) as definition from pg_index where indexrelid = $1::regclass', [index]);
+          return rows[0]!.definition;
+        }
+        return (storage.sqlite!.prepare('select sql from sqlite_master where name = ?').get(index) as { sql: string }).sql;
+      };
+      assert.match(await entries('request_logs_resolved_model_seq'), /WHERE \(?\(?resolved_model\)?(::text)? <> ''/i);
+      assert.match(await entries('request_logs_status_seq'), /WHERE \(?status >= 400/i);
+      assert.match(await entries('request_logs_platform_seq'), /WHERE \(?platform IS NOT NULL/i);
     });
 
     test('a project-scoped caller never sees another project, whatever its filters say', async () => {

@@ -3,7 +3,7 @@ import type { Pool as PgPool } from 'pg';
 import type { Storage } from '../storage/index.js';
 import { breaksConnection } from '../storage/index.js';
 import type { RequestLogRow } from './log-entry.js';
-import { SUMMARY_COLUMNS } from './log-rows.js';
+import { storedFingerprint, storedResolvedModel, SUMMARY_COLUMNS } from './log-rows.js';
 import { packPayloads } from './payload-codec.js';
 
 // insertValues reads them again, in this order: a column added here goes there too (a test
@@ -40,9 +40,9 @@ function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
     row.platform ?? null,
     row.key_id ?? null,
     row.project_id ?? null,
-    row.fingerprint ?? null,
+    storedFingerprint(row.key_id ?? null, row.fingerprint ?? null),
     row.requested_model ?? null,
-    row.resolved_model ?? null,
+    storedResolvedModel(row.requested_model ?? null, row.resolved_model ?? null),
     row.provider ?? null,
     row.status,
     row.error_code ?? null,

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../storage/index.js';
 import { whereEndpointAndPlatform, type LogCursor } from './log-filters.js';
-import { CONTENT_COLUMNS, SUMMARY_COLUMNS, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
+import { CONTENT_COLUMNS, restoredRow, SUMMARY_COLUMNS, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
 import type { LogAccess, LogFilter } from './types.js';
 
 export type LogQuery<O> = SelectQueryBuilder<Database, 'request_logs', O>;
@@ -24,11 +24,16 @@ export function restrict<O>(query: LogQuery<O>, filter: LogFilter, access: LogAc
   if (keyName !== undefined) restricted = restricted.where('key_id', 'in', (eb) => eb.selectFrom('api_keys').select('api_keys.id').where('api_keys.name', '=', keyName));
   const model = filter.model;
   if (model !== undefined) {
-    restricted = restricted.where((eb) => eb.or([eb('requested_model', '=', model), eb('resolved_model', '=', model)]));
+    // A record whose resolved model is the requested one stores it empty, and the resolved
+    // model's index holds only the others (migration 0063): its condition, written as it is
+    // there, tells SQLite's planner it may read it.
+    restricted = restricted.where((eb) => eb.or([eb('requested_model', '=', model), eb.and([eb('resolved_model', '=', model), sql<boolean>`resolved_model <> ''`])]));
   }
   if (filter.since !== undefined) restricted = restricted.where('started_at', '>=', filter.since);
   if (filter.until !== undefined) restricted = restricted.where('started_at', '<', filter.until);
   if (filter.status !== undefined) {
+    // The status index holds statuses of 400 and up (migration 0063): both planners see from the
+    // range itself that an error filter may read it.
     restricted = restricted.where('status', '>=', filter.status.min).where('status', '<=', filter.status.max);
   }
   return whereEndpointAndPlatform(restricted, filter);
@@ -77,7 +82,7 @@ export async function listRecords(db: Kysely<Database>, filter: LogFilter, acces
       .execute();
     rows.push(...legacy);
   }
-  const page = rows.slice(0, pageSize);
+  const page = rows.slice(0, pageSize).map(restoredRow);
   const last = page[page.length - 1];
   return { rows: page, next: rows.length > pageSize && last !== undefined ? cursorOf(last) : null };
 }
@@ -87,5 +92,5 @@ export async function getRecord(db: Kysely<Database>, requestId: string, access:
   const row = await restrict(db.selectFrom('request_logs').select([...SUMMARY_COLUMNS, ...CONTENT_COLUMNS]), {}, access)
     .where('request_id', '=', requestId)
     .executeTakeFirst();
-  return row === undefined ? undefined : withPayloads(row);
+  return row === undefined ? undefined : withPayloads(restoredRow(row));
 }

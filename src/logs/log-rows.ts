@@ -7,6 +7,44 @@ export type LogSummaryRow = Omit<Selectable<RequestLogsTable>, 'request_payload'
 /** A record in full, its payloads decompressed (the JSON texts as they were written). */
 export type StoredLogRow = LogSummaryRow & Pick<Selectable<RequestLogsTable>, 'request_payload' | 'response_payload' | 'detail' | 'payloads_omitted'>;
 
+/** What follows a key's id in its fingerprint (see fingerprintOf); a full fingerprint never starts with it. */
+const AFTER_KEY_ID = '…';
+
+/**
+ * A fingerprint as stored beside its key id: only what follows the id, since the id is in the
+ * record already. One without a key id (`anonymous`) is stored whole.
+ */
+export function storedFingerprint(keyId: string | null, fingerprint: string | null): string | null {
+  if (keyId === null || fingerprint === null || !fingerprint.startsWith(`${keyId}${AFTER_KEY_ID}`)) return fingerprint;
+  return fingerprint.slice(keyId.length);
+}
+
+/** The whole fingerprint of a stored one (records written before stored it whole). */
+function restoredFingerprint(keyId: string | null, stored: string | null): string | null {
+  return keyId !== null && stored !== null && stored.startsWith(AFTER_KEY_ID) ? `${keyId}${stored}` : stored;
+}
+
+/**
+ * The resolved model as stored: empty when it is the requested one, which most records are
+ * (null stays null: the call never resolved a model). Its index holds only the others
+ * (migration 0063), so a model filter finds the rest through the requested model.
+ */
+export function storedResolvedModel(requested: string | null, resolved: string | null): string | null {
+  return resolved !== null && resolved === requested ? '' : resolved;
+}
+
+/** The resolved model of a stored one. */
+export function restoredResolvedModel(requested: string | null, stored: string | null): string | null {
+  return stored === '' ? requested : stored;
+}
+
+type CompactedColumns = Pick<LogSummaryRow, 'key_id' | 'fingerprint' | 'requested_model' | 'resolved_model'>;
+
+/** A row as read, with the columns stored compacted (see storedFingerprint, storedResolvedModel) whole again. */
+export function restoredRow<R extends CompactedColumns>(row: R): R {
+  return { ...row, fingerprint: restoredFingerprint(row.key_id, row.fingerprint), resolved_model: restoredResolvedModel(row.requested_model, row.resolved_model) };
+}
+
 /** The columns of a list page, in the order the insert binds them. */
 export const SUMMARY_COLUMNS = [
   'request_id',

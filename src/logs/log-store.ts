@@ -24,8 +24,8 @@ export interface LogStoreSize {
 /** `PRAGMA auto_vacuum` of a database that gives free pages back on `incremental_vacuum`. */
 const SQLITE_INCREMENTAL_VACUUM = 2;
 /** A record's bytes beside its payloads, indexes included (docs/logging.md, "Size and retention"). */
-const SQLITE_RECORD_BYTES = 350;
-const POSTGRES_RECORD_BYTES = 450;
+const SQLITE_RECORD_BYTES = 390;
+const POSTGRES_RECORD_BYTES = 550;
 
 /**
  * The request log in the database: queries (log-queries.ts), exports (log-export.ts), usage

@@ -111,7 +111,7 @@ function folded(rows: readonly UsageRow[], groupsOf: (group: string | number | n
  * requests over models can exceed the period's requests; its tokens and cost do not.
  */
 async function byModel(db: Kysely<Database>, filter: LogFilter, access: LogAccess): Promise<UsageRow[]> {
-  const rows = await aggregate(db, sql`coalesce(resolved_model, requested_model)`, filter, access, (query) => query.where('agent', 'is', null));
+  const rows = await aggregate(db, sql`coalesce(nullif(resolved_model, ''), requested_model)`, filter, access, (query) => query.where('agent', 'is', null));
   const totals = new Map<string | null, Counts>(rows.map(({ group, ...counts }) => [group === null ? null : String(group), counts]));
   const add = (group: string | null, counts: Counts) => totals.set(group, added(totals.get(group) ?? ZERO, counts));
   const runs = await restrict(db.selectFrom('request_logs'), filter, access)

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/index.js';
+import { restoredResolvedModel } from './log-rows.js';
 
 /**
  * Recent calls per provider and over time, read from the request log: what the health page,
@@ -68,7 +69,7 @@ const usd = (micro: number) => Math.round(micro) / 1_000_000;
 export async function recentProviderCalls(db: Kysely<Database>, since: number): Promise<ProviderRecentView[]> {
   const rows = await db
     .selectFrom('request_logs')
-    .select(['provider', 'status', 'latency_ms', 'request_id', 'error_code', 'resolved_model', 'started_at'])
+    .select(['provider', 'status', 'latency_ms', 'request_id', 'error_code', 'requested_model', 'resolved_model', 'started_at'])
     .where('started_at', '>=', since)
     .where('provider', 'is not', null)
     .orderBy('started_at', 'desc')
@@ -95,7 +96,7 @@ export async function recentProviderCalls(db: Kysely<Database>, since: number): 
         at: new Date(Number(call.started_at)).toISOString(),
         status: call.status,
         error_code: call.error_code,
-        model: call.resolved_model,
+        model: restoredResolvedModel(call.requested_model, call.resolved_model),
       })),
     };
   });
@@ -112,6 +113,7 @@ export async function overviewOf(db: Kysely<Database>, since: number, bucketMinu
       'request_logs.status',
       'request_logs.latency_ms',
       'request_logs.cost_micro_usd',
+      'request_logs.requested_model',
       'request_logs.resolved_model',
       'request_logs.key_id',
       'request_logs.started_at',
@@ -148,11 +150,12 @@ export async function overviewOf(db: Kysely<Database>, since: number, bucketMinu
       bucket.errors += 1;
       errors += 1;
     }
-    if (row.resolved_model !== null) {
-      const model = models.get(row.resolved_model) ?? { requests: 0, cost: 0 };
+    const resolvedModel = restoredResolvedModel(row.requested_model, row.resolved_model);
+    if (resolvedModel !== null) {
+      const model = models.get(resolvedModel) ?? { requests: 0, cost: 0 };
       model.requests += 1;
       model.cost += spent;
-      models.set(row.resolved_model, model);
+      models.set(resolvedModel, model);
     }
     if (row.key_id !== null) {
       const key = keys.get(row.key_id) ?? { name: row.key_name ?? null, requests: 0, cost: 0 };

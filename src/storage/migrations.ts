@@ -509,6 +509,27 @@ function migrationsOf(kind: StorageKind): Record<string, Migration> {
           .execute();
       },
     },
+    '0063-logs-partial-filter-indexes': {
+      async up(db: Kysely<unknown>) {
+        // Three of 0016's filter indexes hold only the records their filter can find: the
+        // resolved model where it is not the requested one (records from now on store it empty
+        // then, and a model filter finds them through the requested model), statuses of 400 and
+        // up (a filter for successes pages the list in order, where nearly every record is one),
+        // and a platform where one is set. Most records then add no entry to them; a filter's
+        // own condition implies the index's (log-queries.ts adds the model's for SQLite).
+        await db.schema.dropIndex('request_logs_resolved_model_seq').ifExists().execute();
+        await db.schema.dropIndex('request_logs_status_seq').ifExists().execute();
+        await db.schema.dropIndex('request_logs_platform_seq').ifExists().execute();
+        await db.schema
+          .createIndex('request_logs_resolved_model_seq')
+          .on('request_logs')
+          .columns(['resolved_model', 'seq'])
+          .where(sql<boolean>`resolved_model <> ''`)
+          .execute();
+        await db.schema.createIndex('request_logs_status_seq').on('request_logs').columns(['status', 'seq']).where(sql<boolean>`status >= 400`).execute();
+        await db.schema.createIndex('request_logs_platform_seq').on('request_logs').columns(['platform', 'seq']).where(sql<boolean>`platform is not null`).execute();
+      },
+    },
   };
 }
 
