@@ -1,7 +1,7 @@
 import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, endOfString, isWhitespace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipWhitespace } from './bytes.js';
 import { MAX_JSON_DEPTH } from './depth.js';
 import { rememberTopLevelMembers, type JsonMember } from './members.js';
-import { parseJsonBytes } from './parse-bytes.js';
+import { parseJsonBytes, type ParsedJson } from './parse-bytes.js';
 import { holdsPoisonKey, isPoisoned, maySpellPoisonKey } from './poison.js';
 
 /**
@@ -146,9 +146,14 @@ function* scanMembers(bytes: Buffer, budget: number): Generator<void, ScannedMem
   return members;
 }
 
-/** JSON.parse of `open` + bytes[start, end) + `close` (a run of members or elements). */
-function parseRun(bytes: Buffer, start: number, end: number, open: string, close: string): unknown {
-  return parseJsonBytes(Buffer.concat([Buffer.from(open), bytes.subarray(start, end), Buffer.from(close)])).value;
+/**
+ * JSON.parse of bytes[start, end): a value alone, or with `wrap` a run of elements (`[]`) or
+ * members (`{}`), copied between the brackets. A value alone is read in place, so a large one
+ * (an image's base64) is not copied first.
+ */
+function parseRun(bytes: Buffer, start: number, end: number, wrap?: '[]' | '{}'): ParsedJson {
+  if (wrap === undefined) return parseJsonBytes(bytes.subarray(start, end));
+  return parseJsonBytes(Buffer.concat([Buffer.from(wrap[0]!), bytes.subarray(start, end), Buffer.from(wrap[1]!)]));
 }
 
 /** Sets a member as JSON.parse does: an own data property, `__proto__` included, a repeated key keeping its place. */
@@ -171,15 +176,18 @@ export function* parseObjectInSteps(bytes: Buffer, budget: StepBudget = DEFAULT_
   }
   rememberTopLevelMembers(bytes, members.map(({ key, start, end }) => ({ key, start, end })));
   yield;
-  const suspect = maySpellPoisonKey(bytes);
   const limit = budget.parseBytesPerStep;
   const isLargeArray = (member: ScannedMember) => member.elements !== null && member.end - member.valueStart > limit;
   const value: Record<string, unknown> = {};
   let poisoned = false;
-  /** Checks a parsed run, then yields when a step's worth has been parsed since the last yield. */
+  /**
+   * Checks a parsed run for prototype keys (walking it only when the text JSON.parse read could
+   * spell one: searched in that text, where long strings are stood in for, it is quick), then
+   * says whether to yield: when a step's worth has been parsed since the last yield.
+   */
   let parsedSinceYield = 0;
-  const afterRun = (run: unknown, length: number): boolean => {
-    if (suspect && !poisoned) poisoned = isPoisoned(run);
+  const afterRun = ({ value: run, text }: ParsedJson, length: number): boolean => {
+    if (!poisoned && maySpellPoisonKey(text)) poisoned = isPoisoned(run);
     parsedSinceYield += length;
     if (parsedSinceYield < limit) return false;
     parsedSinceYield = 0;
@@ -194,8 +202,9 @@ export function* parseObjectInSteps(bytes: Buffer, budget: StepBudget = DEFAULT_
       for (let element = 0; element < elements.length; ) {
         let last = element;
         while (last + 2 < elements.length && elements[last + 3]! - elements[element]! <= limit) last += 2;
-        const run = parseRun(bytes, elements[element]!, elements[last + 1]!, '[', ']') as unknown[];
-        for (const item of run) array.push(item);
+        const run = parseRun(bytes, elements[element]!, elements[last + 1]!, last === element ? undefined : '[]');
+        if (last === element) array.push(run.value);
+        else for (const item of run.value as unknown[]) array.push(item);
         if (afterRun(run, elements[last + 1]! - elements[element]!)) yield;
         element = last + 2;
       }
@@ -203,15 +212,23 @@ export function* parseObjectInSteps(bytes: Buffer, budget: StepBudget = DEFAULT_
       first += 1;
       continue;
     }
-    // A run of members that are not large arrays, parsed as one object and copied in order.
+    // A run of members that are not large arrays, parsed as one object and copied in order;
+    // a member alone, its value alone.
     let last = first;
     while (last + 1 < members.length && members[last + 1]!.end - member.start <= limit && !isLargeArray(members[last + 1]!)) last += 1;
-    const run = parseRun(bytes, member.start, members[last]!.end, '{', '}') as Record<string, unknown>;
-    for (const key of Object.keys(run)) define(value, key, run[key]);
-    if (afterRun(run, members[last]!.end - member.start)) yield;
+    if (last === first) {
+      const run = parseRun(bytes, member.valueStart, member.end);
+      define(value, member.key, run.value);
+      if (afterRun(run, member.end - member.valueStart)) yield;
+    } else {
+      const run = parseRun(bytes, member.start, members[last]!.end, '{}');
+      const runValue = run.value as Record<string, unknown>;
+      for (const key of Object.keys(runValue)) define(value, key, runValue[key]);
+      if (afterRun(run, members[last]!.end - member.start)) yield;
+    }
     first = last + 1;
   }
-  // A large array's key is in no run that isPoisoned looked at.
-  if (suspect && !poisoned) poisoned = holdsPoisonKey(value);
+  // The key of a member parsed alone is in no run that isPoisoned looked at.
+  if (!poisoned) poisoned = holdsPoisonKey(value);
   return { kind: 'parsed', value, poisoned };
 }
