@@ -157,7 +157,7 @@ function parseRun(bytes: Buffer, start: number, end: number, wrap?: '[]' | '{}')
 }
 
 /** Sets a member as JSON.parse does: an own data property, `__proto__` included, a repeated key keeping its place. */
-function define(target: object, key: string | number, value: unknown): void {
+function define(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 

@@ -138,7 +138,7 @@ async function acceptedInTurns(turns: TurnQueue, request: FastifyRequest, raw: B
  * parseJsonBytes) and kept as bytes. The poisoning check walks the parsed value only when the
  * text could spell a forbidden key (`"__proto__"`, `"constructor"`, or any `\u` escape): three
  * native substring searches instead of two regular expressions over every body, which matters
- * for megabytes of base64 media. Bodies of a megabyte or more take their stages in turns.
+ * for megabytes of base64 media. Bodies of a megabyte or more are parsed in steps, a turn each.
  */
 export function registerJsonBody(app: GatewayApp, bodyLimit: number): void {
   const turns = new TurnQueue();
