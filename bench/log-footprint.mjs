@@ -56,7 +56,7 @@ const KINDS = values.kind === 'chat' ? ALL_KINDS.slice(0, 1) : ALL_KINDS;
 let sequence = 0;
 function requestId(now) {
   sequence += 1;
-  return `req_${now.toString(16).padStart(12, "0")}${sequence.toString(16).padStart(20, "0")}`;
+  return `req_${now.toString(16).padStart(12, '0')}${sequence.toString(16).padStart(20, '0')}`;
 }
 
 function rowOf(index, now) {

@@ -7,6 +7,6 @@ export type { MemberEdits } from './object-text.js';
 export { decodeJsonBytes, parseDecodedJson, parseJsonBytes } from './parse-bytes.js';
 export type { DecodedJson, ParsedJson } from './parse-bytes.js';
 export { readExactObject } from './structured-object.js';
-export { holdsPoisonKey, isPoisoned, maySpellPoisonKey } from './poison.js';
+export { isPoisoned, maySpellPoisonKey } from './poison.js';
 export { parseObjectInSteps } from './stepped-parse.js';
 export type { SteppedParse, StepBudget } from './stepped-parse.js';

@@ -93,6 +93,12 @@ function expect(bytes: Buffer, index: number, expected: number): void {
 function* scanMembers(bytes: Buffer, budget: number): Generator<void, ScannedMember[]> {
   const members: ScannedMember[] = [];
   let yieldedAt = 0;
+  /** Whether the scan, now at `at`, has covered a step's worth since it last yielded (and will yield now). */
+  const stepDone = (at: number): boolean => {
+    if (at - yieldedAt < budget) return false;
+    yieldedAt = at;
+    return true;
+  };
   let index = skipWhitespace(bytes, 0);
   expect(bytes, index, OPEN_OBJECT);
   index = skipWhitespace(bytes, index + 1);
@@ -118,10 +124,7 @@ function* scanMembers(bytes: Buffer, budget: number): Generator<void, ScannedMem
         for (;;) {
           const elementEnd = checked(endOfNestedValue(bytes, at, 2));
           elements.push(at, elementEnd);
-          if (elementEnd - yieldedAt >= budget) {
-            yieldedAt = elementEnd;
-            yield;
-          }
+          if (stepDone(elementEnd)) yield;
           at = skipWhitespace(bytes, elementEnd);
           if (bytes[at] === CLOSE_ARRAY) break;
           expect(bytes, at, COMMA);
@@ -133,10 +136,7 @@ function* scanMembers(bytes: Buffer, budget: number): Generator<void, ScannedMem
       end = checked(endOfNestedValue(bytes, valueStart, 1));
     }
     members.push({ key, start: index, end, valueStart, elements });
-    if (end - yieldedAt >= budget) {
-      yieldedAt = end;
-      yield;
-    }
+    if (stepDone(end)) yield;
     index = skipWhitespace(bytes, end);
     if (bytes[index] === CLOSE_OBJECT) break;
     expect(bytes, index, COMMA);
@@ -180,12 +180,12 @@ export function* parseObjectInSteps(bytes: Buffer, budget: StepBudget = DEFAULT_
   const isLargeArray = (member: ScannedMember) => member.elements !== null && member.end - member.valueStart > limit;
   const value: Record<string, unknown> = {};
   let poisoned = false;
+  let parsedSinceYield = 0;
   /**
    * Checks a parsed run for prototype keys (walking it only when the text JSON.parse read could
    * spell one: searched in that text, where long strings are stood in for, it is quick), then
    * says whether to yield: when a step's worth has been parsed since the last yield.
    */
-  let parsedSinceYield = 0;
   const afterRun = ({ value: run, text }: ParsedJson, length: number): boolean => {
     if (!poisoned && maySpellPoisonKey(text)) poisoned = isPoisoned(run);
     parsedSinceYield += length;
