@@ -17,6 +17,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { freePort, startProcess, stop } from './lib/processes.mjs';
 import { ADMIN_TOKEN, createDatabase, startFlags, startUpstream } from './lib/targets.mjs';
+import { restoredRequestId } from '../dist/logs/log-rows.js';
 
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
@@ -31,7 +32,7 @@ async function postgresIds(url) {
   await client.connect();
   const { rows } = await client.query('select request_id from request_logs');
   await client.end();
-  return new Set(rows.map((row) => row.request_id));
+  return new Set(rows.map((row) => restoredRequestId(row.request_id)));
 }
 
 async function round(upstream) {
@@ -99,7 +100,7 @@ async function round(upstream) {
 function readSqliteIds(dataDir) {
   const db = new Database(join(dataDir, 'modelgate.db'), { readonly: true });
   try {
-    return new Set(db.prepare('select request_id from request_logs').all().map((row) => row.request_id));
+    return new Set(db.prepare('select request_id from request_logs').all().map((row) => restoredRequestId(row.request_id)));
   } finally {
     db.close();
   }

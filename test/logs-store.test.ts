@@ -137,8 +137,9 @@ for (const backend of STORAGE_BACKENDS) {
         sql`insert into request_logs (request_id, started_at, endpoint, project_id, status, latency_ms, streaming, request_payload, response_payload)
             values (${id}, ${startedAt}, '/v1/chat/completions', 'legacy', 200, 1, 0, '{"q":"old"}', '{"a":"old"}')`.execute(storage.db);
       const old = NOW - 60 * DAY;
-      await legacy('legacy-1', old - 30);
-      await legacy('legacy-2', old - 20);
+      // Records written before stored their gateway ids whole.
+      await legacy('req_legacy-1', old - 30);
+      await legacy('req_legacy-2', old - 20);
       await store.insertBatch([row('legacy-new', { project_id: 'legacy', started_at: old - 100 })]);
       const project = { projectId: 'legacy' };
       const pages: string[][] = [];
@@ -147,12 +148,12 @@ for (const backend of STORAGE_BACKENDS) {
         pages.push(page.rows.map((found) => found.request_id));
         cursor = page.next;
       }
-      assert.deepEqual(pages, [['legacy-new'], ['legacy-2'], ['legacy-1']]);
+      assert.deepEqual(pages, [['legacy-new'], ['req_legacy-2'], ['req_legacy-1']]);
       // The cursor pages returned before the upgrade ([started_at, request_id]) still work.
-      const before = parseCursor(Buffer.from(JSON.stringify([old - 20, 'legacy-2'])).toString('base64url'));
-      assert.deepEqual((await store.list(project, ALL, 5, before)).rows.map((found) => found.request_id), ['legacy-1']);
+      const before = parseCursor(Buffer.from(JSON.stringify([old - 20, 'req_legacy-2'])).toString('base64url'));
+      assert.deepEqual((await store.list(project, ALL, 5, before)).rows.map((found) => found.request_id), ['req_legacy-1']);
       // Their text payloads read as before.
-      assert.equal((await store.get('legacy-1', ALL))?.request_payload, '{"q":"old"}');
+      assert.equal((await store.get('req_legacy-1', ALL))?.request_payload, '{"q":"old"}');
       await store.deleteOlderThan(NOW - 50 * DAY, 100);
     });
 
@@ -202,47 +203,55 @@ for (const backend of STORAGE_BACKENDS) {
       assert.deepEqual(await ids({ model: 'gpt-9-preview' }), ['r4']);
     });
 
-    test('the resolved model and the fingerprint are stored compacted and read whole; older rows read as stored', async () => {
+    test('the request id, the resolved model and the fingerprint are stored compacted and read whole; older rows read as stored', async () => {
       const at = NOW - 30 * DAY;
       await store.insertBatch([
-        row('compact-same', { started_at: at, key_id: 'key_z', fingerprint: 'key_z…wxyz', requested_model: 'same-model', resolved_model: 'same-model' }),
-        row('compact-other', { started_at: at, key_id: 'key_z', fingerprint: 'anonymous', requested_model: 'alias-model', resolved_model: 'real-model' }),
-        row('compact-none', { started_at: at, key_id: null, fingerprint: 'anonymous', requested_model: 'same-model', resolved_model: null, status: 404 }),
+        row('req_0compact', { started_at: at, key_id: 'key_z', fingerprint: 'key_z…wxyz', requested_model: 'same-model', resolved_model: 'same-model' }),
+        row('req_1compact', { started_at: at, key_id: 'key_z', fingerprint: 'anonymous', requested_model: 'alias-model', resolved_model: 'real-model' }),
+        // Ids of another shape are kept whole, and so is one whose rest would read as a whole id.
+        row('2compact-none', { started_at: at, key_id: null, fingerprint: 'anonymous', requested_model: 'same-model', resolved_model: null, status: 404 }),
+        row('req_req_3compact', { started_at: at, key_id: null, fingerprint: 'anonymous', requested_model: 'same-model', resolved_model: null, status: 404 }),
       ]);
       await sql`insert into request_logs (request_id, started_at, endpoint, key_id, fingerprint, requested_model, resolved_model, status, latency_ms, streaming)
-          values ('compact-before', ${at}, '/v1/chat/completions', 'key_z', 'key_z…abcd', 'same-model', 'same-model', 200, 1, 0)`.execute(storage.db);
+          values ('req_4compact', ${at}, '/v1/chat/completions', 'key_z', 'key_z…abcd', 'same-model', 'same-model', 200, 1, 0)`.execute(storage.db);
       try {
         const stored = await sql<{ request_id: string; fingerprint: string | null; resolved_model: string | null }>`
-          select request_id, fingerprint, resolved_model from request_logs where request_id like 'compact-%' order by request_id`.execute(storage.db);
+          select request_id, fingerprint, resolved_model from request_logs where request_id like '%compact%' order by fingerprint, request_id`.execute(storage.db);
         assert.deepEqual(
           stored.rows.map((found) => [found.request_id, found.fingerprint, found.resolved_model]),
           [
-            ['compact-before', 'key_z…abcd', 'same-model'],
-            ['compact-none', 'anonymous', null],
-            ['compact-other', 'anonymous', 'real-model'],
-            ['compact-same', '…wxyz', ''],
+            ['1compact', 'anonymous', 'real-model'],
+            ['=2compact-none', 'anonymous', null],
+            ['=req_req_3compact', 'anonymous', null],
+            ['req_4compact', 'key_z…abcd', 'same-model'],
+            ['0compact', '…wxyz', ''],
           ],
         );
         const read = async (id: string) => {
           const found = (await store.get(id, ALL))!;
-          return [found.fingerprint, found.resolved_model];
+          return [found.request_id, found.fingerprint, found.resolved_model];
         };
-        assert.deepEqual(await read('compact-same'), ['key_z…wxyz', 'same-model']);
-        assert.deepEqual(await read('compact-other'), ['anonymous', 'real-model']);
-        assert.deepEqual(await read('compact-none'), ['anonymous', null]);
-        assert.deepEqual(await read('compact-before'), ['key_z…abcd', 'same-model']);
+        assert.deepEqual(await read('req_0compact'), ['req_0compact', 'key_z…wxyz', 'same-model']);
+        assert.deepEqual(await read('req_1compact'), ['req_1compact', 'anonymous', 'real-model']);
+        assert.deepEqual(await read('2compact-none'), ['2compact-none', 'anonymous', null]);
+        assert.deepEqual(await read('req_req_3compact'), ['req_req_3compact', 'anonymous', null]);
+        assert.deepEqual(await read('req_4compact'), ['req_4compact', 'key_z…abcd', 'same-model']);
+        assert.equal(await store.get('0compact', ALL), undefined);
         const listed = (await store.list({ keyId: 'key_z' }, ALL, 10)).rows.map((found) => [found.request_id, found.fingerprint, found.resolved_model]);
         assert.deepEqual(listed, [
-          ['compact-other', 'anonymous', 'real-model'],
-          ['compact-same', 'key_z…wxyz', 'same-model'],
-          ['compact-before', 'key_z…abcd', 'same-model'],
+          ['req_1compact', 'anonymous', 'real-model'],
+          ['req_0compact', 'key_z…wxyz', 'same-model'],
+          ['req_4compact', 'key_z…abcd', 'same-model'],
         ]);
+        const exported: string[] = [];
+        for await (const found of store.export({ keyId: 'key_z' }, ALL)) exported.push(`${found.request_id} ${found.request_payload}`);
+        assert.deepEqual(exported, ['req_1compact {"messages":[]}', 'req_0compact {"messages":[]}', 'req_4compact null']);
         const ids = async (model: string) => (await store.list({ model, until: at + 1 }, ALL, 10)).rows.map((found) => found.request_id).sort();
-        assert.deepEqual(await ids('same-model'), ['compact-before', 'compact-none', 'compact-same']);
-        assert.deepEqual(await ids('real-model'), ['compact-other']);
-        assert.deepEqual(await ids('alias-model'), ['compact-other']);
+        assert.deepEqual(await ids('same-model'), ['2compact-none', 'req_0compact', 'req_4compact', 'req_req_3compact']);
+        assert.deepEqual(await ids('real-model'), ['req_1compact']);
+        assert.deepEqual(await ids('alias-model'), ['req_1compact']);
         const usage = await store.usage('model', { since: at, until: at + 1 }, ALL);
-        assert.deepEqual(usage.map((entry) => [entry.group, entry.requests]).sort(), [['real-model', 1], ['same-model', 3]]);
+        assert.deepEqual(usage.map((entry) => [entry.group, entry.requests]).sort(), [['real-model', 1], ['same-model', 4]]);
       } finally {
         await store.deleteOlderThan(NOW - 29 * DAY, 100);
       }

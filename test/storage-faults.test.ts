@@ -12,6 +12,7 @@ import { CLI_NOT_BUILT, startServeProcess, type ServeProcess } from './helpers/s
 import { startTcpProxy, throughProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai.js';
 import { isStorageUnavailable } from '../src/storage/index.js';
+import { restoredRequestId } from '../src/logs/log-rows.js';
 import { toGatewayError } from '../src/server/error-mapping.js';
 
 const ADMIN_TOKEN = 'mg-admin-storage-faults-0123456789';
@@ -93,7 +94,7 @@ async function loggedRequestIds(databaseUrl: string): Promise<Set<string>> {
   await client.connect();
   try {
     const { rows } = await client.query<{ request_id: string }>('select request_id from request_logs');
-    return new Set(rows.map((row) => row.request_id));
+    return new Set(rows.map((row) => restoredRequestId(row.request_id)));
   } finally {
     await client.end();
   }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../storage/index.js';
 import type { LogCursor } from './log-filters.js';
 import { listRecords } from './log-queries.js';
-import { CONTENT_COLUMNS, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
+import { CONTENT_COLUMNS, restoredRequestId, storedRequestIdForms, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
 import type { LogAccess, LogFilter } from './types.js';
 
 /** Records an export lists per query (without their payloads: small). */
@@ -48,9 +48,9 @@ async function storedSizes(db: Kysely<Database>, requestIds: readonly string[]):
         'bytes',
       ),
     ])
-    .where('request_id', 'in', requestIds)
+    .where('request_id', 'in', requestIds.flatMap(storedRequestIdForms))
     .execute();
-  return new Map(rows.map((row) => [row.request_id, Number(row.bytes)]));
+  return new Map(rows.map((row) => [restoredRequestId(row.request_id), Number(row.bytes)]));
 }
 
 async function* withContents(db: Kysely<Database>, batch: readonly LogSummaryRow[]): AsyncGenerator<StoredLogRow> {
@@ -60,10 +60,10 @@ async function* withContents(db: Kysely<Database>, batch: readonly LogSummaryRow
     .where(
       'request_id',
       'in',
-      batch.map((row) => row.request_id),
+      batch.flatMap((row) => storedRequestIdForms(row.request_id)),
     )
     .execute();
-  const byId = new Map(contents.map((content) => [content.request_id, content]));
+  const byId = new Map(contents.map(({ request_id, ...content }) => [restoredRequestId(request_id), content]));
   for (const row of batch) {
     const content = byId.get(row.request_id);
     // A record deleted by retention between the two reads is left out.

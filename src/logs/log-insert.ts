@@ -3,7 +3,7 @@ import type { Pool as PgPool } from 'pg';
 import type { Storage } from '../storage/index.js';
 import { breaksConnection } from '../storage/index.js';
 import type { RequestLogRow } from './log-entry.js';
-import { storedFingerprint, storedResolvedModel, SUMMARY_COLUMNS } from './log-rows.js';
+import { storedFingerprint, storedRequestId, storedResolvedModel, SUMMARY_COLUMNS } from './log-rows.js';
 import { packPayloads } from './payload-codec.js';
 
 // insertValues reads them again, in this order: a column added here goes there too (a test
@@ -32,7 +32,7 @@ function payloadBytes(rows: readonly PackedRow[]): number {
  */
 function insertValues({ row, payloads }: PackedRow, seq: number): unknown[] {
   return [
-    row.request_id,
+    storedRequestId(row.request_id),
     seq,
     row.started_at,
     row.endpoint,
@@ -149,7 +149,7 @@ function pgInsert(pool: PgPool): BatchInsert {
           for (const { request_id } of result.rows) inserted.add(request_id);
         }
       }
-      const skipped = packed.filter(({ row }) => !inserted.has(row.request_id));
+      const skipped = packed.filter(({ row }) => !inserted.has(storedRequestId(row.request_id)));
       if (skipped.length > 0) await client.query(UNCOUNT.replace('?', '$1').replace('?', '$2'), [skipped.length, payloadBytes(skipped)]);
       await client.query('commit');
     } catch (error) {

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../storage/index.js';
 import { whereEndpointAndPlatform, type LogCursor } from './log-filters.js';
-import { CONTENT_COLUMNS, restoredRow, SUMMARY_COLUMNS, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
+import { CONTENT_COLUMNS, restoredRow, storedRequestIdForms, SUMMARY_COLUMNS, withPayloads, type LogSummaryRow, type StoredLogRow } from './log-rows.js';
 import type { LogAccess, LogFilter } from './types.js';
 
 export type LogQuery<O> = SelectQueryBuilder<Database, 'request_logs', O>;
@@ -82,15 +82,16 @@ export async function listRecords(db: Kysely<Database>, filter: LogFilter, acces
       .execute();
     rows.push(...legacy);
   }
-  const page = rows.slice(0, pageSize).map(restoredRow);
+  const page = rows.slice(0, pageSize);
+  // The cursor holds the id as stored: the legacy order compares stored values.
   const last = page[page.length - 1];
-  return { rows: page, next: rows.length > pageSize && last !== undefined ? cursorOf(last) : null };
+  return { rows: page.map(restoredRow), next: rows.length > pageSize && last !== undefined ? cursorOf(last) : null };
 }
 
 /** One record in full, if the caller may see it. */
 export async function getRecord(db: Kysely<Database>, requestId: string, access: LogAccess): Promise<StoredLogRow | undefined> {
   const row = await restrict(db.selectFrom('request_logs').select([...SUMMARY_COLUMNS, ...CONTENT_COLUMNS]), {}, access)
-    .where('request_id', '=', requestId)
+    .where('request_id', 'in', storedRequestIdForms(requestId))
     .executeTakeFirst();
   return row === undefined ? undefined : withPayloads(restoredRow(row));
 }

@@ -38,11 +38,42 @@ export function restoredResolvedModel(requested: string | null, stored: string |
   return stored === '' ? requested : stored;
 }
 
-type CompactedColumns = Pick<LogSummaryRow, 'key_id' | 'fingerprint' | 'requested_model' | 'resolved_model'>;
+/** What every request id the gateway makes starts with (server/app.ts). */
+const REQUEST_ID_PREFIX = 'req_';
+/** Starts a stored id kept whole: never in an id (log-filters' REQUEST_ID_PATTERN), never a hex digit. */
+const WHOLE_ID = '=';
 
-/** A row as read, with the columns stored compacted (see storedFingerprint, storedResolvedModel) whole again. */
+/**
+ * A request id as stored: without its `req_`, in the table and in its primary-key index. An
+ * id of another shape is stored whole behind `=`. Records written before stored every id
+ * whole, and those all start with `req_`, so each stored form reads back one way.
+ */
+export function storedRequestId(id: string): string {
+  const rest = id.slice(REQUEST_ID_PREFIX.length);
+  return id.startsWith(REQUEST_ID_PREFIX) && !rest.startsWith(REQUEST_ID_PREFIX) && !rest.startsWith(WHOLE_ID) ? rest : `${WHOLE_ID}${id}`;
+}
+
+/** The request id of a stored one. */
+export function restoredRequestId(stored: string): string {
+  if (stored.startsWith(WHOLE_ID)) return stored.slice(WHOLE_ID.length);
+  return stored.startsWith(REQUEST_ID_PREFIX) ? stored : `${REQUEST_ID_PREFIX}${stored}`;
+}
+
+/** The stored values a request id may have: its own, and for a gateway id the whole id records written before stored. */
+export function storedRequestIdForms(id: string): string[] {
+  return id.startsWith(REQUEST_ID_PREFIX) ? [storedRequestId(id), id] : [storedRequestId(id)];
+}
+
+type CompactedColumns = Pick<LogSummaryRow, 'request_id' | 'key_id' | 'fingerprint' | 'requested_model' | 'resolved_model'>;
+
+/** A row as read, with the columns stored compacted (see storedRequestId, storedFingerprint, storedResolvedModel) whole again. */
 export function restoredRow<R extends CompactedColumns>(row: R): R {
-  return { ...row, fingerprint: restoredFingerprint(row.key_id, row.fingerprint), resolved_model: restoredResolvedModel(row.requested_model, row.resolved_model) };
+  return {
+    ...row,
+    request_id: restoredRequestId(row.request_id),
+    fingerprint: restoredFingerprint(row.key_id, row.fingerprint),
+    resolved_model: restoredResolvedModel(row.requested_model, row.resolved_model),
+  };
 }
 
 /** The columns of a list page, in the order the insert binds them. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/index.js';
-import { restoredResolvedModel } from './log-rows.js';
+import { restoredRequestId, restoredResolvedModel } from './log-rows.js';
 
 /**
  * Recent calls per provider and over time, read from the request log: what the health page,
@@ -92,7 +92,7 @@ export async function recentProviderCalls(db: Kysely<Database>, since: number): 
       latency_p50_ms: percentile(latencies, 0.5),
       latency_p95_ms: percentile(latencies, 0.95),
       last_failures: failures.slice(0, LAST_FAILURES).map((call) => ({
-        request_id: call.request_id,
+        request_id: restoredRequestId(call.request_id),
         at: new Date(Number(call.started_at)).toISOString(),
         status: call.status,
         error_code: call.error_code,
