@@ -48,6 +48,9 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
  */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** The page cache of each SQLite connection, KiB (SQLite's compiled-in default). */
+const SQLITE_PAGE_CACHE_KIB = 2000;
+
 function openSqlite(options: StorageOptions): SqliteDatabase.Database {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = join(options.dataDir, options.sqliteFile ?? 'modelgate.db');
@@ -62,6 +65,11 @@ function openSqlite(options: StorageOptions): SqliteDatabase.Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // better-sqlite3 builds SQLite with a 16 MiB page cache per connection, which the request
+  // log's writes fill within seconds and never give back. SQLite's own default is enough: the
+  // log's inserts touch the right-hand pages of a few indexes, and other reads are served by
+  // the file system's cache.
+  sqlite.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
   return sqlite;
 }
 
