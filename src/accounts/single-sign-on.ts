@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import * as oidc from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import { GatewayError } from '../errors/index.js';
 import type { Database } from '../storage/index.js';
 import type { Accounts, SignedIn } from './accounts.js';
@@ -51,8 +51,14 @@ export function safeReturnPath(value: string | undefined): string {
   return value !== undefined && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(value) ? value : '/';
 }
 
+/** The client library (loaded with the first sign-in, not with every gateway) and the provider's metadata. */
+interface Discovered {
+  oidc: typeof OpenIdClient;
+  configuration: OpenIdClient.Configuration;
+}
+
 export class SingleSignOn {
-  private configuration: Promise<oidc.Configuration> | undefined;
+  private configuration: Promise<Discovered> | undefined;
   private readonly now: () => number;
 
   constructor(
@@ -65,16 +71,19 @@ export class SingleSignOn {
   }
 
   /** The provider's metadata, discovered once; a failed discovery is tried again at the next sign-in. */
-  private discovered(): Promise<oidc.Configuration> {
+  private discovered(): Promise<Discovered> {
     if (this.configuration === undefined) {
       const issuer = new URL(this.settings.issuer);
       const loopbackHttp = issuer.protocol === 'http:';
       const { clientSecret } = this.settings;
-      this.configuration = oidc
-        .discovery(issuer, this.settings.clientId, clientSecret, clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(clientSecret), {
-          ...(loopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
-          ...(this.options.fetch !== undefined ? { [oidc.customFetch]: this.options.fetch } : {}),
-        })
+      this.configuration = import('openid-client')
+        .then(async (oidc) => ({
+          oidc,
+          configuration: await oidc.discovery(issuer, this.settings.clientId, clientSecret, clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(clientSecret), {
+            ...(loopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
+            ...(this.options.fetch !== undefined ? { [oidc.customFetch]: this.options.fetch } : {}),
+          }),
+        }))
         .catch((error: unknown) => {
           this.configuration = undefined;
           throw new GatewayError('provider_error', `The OpenID provider ${this.settings.issuer} could not be reached or answered no valid discovery document: ${String(error)}`);
@@ -85,7 +94,7 @@ export class SingleSignOn {
 
   /** Starts a sign-in: the provider's authorization URL, with a new state, nonce and PKCE challenge stored here. */
   async begin(redirectUri: string, returnTo: string | undefined): Promise<SignInStart> {
-    const configuration = await this.discovered();
+    const { oidc, configuration } = await this.discovered();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -121,7 +130,7 @@ export class SingleSignOn {
     if (providerError !== null) {
       throw new GatewayError('invalid_credentials', `${this.settings.providerName} refused the sign-in (${providerError.slice(0, 100)}). ${FAILED}`);
     }
-    const configuration = await this.discovered();
+    const { oidc, configuration } = await this.discovered();
     let claims: Record<string, unknown>;
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {

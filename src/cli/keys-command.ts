@@ -19,7 +19,6 @@ import {
   parseUsdLimit,
   type Clear,
 } from './arguments.js';
-import { parseKeyRows } from './key-rows.js';
 import { ask, CliError, moneyOrDash, orDash, printFields, printJson, printTable, printText, printWarning } from './output.js';
 
 /** `modelgate keys …`: a client of the admin API's key routes (docs/cli.md). */
@@ -214,6 +213,8 @@ export function registerKeysCommand(program: Command): void {
       };
       if (options.csv !== undefined) {
         if (options.count !== undefined || options.name !== undefined || options.namePrefix !== undefined) throw new CliError('--csv names the keys itself: leave out --name, --count and --name-prefix');
+        // The CSV parser loads here, not with every command (serve included).
+        const { parseKeyRows } = await import('./key-rows.js');
         const rows = parseKeyRows(await readFile(options.csv, 'utf8').catch((error: NodeJS.ErrnoException) => {
           throw new CliError(`cannot read ${options.csv}: ${error.code ?? error.message}`);
         }), MAX_BULK_KEYS);

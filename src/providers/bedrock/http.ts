@@ -3,7 +3,7 @@ import { mapUpstreamFailure, rateLimitRetryAfterOf } from '../shared/upstream-er
 import { startSseStream, type StreamFrames } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, EventStream, StreamEvent } from '../../model-api/index.js';
-import { AWS_EVENT_STREAM_FRAMING, type AwsEventMessage } from './event-stream.js';
+import { awsEventStreamFraming, type AwsEventMessage } from './event-stream.js';
 import { bedrockAuthoriser, type BedrockAuthoriser } from './signing.js';
 import type { BedrockSettings } from './settings.js';
 
@@ -70,7 +70,7 @@ export class BedrockHttp {
     const request = await this.request(modelId, operation, body, 'application/vnd.amazon.eventstream', call);
     return startSseStream<D, AwsEventMessage>(this.options.http, request, {
       frames,
-      framing: AWS_EVENT_STREAM_FRAMING,
+      framing: await awsEventStreamFraming(),
       failure: (status, headers, text) => bedrockFailure(this.provider, status, headers, text),
     });
   }

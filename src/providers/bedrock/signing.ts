@@ -1,6 +1,4 @@
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Hash } from '@smithy/hash-node';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import { GatewayError } from '../../errors/index.js';
 import { bedrockCredentialKind, type BedrockSettings } from './settings.js';
 
@@ -20,23 +18,32 @@ export function bedrockAuthoriser(provider: string, settings: BedrockSettings): 
     const bearer = `Bearer ${settings.apiKey}`;
     return { headers: async (_url, headers) => ({ ...headers, authorization: bearer }) };
   }
-  const signer = new SignatureV4({
-    service: 'bedrock',
-    region: settings.region ?? 'us-east-1',
-    // What the AWS SDK for JavaScript gives its signer in Node.
-    sha256: Hash.bind(null, 'sha256'),
-    credentials:
-      kind === 'chain'
-        ? defaultProvider(settings.profile === undefined ? {} : { profile: settings.profile })
-        : {
-            accessKeyId: settings.accessKeyId ?? '',
-            secretAccessKey: settings.secretAccessKey ?? '',
-            ...(settings.sessionToken === undefined ? {} : { sessionToken: settings.sessionToken }),
-          },
-  });
+  // AWS's signer and credential chain load with the first request, not with every gateway.
+  let signer: Promise<SignatureV4> | undefined;
+  const loadSigner = async (): Promise<SignatureV4> => {
+    const [{ SignatureV4 }, { Hash }, { defaultProvider }] = await Promise.all([
+      import('@smithy/signature-v4'),
+      import('@smithy/hash-node'),
+      import('@aws-sdk/credential-provider-node'),
+    ]);
+    return new SignatureV4({
+      service: 'bedrock',
+      region: settings.region ?? 'us-east-1',
+      // What the AWS SDK for JavaScript gives its signer in Node.
+      sha256: Hash.bind(null, 'sha256'),
+      credentials:
+        kind === 'chain'
+          ? defaultProvider(settings.profile === undefined ? {} : { profile: settings.profile })
+          : {
+              accessKeyId: settings.accessKeyId ?? '',
+              secretAccessKey: settings.secretAccessKey ?? '',
+              ...(settings.sessionToken === undefined ? {} : { sessionToken: settings.sessionToken }),
+            },
+    });
+  };
   return {
     async headers(url, headers, body) {
-      const signed = await signer.sign({
+      const signed = await (await (signer ??= loadSigner())).sign({
         method: 'POST',
         protocol: url.protocol,
         hostname: url.hostname,

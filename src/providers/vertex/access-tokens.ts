@@ -1,4 +1,4 @@
-import { JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
 import { GatewayError } from '../../errors/index.js';
 import { readServiceAccountKey, type VertexSettings } from './settings.js';
 
@@ -16,14 +16,20 @@ export function vertexTokenHeaders(provider: string, settings: VertexSettings): 
     const bearer = { authorization: `Bearer ${settings.accessToken ?? ''}` };
     return async () => bearer;
   }
-  const client = new JWT({ email: key.client_email, key: key.private_key, scopes: [SCOPE] });
-  if (settings.tokenUrl !== GOOGLE_TOKEN_URL) {
-    // The library posts to Google's endpoint; a proxy's (or a test's) takes its place.
-    client.transporter.interceptors.request.add({ resolved: async (config) => (String(config.url) === GOOGLE_TOKEN_URL ? Object.assign(config, { url: settings.tokenUrl }) : config) });
-  }
+  // The library (and its HTTP stack) loads with the first request, not with every gateway.
+  let client: Promise<JWT> | undefined;
+  const jwtClient = async (): Promise<JWT> => {
+    const { JWT } = await import('google-auth-library');
+    const jwt = new JWT({ email: key.client_email, key: key.private_key, scopes: [SCOPE] });
+    if (settings.tokenUrl !== GOOGLE_TOKEN_URL) {
+      // The library posts to Google's endpoint; a proxy's (or a test's) takes its place.
+      jwt.transporter.interceptors.request.add({ resolved: async (config) => (String(config.url) === GOOGLE_TOKEN_URL ? Object.assign(config, { url: settings.tokenUrl }) : config) });
+    }
+    return jwt;
+  };
   return async () => {
     try {
-      const { token } = await client.getAccessToken();
+      const { token } = await (await (client ??= jwtClient())).getAccessToken();
       if (typeof token !== 'string' || token.length === 0) throw new Error('no access token');
       return { authorization: `Bearer ${token}` };
     } catch (error) {
