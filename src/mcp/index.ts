@@ -1,7 +1,7 @@
 export { McpGateway } from './service.js';
 export { McpServerStore } from './server-store.js';
 export type { McpGatewayOptions, McpHttpRequest, ToolNarrowing } from './service.js';
-export type { ServerSummary } from './server-set.js';
+export type { ServerSummary } from './server-entries.js';
 export type { ServerHealth } from './upstream-server.js';
 export { ToolAccess, ALLOWED_TOOL_PATTERN, isAllowedToolEntry } from './tool-access.js';
 export { qualifiedName, splitQualifiedName, NAME_SEPARATOR } from './names.js';

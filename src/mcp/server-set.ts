@@ -1,27 +1,15 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ConfigError, checkMcpServers, type McpServerConfig } from '../config/index.js';
+import type { McpServerConfig } from '../config/index.js';
 import { addKnownSecrets } from '../redaction/index.js';
-import { resolveCredentials } from './credentials.js';
+import { summaryOf, type ServerEntry, type ServerSummary } from './server-entries.js';
 import { UpstreamServer, type ListKind, type ServerHealth, type UpstreamServerOptions } from './upstream-server.js';
 
 export interface ServerSetOptions {
-  /** Where `{ env: NAME }` values are read (the gateway's environment). */
-  env: NodeJS.ProcessEnv;
   fetch: FetchLike;
   clientInfo: { name: string; version: string };
   log: UpstreamServerOptions['log'];
   /** How often servers that are unavailable are tried again in the background. */
   probeIntervalMs: number;
-}
-
-export interface ServerSummary {
-  name: string;
-  transport: 'http' | 'stdio';
-  /** Where the server is declared: the config file, or the admin API (dashboard). */
-  source: 'config' | 'admin';
-  health: ServerHealth;
-  /** Its entry (names of variables, never their values). */
-  config: McpServerConfig;
 }
 
 type Listener = (server: string, kind: ListKind) => void;
@@ -31,9 +19,9 @@ const fingerprintOf = (server: McpServerConfig) => JSON.stringify(server);
 
 /**
  * The upstream servers in force: the config file's `mcp.servers` and those an administrator
- * added. Replaced whole on reload (SIGHUP, a changed file, an admin change); a server whose
- * entry did not change keeps its connection, a removed one is closed. Every problem — a
- * missing variable, a bad entry — is found before anything changes.
+ * added. Replaced whole on reload (SIGHUP, a changed file, an admin change) by entries
+ * checked before (serverEntries); a server whose entry did not change keeps its connection, a
+ * removed one is closed.
  */
 export class ServerSet {
   private servers = new Map<string, { server: UpstreamServer; fingerprint: string; source: ServerSummary['source'] }>();
@@ -48,33 +36,21 @@ export class ServerSet {
     this.probeTimer.unref();
   }
 
-  /** Applies the servers of the config file and of the admin API; throws a ConfigError naming the field when one is invalid. */
-  apply(configured: readonly McpServerConfig[], added: readonly McpServerConfig[] = []): void {
-    const entries = [
-      ...configured.map((config, index) => ({ config, field: `mcp.servers[${index}]`, source: 'config' as const })),
-      ...added.map((config) => ({ config, field: `MCP server "${config.name}"`, source: 'admin' as const })),
-    ];
-    checkMcpServers(configured);
-    checkMcpServers(added, (index) => `MCP server "${added[index]!.name}"`);
-    const taken = new Set(configured.map((server) => server.name));
-    for (const { config, field } of entries.slice(configured.length)) {
-      if (taken.has(config.name)) throw new ConfigError(`invalid setting ${field}.name: the config file declares a server named "${config.name}" already`);
-      taken.add(config.name);
-    }
-    const credentials = entries.map(({ config, field }) => resolveCredentials(config, field, this.options.env));
+  /** Puts these servers in force (checked by serverEntries). */
+  apply(entries: readonly ServerEntry[]): void {
     const next = new Map<string, { server: UpstreamServer; fingerprint: string; source: ServerSummary['source'] }>();
     const started: UpstreamServer[] = [];
-    for (const [index, { config, source }] of entries.entries()) {
+    for (const { config, source, credentials } of entries) {
       const fingerprint = fingerprintOf(config);
       const current = this.servers.get(config.name);
       if (current !== undefined && current.fingerprint === fingerprint) {
         next.set(config.name, { ...current, source });
         continue;
       }
-      addKnownSecrets(credentials[index]!.secrets);
+      addKnownSecrets(credentials.secrets);
       const server = new UpstreamServer({
         config,
-        credentials: credentials[index]!,
+        credentials,
         fetch: this.options.fetch,
         clientInfo: this.options.clientInfo,
         log: this.options.log,
@@ -106,13 +82,7 @@ export class ServerSet {
   }
 
   summaries(): ServerSummary[] {
-    return [...this.servers.values()].map(({ server, source }) => ({
-      name: server.name,
-      transport: server.config.url !== undefined ? 'http' : 'stdio',
-      source,
-      health: server.state,
-      config: server.config,
-    }));
+    return [...this.servers.values()].map(({ server, source }) => summaryOf({ config: server.config, source }, server.state));
   }
 
   /** Told when a server says its tools, prompts or resources changed (and when servers come or go). */

@@ -1,25 +1,19 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, type GatewayConfig, type McpServerConfig } from '../config/index.js';
-import { GatewayError, type ErrorCode } from '../errors/index.js';
+import type { ErrorCode } from '../errors/index.js';
 import type { Principal } from '../keys/index.js';
-import { heldTo, type Limiter } from '../limits/index.js';
-import { guardToolCall, type Guardrails, type GuardrailVerdict } from '../guardrails/index.js';
+import type { Limiter } from '../limits/index.js';
+import type { Guardrails, GuardrailVerdict } from '../guardrails/index.js';
 import { AddressPolicy, AddressPolicyError, type Resolver } from '../network/index.js';
-import { splitQualifiedName } from './names.js';
-import { createGatewayServer, gatewayErrorOf, type GatewayServerParts, type RequestContext } from './gateway-server.js';
-import type { ToolResult, ToolSource } from './tool-loop.js';
-import { UpstreamFailure, type ServerHealth } from './upstream-server.js';
+import type { McpRuntime } from './runtime.js';
+import type { ToolSource } from './tool-loop.js';
+import type { ServerHealth } from './upstream-server.js';
 import { ProjectToolLists } from './project-tool-lists.js';
-import { ServerSet, type ServerSummary } from './server-set.js';
-import type { McpServerStore } from './server-store.js';
-import { McpSessions } from './sessions.js';
-import { ToolAccess } from './tool-access.js';
-import { ToolCallLog, type ToolCallSinks } from './tool-call-log.js';
-import { ToolUnion } from './tool-union.js';
-import { policedFetch } from './upstream-transport.js';
+import { serverEntries, summaryOf, type ServerEntry, type ServerSummary } from './server-entries.js';
 import type { ServerSetOptions } from './server-set.js';
+import type { McpServerStore } from './server-store.js';
+import { ToolAccess } from './tool-access.js';
+import type { ToolCallSinks } from './tool-call-log.js';
 
 export interface McpGatewayOptions {
   settings: GatewayConfig['mcp'];
@@ -69,77 +63,57 @@ export interface ToolNarrowing {
   request?: { id: string; guarded: (verdicts: readonly GuardrailVerdict[]) => void };
 }
 
-const DEFAULT_PROBE_INTERVAL_MS = 30_000;
 const DEFAULT_STORE_REFRESH_MS = 10_000;
 
 /**
  * The MCP gateway (docs/mcp.md): the upstream servers, and `/mcp` sessions that serve their
- * tools, prompts and resources to each key within its allow-lists.
+ * tools, prompts and resources to each key within its allow-lists. What is built on the SDK
+ * (runtime.ts) is loaded the first time there are servers to serve, a `/mcp` request or a tool
+ * loop (decisions/0036): an instance that serves no MCP does not hold the SDK in memory.
  */
 export class McpGateway {
-  private readonly servers: ServerSet;
-  private readonly sessions: McpSessions;
-  private readonly union: ToolUnion;
+  private readonly policy: AddressPolicy;
   private readonly projectLists: ProjectToolLists;
-  private readonly parts: GatewayServerParts;
-  private readonly closeFetch: () => Promise<void>;
+  private readonly healthListeners = new Set<(server: string, health: ServerHealth) => void>();
   private configured: readonly McpServerConfig[];
   private added: readonly McpServerConfig[] = [];
+  /** The servers served, checked, and since when (their health until the runtime has them). */
+  private inForce: { entries: readonly ServerEntry[]; since: number } = { entries: [], since: Date.now() };
+  private runtime: McpRuntime | undefined;
+  private loading: Promise<McpRuntime> | undefined;
   private storeTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: McpGatewayOptions) {
-    let policy: AddressPolicy;
     try {
-      policy = new AddressPolicy(options.settings.allowAddresses, 'mcp.allowAddresses');
+      this.policy = new AddressPolicy(options.settings.allowAddresses, 'mcp.allowAddresses');
     } catch (error) {
       if (error instanceof AddressPolicyError) throw new ConfigError(`invalid setting ${error.message}`);
       throw error;
     }
-    const fetch = policedFetch(policy, options.resolver);
-    this.closeFetch = fetch.close;
-    this.servers = new ServerSet({
-      env: options.env,
-      fetch: fetch.fetch,
-      clientInfo: options.product,
-      log: options.log,
-      probeIntervalMs: options.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS,
-    });
-    this.union = new ToolUnion(this.servers);
-    this.sessions = new McpSessions({ idleMs: options.settings.sessionIdleMs, maxSessions: options.settings.maxSessions });
     this.projectLists = new ProjectToolLists(options.projectAllowedTools, options.projectListRefreshMs);
-    this.parts = {
-      union: this.union,
-      log: new ToolCallLog(options.sinks),
-      serverInfo: options.product,
-      callTool: (call, access, args, onprogress) =>
-        guardToolCall(options.guardrails, { ...call, arguments: args }, (checked) => this.union.callTool(access, call.tool, checked, call.signal, onprogress)),
-      admitToolCall: async (principal) => {
-        const admission = await options.limits.admit(heldTo(principal, 'per-minute'), { tokens: 0, costUsd: 0 });
-        await admission.settle({ tokens: 0, costUsd: 0 });
-      },
-    };
-    this.servers.onListChanged((server, kind) => this.tellSessions(server, kind));
-    options.sinks.metrics.watchServers(() => this.servers.summaries().map(({ name, health }) => ({ name, up: health.state === 'ready' })));
+    options.sinks.metrics.watchServers(() => this.summaries().map(({ name, health }) => ({ name, up: health.state === 'ready' })));
     this.configured = options.settings.servers;
-    this.servers.apply(this.configured);
+    this.serve(serverEntries(this.configured, [], options.env));
   }
 
   /**
    * Reads the servers added through the admin API and keeps re-reading them (changes made
    * through other instances). One that no longer applies (its variable unset here) is logged
-   * and left out; the others are served.
+   * and left out; the others are served. Resolves once the servers served are connecting.
    */
   async start(): Promise<void> {
     const { store } = this.options;
-    if (store === undefined) return;
-    await this.refreshAdded(store);
-    this.storeTimer = setInterval(() => void this.refreshAdded(store).catch(() => undefined), this.options.storeRefreshMs ?? DEFAULT_STORE_REFRESH_MS);
-    this.storeTimer.unref();
+    if (store !== undefined) {
+      await this.refreshAdded(store);
+      this.storeTimer = setInterval(() => void this.refreshAdded(store).catch(() => undefined), this.options.storeRefreshMs ?? DEFAULT_STORE_REFRESH_MS);
+      this.storeTimer.unref();
+    }
+    if (this.inForce.entries.length > 0) await this.loaded();
   }
 
   /** Replaces the config file's servers (start-up, SIGHUP, a changed config file); throws a ConfigError naming the field when one is invalid. */
   applyServers(servers: readonly McpServerConfig[]): void {
-    this.servers.apply(servers, this.added);
+    this.serve(serverEntries(servers, this.added, this.options.env));
     this.configured = servers;
   }
 
@@ -147,7 +121,7 @@ export class McpGateway {
   async addServer(server: McpServerConfig): Promise<void> {
     const store = this.storeOrFail();
     const added = [...this.added.filter((other) => other.name !== server.name), server];
-    this.servers.apply(this.configured, added);
+    this.serve(serverEntries(this.configured, added, this.options.env));
     await store.put(server);
     this.added = added;
   }
@@ -156,7 +130,7 @@ export class McpGateway {
   async removeServer(name: string): Promise<boolean> {
     const removed = await this.storeOrFail().remove(name);
     this.added = this.added.filter((server) => server.name !== name);
-    this.servers.apply(this.configured, this.added);
+    this.serve(serverEntries(this.configured, this.added, this.options.env));
     return removed;
   }
 
@@ -170,25 +144,47 @@ export class McpGateway {
     if (JSON.stringify(stored) === JSON.stringify(this.added)) return;
     const usable = stored.filter((server) => {
       try {
-        this.servers.apply(this.configured, [...this.added.filter((other) => other.name !== server.name), server]);
+        serverEntries(this.configured, [...this.added.filter((other) => other.name !== server.name), server], this.options.env);
         return true;
       } catch (error) {
         this.options.log.warn({ mcpServer: server.name, reason: (error as Error).message }, `MCP server ${server.name} (admin API) is not served here: ${(error as Error).message}`);
         return false;
       }
     });
-    this.servers.apply(this.configured, usable);
+    this.serve(serverEntries(this.configured, usable, this.options.env));
     this.added = stored;
+  }
+
+  /** Puts checked servers in force; the first ones load the runtime, which connects to them. */
+  private serve(entries: readonly ServerEntry[]): void {
+    this.inForce = { entries, since: Date.now() };
+    if (this.runtime !== undefined) this.runtime.apply(entries);
+    // A failed load is the next caller's error (start, /mcp), not an unhandled rejection.
+    else if (entries.length > 0) this.loaded().catch(() => undefined);
+  }
+
+  /** The runtime, loaded once; it serves the servers in force when it arrives. */
+  private loaded(): Promise<McpRuntime> {
+    this.loading ??= import('./runtime.js').then(({ McpRuntime }) => {
+      const runtime = new McpRuntime(this.options, this.policy, (server, health) => {
+        for (const listener of this.healthListeners) listener(server, health);
+      });
+      runtime.apply(this.inForce.entries);
+      this.runtime = runtime;
+      return runtime;
+    });
+    return this.loading;
   }
 
   /** Every server with its transport and health, for /readyz, `modelgate status`, the admin API and metrics. */
   summaries(): ServerSummary[] {
-    return this.servers.summaries();
+    const { entries, since } = this.inForce;
+    return this.runtime?.summaries() ?? entries.map((entry) => summaryOf(entry, { state: 'connecting', since, reason: null }));
   }
 
   /** Told of every change of a server's health (metrics, tests). */
   onHealthChanged(listener: (server: string, health: ServerHealth) => void): void {
-    this.servers.onHealthChanged(listener);
+    this.healthListeners.add(listener);
   }
 
   /** What a project may use; a change through this instance applies at once. */
@@ -204,34 +200,7 @@ export class McpGateway {
   async prepare(request: McpHttpRequest): Promise<(raw: IncomingMessage, response: ServerResponse) => Promise<void>> {
     const { principal } = request;
     const access = new ToolAccess(principal.kind === 'key' ? (principal.allowedTools ?? null) : null, principal.kind === 'key' ? await this.projectLists.of(principal.projectId) : null);
-    const context: RequestContext = { principal, access, requestId: request.requestId, platform: request.platform, headers: request.headers };
-    const auth: AuthInfo = {
-      token: principal.fingerprint,
-      clientId: principal.kind === 'key' ? principal.keyId : 'anonymous',
-      scopes: ['mcp:use'],
-      extra: { context },
-    };
-    const sessionHeader = request.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    if (sessionId !== undefined) {
-      const session = this.sessions.find(sessionId, principal);
-      if (session === undefined) {
-        throw new GatewayError('mcp_session_not_found', 'There is no MCP session with this Mcp-Session-Id for this key (it expired, was closed, or never existed). Start a new one with initialize.');
-      }
-      session.access = access;
-      return (raw, response) => session.transport.handleRequest(Object.assign(raw, { auth }), response, request.body);
-    }
-    if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
-      throw new GatewayError(
-        'invalid_body',
-        request.method === 'POST'
-          ? 'A request without an Mcp-Session-Id header must be an initialize request: start a session first.'
-          : `${request.method} /mcp needs the Mcp-Session-Id header of a session this key opened.`,
-        { param: 'Mcp-Session-Id' },
-      );
-    }
-    const transport = this.sessions.open(principal, access, () => createGatewayServer(this.parts));
-    return (raw, response) => transport.handleRequest(Object.assign(raw, { auth }), response, request.body);
+    return (await this.loaded()).prepare(request, access);
   }
 
   /**
@@ -246,58 +215,12 @@ export class McpGateway {
     const projectList = principal.kind === 'key' ? await this.projectLists.of(principal.projectId) : null;
     const requested = narrowing.servers === undefined ? null : narrowing.servers.map((server) => `${server}__*`);
     const access = new ToolAccess(principal.kind === 'key' ? (principal.allowedTools ?? null) : null, projectList, requested, narrowing.allowedTools ?? null);
-    for (const server of narrowing.servers ?? []) {
-      if (this.union.server(server) === undefined || !access.seesServer(server)) {
-        throw new GatewayError('tool_not_found', `There is no MCP server "${server}" this key may use. GET /admin/v1/mcp/servers (admins) or tools/list at /mcp names the servers.`, {
-          param: narrowing.param?.(server) ?? null,
-        });
-      }
-    }
-    return {
-      list: async (signal) => {
-        const listed = await this.union.listTools(access, signal);
-        return { tools: listed.items.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })), unavailable: listed.unavailable };
-      },
-      call: async (name, args, signal) => {
-        await this.parts.admitToolCall(principal);
-        const started = performance.now();
-        const server = splitQualifiedName(name)?.server ?? 'other';
-        const ended = (outcome: 'ok' | 'tool_error' | ErrorCode) => {
-          const latencyMs = performance.now() - started;
-          this.options.sinks.metrics.toolCallEnded(server, splitQualifiedName(name)?.name ?? 'other', outcome, latencyMs / 1000);
-          narrowing.onCallEnded?.({ tool: name, server, latencyMs: Math.round(latencyMs), outcome });
-        };
-        try {
-          const caller = principal.kind === 'key' ? { kind: 'key' as const, keyId: principal.keyId, projectId: principal.projectId } : { kind: 'anonymous' as const };
-          const guarded = { caller, tool: name, requestId: narrowing.request?.id ?? null, signal, record: narrowing.request?.guarded ?? (() => undefined) };
-          const result: { content?: unknown; toolResult?: unknown; isError?: unknown } = await this.parts.callTool(guarded, access, args, undefined);
-          ended(result.isError === true ? 'tool_error' : 'ok');
-          // A server of the protocol's first version may answer `toolResult` instead of `content`.
-          return Array.isArray(result.content) ? (result as ToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult ?? null) }] };
-        } catch (error) {
-          const failure = error instanceof UpstreamFailure ? gatewayErrorOf(error) : error;
-          ended(failure instanceof GatewayError ? failure.code : 'internal_error');
-          throw failure;
-        }
-      },
-    };
+    return (await this.loaded()).toolSource(principal, access, narrowing);
   }
 
   async close(): Promise<void> {
     clearInterval(this.storeTimer);
-    await this.sessions.closeAll();
-    await this.servers.close();
-    await this.closeFetch();
-  }
-
-  /** A server's list changed (or servers came or went): sessions whose caller may see it are told. */
-  private tellSessions(server: string, kind: 'tools' | 'prompts' | 'resources'): void {
-    for (const session of this.sessions.all()) {
-      const visible = kind === 'resources' ? session.access.seesResourcesOf(server) : session.access.seesServer(server);
-      if (!visible) continue;
-      const sent =
-        kind === 'tools' ? session.server.sendToolListChanged() : kind === 'prompts' ? session.server.sendPromptListChanged() : session.server.sendResourceListChanged();
-      void sent.catch(() => undefined);
-    }
+    // A load still under way ends before its runtime is closed: nothing connects afterwards.
+    await (await this.loading?.catch(() => undefined))?.close();
   }
 }

@@ -5,7 +5,8 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { McpServerConfig } from '../config/index.js';
 import { AddressRefusedError, checkedLookup, literalAddressRefusal, type AddressPolicy, type Resolver } from '../network/index.js';
-import { ClientCredentialsTokens, type ServerCredentials } from './credentials.js';
+import { ClientCredentialsTokens } from './client-credentials.js';
+import type { ServerCredentials } from './credentials.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
