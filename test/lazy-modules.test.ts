@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { writeServiceAccountFile } from './fakes/vertex.js';
 import { PLACEHOLDER_PROVIDER_KEYS, TEST_ADMIN_TOKEN } from './helpers/gateway.js';
@@ -14,6 +14,8 @@ import { CLI_NOT_BUILT, startServeProcess } from './helpers/serve-process.js';
  * each costs resident memory in every process that imports it, configured or not.
  */
 const LOADED_ON_FIRST_USE = [
+  '@modelcontextprotocol/sdk',
+  'zod',
   '@smithy/signature-v4',
   '@smithy/eventstream-codec',
   '@aws-sdk/credential-provider-node',
@@ -32,16 +34,10 @@ function packageOf(url: string): string | null {
   return first!.startsWith('@') ? `${first}/${second}` : first!;
 }
 
-test('`serve` with Bedrock, Vertex and single sign-on configured loads none of their libraries until a call needs them', { skip: CLI_NOT_BUILT }, async () => {
+test('`serve` with Bedrock, Vertex and single sign-on configured loads none of their libraries, nor the MCP SDK, until a call needs them', { skip: CLI_NOT_BUILT }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-lazy-'));
   const loaded = join(dir, 'loaded.txt');
   writeFileSync(loaded, '');
-  // A module hook that writes down every module node loads, in every process of the serve.
-  writeFileSync(
-    join(dir, 'hooks.mjs'),
-    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); }\n`,
-  );
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
   const config = join(dir, 'modelgate.yaml');
   writeFileSync(
     config,
@@ -60,8 +56,10 @@ test('`serve` with Bedrock, Vertex and single sign-on configured loads none of t
       AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
       GOOGLE_APPLICATION_CREDENTIALS: writeServiceAccountFile().path,
       GOOGLE_CLOUD_LOCATION: 'us-central1',
+      LOADED_MODULES_FILE: loaded,
     },
-    ['--import', pathToFileURL(join(dir, 'register.mjs')).href],
+    // Every module node loads, in each process of the serve, written down as it loads.
+    ['--import', './test/fixtures/record-loads.mjs'],
   );
   try {
     const providers = await fetch(`${server.url}/admin/v1/providers`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
