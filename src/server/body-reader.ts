@@ -6,16 +6,14 @@ import { errorCodes } from 'fastify';
  * made at that size when the first bytes arrive and each chunk is copied in as it comes, so
  * a large body costs the event loop many short copies while it arrives instead of one long
  * join at its end (on this kind of VM, touching megabytes of fresh memory at once is what
- * takes the time). A chunked body is joined at its end, as before. Same refusals as
+ * takes the time). A chunked body is joined at its end. Same refusals as
  * Fastify's own reader: a body over `limit` (by its header or its bytes) and a body shorter
  * than its Content-Length.
  *
- * A sized body of SHARED_BODY_BYTES or more is held in shared memory: the request log's
- * thread, which stores such a body as received, then reads the same bytes, where a copy into
- * the message took the event loop about 6 ms per megabyte.
+ * The buffer is an ordinary one, never a SharedArrayBuffer: V8 counts shared memory toward no
+ * isolate's heap, so bodies held in it (the log's queue keeps them past two scavenges) never
+ * brought on the full collection that frees them, and RSS grew by every large body received.
  */
-const SHARED_BODY_BYTES = 64 * 1024;
-
 export function readBody(payload: Readable, contentLengthHeader: string | undefined, limit: number, done: (error: Error | null, bytes?: Buffer) => void): void {
   const declared = contentLengthHeader === undefined ? Number.NaN : Number(contentLengthHeader);
   if (declared > limit) {
@@ -40,7 +38,7 @@ export function readBody(payload: Readable, contentLengthHeader: string | undefi
       return;
     }
     if (sized) {
-      whole ??= declared >= SHARED_BODY_BYTES ? Buffer.from(new SharedArrayBuffer(declared)) : Buffer.allocUnsafe(declared);
+      whole ??= Buffer.allocUnsafe(declared);
       bytes.copy(whole, received);
     } else {
       chunks.push(bytes);
