@@ -100,7 +100,9 @@ async function main() {
   const gateway = await startProfiled(upstream.base, nodeArgs);
   // The bad-input burst (bad-input.mjs at 200/s) runs next to good chat traffic.
   const load = { url: `${gateway.base}${PATHS[scenario]}`, bodyFile: bodies[scenario === 'bad-input' ? 'chat' : scenario], connections, apiKey: gateway.apiKey };
-  await wrk(bench, { ...load, seconds: 3 }); // warm-up: JIT, pools
+  // Warm-up: JIT, pools, and the routes' schemas, which compile one per turn of the event loop
+  // after start-up and under load take several seconds (they showed as ~9 % of a chat profile).
+  await wrk(bench, { ...load, seconds: 10 });
   const session = await inspector(inspectPort);
   const profiler = args.includes('--allocations') ? ALLOCATIONS : CPU;
   await profiler.start(session);
