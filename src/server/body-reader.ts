@@ -11,8 +11,8 @@ import { errorCodes } from 'fastify';
  * than its Content-Length.
  *
  * The buffer is an ordinary one, never a SharedArrayBuffer: V8 counts shared memory toward no
- * isolate's heap, so bodies held in it (the log's queue keeps them past two scavenges) never
- * brought on the full collection that frees them, and RSS grew by every large body received.
+ * isolate's heap, so bodies held in it (the log's queue keeps them past two scavenges) would
+ * wait for a full collection that nothing brings on, and RSS would grow by every large body.
  */
 export function readBody(payload: Readable, contentLengthHeader: string | undefined, limit: number, done: (error: Error | null, bytes?: Buffer) => void): void {
   const declared = contentLengthHeader === undefined ? Number.NaN : Number(contentLengthHeader);
