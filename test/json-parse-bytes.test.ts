@@ -145,3 +145,25 @@ describe('parseJsonBytes', () => {
     }
   });
 });
+
+describe('a long string put back as something else', () => {
+  test('each cut-out string is handed over as its bytes with its member name (an index in an array); short ones are left as strings', () => {
+    const image = base64Of(LONG, 7);
+    const bare = base64Of(LONG + 3, 8);
+    const body = { model: 'm', short: 'small', url: image, parts: [bare, { text: 'hi' }] };
+    const seen: [string, string][] = [];
+    const { value } = parseJsonBytes(Buffer.from(JSON.stringify(body)), (name, bytes) => {
+      seen.push([name, bytes.toString('latin1')]);
+      return `<${name}:${bytes.length}>`;
+    });
+    assert.deepEqual(seen.sort(), [['0', bare], ['url', image]]);
+    assert.deepEqual(value, { model: 'm', short: 'small', url: `<url:${LONG}>`, parts: [`<0:${LONG + 3}>`, { text: 'hi' }] });
+  });
+
+  test('a body the stand-ins cannot be put back into is parsed whole, every string as itself', () => {
+    // A top-level string: cut out, but there is no object to put it back into.
+    const text = base64Of(LONG * 2, 9);
+    const { value } = parseJsonBytes(Buffer.from(JSON.stringify(text)), () => assert.fail('not called for a body parsed whole'));
+    assert.equal(value, text);
+  });
+});

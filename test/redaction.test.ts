@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import v8 from 'node:v8';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addKnownSecrets, redactText, redactValue, toLogRow, type RequestRecord } from '../src/logs/index.js';
@@ -281,6 +282,56 @@ describe('what a log row stores', () => {
     const stored = JSON.parse(String(row.request_payload));
     assert.equal(stored.truncated, true);
     assert.equal(stored.bytes, Buffer.byteLength(JSON.stringify({ text })));
+  });
+});
+
+describe('a large body received as bytes', () => {
+  // Long enough for the parse to cut each out of the text (a body needs a quote-free run of 64 KiB).
+  const IMAGE = Buffer.concat([PNG, Buffer.alloc(60 * 1024, 7)]);
+  const IMAGE_BASE64 = IMAGE.toString('base64');
+  const stored = (bytes: Buffer) => toLogRow({ ...FINISHED, record: record({ requestPayloadJson: bytes }) }, { payloads: true, maxPayloadBytes: 10_000_000 }).request_payload;
+  const storedParsed = (bytes: Buffer) =>
+    toLogRow({ ...FINISHED, record: record({ requestPayload: JSON.parse(bytes.toString('utf8')) as unknown }) }, { payloads: true, maxPayloadBytes: 10_000_000 }).request_payload;
+
+  test('is stored as its parsed body would be, whatever its long strings are', () => {
+    const bodies: Record<string, unknown> = {
+      'a data URI': { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${IMAGE_BASE64}` } }] }] },
+      'a data URI with parameters and another declared type': { url: `data:image/jpeg;name=cat.jpg;base64,${IMAGE_BASE64}` },
+      'bare base64 (Anthropic\'s source.data)': { source: { type: 'base64', media_type: 'image/png', data: IMAGE_BASE64 } },
+      'bare base64 in an array': { parts: ['x', IMAGE_BASE64] },
+      'b64_json holding base64': { data: [{ b64_json: IMAGE_BASE64 }] },
+      'b64_json holding a data URI': { data: [{ b64_json: `data:image/png;base64,${IMAGE_BASE64}` }] },
+      'a credential field': { api_key: IMAGE_BASE64, nested: { password: IMAGE_BASE64 } },
+      'base64 of a length no bytes have': { data: IMAGE_BASE64.replace(/=+$/, '').slice(0, -2) + 'A' },
+      'url-safe base64': { data: IMAGE_BASE64.replaceAll('+', '-').replaceAll('/', '_') },
+      'a data URI that is not base64': { url: `data:text/plain,${'a'.repeat(70 * 1024)}` },
+      'a data URI with only its head': { url: `data:image/png;base64,`, pad: 'b'.repeat(70 * 1024) },
+      'text with a key in it': { content: `${'lorem ipsum '.repeat(7000)}${OPENAI_KEY} ${'dolor '.repeat(100)}` },
+      'JSON text in a string': { arguments: `[${Array.from({ length: 20000 }, (_, index) => index).join(',')}]` },
+      'nothing to redact': { content: 'lorem ipsum '.repeat(7000) },
+    };
+    for (const [label, body] of Object.entries(bodies)) {
+      const bytes = Buffer.from(JSON.stringify(body));
+      assert.equal(stored(bytes), storedParsed(bytes), label);
+    }
+  });
+
+  test('media becomes its reference; a body with nothing to redact is stored as the bytes it came as', () => {
+    const withImage = Buffer.from(JSON.stringify({ messages: [{ content: [{ image_url: { url: `data:image/png;base64,${IMAGE_BASE64}` } }] }] }));
+    const row = JSON.parse(String(stored(withImage))) as { messages: [{ content: [{ image_url: { url: string } }] }] };
+    assert.equal(row.messages[0].content[0].image_url.url, `[omitted image/png: ${IMAGE.length} bytes, sha256 ${sha256(IMAGE)}]`);
+    const pretty = Buffer.from(JSON.stringify({ content: 'lorem ipsum '.repeat(7000) }, null, 2));
+    assert.equal(stored(pretty), pretty.toString('utf8'));
+  });
+
+  test('its media is read from the bytes: no string of the image is made', () => {
+    const body = Buffer.from(JSON.stringify({ messages: [{ content: [{ image_url: { url: `data:image/png;base64,${Buffer.alloc(1024 * 1024, 3).toString('base64')}` } }] }] }));
+    const largeObjects = () => v8.getHeapSpaceStatistics().filter((space) => space.space_name.includes('large_object')).reduce((sum, space) => sum + space.space_used_size, 0);
+    const before = largeObjects();
+    const row = stored(body);
+    // A string of the image (or of the whole body) would be a large object of over a megabyte.
+    assert.ok(largeObjects() - before < 512 * 1024, `large objects grew by ${largeObjects() - before} bytes`);
+    assert.match(String(row), /\[omitted image\/png: 1048576 bytes, sha256 [0-9a-f]{64}\]/);
   });
 });
 

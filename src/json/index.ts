@@ -5,7 +5,7 @@ export type { JsonMember } from './members.js';
 export { memberEdits, rewriteObjectText } from './object-text.js';
 export type { MemberEdits } from './object-text.js';
 export { decodeJsonBytes, parseDecodedJson, parseJsonBytes } from './parse-bytes.js';
-export type { DecodedJson, ParsedJson } from './parse-bytes.js';
+export type { DecodedJson, LongStringValue, ParsedJson } from './parse-bytes.js';
 export { readExactObject } from './structured-object.js';
 export { isPoisoned, maySpellPoisonKey } from './poison.js';
 export { parseObjectInSteps } from './stepped-parse.js';

@@ -83,8 +83,18 @@ function longPlainStrings(bytes: Buffer): Span[] | null {
   return spans;
 }
 
+/**
+ * What a cut-out string is put back as, from its bytes (printable ASCII) and the name of the
+ * member it is (an array's index as text): by default the string itself.
+ */
+export type LongStringValue = (name: string, bytes: Buffer) => unknown;
+
+// UTF-8 rather than Latin-1, though the bytes are ASCII: Node makes large Latin-1 strings
+// external, and V8 answers external memory with more collections.
+const asString: LongStringValue = (_name, bytes) => bytes.toString('utf8');
+
 /** Puts the cut-out strings back in place of their stand-ins; returns how many it put back. */
-function restore(value: unknown, bytes: Buffer, spans: readonly Span[]): number {
+function restore(value: unknown, bytes: Buffer, spans: readonly Span[], longString: LongStringValue): number {
   let restored = 0;
   const pending: unknown[] = [value];
   while (pending.length > 0) {
@@ -96,9 +106,7 @@ function restore(value: unknown, bytes: Buffer, spans: readonly Span[]): number 
       } else if (typeof member === 'string' && member.startsWith(STAND_IN)) {
         const span = spans[Number(member.slice(STAND_IN.length))];
         if (span === undefined) return -1;
-        // UTF-8 rather than Latin-1, though the bytes are ASCII: Node makes large Latin-1
-        // strings external, and V8 answers external memory with more collections.
-        node[key] = bytes.toString('utf8', span.start, span.end);
+        node[key] = longString(key, bytes.subarray(span.start, span.end));
         restored += 1;
       }
     }
@@ -132,18 +140,22 @@ export function decodeJsonBytes(bytes: Buffer): DecodedJson {
 }
 
 /** The second half of parseJsonBytes: JSON.parse of the decoded text, the cut-out strings put back. */
-export function parseDecodedJson(decoded: DecodedJson, bytes: Buffer): ParsedJson {
+export function parseDecodedJson(decoded: DecodedJson, bytes: Buffer, longString: LongStringValue = asString): ParsedJson {
   const { text, spans } = decoded;
   const value = JSON.parse(text) as unknown;
   if (spans.length === 0) return { value, text };
-  if (typeof value !== 'object' || value === null || restore(value, bytes, spans) !== spans.length) {
+  if (typeof value !== 'object' || value === null || restore(value, bytes, spans, longString) !== spans.length) {
     const plain = bytes.toString('utf8');
     return { value: JSON.parse(plain) as unknown, text: plain };
   }
   return { value, text };
 }
 
-/** JSON.parse of the bytes as UTF-8; throws its SyntaxError for text that is not JSON. */
-export function parseJsonBytes(bytes: Buffer): ParsedJson {
-  return parseDecodedJson(decodeJsonBytes(bytes), bytes);
+/**
+ * JSON.parse of the bytes as UTF-8; throws its SyntaxError for text that is not JSON.
+ * `longString` decides what a long plain string becomes (see LongStringValue); when JSON.parse
+ * of the whole text has to be used instead, every string is the string itself.
+ */
+export function parseJsonBytes(bytes: Buffer, longString?: LongStringValue): ParsedJson {
+  return parseDecodedJson(decodeJsonBytes(bytes), bytes, longString);
 }

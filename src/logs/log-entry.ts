@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { RequestLogsTable } from '../storage/index.js';
 import type { Cost } from './cost.js';
-import { redactText, redactValue } from '../redaction/index.js';
+import { parseJsonBytes, type LongStringValue } from '../json/index.js';
+import { mediaReferenceOfBytes, redactText, redactValue } from '../redaction/index.js';
 import type { RequestRecord } from './types.js';
 
 /** Who made a request, as far as it is known (nothing for an unrecognised key). */
@@ -73,7 +74,30 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
   const value = payload ?? (json === undefined ? null : (JSON.parse(json) as unknown));
   if (value === null || value === undefined) return null;
   const redacted = redactValue(value, { opaqueStrings });
-  const text = redacted === value && json !== undefined ? json : toJson(redacted);
+  return boundedPayload(redacted === value && json !== undefined ? json : toJson(redacted), maxBytes);
+}
+
+/**
+ * A payload received as JSON bytes (a large body), as stored. Its media is read as bytes while
+ * it is parsed (mediaReferenceOfBytes), so a megabyte image never becomes a string here; the
+ * bytes are the stored text when redaction changes nothing.
+ */
+function storedJsonBytes(bytes: Uint8Array, opaqueStrings: boolean, maxBytes: number): string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let referenced = false;
+  const mediaAsReference: LongStringValue = (name, text) => {
+    const reference = mediaReferenceOfBytes(name, text);
+    if (reference === null) return text.toString('utf8');
+    referenced = true;
+    return reference;
+  };
+  const { value } = parseJsonBytes(buffer, opaqueStrings ? undefined : mediaAsReference);
+  const redacted = redactValue(value, { opaqueStrings });
+  return boundedPayload(redacted === value && !referenced ? buffer.toString('utf8') : toJson(redacted), maxBytes);
+}
+
+/** A payload's text, or in its place its size, digest and a preview when it is larger than `maxBytes`. */
+function boundedPayload(text: string, maxBytes: number): string {
   // A UTF-16 code unit is at most 3 bytes of UTF-8: most payloads need no count.
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.byteLength(text);
@@ -84,11 +108,6 @@ function storedPayload(payload: unknown, opaqueStrings: boolean, maxBytes: numbe
     sha256: createHash('sha256').update(text).digest('hex'),
     preview: text.slice(0, PREVIEW_CHARACTERS),
   });
-}
-
-/** JSON bytes as text (a structured clone makes a Buffer a plain Uint8Array). */
-function jsonText(bytes: Uint8Array | undefined): string | undefined {
-  return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** Longest model name a row keeps; the catalog's error messages quote as much. */
@@ -268,7 +287,11 @@ export function toLogRow(finished: FinishedRequest & Partial<Pick<QueuedRequest,
     cache_status: record.cache?.status ?? null,
     cache_saved_micro_usd: record.cache?.status === 'hit' ? record.cache.savedMicroUsd : null,
     end_user: record.endUser ?? null,
-    request_payload: options.payloads ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes, jsonText(record.requestPayloadJson)) : null,
+    request_payload: !options.payloads
+      ? null
+      : record.requestPayloadJson === undefined
+        ? storedPayload(record.requestPayload, opaque, options.maxPayloadBytes)
+        : storedJsonBytes(record.requestPayloadJson, opaque, options.maxPayloadBytes),
     response_payload: options.payloads ? storedPayload(record.responsePayload, opaque, options.maxPayloadBytes, record.responsePayloadJson) : null,
     payloads_omitted: finished.payloadsOmitted ?? null,
     detail: storedObject(detail),

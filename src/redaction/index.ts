@@ -1,2 +1,2 @@
-export { addKnownSecrets, credentialSpans, redactText, redactValue, mediaReference, REDACTED, withoutKnownSecrets } from './redaction.js';
+export { addKnownSecrets, credentialSpans, redactText, redactValue, mediaReference, mediaReferenceOfBytes, REDACTED, withoutKnownSecrets } from './redaction.js';
 export type { RedactionOptions } from './redaction.js';

@@ -93,6 +93,20 @@ export function mediaReference(bytes: Uint8Array, mime: string | null): string {
 const BASE64_SLICE = 64 * 1024;
 const scratch = Buffer.allocUnsafe((BASE64_SLICE / 4) * 3);
 
+/** Base64 as it is read a slice at a time: a string, or its characters as bytes (asciiText). */
+type Base64Text = Pick<string, 'length' | 'indexOf' | 'includes' | 'endsWith' | 'slice'>;
+
+/** Printable ASCII bytes read as Base64Text: each slice is made a string on its own, never the whole. */
+function asciiText(bytes: Buffer): Base64Text {
+  return {
+    length: bytes.length,
+    indexOf: (search: string) => bytes.indexOf(search),
+    includes: (search: string) => bytes.includes(search),
+    endsWith: (search: string) => bytes.length >= search.length && bytes.toString('latin1', bytes.length - search.length) === search,
+    slice: (start?: number, end?: number) => bytes.toString('latin1', start, end === undefined ? undefined : Math.min(end, bytes.length)),
+  };
+}
+
 /**
  * The reference of strict base64 (base64 characters only, `=` only at the end), decoded a
  * slice at a time into one scratch buffer and hashed as it goes: megabytes of media are
@@ -101,7 +115,7 @@ const scratch = Buffer.allocUnsafe((BASE64_SLICE / 4) * 3);
  * of 4k+1 promises no more than 4k does, so it is left to the regular path); it also takes
  * `-` and `_`, which are checked for.
  */
-function streamedBase64Reference(base64: string, mime: string | null): string | null {
+function streamedBase64Reference(base64: Base64Text, mime: string | null): string | null {
   const firstPad = base64.indexOf('=');
   const padding = firstPad < 0 ? 0 : base64.length - firstPad;
   const characters = base64.length - padding;
@@ -125,12 +139,38 @@ function base64Reference(base64: string, mime: string | null): string {
 }
 
 const DATA_URI_HEAD = /^data:(?<mime>[\w.+-]+\/[\w.+-]+)?(?:;[\w.+-]+=[^;,\s]*)*;base64,/;
+/** How much of a text the head of a data URI is looked for in when the text is bytes: a type and its parameters fit. */
+const DATA_URI_HEAD_CHARACTERS = 1024;
 
-/** A string that is one base64 data URI and nothing else (a media part): its reference, without a regular expression over the data. */
+/**
+ * The reference of a text that is one base64 data URI and nothing else (a media part), without
+ * a regular expression over the data: `start` is the text's beginning, `data(from)` its base64.
+ */
+function dataUriReference(start: string, length: number, data: (from: number) => Base64Text): string | null {
+  const head = DATA_URI_HEAD.exec(start);
+  if (head === null || head[0].length === length) return null;
+  return streamedBase64Reference(data(head[0].length), head.groups?.mime ?? null);
+}
+
 function wholeDataUriReference(text: string): string | null {
-  const head = DATA_URI_HEAD.exec(text);
-  if (head === null || head[0].length === text.length) return null;
-  return streamedBase64Reference(text.slice(head[0].length), head.groups?.mime ?? null);
+  return dataUriReference(text, text.length, (from) => text.slice(from));
+}
+
+/**
+ * What redactValue puts in place of the member `name`'s string when that string is media (a
+ * base64 data URI, bare base64), read from its bytes (printable ASCII, as a JSON text holds
+ * it), so that the string itself is never made: the request log's thread reads megabytes of
+ * images this way. null when it takes the string to tell (not media, a credential's field).
+ */
+export function mediaReferenceOfBytes(name: string, bytes: Buffer): string | null {
+  const kind = fieldKind(name);
+  if (kind === 'secret') return null;
+  if (kind === 'base64') return streamedBase64Reference(asciiText(bytes), null);
+  if (bytes.length < BARE_BASE64_MIN_LENGTH) return null;
+  if (bytes.toString('latin1', 0, 5) === 'data:') {
+    return dataUriReference(bytes.toString('latin1', 0, DATA_URI_HEAD_CHARACTERS), bytes.length, (from) => asciiText(bytes.subarray(from)));
+  }
+  return streamedBase64Reference(asciiText(bytes), null);
 }
 
 /**
