@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
 import { parseJsonBytes } from '../src/json/parse-bytes.js';
 
 /*
@@ -166,4 +167,14 @@ describe('a long string put back as something else', () => {
     const { value } = parseJsonBytes(Buffer.from(JSON.stringify(text)), () => assert.fail('not called for a body parsed whole'));
     assert.equal(value, text);
   });
+});
+
+test('a long string of a megabyte or more is kept off the JavaScript heap (its pages would all be fresh)', () => {
+  const image = base64Of(1536 * 1024, 11);
+  const bytes = Buffer.from(JSON.stringify({ messages: [{ content: [{ image_url: { url: image } }] }] }));
+  const largeObjects = () => v8.getHeapSpaceStatistics().filter((space) => space.space_name.includes('large_object')).reduce((sum, space) => sum + space.space_used_size, 0);
+  const before = largeObjects();
+  const { value } = parseJsonBytes(bytes);
+  assert.ok(largeObjects() - before < 512 * 1024, `large objects grew by ${largeObjects() - before} bytes`);
+  assert.equal((value as { messages: [{ content: [{ image_url: { url: string } }] }] }).messages[0].content[0].image_url.url, image);
 });
