@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { openStorage, type Storage } from '../src/storage/index.js';
 import { LogStore, LogWriter, LogWriterThread, PAYLOAD_TOO_DEEP, type FinishedRequest, type LogThreadOptions, type RequestRecord } from '../src/logs/index.js';
+import { LentBuffers } from '../src/logs/log-writer-thread.js';
 import { STORAGE_BACKENDS, type SharedStorage } from './helpers/storage-backends.js';
 
 const silent = pino({ level: 'silent' });
@@ -119,6 +120,26 @@ for (const backend of STORAGE_BACKENDS) {
       assert.ok((await store.get('thread-after-deep', ALL)) !== undefined);
     });
 
+    test('a large body goes to the thread in a lent buffer: stored as received, the caller\'s bytes left whole', async () => {
+      const { writer, counts } = writerOf();
+      const image = Buffer.alloc(300 * 1024, 5).toString('base64');
+      const bodies = ['thread-large-1', 'thread-large-2'].map((id) => Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', id, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } }] }] })));
+      const records = bodies.map((bytes, index) => finished(`thread-large-${index + 1}`, { requestPayload: null, requestPayloadJson: bytes }));
+      writer.push(records[0]!);
+      await writer.flush();
+      writer.push(records[1]!);
+      await writer.close();
+      assert.equal(counts.written, 2);
+      for (const [index, bytes] of bodies.entries()) {
+        // Never moved: a pass-through body may still be on its way upstream.
+        assert.equal(records[index]!.record.requestPayloadJson, bytes);
+        assert.equal(bytes.byteLength > 0 && bytes.toString('utf8').includes(`"id":"thread-large-${index + 1}"`), true);
+        const stored = JSON.parse((await store.get(`thread-large-${index + 1}`, ALL))!.request_payload!) as { id: string; messages: [{ content: [{ image_url: { url: string } }] }] };
+        assert.equal(stored.id, `thread-large-${index + 1}`);
+        assert.match(stored.messages[0].content[0].image_url.url, /^\[omitted image\/png: 307200 bytes, sha256 [0-9a-f]{64}\]$/);
+      }
+    });
+
     test('a thread that stops mid-batch is reported and replaced; only the record that stops it on its own is left out', async () => {
       // A thread that answers as the writer's own does, but stops whenever a batch holds `crash-stops`.
       const { writer, counts } = writerOf({ entry: new URL('./fixtures/stopping-log-thread.mjs', import.meta.url) });
@@ -132,3 +153,39 @@ for (const backend of STORAGE_BACKENDS) {
     });
   });
 }
+
+describe('lent buffers', () => {
+  const body = (length: number, fill: number) => Buffer.alloc(length, fill);
+
+  test('a large body is copied into a buffer of the next power of two; a small or a huge one is not lent', () => {
+    const buffers = new LentBuffers();
+    const copy = buffers.lend(body(100_000, 7))!;
+    assert.equal(copy.byteLength, 100_000);
+    assert.equal(copy.buffer.byteLength, 131_072);
+    assert.ok(copy.every((byte) => byte === 7));
+    assert.equal(buffers.lend(body(64 * 1024 - 1, 1)), undefined);
+    assert.equal(buffers.lend(new Uint8Array(new ArrayBuffer(16 * 1024 * 1024 + 1))), undefined);
+  });
+
+  test('a buffer given back is lent again, up to what the pool keeps', () => {
+    const buffers = new LentBuffers();
+    const first = buffers.lend(body(1_400_000, 1))!;
+    buffers.giveBack(first.buffer as ArrayBuffer);
+    assert.equal(buffers.pooledBytes, 2 * 1024 * 1024);
+    const second = buffers.lend(body(1_100_000, 2))!;
+    assert.equal(second.buffer, first.buffer);
+    assert.equal(buffers.pooledBytes, 0);
+    assert.ok(second.every((byte) => byte === 2));
+    // Eight buffers of 2 MiB fill the pool's 16 MiB; a ninth is left to the collector.
+    const lent = Array.from({ length: 9 }, () => buffers.lend(body(1_500_000, 3))!.buffer as ArrayBuffer);
+    for (const buffer of lent) buffers.giveBack(buffer);
+    assert.equal(buffers.pooledBytes, 16 * 1024 * 1024);
+  });
+
+  test('a buffer of another size (a thread\'s own copy of a body) is not kept', () => {
+    const buffers = new LentBuffers();
+    buffers.giveBack(new ArrayBuffer(1_400_000));
+    buffers.giveBack(new ArrayBuffer(1024));
+    assert.equal(buffers.pooledBytes, 0);
+  });
+});

@@ -13,7 +13,7 @@ interface Connection {
 
 /** Answers the writer's messages on `port` until it is asked to close. */
 export function serveLogWrites(port: MessagePort, { storage: location, entries }: LogThreadData): void {
-  const reply = (message: LogThreadReply) => port.postMessage(message);
+  const reply = (message: LogThreadReply) => port.postMessage(message, message.type === 'connection-failed' ? [] : (message.lent ?? []));
   let connection: Promise<Connection> | undefined;
 
   /** The connection, opened on first use and again after it could not be (the database was away). */
@@ -30,6 +30,8 @@ export function serveLogWrites(port: MessagePort, { storage: location, entries }
 
   async function write({ id, records }: Extract<LogThreadRequest, { type: 'write' }>): Promise<void> {
     const refused: RefusedLogRow[] = [];
+    // The rows copy what they keep of the bodies, so the buffers go back with the answer.
+    const lent = [...new Set(records.flatMap(({ record }) => (record.requestPayloadJson?.buffer instanceof ArrayBuffer ? [record.requestPayloadJson.buffer] : [])))];
     try {
       const { insert } = await connect();
       const rows = [];
@@ -41,10 +43,10 @@ export function serveLogWrites(port: MessagePort, { storage: location, entries }
         }
       }
       refused.push(...(await insert(rows)));
-      reply({ type: 'written', id, refused });
+      reply({ type: 'written', id, refused, lent });
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      reply({ type: 'failed', id, message: (error as Error).message, code: typeof code === 'string' ? code : undefined });
+      reply({ type: 'failed', id, message: (error as Error).message, code: typeof code === 'string' ? code : undefined, lent });
     }
   }
 
