@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { adminApi } from '../api.js';
 
 /** The query key every list of keys in the cache starts with (the keys page, the pickers). */
 export const KEYS = ['keys'] as const;
@@ -11,3 +12,9 @@ export function useRefreshKeys(): () => Promise<unknown> {
   const client = useQueryClient();
   return () => Promise.all([KEYS, ['teams'], ['projects']].map((queryKey) => client.invalidateQueries({ queryKey })));
 }
+
+/** The first hundred active keys, as the agent pages pick from them. */
+export const activeKeysQuery = {
+  queryKey: [...KEYS, 'active'],
+  queryFn: () => adminApi.keys.page({ status: 'active' }, undefined, 100),
+};
