@@ -82,6 +82,17 @@ describe('the MCP servers page in a browser', { skip: existsSync(CHROMIUM) ? fal
     await page.getByRole('alertdialog').getByRole('button', { name: 'Remove' }).click();
     await extraRow.waitFor({ state: 'detached' });
 
+    // A server removed elsewhere after the page listed it: the refusal is shown and the list read again.
+    assert.equal((await gateway.admin('POST', '/admin/v1/mcp/servers', { name: 'elsewhere', url: extra.url })).status, 201);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const elsewhereRow = table.getByRole('row').filter({ hasText: 'elsewhere' });
+    await elsewhereRow.getByText('dashboard').waitFor();
+    assert.equal((await gateway.admin('DELETE', '/admin/v1/mcp/servers/elsewhere')).status, 204);
+    await elsewhereRow.getByRole('button', { name: 'Remove elsewhere' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('alert').filter({ hasText: 'There is no MCP server "elsewhere"' }).waitFor();
+    await elsewhereRow.waitFor({ state: 'detached' });
+
     await gateway.gateway.context.logs.writer.flush();
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByLabel('Group by').selectOption('model');
@@ -100,7 +111,10 @@ describe('the MCP servers page in a browser', { skip: existsSync(CHROMIUM) ? fal
     assert.deepEqual(made.scopes, ['model:request', 'mcp:use']);
     assert.deepEqual(made.allowed_tools, ['files__echo', 'files__*']);
 
-    // The one 400 is the refused entry above.
-    assert.deepEqual(problems, ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    // The one 400 is the refused entry above, the one 404 the server removed elsewhere.
+    assert.deepEqual(problems, [
+      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      'console: Failed to load resource: the server responded with a status of 404 (Not Found)',
+    ]);
   });
 });

@@ -121,6 +121,40 @@ describe('the Teams page in a browser', { skip: existsSync(CHROMIUM) ? false : `
     assert.deepEqual(problems, []);
   });
 
+  test("while a new filter's page loads, the request log does not show the old rows as its result", async () => {
+    const page = await watchedPage(browser, gateway.url, problems);
+    await signIn(page, gateway.url, ADMIN);
+    // The filtered page is held back until the assertions about the wait are done.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked!: () => void;
+    const held = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === '/admin/v1/logs' && url.searchParams.get('key_name') === 'lab one',
+      async (route) => {
+        asked();
+        await released;
+        await route.continue();
+      },
+    );
+    await page.goto(`${gateway.url}/dashboard/logs`);
+    await page.getByRole('cell', { name: 'lab two', exact: true }).first().waitFor();
+    await page.getByLabel('Key', { exact: true }).fill('lab one');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await held;
+    const table = page.getByRole('region', { name: 'Request log, newest first' });
+    assert.equal(await table.getByRole('cell', { name: 'lab two', exact: true }).count(), 0, 'the unfiltered rows are not shown as the filtered result');
+    await table.getByRole('cell', { name: 'Loading…' }).waitFor();
+    release();
+    await table.getByRole('cell', { name: 'lab one', exact: true }).first().waitFor();
+    assert.equal(await table.getByRole('cell', { name: 'lab two', exact: true }).count(), 0);
+    assert.deepEqual(problems, []);
+  });
+
   test('a team admin sees its own team only, read only', async () => {
     const page = await watchedPage(browser, gateway.url, problems);
     await signIn(page, gateway.url, LEAD);

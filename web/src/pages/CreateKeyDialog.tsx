@@ -1,9 +1,11 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { ProjectView, Scope } from '@modelgate/admin-api';
-import { adminApi, ApiError } from '../api.js';
+import { adminApi, ApiError, type NewKeyInput } from '../api.js';
 import { Modal } from '../components/Modal.js';
 import { DetailFields, detailProblems, detailsInputOf, LimitFields, limitProblems, limitsInputOf, ModelPicker, NO_DETAILS, NO_LIMITS } from './KeyFields.js';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { useRefreshKeys } from './key-queries.js';
 import { parseKeyRows, type KeyRow } from './key-rows.js';
 
 const SCOPES: { scope: Scope; what: string }[] = [
@@ -48,11 +50,31 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
   // A CSV of keys (name,end_user) in place of a count and a name.
   const [fileRows, setFileRows] = useState<{ file: string; rows: KeyRow[] } | null>(null);
   const [fileProblem, setFileProblem] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedKey[]>([]);
-  const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [copied, setCopied] = useState(false);
+  const refresh = useRefreshKeys();
+  // One key after another, each its own audited change, as the CLI does; the secrets of those
+  // made before a failure stay downloadable, so a failure is part of the result, not thrown.
+  const create = useMutation({
+    mutationFn: async ({ settings, wanted }: { settings: Omit<NewKeyInput, 'name'> & { metadata: Record<string, string> }; wanted: KeyRow[] }) => {
+      const made: CreatedKey[] = [];
+      try {
+        for (const row of wanted) {
+          const metadata = row.endUser === null ? settings.metadata : { ...settings.metadata, endUser: row.endUser };
+          const key = await adminApi.keys.create({ ...settings, metadata, name: row.name });
+          made.push({ id: key.id, name: key.name, secret: key.secret, endUser: row.endUser });
+        }
+        return { made, error: null };
+      } catch (failure) {
+        const reason = failure instanceof ApiError ? failure.message : String(failure);
+        return { made, error: made.length === 0 ? reason : `${made.length} of ${wanted.length} keys were created, then: ${reason}` };
+      }
+    },
+    onSuccess: ({ made }) => (made.length > 0 ? refresh() : undefined),
+  });
+  const created = create.data?.made ?? [];
+  const error = create.data?.error ?? null;
+  const done = created.length > 0;
+  const busy = create.isPending;
 
   const reset = () => {
     setName('');
@@ -65,10 +87,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
     setCountText('1');
     setFileRows(null);
     setFileProblem(null);
-    setError(null);
-    setCreated([]);
-    setDone(false);
-    setBusy(false);
+    create.reset();
     setCopied(false);
   };
 
@@ -93,10 +112,8 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
     else setFileRows({ file: file.name, rows: parsed.rows });
   };
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setError(null);
-    setBusy(true);
     const settings = {
       project,
       scopes,
@@ -105,24 +122,9 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
       ...(scopes.includes('mcp:use') && toolsOf(tools).length > 0 ? { allowed_tools: toolsOf(tools) } : {}),
       ...detailsInputOf(details),
     };
-    // One key after another, each its own audited change, as the CLI does; the secrets of those
-    // made before a failure stay downloadable.
-    const made: CreatedKey[] = [];
     const wanted: KeyRow[] =
       fileRows !== null ? fileRows.rows : Array.from({ length: many ? count : 1 }, (_, index) => ({ name: many ? `${name.trim()}-${index + 1}` : name.trim(), endUser: null }));
-    try {
-      for (const row of wanted) {
-        const metadata = row.endUser === null ? settings.metadata : { ...settings.metadata, endUser: row.endUser };
-        const key = await adminApi.keys.create({ ...settings, metadata, name: row.name });
-        made.push({ id: key.id, name: key.name, secret: key.secret, endUser: row.endUser });
-      }
-    } catch (failure) {
-      const reason = failure instanceof ApiError ? failure.message : String(failure);
-      setError(made.length === 0 ? reason : `${made.length} of ${wanted.length} keys were created, then: ${reason}`);
-    }
-    setCreated(made);
-    setDone(made.length > 0);
-    setBusy(false);
+    create.mutate({ settings, wanted });
   };
 
   const secret = created.length === 1 && !many ? created[0]!.secret : null;
@@ -170,7 +172,7 @@ export function CreateKeyDialog({ open, onOpenChange, projects }: { open: boolea
           </span>
         </div>
       ) : (
-        <form onSubmit={(event) => void submit(event)} className="key-form">
+        <form onSubmit={submit} className="key-form">
           {!fromFile && (
             <>
               <div className="field">

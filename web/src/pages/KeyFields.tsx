@@ -1,5 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
-import type { PublicModelEntry } from '@modelgate/admin-api';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
 import { adminApi, type KeyLimitsInput } from '../api.js';
 
 /**
@@ -83,20 +83,10 @@ export function LimitFields({ texts, onChange }: { texts: LimitTexts; onChange: 
 
 /** Allowed models picked from the live catalog; none picked means any model. */
 export function ModelPicker({ selected, onChange }: { selected: string[]; onChange: (models: string[]) => void }) {
-  const [models, setModels] = useState<PublicModelEntry[]>([]);
-  const [aliases, setAliases] = useState<string[]>([]);
+  const catalog = useQuery({ queryKey: ['models'], queryFn: adminApi.models });
   const [filter, setFilter] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    adminApi
-      .models()
-      .then((list) => {
-        setModels(list.data);
-        setAliases(Object.keys(list.aliases));
-      })
-      .catch(() => setError('The catalog could not be loaded.'));
-  }, []);
-  const ids = useMemo(() => [...models.map((model) => model.id), ...aliases], [models, aliases]);
+  const models = catalog.data?.data ?? [];
+  const ids = useMemo(() => (catalog.data === undefined ? [] : [...catalog.data.data.map((model) => model.id), ...Object.keys(catalog.data.aliases)]), [catalog.data]);
   const unknown = selected.filter((id) => models.length > 0 && !ids.includes(id));
   const shown = ids.filter((id) => id.toLowerCase().includes(filter.toLowerCase()));
   const toggle = (id: string) => onChange(selected.includes(id) ? selected.filter((other) => other !== id) : [...selected, id]);
@@ -107,7 +97,7 @@ export function ModelPicker({ selected, onChange }: { selected: string[]; onChan
         {selected.length === 0 ? 'Any model (none picked).' : `${selected.length} picked: ${selected.join(', ')}`}
       </p>
       {unknown.length > 0 && <p className="error">Not in the catalog now: {unknown.join(', ')} (calls for them are refused).</p>}
-      {error !== null && <p className="error">{error}</p>}
+      {catalog.isError && <p className="error">The catalog could not be loaded.</p>}
       <label htmlFor="model-filter" className="visually-hidden">
         Filter models
       </label>

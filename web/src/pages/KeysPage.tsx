@@ -1,16 +1,18 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import type { ApiKeyView, KeySpendView, ListPage, ProjectView } from '@modelgate/admin-api';
+import type { ApiKeyView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { ConfirmButton } from '../components/ConfirmButton.js';
 import { DataTable } from '../components/DataTable.js';
 import { Pager } from '../components/Pager.js';
-import { useCursorPages } from '../components/useCursorPages.js';
+import { usePagedQuery } from '../components/usePagedQuery.js';
 import { formatCount, formatUsd, paramsOf } from '../format.js';
 import { ClearCacheButton } from './ClearCacheButton.js';
 import { CreateKeyDialog } from './CreateKeyDialog.js';
 import { EditKeyDialog } from './EditKeyDialog.js';
+import { KEYS, useRefreshKeys } from './key-queries.js';
 import { RotateKeyDialog } from './RotateKeyDialog.js';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SelectField } from '../components/SelectField';
@@ -23,6 +25,11 @@ const KEY_STATES = [
   { value: 'paused', label: 'paused' },
   { value: 'revoked', label: 'revoked' },
 ];
+type KeyAction = 'pause' | 'resume' | 'revoke';
+const DONE: Record<KeyAction, string> = { pause: 'paused', resume: 'resumed', revoke: 'revoked' };
+const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
+/** A confirmed action for ConfirmButton, which closes either way: a refusal is shown by the page, from the mutation's error. */
+const settled = (action: Promise<unknown>) => action.then(() => undefined, () => undefined);
 
 function SpendCell({ used, cap, unit }: { used: number | undefined; cap: number | null; unit: 'tokens' | 'usd' }) {
   if (used === undefined) return <span className="muted">…</span>;
@@ -41,44 +48,27 @@ function SpendCell({ used, cap, unit }: { used: number | undefined; cap: number 
 export function KeysPage() {
   const [search, setSearch] = useSearchParams();
   const filter = paramsOf(search, FILTERS);
-  const filterKey = JSON.stringify(filter);
-  const pages = useCursorPages(filterKey);
-  const [page, setPage] = useState<ListPage<ApiKeyView> | null>(null);
-  const [spend, setSpend] = useState<Map<string, KeySpendView>>(new Map());
-  const [projects, setProjects] = useState<ProjectView[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const pages = usePagedQuery([...KEYS, 'page'], filter, (shown, cursor) => adminApi.keys.page(shown, cursor, PAGE_SIZE));
+  const page = pages.query.data;
+  const ids = page?.data.map((key) => key.id) ?? [];
+  const spend = useQuery({ queryKey: [...KEYS, 'spend', ids], queryFn: () => adminApi.keys.spend(ids), enabled: ids.length > 0 });
+  const spendOf = useMemo(() => new Map((spend.data?.data ?? []).map((entry) => [entry.key_id, entry])), [spend.data]);
+  const projects = useQuery({ queryKey: ['projects'], queryFn: adminApi.projects });
+  const refresh = useRefreshKeys();
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ApiKeyView | null>(null);
   const [rotating, setRotating] = useState<ApiKeyView | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
   const [searchText, setSearchText] = useState(filter.q ?? '');
-  const [reloads, setReloads] = useState(0);
-  const reload = useCallback(() => setReloads((count) => count + 1), []);
 
-  useEffect(() => {
-    adminApi
-      .projects()
-      .then((list) => setProjects(list.data))
-      .catch(() => undefined);
-  }, []);
-
-  useEffect(() => {
-    let current = true;
-    setError(null);
-    adminApi.keys
-      .page(JSON.parse(filterKey) as typeof filter, pages.cursor, PAGE_SIZE)
-      .then(async (result) => {
-        if (!current) return;
-        setPage(result);
-        if (result.data.length === 0) return;
-        const spent = await adminApi.keys.spend(result.data.map((key) => key.id));
-        if (current) setSpend(new Map(spent.data.map((entry) => [entry.key_id, entry])));
-      })
-      .catch((failure: unknown) => current && setError(failure instanceof ApiError ? failure.message : String(failure)));
-    return () => {
-      current = false;
-    };
-  }, [filterKey, pages.cursor, reloads]);
+  const { mutateAsync: actOnKey, error: keyActionError } = useMutation({
+    mutationFn: ({ key, action }: { key: ApiKeyView; action: KeyAction }) => adminApi.keys.act(key.id, action),
+    onSuccess: refresh,
+  });
+  const projectAction = useMutation({
+    mutationFn: ({ project, action }: { project: string; action: KeyAction }) => adminApi.keys.actOnProject(project, action),
+    onSuccess: refresh,
+  });
+  const failure = pages.query.error ?? keyActionError ?? projectAction.error;
 
   // The search box updates the URL a moment after typing stops, not at every key.
   useEffect(() => {
@@ -94,33 +84,6 @@ export function KeysPage() {
     else next.set(name, value);
     setSearch(next, { replace: true });
   }
-
-  const actOnProject = useCallback(
-    async (project: string, action: 'pause' | 'resume' | 'revoke') => {
-      setNotice(null);
-      try {
-        const changed = await adminApi.keys.actOnProject(project, action);
-        const done = { pause: 'paused', resume: 'resumed', revoke: 'revoked' }[action];
-        setNotice(`${changed.data.length} ${changed.data.length === 1 ? 'key' : 'keys'} of ${project} ${done}.`);
-        reload();
-      } catch (failure) {
-        setError(failure instanceof ApiError ? failure.message : String(failure));
-      }
-    },
-    [reload],
-  );
-
-  const act = useCallback(
-    async (key: ApiKeyView, action: 'pause' | 'resume' | 'revoke') => {
-      try {
-        await adminApi.keys.act(key.id, action);
-        reload();
-      } catch (failure) {
-        setError(failure instanceof ApiError ? failure.message : String(failure));
-      }
-    },
-    [reload],
-  );
 
   const columns = useMemo(() => {
     const column = createColumnHelper<ApiKeyView>();
@@ -150,12 +113,12 @@ export function KeysPage() {
       column.display({
         id: 'today',
         header: 'Tokens today',
-        cell: (info) => <SpendCell used={spend.get(info.row.original.id)?.today.tokens} cap={info.row.original.limits.daily_tokens} unit="tokens" />,
+        cell: (info) => <SpendCell used={spendOf.get(info.row.original.id)?.today.tokens} cap={info.row.original.limits.daily_tokens} unit="tokens" />,
       }),
       column.display({
         id: 'month',
         header: 'Cost this month',
-        cell: (info) => <SpendCell used={spend.get(info.row.original.id)?.month.cost_usd} cap={info.row.original.limits.monthly_cost_usd} unit="usd" />,
+        cell: (info) => <SpendCell used={spendOf.get(info.row.original.id)?.month.cost_usd} cap={info.row.original.limits.monthly_cost_usd} unit="usd" />,
       }),
       column.display({
         id: 'rpm',
@@ -182,7 +145,7 @@ export function KeysPage() {
                   title={`Pause ${key.name}?`}
                   description={<p>Calls with this key are refused (403 key_paused) on every instance within about a second, until it is resumed.</p>}
                   confirmLabel="Pause key"
-                  onConfirm={() => act(key, 'pause')}
+                  onConfirm={() => settled(actOnKey({ key, action: 'pause' }))}
                 />
               ) : (
                 <ConfirmButton
@@ -190,7 +153,7 @@ export function KeysPage() {
                   title={`Resume ${key.name}?`}
                   description={<p>Calls with this key work again.</p>}
                   confirmLabel="Resume key"
-                  onConfirm={() => act(key, 'resume')}
+                  onConfirm={() => settled(actOnKey({ key, action: 'resume' }))}
                 />
               )}
               <ConfirmButton
@@ -203,14 +166,14 @@ export function KeysPage() {
                   </p>
                 }
                 confirmLabel="Revoke for good"
-                onConfirm={() => act(key, 'revoke')}
+                onConfirm={() => settled(actOnKey({ key, action: 'revoke' }))}
               />
             </div>
           );
         },
       }),
     ];
-  }, [spend, act]);
+  }, [spendOf, actOnKey]);
 
   return (
     <section aria-labelledby="keys-title">
@@ -229,7 +192,7 @@ export function KeysPage() {
           id="key-project"
           label="Project"
           value={filter.project ?? ''}
-          options={[{ value: '', label: 'All projects' }, ...projects.map((project) => ({ value: project.id, label: project.id }))]}
+          options={[{ value: '', label: 'All projects' }, ...(projects.data?.data ?? []).map((project) => ({ value: project.id, label: project.id }))]}
           onChange={(value) => setFilter('project', value)}
         />
         <SelectField id="key-state" label="State" value={filter.status ?? ''} options={KEY_STATES} onChange={(value) => setFilter('status', value)} />
@@ -243,14 +206,14 @@ export function KeysPage() {
             title={`Pause every key of ${filter.project}?`}
             description={<p>Every active key of the project is refused (403 key_paused) on every instance within about a second, until resumed.</p>}
             confirmLabel="Pause keys"
-            onConfirm={() => actOnProject(filter.project!, 'pause')}
+            onConfirm={() => settled(projectAction.mutateAsync({ project: filter.project!, action: 'pause' }))}
           />
           <ConfirmButton
             label="Resume all"
             title={`Resume every paused key of ${filter.project}?`}
             description={<p>Every paused key of the project works again.</p>}
             confirmLabel="Resume keys"
-            onConfirm={() => actOnProject(filter.project!, 'resume')}
+            onConfirm={() => settled(projectAction.mutateAsync({ project: filter.project!, action: 'resume' }))}
           />
           <ConfirmButton
             label="Revoke all"
@@ -262,44 +225,29 @@ export function KeysPage() {
               </p>
             }
             confirmLabel="Revoke for good"
-            onConfirm={() => actOnProject(filter.project!, 'revoke')}
+            onConfirm={() => settled(projectAction.mutateAsync({ project: filter.project!, action: 'revoke' }))}
           />
         </div>
       )}
-      {notice !== null && (
+      {projectAction.isSuccess && (
         <p role="status" className="notice">
-          {notice}
+          {projectAction.data.data.length} {projectAction.data.data.length === 1 ? 'key' : 'keys'} of {projectAction.variables.project} {DONE[projectAction.variables.action]}.
         </p>
       )}
-      <ErrorAlert message={error} />
-      <DataTable caption="Keys, newest first" columns={columns} rows={page?.data ?? []} rowKey={(key) => key.id} empty={page === null ? 'Loading…' : 'No keys match.'} />
-      <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
-      <CreateKeyDialog
-        open={creating}
-        onOpenChange={(open) => {
-          setCreating(open);
-          if (!open) reload();
-        }}
-        projects={projects}
-      />
-      {rotating !== null && (
-        <RotateKeyDialog
-          apiKey={rotating}
-          onClose={(changed) => {
-            setRotating(null);
-            if (changed) reload();
-          }}
+      <ErrorAlert message={failure === null ? null : messageOf(failure)} />
+      <div aria-busy={pages.stale}>
+        <DataTable
+          caption="Keys, newest first"
+          columns={columns}
+          rows={page?.data ?? []}
+          rowKey={(key) => key.id}
+          empty={page !== undefined ? 'No keys match.' : pages.query.isPending ? 'Loading…' : undefined}
         />
-      )}
-      {editing !== null && (
-        <EditKeyDialog
-          apiKey={editing}
-          onClose={(changed) => {
-            setEditing(null);
-            if (changed) reload();
-          }}
-        />
-      )}
+      </div>
+      <Pager page={pages.page} hasPrevious={pages.hasPrevious} hasMore={pages.hasMore} onPrevious={pages.previous} onNext={pages.next} />
+      <CreateKeyDialog open={creating} onOpenChange={setCreating} projects={projects.data?.data ?? []} />
+      {rotating !== null && <RotateKeyDialog apiKey={rotating} onClose={() => setRotating(null)} />}
+      {editing !== null && <EditKeyDialog apiKey={editing} onClose={() => setEditing(null)} />}
     </section>
   );
 }

@@ -1,16 +1,18 @@
+import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import type { ListPage, LogSummaryView } from '@modelgate/admin-api';
+import type { LogSummaryView } from '@modelgate/admin-api';
 import { adminApi, ApiError, type LogFilter } from '../api.js';
 import { DataTable } from '../components/DataTable.js';
 import { Pager } from '../components/Pager.js';
-import { useCursorPages } from '../components/useCursorPages.js';
+import { usePagedQuery } from '../components/usePagedQuery.js';
 import { formatCount, formatTime, formatUsd, paramsOf } from '../format.js';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SelectField } from '../components/SelectField';
 
 const PAGE_SIZE = 50;
+const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
 const FILTERS = ['since', 'until', 'key', 'key_name', 'model', 'status', 'endpoint', 'platform'] as const;
 /** What the gateway's key ids look like: anything else typed in the key field is a key's name. */
 const KEY_ID = /^key_[0-9a-f]{8,64}$/;
@@ -36,42 +38,13 @@ export function LogsPage() {
   const [search, setSearch] = useSearchParams();
   const filter: LogFilter = paramsOf(search, FILTERS);
   const filterKey = JSON.stringify(filter);
-  const pages = useCursorPages(filterKey);
-  const [page, setPage] = useState<ListPage<LogSummaryView> | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const pages = usePagedQuery(['logs'], filter, (shown, cursor) => adminApi.logs.page(shown, cursor, PAGE_SIZE));
+  const page = pages.query.data;
   const [draft, setDraft] = useState<LogFilter>(filter);
   // The model endpoints the gateway serves (every public format's), as the request log names them.
-  const [endpoints, setEndpoints] = useState<string[]>([]);
-
-  useEffect(() => {
-    let current = true;
-    adminApi
-      .endpoints()
-      .then((result) => current && setEndpoints(result.data))
-      .catch(() => current && setEndpoints([]));
-    return () => {
-      current = false;
-    };
-  }, []);
+  const endpoints = useQuery({ queryKey: ['endpoints'], queryFn: adminApi.endpoints, staleTime: Infinity });
 
   useEffect(() => setDraft(JSON.parse(filterKey) as LogFilter), [filterKey]);
-
-  useEffect(() => {
-    let current = true;
-    setError(null);
-    adminApi.logs
-      .page(JSON.parse(filterKey) as LogFilter, pages.cursor, PAGE_SIZE)
-      .then((result) => current && setPage(result))
-      .catch((failure: unknown) => {
-        if (!current) return;
-        // The error replaces the results: the rows of the previous filter would read as this one's.
-        setPage(null);
-        setError(failure instanceof ApiError ? failure.message : String(failure));
-      });
-    return () => {
-      current = false;
-    };
-  }, [filterKey, pages.cursor]);
 
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -166,7 +139,7 @@ export function LogsPage() {
           id="log-endpoint"
           label="Endpoint"
           value={draft.endpoint ?? ''}
-          options={[{ value: '', label: 'Any' }, ...endpoints.map((endpoint) => ({ value: endpoint, label: endpoint }))]}
+          options={[{ value: '', label: 'Any' }, ...(endpoints.data?.data ?? []).map((endpoint) => ({ value: endpoint, label: endpoint }))]}
           onChange={(endpoint) => setDraft({ ...draft, endpoint })}
         />
         {field('platform', 'Platform', 'X-Platform-ID')}
@@ -174,11 +147,14 @@ export function LogsPage() {
           <button type="submit">Apply filters</button>
         </div>
       </form>
-      <ErrorAlert message={error} />
-      {error === null && (
-        <DataTable caption="Request log, newest first" columns={columns} rows={page?.data ?? []} rowKey={(row) => row.request_id} empty={page === null ? 'Loading…' : 'No requests match.'} />
+      {/* The error replaces the results: the rows of the previous filter would read as this one's. */}
+      <ErrorAlert message={pages.query.error === null ? null : messageOf(pages.query.error)} />
+      {pages.query.error === null && (
+        <div aria-busy={pages.stale}>
+          <DataTable caption="Request log, newest first" columns={columns} rows={page?.data ?? []} rowKey={(row) => row.request_id} empty={page === undefined ? 'Loading…' : 'No requests match.'} />
+        </div>
       )}
-      <Pager page={pages.page} hasPrevious={pages.page > 1} hasMore={page?.has_more ?? false} onPrevious={pages.previous} onNext={() => pages.next(page?.next_cursor ?? null)} />
+      <Pager page={pages.page} hasPrevious={pages.hasPrevious} hasMore={pages.hasMore} onPrevious={pages.previous} onNext={pages.next} />
     </section>
   );
 }

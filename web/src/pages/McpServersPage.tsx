@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import type { McpServerView, NewMcpServerInput } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../api.js';
 import { ConfirmButton } from '../components/ConfirmButton.js';
@@ -11,6 +12,7 @@ import { SelectField } from '../components/SelectField';
  * page never holds a secret.
  */
 
+const MCP_SERVERS = ['mcp-servers'] as const;
 const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
 
 function stateText(server: McpServerView): string {
@@ -19,35 +21,36 @@ function stateText(server: McpServerView): string {
   return `unavailable since ${new Date(server.since).toLocaleString()}${server.reason === null ? '' : `: ${server.reason}`}`;
 }
 
-function AddServerForm({ onAdded }: { onAdded: () => void }) {
+function useRefreshServers() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: MCP_SERVERS });
+}
+
+function AddServerForm() {
+  const refresh = useRefreshServers();
   const [transport, setTransport] = useState<'http' | 'stdio'>('http');
   const [name, setName] = useState('');
   const [target, setTarget] = useState('');
   const [tokenEnv, setTokenEnv] = useState('');
   const [timeout, setTimeout] = useState('30000');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const add = useMutation({
+    mutationFn: (input: NewMcpServerInput) => adminApi.mcpServers.add(input),
+    onSuccess: () => {
+      setName('');
+      setTarget('');
+      setTokenEnv('');
+      return refresh();
+    },
+  });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const input: NewMcpServerInput = {
+    add.mutate({
       name: name.trim(),
       ...(transport === 'http' ? { url: target.trim() } : { command: target.trim().split(/\s+/).filter((part) => part.length > 0) }),
       ...(tokenEnv.trim() !== '' ? { tokenEnv: tokenEnv.trim() } : {}),
       timeoutMs: Number(timeout),
-    };
-    setBusy(true);
-    setError(null);
-    adminApi.mcpServers
-      .add(input)
-      .then(() => {
-        setName('');
-        setTarget('');
-        setTokenEnv('');
-        onAdded();
-      })
-      .catch((failure: unknown) => setError(messageOf(failure)))
-      .finally(() => setBusy(false));
+    });
   };
 
   return (
@@ -88,39 +91,35 @@ function AddServerForm({ onAdded }: { onAdded: () => void }) {
         <input id="mcp-timeout" type="number" min={1} value={timeout} onChange={(event) => setTimeout(event.target.value)} />
       </div>
       <div className="field actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={add.isPending}>
           Add server
         </button>
       </div>
-      <ErrorAlert message={error} />
+      <ErrorAlert message={add.error === null ? null : messageOf(add.error)} />
     </form>
   );
 }
 
 export function McpServersPage() {
-  const [servers, setServers] = useState<McpServerView[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const reload = useCallback(() => {
-    adminApi.mcpServers
-      .list()
-      .then((list) => setServers(list.data))
-      .catch((failure: unknown) => setError(messageOf(failure)));
-  }, []);
-  useEffect(reload, [reload]);
+  const list = useQuery({ queryKey: MCP_SERVERS, queryFn: adminApi.mcpServers.list });
+  const servers = list.data?.data;
+  const refresh = useRefreshServers();
+  // Read again after a refusal too: a server already removed elsewhere leaves the list.
+  const remove = useMutation({ mutationFn: (name: string) => adminApi.mcpServers.remove(name), onSettled: refresh });
+  const failure = list.error ?? remove.error;
 
   return (
     <section aria-labelledby="mcp-title">
       <div className="page-head">
         <h1 id="mcp-title">MCP servers</h1>
-        <button type="button" className="secondary" onClick={reload}>
+        <button type="button" className="secondary" onClick={() => void list.refetch()}>
           Refresh
         </button>
       </div>
       <p className="muted">
         Keys with the scope <code>mcp:use</code> reach these servers&apos; tools at <code>/mcp</code>, named <code>server__tool</code>, within their allowed tools.
       </p>
-      <ErrorAlert message={error} />
+      <ErrorAlert message={failure === null ? null : messageOf(failure)} />
       <table>
         <caption>Upstream MCP servers</caption>
         <thead>
@@ -162,10 +161,8 @@ export function McpServersPage() {
                     description="Keys lose its tools at once; open sessions are told their tool list changed."
                     confirmLabel="Remove"
                     danger
-                    onConfirm={async () => {
-                      await adminApi.mcpServers.remove(server.name);
-                      reload();
-                    }}
+                    // A refusal is shown above the table; the confirmation closes either way.
+                    onConfirm={() => remove.mutateAsync(server.name).catch(() => undefined)}
                   />
                 )}
               </td>
@@ -173,7 +170,7 @@ export function McpServersPage() {
           ))}
         </tbody>
       </table>
-      <AddServerForm onAdded={reload} />
+      <AddServerForm />
     </section>
   );
 }

@@ -1,7 +1,7 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ReactFlowProvider } from '@xyflow/react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
-import type { AgentDetailView, AgentGraphSchema, GraphIssue, PublicModelEntry } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { LeaveGuard } from '../../components/LeaveGuard.js';
@@ -72,61 +72,62 @@ export function AgentEditorPage() {
   /** The project a new agent is created in by its first save. */
   const project = useSearchParams()[0].get('project') ?? undefined;
   const graph = useUndoable<GraphJson>(starterGraph(slug));
-  const [schema, setSchema] = useState<AgentGraphSchema | null>(null);
-  const [models, setModels] = useState<PublicModelEntry[]>([]);
-  const [agent, setAgent] = useState<AgentDetailView | null>(null);
+  const client = useQueryClient();
+  const schema = useQuery({ queryKey: ['agent-schema'], queryFn: adminApi.agents.schema, staleTime: Infinity });
+  const catalog = useQuery({ queryKey: ['models'], queryFn: adminApi.models });
+  const detail = useQuery({
+    queryKey: ['agent', slug],
+    // An agent not saved yet is null: its first save creates it.
+    queryFn: () =>
+      adminApi.agents.get(slug).catch((failure: unknown) => {
+        if (failure instanceof ApiError && failure.code === 'agent_not_found') return null;
+        throw failure;
+      }),
+    // The graph is edited from the draft as it is now, never from an older copy in the cache.
+    refetchOnMount: 'always',
+  });
+  const agent = detail.data ?? null;
   const [savedText, setSavedText] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
-  const [issues, setIssues] = useState<GraphIssue[] | null>(null);
   const [selection, setSelected] = useState<Set<string>>(new Set());
   const [tab, setTab] = useState<Tab>('node');
-  const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const clipboard = useRef<GraphNodeJson[]>([]);
   const importInput = useRef<HTMLInputElement>(null);
   const { reset } = graph;
 
-  const loadAgent = useCallback(
-    async (replaceGraph: boolean) => {
-      try {
-        const found = await adminApi.agents.get(slug);
-        setAgent(found);
-        setSavedText(JSON.stringify(found.draft.graph));
-        if (replaceGraph) reset(found.draft.graph as GraphJson);
-      } catch (failure) {
-        if (!(failure instanceof ApiError && failure.code === 'agent_not_found')) throw failure;
-        setAgent(null);
-      }
-    },
-    [slug, reset],
-  );
-
+  // The graph starts as the saved draft, once per agent opened; later reads (after a save or a
+  // publish) leave the graph being edited alone.
+  const [openedSlug, setOpenedSlug] = useState<string | null>(null);
+  const answered = detail.isFetchedAfterMount || detail.isError;
   useEffect(() => {
-    Promise.all([adminApi.agents.schema().then(setSchema), adminApi.models().then((list) => setModels(list.data)), loadAgent(true)])
-      .catch((failure: unknown) => setError(messageOf(failure)))
-      .finally(() => setLoading(false));
-  }, [loadAgent]);
+    if (openedSlug === slug || !answered) return;
+    setOpenedSlug(slug);
+    if (detail.data === null || detail.data === undefined) return;
+    reset(detail.data.draft.graph as GraphJson);
+    setSavedText(JSON.stringify(detail.data.draft.graph));
+  }, [openedSlug, slug, answered, detail.data, reset]);
+  const loading = openedSlug !== slug || schema.isPending || catalog.isPending;
 
-  // Validate on the gateway after each change, the newest answer winning.
+  // Validate on the gateway a moment after the last change; the issues shown stay until the next answer.
   const current = graph.value;
+  const [checked, setChecked] = useState<GraphJson | null>(null);
   useEffect(() => {
-    let latest = true;
-    const timer = setTimeout(() => {
-      adminApi.agents
-        .validate(current)
-        .then((result) => latest && setIssues(result.issues))
-        .catch((failure: unknown) => latest && setError(messageOf(failure)));
-    }, VALIDATE_DELAY_MS);
-    return () => {
-      latest = false;
-      clearTimeout(timer);
-    };
+    const timer = setTimeout(() => setChecked(current), VALIDATE_DELAY_MS);
+    return () => clearTimeout(timer);
   }, [current]);
+  const validation = useQuery({
+    queryKey: ['agent-validate', checked],
+    queryFn: () => adminApi.agents.validate(checked),
+    enabled: checked !== null,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
+  });
+  const issues = validation.data?.issues ?? null;
 
   // Undo or redo may take selected nodes away: only nodes the graph has count.
   const selected = useMemo(() => new Set(current.nodes.filter((node) => selection.has(node.id)).map((node) => node.id)), [current, selection]);
-  const schemas = useMemo(() => schema?.node_types ?? [], [schema]);
+  const schemas = useMemo(() => schema.data?.node_types ?? [], [schema.data]);
   const paths = useMemo(() => templatePaths(current, schemas), [current, schemas]);
   const problemsByNode = useMemo(() => {
     const counts = new Map<string, number>();
@@ -182,20 +183,18 @@ export function AgentEditorPage() {
     return () => document.removeEventListener('keydown', onKeyDown);
   }, []);
 
-  const save = async () => {
-    setSaving(true);
-    setError(null);
-    try {
-      const saved = await adminApi.agents.save(slug, current, agent === null ? project : undefined);
-      await loadAgent(false);
-      setSavedText(JSON.stringify(current));
+  // A save or a publish changes this agent's detail and its row in the agents list.
+  const refreshAgent = () => Promise.all([client.invalidateQueries({ queryKey: ['agent', slug] }), client.invalidateQueries({ queryKey: ['agents'] })]);
+  const save = useMutation({
+    mutationFn: (saving: GraphJson) => adminApi.agents.save(slug, saving, agent === null ? project : undefined),
+    onMutate: () => setError(null),
+    onSuccess: async (saved, saving) => {
+      await refreshAgent();
+      setSavedText(JSON.stringify(saving));
       setNotice(`Saved as draft ${saved.draft_version}.`);
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setSaving(false);
-    }
-  };
+    },
+  });
+  const failure = save.error ?? validation.error ?? schema.error ?? catalog.error ?? detail.error;
 
   const importFile = async (file: File) => {
     try {
@@ -255,8 +254,8 @@ export function AgentEditorPage() {
           <button type="button" className="secondary small" onClick={() => exportGraph(current, slug)}>
             Export JSON
           </button>
-          <button type="button" onClick={() => void save()} disabled={saving || !valid || !unsaved}>
-            {saving ? 'Saving…' : unsaved ? 'Save draft' : 'Saved'}
+          <button type="button" onClick={() => save.mutate(current)} disabled={save.isPending || !valid || !unsaved}>
+            {save.isPending ? 'Saving…' : unsaved ? 'Save draft' : 'Saved'}
           </button>
         </div>
       </div>
@@ -265,7 +264,7 @@ export function AgentEditorPage() {
         {agent === null ? 'Not saved yet.' : `Draft ${agent.latest_draft}${unsaved ? ' + unsaved changes' : ''}; ${agent.published_version === null ? 'not published' : `version ${agent.published_version} live`}.`}{' '}
         {notice}
       </p>
-      <ErrorAlert message={error} />
+      <ErrorAlert message={error ?? (failure === null ? null : messageOf(failure))} />
       {/* Always drawn, at one height, so the canvas never moves when problems come and go. */}
       <section className={`problems${issues !== null && issues.length > 0 ? ' has-problems' : ''}`} aria-label="Problems">
         {issues === null || issues.length === 0 ? (
@@ -343,8 +342,8 @@ export function AgentEditorPage() {
                   schema={schemas.find((entry) => entry.type === selectedNode.type)}
                   issues={(issues ?? []).filter((issue) => issue.node === selectedNode.id)}
                   paths={paths}
-                  models={models}
-                  outputTypes={schema?.output_field_types ?? []}
+                  models={catalog.data?.data ?? []}
+                  outputTypes={schema.data?.output_field_types ?? []}
                   onConfig={(name, value) =>
                     change(
                       (graphNow) =>
@@ -367,7 +366,7 @@ export function AgentEditorPage() {
             {tab === 'conversations' && <ConversationsPanel slug={slug} projectId={agent?.project_id} />}
             {tab === 'versions' && (
               <>
-                <VersionsPanel agent={agent} onChanged={() => void loadAgent(false).catch((failure: unknown) => setError(messageOf(failure)))} />
+                <VersionsPanel agent={agent} onChanged={refreshAgent} />
                 {agent !== null && <GrantsPanel slug={agent.slug} projectId={agent.project_id} />}
               </>
             )}

@@ -1,7 +1,8 @@
+import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import type { AgentView, ProjectView } from '@modelgate/admin-api';
+import type { AgentView } from '@modelgate/admin-api';
 import { adminApi } from '../../api.js';
 import { DataTable } from '../../components/DataTable.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
@@ -21,24 +22,13 @@ const COLUMNS = [
 
 /** The agents, and a new one by slug (it is created by its first save in the editor). */
 export function AgentsPage() {
-  const [agents, setAgents] = useState<AgentView[] | null>(null);
-  const [projects, setProjects] = useState<ProjectView[]>([]);
+  const list = useQuery({ queryKey: ['agents'], queryFn: adminApi.agents.list });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: adminApi.projects });
   const [slug, setSlug] = useState('');
   const [project, setProject] = useState('default');
-  const [error, setError] = useState<string | null>(null);
   const navigate = useNavigate();
 
-  useEffect(() => {
-    adminApi.agents
-      .list()
-      .then((list) => setAgents(list.data))
-      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)));
-    adminApi
-      .projects()
-      .then((list) => setProjects(list.data))
-      .catch(() => undefined);
-  }, []);
-
+  const agents = list.data?.data;
   const taken = agents?.some((agent) => agent.slug === slug) ?? false;
   const slugProblem = slug === '' ? null : !SLUG.test(slug) ? 'lowercase letters, digits, "_" and "-"' : taken ? 'an agent has this slug already' : null;
   return (
@@ -60,15 +50,15 @@ export function AgentsPage() {
             {slugProblem ?? 'its run URL: /v1/agents/<slug>/runs'}
           </span>
         </div>
-        <SelectField id="new-agent-project" label="Project" value={project} options={projects.map((entry) => ({ value: entry.id, label: entry.id }))} onChange={setProject} />
+        <SelectField id="new-agent-project" label="Project" value={project} options={(projects.data?.data ?? []).map((entry) => ({ value: entry.id, label: entry.id }))} onChange={setProject} />
         <div className="field actions">
           <button type="submit" disabled={slug === '' || slugProblem !== null}>
             New agent
           </button>
         </div>
       </form>
-      <ErrorAlert message={error} />
-      <DataTable caption="Agents" columns={COLUMNS} rows={agents ?? []} rowKey={(agent) => agent.slug} empty={agents === null ? 'Loading…' : 'No agents yet.'} />
+      <ErrorAlert message={list.error?.message ?? null} />
+      <DataTable caption="Agents" columns={COLUMNS} rows={agents ?? []} rowKey={(agent) => agent.slug} empty={agents !== undefined ? 'No agents yet.' : list.isPending ? 'Loading…' : undefined} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
-import { adminApi, ApiError, type AgentConversation, type AgentConversationMessage } from '../../api.js';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { adminApi, ApiError } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { formatTime } from '../../format.js';
 import { KeyPicker } from './KeyPicker.js';
@@ -10,49 +11,40 @@ import { KeyPicker } from './KeyPicker.js';
  */
 export function ConversationsPanel({ slug, projectId }: { slug: string; projectId: string | undefined }) {
   const [keyId, setKeyId] = useState('');
-  const [list, setList] = useState<AgentConversation[] | null>(null);
-  const [open, setOpen] = useState<{ id: string; messages: AgentConversationMessage[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (keyId === '') return;
-    setOpen(null);
-    setError(null);
-    adminApi.agents
-      .conversations(slug, keyId)
-      .then((page) => setList(page.data))
-      .catch((failure: unknown) => {
-        setList(null);
-        setError(failure instanceof ApiError ? failure.message : String(failure));
-      });
-  }, [slug, keyId]);
-
-  const show = (id: string) => {
-    adminApi.agents
-      .conversation(slug, id, keyId)
-      .then(setOpen)
-      .catch((failure: unknown) => setError(failure instanceof ApiError ? failure.message : String(failure)));
-  };
+  const [pickerError, setPickerError] = useState<string | null>(null);
+  // The conversation shown belongs to the key it was opened as: another key closes it.
+  const [opened, setOpened] = useState<{ keyId: string; id: string } | null>(null);
+  const openId = opened?.keyId === keyId ? opened.id : null;
+  const conversations = useQuery({ queryKey: ['agent', slug, 'conversations', keyId], queryFn: () => adminApi.agents.conversations(slug, keyId), enabled: keyId !== '' });
+  const conversation = useQuery({
+    queryKey: ['agent', slug, 'conversation', openId, keyId],
+    queryFn: () => adminApi.agents.conversation(slug, openId!, keyId),
+    enabled: openId !== null,
+  });
+  const list = conversations.data?.data;
+  const open = conversation.data;
+  const failure = conversations.error ?? conversation.error;
+  const error = pickerError ?? (failure === null ? null : failure instanceof ApiError ? failure.message : String(failure));
 
   return (
     <section aria-labelledby="conversations-title">
       <h2 id="conversations-title">Conversations</h2>
-      <KeyPicker id="conversations-key" label="As the key" agent={{ slug, projectId }} value={keyId} onChange={setKeyId} onError={setError} />
+      <KeyPicker id="conversations-key" label="As the key" agent={{ slug, projectId }} value={keyId} onChange={setKeyId} onError={setPickerError} />
       <ErrorAlert message={error} />
-      {list !== null && list.length === 0 && <p className="hint">This key has no conversations with the published agent.</p>}
+      {list !== undefined && list.length === 0 && <p className="hint">This key has no conversations with the published agent.</p>}
       <ul className="conversation-list">
-        {(list ?? []).map((conversation) => (
-          <li key={conversation.id}>
-            <button type="button" className="link" aria-pressed={open?.id === conversation.id} onClick={() => show(conversation.id)}>
-              {conversation.id}
+        {(list ?? []).map((entry) => (
+          <li key={entry.id}>
+            <button type="button" className="link" aria-pressed={openId === entry.id} onClick={() => setOpened({ keyId, id: entry.id })}>
+              {entry.id}
             </button>{' '}
             <span className="hint">
-              {conversation.message_count} messages · {formatTime(conversation.updated_at)}
+              {entry.message_count} messages · {formatTime(entry.updated_at)}
             </span>
           </li>
         ))}
       </ul>
-      {open !== null && (
+      {open !== undefined && (
         <ol className="turns" aria-label={`Conversation ${open.id}`}>
           {open.messages.map((message, index) => (
             <li key={index}>

@@ -1,49 +1,50 @@
-import { useCallback, useEffect, useState } from 'react';
-import type { ApiKeyView } from '@modelgate/admin-api';
-import { adminApi, type AgentGrant } from '../../api.js';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { adminApi } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { formatTime } from '../../format.js';
+import { activeKeysQuery } from '../key-queries.js';
 import { messageOf } from '../playground/parts.js';
+import { grantsQuery } from './KeyPicker.js';
 
 /**
  * Grants: the keys of other projects that may run the published agent (its own project's
  * keys always may). Given and withdrawn with the admin API's grant routes.
  */
 export function GrantsPanel({ slug, projectId }: { slug: string; projectId: string }) {
-  const [grants, setGrants] = useState<AgentGrant[] | null>(null);
-  const [keys, setKeys] = useState<ApiKeyView[]>([]);
+  const client = useQueryClient();
   const [chosen, setChosen] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const list = useQuery(grantsQuery(slug));
+  const active = useQuery(activeKeysQuery);
+  // The key pickers of the test and conversations tabs read the same grants.
+  const refresh = () => client.invalidateQueries({ queryKey: grantsQuery(slug).queryKey });
+  const grant = useMutation({
+    mutationFn: (keyId: string) => adminApi.agents.grants.add(slug, keyId),
+    onSuccess: () => {
+      setChosen('');
+      return refresh();
+    },
+  });
+  const withdraw = useMutation({ mutationFn: (keyId: string) => adminApi.agents.grants.remove(slug, keyId), onSuccess: refresh });
+  const failure = list.error ?? active.error ?? grant.error ?? withdraw.error;
 
-  const load = useCallback(() => {
-    Promise.all([adminApi.agents.grants.list(slug), adminApi.keys.page({ status: 'active' }, undefined, 100)])
-      .then(([list, page]) => {
-        setGrants(list.data);
-        setKeys(page.data.filter((key) => key.scopes.includes('agents:execute') && key.project_id !== projectId));
-      })
-      .catch((failure: unknown) => setError(messageOf(failure)));
-  }, [slug, projectId]);
-  useEffect(load, [load]);
-
-  const granted = new Set((grants ?? []).map((grant) => grant.key_id));
+  const grants = list.data?.data;
+  const keys = (active.data?.data ?? []).filter((key) => key.scopes.includes('agents:execute') && key.project_id !== projectId);
+  const granted = new Set((grants ?? []).map((entry) => entry.key_id));
   const grantable = keys.filter((key) => !granted.has(key.id));
   const nameOf = (keyId: string) => keys.find((key) => key.id === keyId)?.name;
-  const change = (call: Promise<unknown>) => {
-    setError(null);
-    call.then(load, (failure: unknown) => setError(messageOf(failure)));
-  };
 
   return (
     <section aria-labelledby="grants-title">
       <h2 id="grants-title">Grants</h2>
       <p className="hint">Keys of the project {projectId} may run this agent. A grant lets a key of another project run it too (with agents:execute).</p>
-      <ErrorAlert message={error} />
-      {grants !== null && grants.length === 0 && <p className="hint">No grants.</p>}
+      <ErrorAlert message={failure === null ? null : messageOf(failure)} />
+      {grants !== undefined && grants.length === 0 && <p className="hint">No grants.</p>}
       <ul className="grant-list" aria-label="Keys granted">
-        {(grants ?? []).map((grant) => (
-          <li key={grant.key_id}>
-            <code>{grant.key_id}</code> {nameOf(grant.key_id) ?? ''} <span className="hint">since {formatTime(grant.created_at)}</span>{' '}
-            <button type="button" className="secondary small" onClick={() => change(adminApi.agents.grants.remove(slug, grant.key_id))}>
+        {(grants ?? []).map((entry) => (
+          <li key={entry.key_id}>
+            <code>{entry.key_id}</code> {nameOf(entry.key_id) ?? ''} <span className="hint">since {formatTime(entry.created_at)}</span>{' '}
+            <button type="button" className="secondary small" disabled={withdraw.isPending} onClick={() => withdraw.mutate(entry.key_id)}>
               Withdraw
             </button>
           </li>
@@ -54,7 +55,7 @@ export function GrantsPanel({ slug, projectId }: { slug: string; projectId: stri
         aria-label="Give a grant"
         onSubmit={(event) => {
           event.preventDefault();
-          if (chosen !== '') change(adminApi.agents.grants.add(slug, chosen).then(() => setChosen('')));
+          if (chosen !== '') grant.mutate(chosen);
         }}
       >
         <label htmlFor="grant-key" className="visually-hidden">
@@ -68,7 +69,7 @@ export function GrantsPanel({ slug, projectId }: { slug: string; projectId: stri
             </option>
           ))}
         </select>
-        <button type="submit" className="small" disabled={chosen === ''}>
+        <button type="submit" className="small" disabled={chosen === '' || grant.isPending}>
           Grant
         </button>
       </form>

@@ -1,5 +1,6 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { diffLines } from 'diff';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { AgentDetailView } from '@modelgate/admin-api';
 import { adminApi, ApiError } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
@@ -24,24 +25,26 @@ export function runSnippets(slug: string, origin: string): { label: string; code
   ];
 }
 
+/** A saved draft never changes: read once. */
+function draftQuery(slug: string, version: number) {
+  return { queryKey: ['agent', slug, 'drafts', version], queryFn: () => adminApi.agents.draft(slug, version), staleTime: Infinity };
+}
+
 function DraftDiff({ slug, latest }: { slug: string; latest: number }) {
   const [from, setFrom] = useState(Math.max(1, latest - 1));
   const [to, setTo] = useState(latest);
-  const [parts, setParts] = useState<ReturnType<typeof diffLines> | null>(null);
-  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setTo(latest);
     setFrom(Math.max(1, latest - 1));
   }, [latest]);
-  useEffect(() => {
-    let current = true;
-    Promise.all([adminApi.agents.draft(slug, from), adminApi.agents.draft(slug, to)])
-      .then(([a, b]) => current && setParts(diffLines(JSON.stringify(a.graph, null, 2), JSON.stringify(b.graph, null, 2))))
-      .catch((failure: unknown) => current && setError(failure instanceof Error ? failure.message : String(failure)));
-    return () => {
-      current = false;
-    };
-  }, [slug, from, to]);
+  const fromDraft = useQuery(draftQuery(slug, from));
+  const toDraft = useQuery(draftQuery(slug, to));
+  const parts = useMemo(
+    () => (fromDraft.data === undefined || toDraft.data === undefined ? null : diffLines(JSON.stringify(fromDraft.data.graph, null, 2), JSON.stringify(toDraft.data.graph, null, 2))),
+    [fromDraft.data, toDraft.data],
+  );
+  const failure = fromDraft.error ?? toDraft.error;
+  const error = failure === null ? null : failure.message;
   const numbers = Array.from({ length: latest }, (_, index) => index + 1);
   const picker = (id: string, label: string, value: number, set: (value: number) => void) => (
     <div className="field">
@@ -88,23 +91,11 @@ function DraftDiff({ slug, latest }: { slug: string; latest: number }) {
  * click (republishes an earlier version's draft as a new version), the snippets to call it,
  * and the diff between any two drafts.
  */
-export function VersionsPanel({ agent, onChanged }: { agent: AgentDetailView | null; onChanged: () => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+export function VersionsPanel({ agent, onChanged }: { agent: AgentDetailView | null; onChanged: () => Promise<unknown> }) {
+  const publish = useMutation({ mutationFn: ({ slug, draftVersion }: { slug: string; draftVersion: number }) => adminApi.agents.publish(slug, draftVersion), onSuccess: onChanged });
   if (agent === null) return <p className="hint">Save the graph to start its history.</p>;
-
-  const publish = async (draftVersion: number) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await adminApi.agents.publish(agent.slug, draftVersion);
-      onChanged();
-    } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : String(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const busy = publish.isPending;
+  const error = publish.error === null ? null : publish.error instanceof ApiError ? publish.error.message : String(publish.error);
 
   const live = agent.versions.find((version) => version.version === agent.published_version);
   return (
@@ -113,7 +104,7 @@ export function VersionsPanel({ agent, onChanged }: { agent: AgentDetailView | n
       <p>
         {live === undefined ? 'Not published yet.' : `Live: version ${live.version} (draft ${live.draft_version}).`} The newest draft is {agent.latest_draft}.
       </p>
-      <button type="button" disabled={busy || live?.draft_version === agent.latest_draft} onClick={() => void publish(agent.latest_draft)}>
+      <button type="button" disabled={busy || live?.draft_version === agent.latest_draft} onClick={() => publish.mutate({ slug: agent.slug, draftVersion: agent.latest_draft })}>
         Publish draft {agent.latest_draft}
       </button>
       <ErrorAlert message={error} />
@@ -136,7 +127,7 @@ export function VersionsPanel({ agent, onChanged }: { agent: AgentDetailView | n
             {version.version === agent.published_version ? (
               <span className="badge active">live</span>
             ) : (
-              <button type="button" className="secondary small" disabled={busy} onClick={() => void publish(version.draft_version)}>
+              <button type="button" className="secondary small" disabled={busy} onClick={() => publish.mutate({ slug: agent.slug, draftVersion: version.draft_version })}>
                 Roll back to version {version.version}
               </button>
             )}

@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import type { ApiKeyView, PublicModelEntry } from '@modelgate/admin-api';
+import type { ApiKeyView } from '@modelgate/admin-api';
 import { adminApi } from '../../api.js';
 import { ErrorAlert } from '../../components/ErrorAlert.js';
 import { SelectField, type SelectOption } from '../../components/SelectField.js';
+import { KEYS } from '../key-queries.js';
 import { ChatPanel } from './ChatPanel.js';
 import { EmbeddingsPanel, ImagesPanel, SpeechPanel } from './MediaPanels.js';
 import { messageOf, type PanelProps } from './parts.js';
@@ -40,32 +42,27 @@ function keyOptions(keys: readonly ApiKeyView[] | null, chosen: string): SelectO
  */
 export function PlaygroundPage() {
   const [search, setSearch] = useSearchParams();
-  const [keys, setKeys] = useState<ApiKeyView[] | null>(null);
-  const [models, setModels] = useState<PublicModelEntry[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const tab = TABS.find((candidate) => candidate.id === search.get('tab')) ?? TABS[0]!;
   const keyId = search.get('key') ?? '';
 
   const [find, setFind] = useState('');
-
+  const [sought, setSought] = useState('');
   useEffect(() => {
-    adminApi.models().then((catalog) => setModels(catalog.data), (failure: unknown) => setError(messageOf(failure)));
-  }, []);
-
-  // The first keys whose name or id matches what is typed (all active keys when nothing is), a moment after typing stops.
-  useEffect(() => {
-    let current = true;
-    const timer = setTimeout(() => {
-      adminApi.keys.page({ status: 'active', q: find.trim() === '' ? undefined : find.trim() }, undefined, KEYS_SHOWN).then(
-        (page) => current && setKeys(usable(page.data)),
-        (failure: unknown) => current && setError(messageOf(failure)),
-      );
-    }, FIND_DELAY_MS);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
+    const timer = setTimeout(() => setSought(find.trim()), FIND_DELAY_MS);
+    return () => clearTimeout(timer);
   }, [find]);
+
+  const catalog = useQuery({ queryKey: ['models'], queryFn: adminApi.models });
+  // The first keys whose name or id matches what is typed (all active keys when nothing is), a moment after typing stops;
+  // the choices found so far stay until the next ones come.
+  const found = useQuery({
+    queryKey: [...KEYS, 'playground', sought],
+    queryFn: () => adminApi.keys.page({ status: 'active', q: sought === '' ? undefined : sought }, undefined, KEYS_SHOWN),
+    placeholderData: keepPreviousData,
+  });
+  const keys = useMemo(() => (found.data === undefined ? null : usable(found.data.data)), [found.data]);
+  const models = catalog.data?.data ?? null;
+  const failure = catalog.error ?? found.error;
 
   const choose = (changes: Record<string, string>) => {
     const next = new URLSearchParams(search);
@@ -93,7 +90,7 @@ export function PlaygroundPage() {
         </div>
       </div>
       <p className="muted">Each call counts against the key's limits and caps, obeys its allowed models and appears in the request log under it, exactly as a call made with its secret.</p>
-      <ErrorAlert message={error} />
+      <ErrorAlert message={failure === null ? null : messageOf(failure)} />
       <div role="tablist" aria-label="What to try" className="tabs">
         {TABS.map((candidate) => (
           <button
