@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { GatewayError } from '../errors/index.js';
 import type { Database, ProjectsTable } from '../storage/index.js';
 
@@ -28,6 +28,16 @@ export function toProjectView(row: ProjectRow): ProjectView {
 }
 
 /** Projects own keys (and agents). The `default` project is created by the first migration. */
+/**
+ * Writes the team's row, which holds it until the transaction commits, as a delete of the team
+ * does (TeamStore.delete): of a project put into the team and the team's delete, the later sees
+ * the other's outcome, so no project is left in a deleted team. Throws not_found for no team.
+ */
+async function holdTeam(trx: Transaction<Database>, teamId: string): Promise<void> {
+  const team = await trx.updateTable('teams').set({ name: sql<string>`name` }).where('id', '=', teamId).executeTakeFirst();
+  if (Number(team.numUpdatedRows) === 0) throw new GatewayError('not_found', `There is no team "${teamId}". GET /admin/v1/teams lists them.`, { param: 'team_id' });
+}
+
 export class ProjectStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -46,15 +56,20 @@ export class ProjectStore {
     return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** Creates a project in a team (which must exist: not_found names `team_id`). */
   async create(id: string, name: string = id, teamId = 'default'): Promise<ProjectRow> {
     const row: ProjectRow = { id, name, created_at: Date.now(), allowed_tools: null, team_id: teamId };
-    // DO NOTHING on either unique column (id, name) keeps a duplicate a 409, never a driver error.
-    const result = await this.db
-      .insertInto('projects')
-      .values(row)
-      .onConflict((conflict) => conflict.doNothing())
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const inserted = await this.db.transaction().execute(async (trx) => {
+      await holdTeam(trx, teamId);
+      // DO NOTHING on either unique column (id, name) keeps a duplicate a 409, never a driver error.
+      const result = await trx
+        .insertInto('projects')
+        .values(row)
+        .onConflict((conflict) => conflict.doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    });
+    if (!inserted) {
       const taken = await this.find(id);
       throw new GatewayError(
         'conflict',
@@ -82,11 +97,7 @@ export class ProjectStore {
   /** Moves the project to another team (which must exist); its keys, agents and records go with it. */
   async setTeam(id: string, teamId: string): Promise<ProjectRow> {
     await this.db.transaction().execute(async (trx) => {
-      // Writing the team's row holds it until the move commits, as a delete of the team does
-      // (TeamStore.delete): of the two, the later sees the other's outcome, so no project is
-      // left in a deleted team.
-      const team = await trx.updateTable('teams').set({ name: sql<string>`name` }).where('id', '=', teamId).executeTakeFirst();
-      if (Number(team.numUpdatedRows) === 0) throw new GatewayError('not_found', `There is no team "${teamId}". GET /admin/v1/teams lists them.`, { param: 'team_id' });
+      await holdTeam(trx, teamId);
       await trx.updateTable('projects').set({ team_id: teamId }).where('id', '=', id).execute();
     });
     const row = await this.find(id);

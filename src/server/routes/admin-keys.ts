@@ -429,7 +429,6 @@ export const adminKeysRoutes: RouteModule = async (app, context) => {
       { schema: { ...ADMIN_SCHEMA, summary: 'Create a project (in the default team unless team_id names another)', body: CreateProjectBody, response: { 201: ProjectView } } },
       async (request, reply) => {
         const { body } = request;
-        if (body.team_id !== undefined) await context.keys.teams.get(body.team_id, 'team_id');
         const created = await projects.create(body.id, body.name, body.team_id);
         const row = body.allowed_tools === undefined ? created : await projects.setAllowedTools(created.id, body.allowed_tools);
         context.mcp.projectChanged(row.id, body.allowed_tools ?? null);
