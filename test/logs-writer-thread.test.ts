@@ -140,6 +140,20 @@ for (const backend of STORAGE_BACKENDS) {
       }
     });
 
+    test('a batch whose large bodies are more than the pool keeps goes in runs that each fit it', async () => {
+      const { writer, counts } = writerOf({ entry: new URL('./fixtures/lending-log-thread.mjs', import.meta.url) });
+      // Twelve bodies, each lent in a buffer of 2 MiB: 24 MiB, where the pool keeps 16.
+      for (let index = 0; index < 12; index += 1) writer.push(finished(`lent-run-${index}`, { requestPayload: null, requestPayloadJson: Buffer.alloc(1_500_000, 0x20) }));
+      writer.push(finished('lent-run-small'));
+      await writer.close();
+      assert.equal(counts.written, 13);
+      const batches = readFileSync(join(storage.location.dataDir, 'batches.txt'), 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number));
+      assert.deepEqual(batches, [
+        [8, 16 * 1024 * 1024],
+        [5, 4 * 2 * 1024 * 1024],
+      ]);
+    });
+
     test('a thread that stops mid-batch is reported and replaced; only the record that stops it on its own is left out', async () => {
       // A thread that answers as the writer's own does, but stops whenever a batch holds `crash-stops`.
       const { writer, counts } = writerOf({ entry: new URL('./fixtures/stopping-log-thread.mjs', import.meta.url) });

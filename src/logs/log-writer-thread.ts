@@ -101,6 +101,35 @@ const LENT_MAX_BYTES = 16 * 1024 * 1024;
 /** The most the pool keeps of buffers back from the thread: what a burst of images needs, not more. */
 const LENT_POOL_BYTES = 16 * 1024 * 1024;
 
+/** The size of the pooled buffer a body is lent in (a power of two), or 0 for a body not lent. */
+function lentSizeOf(bytes: Uint8Array | undefined): number {
+  if (bytes === undefined || bytes.byteLength < LENT_MIN_BYTES || bytes.byteLength > LENT_MAX_BYTES) return 0;
+  return 2 ** Math.ceil(Math.log2(bytes.byteLength));
+}
+
+/**
+ * A batch in runs whose lent bodies fit the pool together (a run has one record at least),
+ * posted one after another: a run's buffers are back before the next is copied, so a batch of
+ * images reuses the pool's buffers where all at once it took new memory for what did not fit,
+ * every page of it a fault. A batch without large bodies is one run.
+ */
+function runsWithinPool(records: readonly QueuedRequest[]): (readonly QueuedRequest[])[] {
+  const runs: (readonly QueuedRequest[])[] = [];
+  let start = 0;
+  let lentBytes = 0;
+  records.forEach((request, index) => {
+    const size = lentSizeOf(request.record.requestPayloadJson);
+    if (index > start && lentBytes + size > LENT_POOL_BYTES) {
+      runs.push(records.slice(start, index));
+      start = index;
+      lentBytes = 0;
+    }
+    lentBytes += size;
+  });
+  runs.push(start === 0 ? records : records.slice(start));
+  return runs;
+}
+
 /**
  * Buffers a batch's large request bodies are copied into and moved (transferred) to the
  * thread, which hands them back with its answer. A structured clone copied each body twice,
@@ -116,8 +145,8 @@ export class LentBuffers {
 
   /** A buffer holding a copy of `bytes`, or undefined for a body of a size not lent. */
   lend(bytes: Uint8Array): Uint8Array | undefined {
-    if (bytes.byteLength < LENT_MIN_BYTES || bytes.byteLength > LENT_MAX_BYTES) return undefined;
-    const size = 2 ** Math.ceil(Math.log2(bytes.byteLength));
+    const size = lentSizeOf(bytes);
+    if (size === 0) return undefined;
     const pooled = this.free.get(size)?.pop();
     if (pooled !== undefined) this.freeBytes -= size;
     const copy = new Uint8Array(pooled ?? new ArrayBuffer(size), 0, bytes.byteLength);
@@ -174,7 +203,9 @@ export class LogWriterThread implements LogSink {
 
   async insertBatch(records: readonly QueuedRequest[]): Promise<RefusedLogRow[]> {
     try {
-      return await this.insertOnThread(records);
+      const refused: RefusedLogRow[] = [];
+      for (const run of runsWithinPool(records)) refused.push(...(await this.insertOnThread(run)));
+      return refused;
     } finally {
       if (this.closed && this.pending.size === 0) await this.close();
     }
