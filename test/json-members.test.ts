@@ -55,6 +55,21 @@ describe('passThroughJson of a small body', () => {
   });
 });
 
+describe('passThroughJson of a body with a large member', () => {
+  test('sends that member from the caller\'s own bytes, the small parts joined around it', () => {
+    const image = `data:image/png;base64,${Buffer.alloc(120_000, 7).toString('base64')}`;
+    const messages = `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"${image}"}}]}]`;
+    const source = Buffer.from(`{"model":"alias","messages":${messages},"temperature":0.25,"stream":true}`);
+    const bytes = passThroughJson({ body: JSON.parse(source.toString('utf8')) as Record<string, unknown>, sourceJson: source }, { model: 'm', stream: true });
+    assert.ok(Array.isArray(bytes), 'a body with a large member goes as pieces');
+    assert.deepEqual(
+      bytes.map((piece) => piece.toString('utf8')),
+      ['{"model":"m","stream":true,', `"messages":${messages}`, ',"temperature":0.25}'],
+    );
+    assert.equal(bytes[1]!.buffer, source.buffer, 'the large member is a view of the caller\'s bytes, not a copy');
+  });
+});
+
 describe('pass-through through the gateway', () => {
   let fake: OpenAIFake;
   let gateway: TestGateway;
@@ -81,6 +96,23 @@ describe('pass-through through the gateway', () => {
     assert.equal(response.status, 200);
     const received = fake.server.requests.at(-1)!.rawBody.toString('utf8');
     assert.equal(received, `{"model":"gpt-4o-mini","messages" : ${messages},"temperature":0.25,"a_field_from_the_future": {"nested":[1,2,3]}}`);
+  });
+
+  test('a body with a member too large to copy reaches the provider whole, with its length', async () => {
+    const image = `data:image/png;base64,${Buffer.alloc(300_000, 9).toString('base64')}`;
+    const messages = `[{"role":"user","content":[{"type":"text","text":"What is it?"},{"type":"image_url","image_url":{"url":"${image}"}}]}]`;
+    for (const stream of [false, true]) {
+      const response = await post(`{"model":"gpt-4o-mini","stream":${stream},"messages":${messages},"max_tokens":5}`);
+      assert.equal(response.status, 200);
+      await response.text();
+      const received = fake.server.requests.at(-1)!;
+      const expected = stream
+        ? `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":${messages},"max_tokens":5}`
+        : `{"model":"gpt-4o-mini","messages":${messages},"max_tokens":5}`;
+      assert.equal(received.rawBody.toString('utf8'), expected);
+      assert.equal(received.headers['content-length'], String(Buffer.byteLength(expected)));
+      assert.equal(received.headers['transfer-encoding'], undefined);
+    }
   });
 
   test('a small body is serialised again, with the same members', async () => {

@@ -1,6 +1,7 @@
 import type { FormData } from 'undici';
 import { GatewayError } from '../../errors/index.js';
 import { mapUpstreamFailure, rateLimitRetryAfterOf } from '../shared/upstream-errors.js';
+import type { JsonPieces } from '../shared/json-members.js';
 import { startSseStream, type StreamFrames } from '../shared/sse-stream.js';
 import { ERROR_BODY_LIMIT_BYTES, isAnswerStatus, sendUpstreamBuffered, type BufferedUpstreamResponse, type UpstreamHttpOptions, type UpstreamRequest } from '../shared/upstream-http.js';
 import type { CallContext, EventStream, JsonObject, StreamEvent } from '../../model-api/index.js';
@@ -38,8 +39,11 @@ export interface OpenAICompatibleConfig {
 /** A call of any capability: its context and the model id it goes to. */
 type ModelCall = CallContext & { upstreamModel: string };
 
-function jsonBody(payload: JsonObject | Buffer): Buffer {
-  return Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
+/** A body already in bytes (see passThroughJson), or an object to serialise. */
+type JsonPayload = JsonObject | Buffer | JsonPieces;
+
+function jsonBody(payload: JsonPayload): Buffer | JsonPieces {
+  return Buffer.isBuffer(payload) || Array.isArray(payload) ? payload : Buffer.from(JSON.stringify(payload));
 }
 
 /** The HTTP side of the adapter: URLs, credential headers and error mapping, decided once. */
@@ -62,7 +66,7 @@ export class OpenAICompatibleClient {
    * of objects (`choices`, `data`: what every OpenAI client reads first), rejects with the
    * mapped GatewayError otherwise.
    */
-  async postJson(path: string, payload: JsonObject | Buffer, call: ModelCall, list: string): Promise<JsonObject> {
+  async postJson(path: string, payload: JsonPayload, call: ModelCall, list: string): Promise<JsonObject> {
     const read = (text: string) => parseJsonObjectWithList(text, list);
     return (await this.postAndRead(path, payload, call, read, `a JSON object with a "${list}" list of objects`)).value;
   }
@@ -75,7 +79,7 @@ export class OpenAICompatibleClient {
    */
   async postAndRead<T>(
     path: string,
-    payload: JsonObject | Buffer,
+    payload: JsonPayload,
     call: ModelCall,
     read: (text: string) => T | undefined,
     expected: string,
@@ -103,12 +107,12 @@ export class OpenAICompatibleClient {
   }
 
   /** POSTs JSON for a stream of server-sent events (see startSseStream). */
-  async postForStream<D>(path: string, payload: Buffer, call: ModelCall, frames: StreamFrames<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
+  async postForStream<D>(path: string, payload: Buffer | JsonPieces, call: ModelCall, frames: StreamFrames<StreamEvent<D>>): Promise<EventStream<StreamEvent<D>>> {
     const request = await this.withToken(this.request(path, { ...this.jsonHeaders, accept: 'text/event-stream' }, payload, call));
     return startSseStream(this.config.http, request, { frames, failure: (status, headers, text) => openAIFailure(this.name, status, headers, text) });
   }
 
-  private async postWhole(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: ModelCall): Promise<BufferedUpstreamResponse> {
+  private async postWhole(path: string, headers: Record<string, string>, body: Buffer | JsonPieces | globalThis.FormData, call: ModelCall): Promise<BufferedUpstreamResponse> {
     const response = await sendUpstreamBuffered(this.config.http, await this.withToken(this.request(path, headers, body, call)));
     if (isAnswerStatus(response.status)) return response;
     throw openAIFailure(this.name, response.status, response.headers, response.body.length > ERROR_BODY_LIMIT_BYTES ? '' : response.body.toString('utf8'));
@@ -120,7 +124,7 @@ export class OpenAICompatibleClient {
    * OpenAI-compatible servers ignore a header they do not know. The provider's own id comes
    * back in `x-request-id`.
    */
-  private request(path: string, headers: Record<string, string>, body: Buffer | globalThis.FormData, call: ModelCall): UpstreamRequest {
+  private request(path: string, headers: Record<string, string>, body: Buffer | JsonPieces | globalThis.FormData, call: ModelCall): UpstreamRequest {
     return {
       url: this.config.urlOf === undefined ? this.urlOf(path) : this.config.urlOf(path, call.upstreamModel),
       headers: { ...headers, 'x-client-request-id': call.requestId },

@@ -12,24 +12,53 @@ const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from('}');
 
 /**
+ * JSON bytes in order, sent one after another: a large body's members go upstream from the
+ * caller's bytes without being copied into one buffer first.
+ */
+export type JsonPieces = readonly Buffer[];
+
+/** A member at least this long is a piece of its own; smaller parts are joined, since each piece is a socket write of its own. */
+const OWN_PIECE_MIN_BYTES = 64 * 1024;
+
+/**
  * The JSON object `source` with `set` members first, then the source's members except
  * those in `set` or `remove`. A key the source repeats keeps only its last value, the one
  * JSON.parse (and so the gateway's validation) saw.
  */
 export function patchJsonObject(source: Buffer, set: JsonObject, remove: readonly string[]): Buffer {
+  const bytes = patchJsonPieces(source, set, remove);
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes);
+}
+
+/** patchJsonObject's bytes, as pieces when a member is large (see JsonPieces). */
+function patchJsonPieces(source: Buffer, set: JsonObject, remove: readonly string[]): Buffer | JsonPieces {
   const members = topLevelMembers(source);
   const last = new Map<string, number>();
   members.forEach((member, position) => last.set(member.key, position));
-  const pieces: Uint8Array[] = Object.entries(set).map(([key, value]) => Buffer.from(`${JSON.stringify(key)}:${JSON.stringify(value)}`));
+  const kept: Buffer[] = Object.entries(set).map(([key, value]) => Buffer.from(`${JSON.stringify(key)}:${JSON.stringify(value)}`));
   members.forEach((member, position) => {
     if (last.get(member.key) === position && !Object.hasOwn(set, member.key) && !remove.includes(member.key)) {
-      pieces.push(source.subarray(member.start, member.end));
+      kept.push(source.subarray(member.start, member.end));
     }
   });
-  const parts: Uint8Array[] = [OPEN];
-  pieces.forEach((piece, index) => parts.push(...(index === 0 ? [piece] : [COMMA, piece])));
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
+  const pieces: Buffer[] = [];
+  let small: Buffer[] = [OPEN];
+  const joinSmall = () => {
+    if (small.length > 0) pieces.push(small.length === 1 ? small[0]! : Buffer.concat(small));
+    small = [];
+  };
+  kept.forEach((member, index) => {
+    if (index > 0) small.push(COMMA);
+    if (member.length < OWN_PIECE_MIN_BYTES) {
+      small.push(member);
+      return;
+    }
+    joinSmall();
+    pieces.push(member);
+  });
+  small.push(CLOSE);
+  joinSmall();
+  return pieces.length === 1 ? pieces[0]! : pieces;
 }
 
 /** The caller's fields that are the gateway's (see PassThroughSource): never forwarded as sent. */
@@ -39,9 +68,9 @@ const GATEWAY_FIELDS = ['model', 'stream', 'provider'];
 const PATCH_MIN_BYTES = 512;
 
 /** The JSON a pass-through adapter sends: the call's body with `set` (the adapter's own members) on top. */
-export function passThroughJson(call: PassThroughSource, set: JsonObject): Buffer {
+export function passThroughJson(call: PassThroughSource, set: JsonObject): Buffer | JsonPieces {
   if (call.sourceJson === undefined || call.sourceJson.length < PATCH_MIN_BYTES) return Buffer.from(JSON.stringify(withMembers(call.body, set)));
-  return patchJsonObject(call.sourceJson, set, GATEWAY_FIELDS);
+  return patchJsonPieces(call.sourceJson, set, GATEWAY_FIELDS);
 }
 
 /**

@@ -38,7 +38,8 @@ export interface UpstreamRequest {
   url: string;
   method?: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: string | Buffer | Uint8Array | FormData;
+  /** Pieces are sent one after another, with their total as the content length. */
+  body?: string | Buffer | Uint8Array | readonly Uint8Array[] | FormData;
   signal: AbortSignal;
   /** Provider name, for log detail only. */
   provider: string;
@@ -310,15 +311,22 @@ class TracedHandler implements Dispatcher.DispatchHandler {
 /** A call's options for undici's dispatch API (with a handler of its own, no response stream). */
 function dispatchOptionsOf(http: UpstreamHttpOptions, request: UpstreamRequest, attempt: UpstreamAttempt | undefined): Dispatcher.DispatchOptions {
   const { origin, path } = splitUrl(request.url);
+  const { body } = request;
+  const headers = attempt?.headers ?? request.headers;
   return {
     origin,
     path,
     method: request.method ?? 'POST',
-    headers: attempt?.headers ?? request.headers,
-    body: request.body as Dispatcher.DispatchOptions['body'],
+    // undici sends an iterable body chunked unless it is told the length.
+    headers: Array.isArray(body) ? { ...headers, 'content-length': String(byteLengthOf(body)) } : headers,
+    body: body as Dispatcher.DispatchOptions['body'],
     headersTimeout: http.timeoutMs,
     bodyTimeout: http.streamIdleTimeoutMs,
   };
+}
+
+function byteLengthOf(pieces: readonly Uint8Array[]): number {
+  return pieces.reduce((total, piece) => total + piece.byteLength, 0);
 }
 
 /** Maps a failure to reach or hear from the provider to the gateway's error family. */
