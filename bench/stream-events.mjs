@@ -66,13 +66,17 @@ async function streamOf(root) {
   const { OpenAICompatibleChat } = await load('providers/openai/chat.js');
   const { sendEventStream } = await load('server/routes/stream-relay.js');
   const { ChatCompletionsStreamEncoder } = await load('formats/chat-completions/stream.js');
+  const { RequestCall } = await load('calls/request-call.js');
   const chat = new OpenAICompatibleChat(new OpenAICompatibleClient({ name: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-bench', http }));
   return async () => {
     const stream = await chat.stream({ signal, requestId: 'req-bench', upstreamModel: 'gpt-4o-mini', body });
-    const record = { usage: null, responsePayload: null, pendingWork: null };
+    // The request's call as the route holds it; its record is made as the HTTP layer makes it
+    // at the response's end (no model calls to settle: the relay alone is measured).
+    const call = new RequestCall({ requestId: 'req-bench', endpoint: '/v1/chat/completions', platform: null, startedAt: Date.now() }, undefined, []);
     const encoder = new ChatCompletionsStreamEncoder({ requestedModel: 'gpt-4o-mini', includeUsage: true, transcriptCharacters: 32_768 });
-    sendEventStream(reply, stream, encoder, { requestId: 'req-bench', signal, record });
-    await record.pendingWork;
+    sendEventStream(reply, stream, encoder, { requestId: 'req-bench', signal, call });
+    await call.pendingWork;
+    const { record } = call.finish({ status: 200, caller: { keyId: null, projectId: null, fingerprint: null } });
     if (record.responsePayload.choices[0].content.length === 0) throw new Error('no transcript');
   };
 }
