@@ -138,6 +138,76 @@ describe('a team admin', () => {
     assert.equal((await asTeamAdmin('POST', '/admin/v1/agents/red-agent/publish', {})).status, 200);
   });
 
+  test("sees its teams', projects' and keys' budgets and their alerts; sets its projects' and keys' only", async () => {
+    const made: Record<string, string> = {};
+    for (const [name, level, target] of [
+      ['team red', 'team', 'red'],
+      ['team blue', 'team', 'blue'],
+      ['project blue', 'project', 'p-blue'],
+      ['key red', 'key', keys.red],
+      ['key blue', 'key', keys.blue],
+      ['end user', 'end_user', 'student-7'],
+    ] as const) {
+      const created = await gateway.admin('POST', '/admin/v1/budgets', { level, target, usd: 10, period: 'month' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      made[name] = created.body.id;
+    }
+    const { db } = gateway.gateway.storage;
+    const alertOf = (id: string, budget: string) => ({
+      id, budget_id: budget, period_id: '2026-12', threshold: 50, level: 'team', target: 'x', spent_micro_usd: 5_000_000, spent_tokens: 0,
+      state: 'no_webhook', attempts: 0, next_attempt_at: null, last_error: null, created_at: Date.now(), delivered_at: null,
+    });
+    await db.insertInto('budget_alerts').values([alertOf('alert-red', made['team red']!), alertOf('alert-blue', made['team blue']!)]).execute();
+
+    const ids = async () => ((await asTeamAdmin('GET', '/admin/v1/budgets')).body.data as { id: string }[]).map((budget) => budget.id).sort();
+    assert.deepEqual(await ids(), [made['team red'], made['key red']].sort());
+    const alerts = await asTeamAdmin('GET', '/admin/v1/budgets/alerts');
+    assert.deepEqual(alerts.body.data.map((alert: { id: string }) => alert.id), ['alert-red']);
+    assert.equal((await gateway.admin('GET', '/admin/v1/budgets/alerts')).body.data.length, 2);
+
+    // Its own project's and key's budgets: set, changed, removed.
+    const own = await asTeamAdmin('POST', '/admin/v1/budgets', { level: 'project', target: 'p-red', tokens: 1000, period: 'day' });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    assert.deepEqual(await ids(), [made['team red'], made['key red'], own.body.id].sort());
+    const changed = await asTeamAdmin('PATCH', `/admin/v1/budgets/${made['key red']}`, { usd: 2 });
+    assert.deepEqual([changed.status, changed.body.usd], [200, 2]);
+    assert.equal((await asTeamAdmin('DELETE', `/admin/v1/budgets/${own.body.id}`)).status, 204);
+    const audit = await gateway.admin('GET', `/admin/v1/audit?target=${own.body.id}`);
+    assert.deepEqual(audit.body.data.map((entry: { action: string }) => entry.action).sort(), ['budget.create', 'budget.delete']);
+
+    // Its team's own budget and end users' are an administrator's: refused.
+    for (const [method, path, body] of [
+      ['POST', '/admin/v1/budgets', { level: 'team', target: 'red', usd: 100, period: 'month' }],
+      ['POST', '/admin/v1/budgets', { level: 'end_user', target: 'student-8', usd: 1, period: 'month' }],
+      ['PATCH', `/admin/v1/budgets/${made['team red']}`, { usd: 1000 }],
+      ['DELETE', `/admin/v1/budgets/${made['team red']}`, undefined],
+    ] as const) {
+      const answer = await asTeamAdmin(method, path, body);
+      assert.equal(answer.status, 403, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error.code, 'insufficient_role');
+    }
+    // Another team's and end users' budgets are answered as unknown ones.
+    for (const [method, path, body] of [
+      ['PATCH', `/admin/v1/budgets/${made['team blue']}`, { usd: 0.5 }],
+      ['PATCH', `/admin/v1/budgets/${made['project blue']}`, { usd: 0.5 }],
+      ['DELETE', `/admin/v1/budgets/${made['key blue']}`, undefined],
+      ['DELETE', `/admin/v1/budgets/${made['end user']}`, undefined],
+    ] as const) {
+      const answer = await asTeamAdmin(method, path, body);
+      assert.equal(answer.status, 404, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error.code, 'not_found');
+    }
+    for (const [level, target] of [['project', 'p-blue'], ['key', keys.blue]] as const) {
+      const answer = await asTeamAdmin('POST', '/admin/v1/budgets', { level, target, usd: 1, period: 'month' });
+      assert.deepEqual([answer.status, answer.body.error.param, answer.body.error.message], [400, 'target', `There is no ${level} "${target}".`]);
+    }
+    const untouched = await gateway.admin('GET', '/admin/v1/budgets');
+    assert.equal(untouched.body.data.length, 6);
+    assert.ok(untouched.body.data.every((budget: { id: string; usd: number }) => budget.usd === 10 || budget.id === made['key red']));
+    for (const id of Object.values(made)) assert.equal((await gateway.admin('DELETE', `/admin/v1/budgets/${id}`)).status, 204);
+    await db.deleteFrom('budget_alerts').execute();
+  });
+
   test('is refused the routes of administrators (403)', async () => {
     for (const path of ['/admin/v1/users', '/admin/v1/audit', '/admin/v1/mcp/servers']) {
       const answer = await asTeamAdmin('GET', path);

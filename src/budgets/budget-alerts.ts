@@ -169,9 +169,12 @@ export class BudgetAlerts {
     }
   }
 
-  /** The alerts, newest first (at most `limit`). */
-  async list(limit = 200): Promise<AlertView[]> {
-    const rows = await this.db.selectFrom('budget_alerts').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  /** The alerts, newest first (at most `limit`); only those of `budgetIds` when given. */
+  async list(limit = 200, budgetIds?: readonly string[]): Promise<AlertView[]> {
+    if (budgetIds !== undefined && budgetIds.length === 0) return [];
+    let query = this.db.selectFrom('budget_alerts').selectAll();
+    if (budgetIds !== undefined) query = query.where('budget_id', 'in', [...budgetIds]);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map((row) => ({
       id: row.id,
       budget_id: row.budget_id,

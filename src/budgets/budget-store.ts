@@ -39,6 +39,36 @@ export class BudgetStore {
     return rows.map((row) => toBudget(row));
   }
 
+  /**
+   * The budgets on these teams, on their projects and on their projects' keys: what a team
+   * admin of them sees. End-user budgets belong to no team.
+   */
+  async listOfTeams(teamIds: readonly string[]): Promise<Budget[]> {
+    if (teamIds.length === 0) return [];
+    const projects = this.db.selectFrom('projects').select('id').where('team_id', 'in', [...teamIds]);
+    const rows = await this.db
+      .selectFrom('budgets')
+      .selectAll()
+      .where((row) =>
+        row.or([
+          row.and([row('level', '=', 'team'), row('target', 'in', [...teamIds])]),
+          row.and([row('level', '=', 'project'), row('target', 'in', projects)]),
+          row.and([row('level', '=', 'key'), row('target', 'in', this.db.selectFrom('api_keys').select('id').where('project_id', 'in', projects))]),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => toBudget(row));
+  }
+
+  /** The team a team, project or key belongs to; undefined for an unknown one. */
+  async teamOf(level: 'team' | 'project' | 'key', id: string): Promise<string | undefined> {
+    if (level === 'team') return (await this.names('team', id)) === undefined ? undefined : id;
+    const projectId = level === 'project' ? id : (await this.db.selectFrom('api_keys').select('project_id').where('id', '=', id).executeTakeFirst())?.project_id;
+    if (projectId === undefined) return undefined;
+    return (await this.db.selectFrom('projects').select('team_id').where('id', '=', projectId).executeTakeFirst())?.team_id;
+  }
+
   async get(id: string): Promise<Budget | undefined> {
     const row = await this.db.selectFrom('budgets').selectAll().where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : toBudget(row);

@@ -41,7 +41,7 @@ function roleMayCall(role: Role, config: RoleConfig): boolean {
 
 const REFUSALS: Record<Exclude<Role, 'admin'>, string> = {
   viewer: 'This account has the viewer role: it may read the request log and usage only. Ask an administrator.',
-  team_admin: "This account is a team admin: it may manage its teams' keys, agents, request log and usage only. Ask an administrator.",
+  team_admin: "This account is a team admin: it may manage its teams' keys, agents, budgets, request log and usage only. Ask an administrator.",
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

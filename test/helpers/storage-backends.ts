@@ -55,7 +55,6 @@ export const STORAGE_BACKENDS: readonly StorageBackend[] = [
   },
 ];
 
-/** A gateway on `backend`'s storage in front of the OpenAI fake, and how to stop all three. */
 /** A backend's store opened directly, without a gateway: for tests of a domain module on both databases. */
 export async function openBackendStorage(backend: StorageBackend): Promise<{ storage: Storage; close(): Promise<void> }> {
   const shared = await backend.create();
@@ -75,6 +74,7 @@ export interface BackendGateway {
   close(): Promise<void>;
 }
 
+/** A gateway on `backend`'s storage in front of the OpenAI fake, and how to stop all three. */
 export async function startBackendGateway(backend: StorageBackend): Promise<BackendGateway> {
   const fake = await startOpenAIFake();
   const shared = await backend.create();

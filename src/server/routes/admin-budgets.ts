@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { BUDGET_LEVELS, BUDGET_PERIODS, DEFAULT_THRESHOLDS, toBudgetView, type Budget, type BudgetFields } from '../../budgets/index.js';
 import { GatewayError, invalidBody } from '../../errors/index.js';
 import { isTimeZone, microToUsd } from '../../limits/index.js';
-import { VIEWER_MAY_CALL } from '../admin-auth.js';
+import { EVERY_ROLE_MAY_CALL, TEAM_ADMIN_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { recordChange } from '../audit-trail.js';
 import type { GatewayContext } from '../context.js';
-import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import { ADMIN_SCHEMA, registerAdminRoutes, visibleTeams } from './admin-scope.js';
 import { listOf, Nullable } from './schema-helpers.js';
 
 const LevelSchema = Type.Unsafe<Budget['level']>({ type: 'string', enum: [...BUDGET_LEVELS] });
@@ -93,7 +94,19 @@ export async function budgetsWithSpend(context: GatewayContext, budgets: readonl
   });
 }
 
-/** The admin API of budgets (docs/admin-api.md#budgets): one per team, project, key or end user, and their alerts. */
+const TEAM_ADMIN_LEVELS: readonly Budget['level'][] = ['project', 'key'];
+
+function teamAdminMayNotSet(level: Budget['level']): GatewayError {
+  const what = level === 'team' ? "A team's own budget" : "An end user's budget";
+  return new GatewayError('insufficient_role', `${what} is set by an administrator; a team admin sets the budgets of its teams' projects and keys.`);
+}
+
+/**
+ * The admin API of budgets (docs/admin-api.md#budgets): one per team, project, key or end user,
+ * and their alerts. A `team_admin` session sees the budgets of its teams, their projects and
+ * their keys, and sets those of the projects and keys; another team's budget answers as an
+ * unknown one.
+ */
 export const adminBudgetsRoutes: RouteModule = async (app, context) => {
   const { store, book, alerts } = context.budgets;
   /** This instance reads the budgets again at once; the others when the change is announced. */
@@ -101,27 +114,53 @@ export const adminBudgetsRoutes: RouteModule = async (app, context) => {
     await book.reload();
     context.keys.propagation.announceChange('budgets');
   };
+  /** The budgets a request may see: every one, or a team admin's teams'. */
+  const visibleBudgets = (request: FastifyRequest): Promise<Budget[]> => {
+    const teams = visibleTeams(request);
+    return teams === null ? store.list() : store.listOfTeams(teams);
+  };
+  /** A budget a request may change: another team's (or, for a team admin, an end user's) is answered as unknown, its own team's is refused. */
+  const changeableBudget = async (request: FastifyRequest, id: string): Promise<Budget> => {
+    const budget = await store.get(id);
+    if (budget === undefined) throw notFound(id);
+    const teams = visibleTeams(request);
+    if (teams === null) return budget;
+    const team = budget.level === 'end_user' ? undefined : await store.teamOf(budget.level, budget.target);
+    if (team === undefined || !teams.includes(team)) throw notFound(id);
+    if (!TEAM_ADMIN_LEVELS.includes(budget.level)) throw teamAdminMayNotSet(budget.level);
+    return budget;
+  };
 
   await registerAdminRoutes(app, context, (admin) => {
     admin.get(
       '/budgets',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Budgets, with what each spent in its current period', response: { 200: listOf(BudgetView) } } },
-      async () => ({ object: 'list' as const, data: await budgetsWithSpend(context, await store.list()) }),
+      { config: EVERY_ROLE_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: "Budgets, with what each spent in its current period (a team admin's: its teams')", response: { 200: listOf(BudgetView) } } },
+      async (request) => ({ object: 'list' as const, data: await budgetsWithSpend(context, await visibleBudgets(request)) }),
     );
 
     admin.get(
       '/budgets/alerts',
-      { config: VIEWER_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Budget alerts sent or being sent, newest first, with their delivery state', response: { 200: listOf(AlertView) } } },
-      async () => ({ object: 'list' as const, data: await alerts.list() }),
+      {
+        config: EVERY_ROLE_MAY_CALL,
+        schema: { ...ADMIN_SCHEMA, summary: "Budget alerts sent or being sent, newest first, with their delivery state (a team admin's: its teams' budgets')", response: { 200: listOf(AlertView) } },
+      },
+      async (request) => {
+        const ofBudgets = visibleTeams(request) === null ? undefined : (await visibleBudgets(request)).map((budget) => budget.id);
+        return { object: 'list' as const, data: await alerts.list(undefined, ofBudgets) };
+      },
     );
 
     admin.post(
       '/budgets',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Set a budget on a team, project, key or end user', body: CreateBody, response: { 201: BudgetView } } },
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: "Set a budget on a team, project, key or end user (a team admin: on its teams' projects and keys)", body: CreateBody, response: { 201: BudgetView } } },
       async (request, reply) => {
         const { level, target } = request.body;
-        if (level !== 'end_user' && (await store.names(level, target)) === undefined) {
-          throw invalidBody(`There is no ${level} "${target}".`, 'target');
+        const teams = visibleTeams(request);
+        if (teams !== null && !TEAM_ADMIN_LEVELS.includes(level)) throw teamAdminMayNotSet(level);
+        if (level !== 'end_user') {
+          const team = await store.teamOf(level, target);
+          // Another team's project or key is answered as an unknown one.
+          if (team === undefined || (teams !== null && !teams.includes(team))) throw invalidBody(`There is no ${level} "${target}".`, 'target');
         }
         if ((await store.find(level, target)) !== undefined) {
           throw new GatewayError('conflict', `The ${level} "${target}" has a budget already; change it with PATCH /admin/v1/budgets/{id}.`, { retryable: false });
@@ -136,10 +175,9 @@ export const adminBudgetsRoutes: RouteModule = async (app, context) => {
 
     admin.patch(
       '/budgets/:id',
-      { schema: { ...ADMIN_SCHEMA, summary: 'Change a budget', params: IdParams, body: UpdateBody, response: { 200: BudgetView } } },
+      { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Change a budget', params: IdParams, body: UpdateBody, response: { 200: BudgetView } } },
       async (request) => {
-        const before = await store.get(request.params.id);
-        if (before === undefined) throw notFound(request.params.id);
+        const before = await changeableBudget(request, request.params.id);
         const after = (await store.update(before.id, fieldsOf(request.body, before)))!;
         await recordChange(context.audit, request, { action: 'budget.update', target: { type: 'budget', id: after.id }, before: toBudgetView(before), after: toBudgetView(after) });
         await changed();
@@ -147,9 +185,9 @@ export const adminBudgetsRoutes: RouteModule = async (app, context) => {
       },
     );
 
-    admin.delete('/budgets/:id', { schema: { ...ADMIN_SCHEMA, summary: 'Remove a budget', params: IdParams } }, async (request, reply) => {
-      const before = await store.get(request.params.id);
-      if (before === undefined || !(await store.delete(before.id))) throw notFound(request.params.id);
+    admin.delete('/budgets/:id', { config: TEAM_ADMIN_MAY_CALL, schema: { ...ADMIN_SCHEMA, summary: 'Remove a budget', params: IdParams } }, async (request, reply) => {
+      const before = await changeableBudget(request, request.params.id);
+      if (!(await store.delete(before.id))) throw notFound(request.params.id);
       await recordChange(context.audit, request, { action: 'budget.delete', target: { type: 'budget', id: before.id }, before: toBudgetView(before) });
       await changed();
       return reply.code(204).send();

@@ -61,6 +61,12 @@ export function projectScopeOf(request: FastifyRequest, context: GatewayContext)
   return scope;
 }
 
+/** The team ids a request may read: null for every team, or a team admin's own. */
+export function visibleTeams(request: FastifyRequest): readonly string[] | null {
+  const principal = adminPrincipalOf(request);
+  return principal.kind === 'session' && principal.user.role === 'team_admin' ? teamIdsOf(principal.user) : null;
+}
+
 export function inScope(scope: ProjectScope, projectId: string): boolean {
   return scope.all || scope.projectIds.includes(projectId);
 }

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import { teamIdsOf } from '../../accounts/index.js';
 import { GatewayError } from '../../errors/index.js';
 import { PROJECT_ID_PATTERN, toTeamView, type TeamRow } from '../../keys/index.js';
-import { adminPrincipalOf, TEAM_ADMIN_MAY_CALL } from '../admin-auth.js';
+import { TEAM_ADMIN_MAY_CALL } from '../admin-auth.js';
 import type { RouteModule } from '../app.js';
 import { recordChange } from '../audit-trail.js';
-import { ADMIN_SCHEMA, registerAdminRoutes } from './admin-scope.js';
+import { ADMIN_SCHEMA, registerAdminRoutes, visibleTeams } from './admin-scope.js';
 import { listOf } from './schema-helpers.js';
 
 /**
@@ -34,12 +32,6 @@ const RenameTeamBody = Type.Object({ name: NameSchema }, { additionalProperties:
 /** What the audit log keeps of a team: the row, not the counts that change under it. */
 function auditedTeam(row: TeamRow) {
   return { id: row.id, name: row.name };
-}
-
-/** The team ids a request may read: null for every team, or a team admin's own. */
-function visibleTeams(request: FastifyRequest): readonly string[] | null {
-  const principal = adminPrincipalOf(request);
-  return principal.kind === 'session' && principal.user.role === 'team_admin' ? teamIdsOf(principal.user) : null;
 }
 
 export const adminTeamsRoutes: RouteModule = async (app, context) => {
