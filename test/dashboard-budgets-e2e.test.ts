@@ -11,13 +11,15 @@ import { loggedRecord, startTestGateway, type TestGateway } from './helpers/gate
  * The Budgets page in Debian's Chromium: an administrator creates a budget on a team (picked
  * from the teams), sees the gateway's refusal of a time zone next to that field, edits the
  * budget, sees what a request spent against it and the alert it raised, and deletes it after a
- * confirmation; a viewer reads the page without the forms. The overview shows the budget
- * nearest its limit. axe-core finds no serious or critical violation.
+ * confirmation; a viewer reads the page without the forms; a team admin sees its team's budgets
+ * only and sets those of its projects and keys. The overview shows the budget nearest its
+ * limit. axe-core finds no serious or critical violation.
  */
 
 const SCREENSHOTS = resolve('test-artifacts/dashboard');
 const ADMIN = { email: 'budgets-admin@example.com', password: 'admin password 0123' };
 const VIEWER = { email: 'budgets-viewer@example.com', password: 'viewer password 0123' };
+const LEAD = { email: 'budgets-lead@example.com', password: 'team admin password 0123' };
 
 let fake: OpenAIFake;
 let gateway: TestGateway;
@@ -37,6 +39,7 @@ describe('the Budgets page in a browser', { skip: existsSync(CHROMIUM) ? false :
     secret = key.body.secret as string;
     await gateway.gateway.context.accounts.createUser(ADMIN.email, ADMIN.password, 'admin');
     await gateway.gateway.context.accounts.createUser(VIEWER.email, VIEWER.password, 'viewer');
+    await gateway.gateway.context.accounts.createUser(LEAD.email, LEAD.password, 'team_admin', ['red']);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
@@ -130,6 +133,38 @@ describe('the Budgets page in a browser', { skip: existsSync(CHROMIUM) ? false :
     await page.locator('tr[data-budget]').getByText('student-9').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Create budget' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: /^Edit|^Delete/ }).count(), 0);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    assert.deepEqual(problems, []);
+  });
+
+  test("a team admin sees its team's budgets only and sets its projects' and keys'", async () => {
+    assert.equal((await gateway.admin('POST', '/admin/v1/teams', { id: 'blue', name: 'Blue' })).status, 201);
+    assert.equal((await gateway.admin('POST', '/admin/v1/projects', { id: 'harbor', name: 'Harbor', team_id: 'blue' })).status, 201);
+    for (const [level, target] of [['team', 'red'], ['project', 'harbor']] as const) {
+      assert.equal((await gateway.admin('POST', '/admin/v1/budgets', { level, target, period: 'month', usd: 100 })).status, 201);
+    }
+    const page = await watchedPage(browser, gateway.url, problems);
+    await signIn(page, gateway.url, LEAD);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Budgets' }).click();
+    const teamRow = page.locator('tr[data-budget]').filter({ hasText: 'red' });
+    await teamRow.waitFor();
+    // Its team's own budget is an administrator's: shown, not offered to change.
+    assert.equal(await teamRow.getByRole('button').count(), 0);
+    // Another team's project and the end user are not its own.
+    assert.equal(await page.locator('tr[data-budget]').count(), 1);
+    assert.deepEqual(await page.getByLabel('Level').locator('option').allInnerTexts(), ['project', 'key']);
+
+    await page.getByLabel('Level').selectOption('project');
+    await page.locator('#budget-target option[value="studio"]').waitFor({ state: 'attached' });
+    // The picker offers its teams' projects only.
+    assert.deepEqual(await page.locator('#budget-target option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value)), ['studio']);
+    await page.getByLabel('USD per period').fill('3');
+    await page.getByRole('button', { name: 'Create budget' }).click();
+    const projectRow = page.locator('tr[data-budget]').filter({ hasText: 'studio' });
+    await projectRow.getByText(/of \$3\.00/).waitFor();
+    await projectRow.getByRole('button', { name: 'Edit the budget of the project studio' }).waitFor();
+    const stored = (await gateway.admin('GET', '/admin/v1/budgets')).body.data as { level: string; target: string; usd: number }[];
+    assert.ok(stored.some((budget) => budget.level === 'project' && budget.target === 'studio' && budget.usd === 3), JSON.stringify(stored));
     assert.deepEqual(await accessibilityViolations(page), []);
     assert.deepEqual(problems, []);
   });

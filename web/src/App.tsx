@@ -54,7 +54,7 @@ export function App() {
         {seesOverview && <Route path="/health" element={<HealthPage />} />}
         {managesKeys && <Route path="/keys" element={<KeysPage />} />}
         {managesKeys && <Route path="/teams" element={<TeamsPage />} />}
-        {seesOverview && <Route path="/budgets" element={<BudgetsPage />} />}
+        <Route path="/budgets" element={<BudgetsPage />} />
         {managesKeys && <Route path="/agents" element={<AgentsPage />} />}
         {managesKeys && <Route path="/agents/:slug" element={<AgentEditorPage />} />}
         {isAdmin && <Route path="/playground" element={<PlaygroundPage />} />}
@@ -99,11 +99,9 @@ function Layout() {
                 <NavLink to="/teams">Teams</NavLink>
               </li>
             )}
-            {seesOverview && (
-              <li>
-                <NavLink to="/budgets">Budgets</NavLink>
-              </li>
-            )}
+            <li>
+              <NavLink to="/budgets">Budgets</NavLink>
+            </li>
             {managesKeys && (
               <li>
                 <NavLink to="/agents">Agents</NavLink>

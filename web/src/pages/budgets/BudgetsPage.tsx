@@ -11,22 +11,20 @@ import { useSession } from '../../session.js';
 /**
  * Budgets on teams, projects, keys and end users (docs/dashboard.md#budgets, GET /admin/v1/budgets):
  * each with its limits, period and what it spent so far; below, the alerts sent or being sent.
- * Administrators create, edit and delete budgets; a viewer reads them (the gateway enforces the same).
+ * Administrators create, edit and delete budgets; a team admin sees its teams' and sets those of
+ * their projects and keys; a viewer reads them (the gateway enforces the same).
  */
 
 const BUDGETS = ['budgets'] as const;
-const LEVELS: readonly SelectOption[] = [
-  { value: 'team', label: 'team' },
-  { value: 'project', label: 'project' },
-  { value: 'key', label: 'key' },
-  { value: 'end_user', label: 'end user' },
-];
+const BUDGET_LEVELS: readonly BudgetLevel[] = ['team', 'project', 'key', 'end_user'];
 const PERIODS: readonly SelectOption[] = [
   { value: 'day', label: 'day' },
   { value: 'week', label: 'week' },
   { value: 'month', label: 'month' },
   { value: 'total', label: 'total (never resets)' },
 ];
+/** The levels a team admin sets: a team's own budget and end users' are an administrator's. */
+const TEAM_ADMIN_LEVELS: readonly BudgetLevel[] = ['project', 'key'];
 /** The fields the form shows an error next to; a refusal naming another is shown under the form. */
 const FIELDS = new Set(['target', 'usd', 'tokens', 'reset_tz', 'thresholds']);
 const LEVEL_LABEL: Record<BudgetLevel, string> = { team: 'team', project: 'project', key: 'key', end_user: 'end user' };
@@ -68,11 +66,11 @@ function Field(props: { id: string; label: string; error: string | null; hint?: 
 const amountOf = (text: string) => (text.trim() === '' ? null : Number(text));
 
 /** Create a budget, or (given one) change its amounts, period, time zone and thresholds. */
-function BudgetForm({ budget, onDone }: { budget?: BudgetListView; onDone: () => void }) {
+function BudgetForm({ budget, levels, onDone }: { budget?: BudgetListView; levels: readonly BudgetLevel[]; onDone: () => void }) {
   const client = useQueryClient();
   const editing = budget !== undefined;
   const prefix = editing ? `edit-${budget.id}` : 'budget';
-  const [level, setLevel] = useState<BudgetLevel>(budget?.level ?? 'team');
+  const [level, setLevel] = useState<BudgetLevel>(budget?.level ?? levels[0]!);
   const [target, setTarget] = useState(budget?.target ?? '');
   const [usd, setUsd] = useState(budget?.usd === null || budget?.usd === undefined ? '' : String(budget.usd));
   const [tokens, setTokens] = useState(budget?.tokens === null || budget?.tokens === undefined ? '' : String(budget.tokens));
@@ -126,7 +124,7 @@ function BudgetForm({ budget, onDone }: { budget?: BudgetListView; onDone: () =>
             id="budget-level"
             label="Level"
             value={level}
-            options={LEVELS}
+            options={levels.map((option) => ({ value: option, label: LEVEL_LABEL[option] }))}
             onChange={(value) => {
               setLevel(value as BudgetLevel);
               setTarget('');
@@ -188,7 +186,8 @@ function SpendCell({ spent, limit, money }: { spent: number | undefined; limit: 
   );
 }
 
-function BudgetRow({ budget, manage, onEdit }: { budget: BudgetListView; manage: boolean; onEdit: () => void }) {
+/** A budget's row; `actions`: the table has the actions column, `manage`: this budget's are offered in it. */
+function BudgetRow({ budget, actions, manage, onEdit }: { budget: BudgetListView; actions: boolean; manage: boolean; onEdit: () => void }) {
   const client = useQueryClient();
   const [failure, setFailure] = useState<string | null>(null);
   const name = `the ${LEVEL_LABEL[budget.level]} ${budget.target}`;
@@ -207,6 +206,7 @@ function BudgetRow({ budget, manage, onEdit }: { budget: BudgetListView; manage:
         {budget.spent?.resets_at !== null && budget.spent?.resets_at !== undefined && <div className="muted">resets {formatTime(budget.spent.resets_at)}</div>}
       </td>
       <td>{budget.thresholds.length === 0 ? <span className="muted">none</span> : budget.thresholds.map((threshold) => `${threshold}%`).join(', ')}</td>
+      {actions && !manage && <td />}
       {manage && (
         <td className="row-actions">
           <button type="button" className="secondary small" aria-label={`Edit the budget of ${name}`} onClick={onEdit}>
@@ -285,7 +285,10 @@ function AlertsTable() {
 
 export function BudgetsPage() {
   const { session } = useSession();
-  const manage = session?.user.role === 'admin';
+  const role = session?.user.role;
+  // What this account may set: every level, its teams' projects and keys, or nothing.
+  const levels = role === 'admin' ? BUDGET_LEVELS : role === 'team_admin' ? TEAM_ADMIN_LEVELS : [];
+  const manage = levels.length > 0;
   const budgets = useQuery({ queryKey: BUDGETS, queryFn: adminApi.budgets.list, refetchInterval: 30_000 });
   const [editing, setEditing] = useState<string | null>(null);
   const list = budgets.data?.data ?? [];
@@ -296,10 +299,11 @@ export function BudgetsPage() {
         <h1 id="budgets-title">Budgets</h1>
       </div>
       <p className="muted">
-        A request is admitted only while every budget above it (its team, project, key and end user) has room. {manage ? '' : 'You can read the budgets; an administrator changes them.'}
+        A request is admitted only while every budget above it (its team, project, key and end user) has room.{' '}
+        {role === 'admin' ? '' : role === 'team_admin' ? "You see your teams' budgets and set those of their projects and keys; a team's own budget is an administrator's." : 'You can read the budgets; an administrator changes them.'}
       </p>
       <ErrorAlert message={budgets.error === null ? null : messageOf(budgets.error)} />
-      {manage && (edited === undefined ? <BudgetForm onDone={() => undefined} /> : <BudgetForm key={edited.id} budget={edited} onDone={() => setEditing(null)} />)}
+      {manage && (edited === undefined ? <BudgetForm levels={levels} onDone={() => undefined} /> : <BudgetForm key={edited.id} budget={edited} levels={levels} onDone={() => setEditing(null)} />)}
       <table>
         <caption>Budgets and what each spent in its current period</caption>
         <thead>
@@ -333,7 +337,7 @@ export function BudgetsPage() {
             </tr>
           )}
           {list.map((budget) => (
-            <BudgetRow key={budget.id} budget={budget} manage={manage} onEdit={() => setEditing(budget.id)} />
+            <BudgetRow key={budget.id} budget={budget} actions={manage} manage={levels.includes(budget.level)} onEdit={() => setEditing(budget.id)} />
           ))}
         </tbody>
       </table>
