@@ -157,7 +157,7 @@ describe('the Budgets page in a browser', { skip: existsSync(CHROMIUM) ? false :
     await page.getByLabel('Level').selectOption('project');
     await page.locator('#budget-target option[value="studio"]').waitFor({ state: 'attached' });
     // The picker offers its teams' projects only.
-    assert.deepEqual(await page.locator('#budget-target option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value)), ['studio']);
+    assert.deepEqual(await page.locator('#budget-target option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value)), ['studio']);
     await page.getByLabel('USD per period').fill('3');
     await page.getByRole('button', { name: 'Create budget' }).click();
     const projectRow = page.locator('tr[data-budget]').filter({ hasText: 'studio' });
