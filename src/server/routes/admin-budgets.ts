@@ -145,7 +145,8 @@ export const adminBudgetsRoutes: RouteModule = async (app, context) => {
         schema: { ...ADMIN_SCHEMA, summary: "Budget alerts sent or being sent, newest first, with their delivery state (a team admin's: its teams' budgets')", response: { 200: listOf(AlertView) } },
       },
       async (request) => {
-        const ofBudgets = visibleTeams(request) === null ? undefined : (await visibleBudgets(request)).map((budget) => budget.id);
+        const teams = visibleTeams(request);
+        const ofBudgets = teams === null ? undefined : (await store.listOfTeams(teams)).map((budget) => budget.id);
         return { object: 'list' as const, data: await alerts.list(undefined, ofBudgets) };
       },
     );

@@ -16,7 +16,6 @@ import { useSession } from '../../session.js';
  */
 
 const BUDGETS = ['budgets'] as const;
-const BUDGET_LEVELS: readonly BudgetLevel[] = ['team', 'project', 'key', 'end_user'];
 const PERIODS: readonly SelectOption[] = [
   { value: 'day', label: 'day' },
   { value: 'week', label: 'week' },
@@ -28,6 +27,7 @@ const TEAM_ADMIN_LEVELS: readonly BudgetLevel[] = ['project', 'key'];
 /** The fields the form shows an error next to; a refusal naming another is shown under the form. */
 const FIELDS = new Set(['target', 'usd', 'tokens', 'reset_tz', 'thresholds']);
 const LEVEL_LABEL: Record<BudgetLevel, string> = { team: 'team', project: 'project', key: 'key', end_user: 'end user' };
+const BUDGET_LEVELS = Object.keys(LEVEL_LABEL) as BudgetLevel[];
 
 const messageOf = (failure: unknown) => (failure instanceof ApiError ? failure.message : String(failure));
 const percent = (spent: number, limit: number) => `${Math.round((spent / limit) * 100)}%`;
